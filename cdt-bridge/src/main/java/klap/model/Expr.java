@@ -1,0 +1,157 @@
+package klap.model;
+
+import java.util.List;
+
+/**
+ * An expression of the CUDA model: a small tree with exact source ranges, enough for the
+ * uniformity analysis (which names, builtins, memory loads and calls a value depends on) and for
+ * slicing argument text. Constructs the model does not describe become {@link Other} with their
+ * sub-expressions as children, which analyses treat conservatively (non-uniform).
+ */
+public sealed interface Expr {
+    /** @return the exact range of the expression in the original text */
+    SourceRange range();
+
+    /** @return the direct sub-expressions, in source order */
+    List<Expr> children();
+
+    /** What a name refers to, as far as the front end could resolve it. */
+    enum NameKind {
+        /** a local variable of the enclosing function */
+        LOCAL,
+        /** a parameter of the enclosing function */
+        PARAM,
+        /** threadIdx, blockIdx, blockDim, gridDim, warpSize */
+        BUILTIN,
+        /** an enumerator, or a const/constexpr variable of integral or floating type */
+        CONSTANT,
+        /** any other variable outside the function (device/shared/constant globals, ...) */
+        GLOBAL,
+        /** a function or function template */
+        FUNCTION,
+        /** a type name (in a functional cast or constructor call) */
+        TYPE,
+        /** not resolved */
+        UNKNOWN
+    }
+
+    /** An identifier or qualified name, e.g. {@code n}, {@code threadIdx}, {@code ns::f}. */
+    record Name(SourceRange range, String name, NameKind kind) implements Expr {
+        public List<Expr> children() {
+            return List.of();
+        }
+    }
+
+    /** A literal: number, character, string, {@code true}, {@code nullptr}. */
+    record Literal(SourceRange range) implements Expr {
+        public List<Expr> children() {
+            return List.of();
+        }
+    }
+
+    /** {@code owner.member} or {@code owner->member}. */
+    record Member(SourceRange range, Expr owner, String member, boolean arrow) implements Expr {
+        public List<Expr> children() {
+            return List.of(owner);
+        }
+    }
+
+    /** {@code array[index]}: a memory load (or a store when assigned to). */
+    record Subscript(SourceRange range, Expr array, Expr index) implements Expr {
+        public List<Expr> children() {
+            return List.of(array, index);
+        }
+    }
+
+    /**
+     * A unary expression. {@code op} is one of {@code * & - + ! ~ ++pre --pre post++ post-- sizeof alignof}.
+     * {@code *} is a dereference (memory load), {@code &} takes an address.
+     */
+    record Unary(SourceRange range, String op, Expr operand) implements Expr {
+        public List<Expr> children() {
+            return operand == null ? List.of() : List.of(operand);
+        }
+    }
+
+    /**
+     * A binary expression, assignments included: {@code op} is the C++ operator text
+     * ({@code + - * / % << >> < > <= >= == != & | ^ && || , = += -= *= /= %= <<= >>= &= |= ^=}).
+     */
+    record Binary(SourceRange range, String op, Expr lhs, Expr rhs) implements Expr {
+        public List<Expr> children() {
+            return List.of(lhs, rhs);
+        }
+
+        /** @return true for {@code =} and compound assignments */
+        public boolean isAssignment() {
+            return op.endsWith("=") && !op.equals("==") && !op.equals("!=") && !op.equals("<=") && !op.equals(">=");
+        }
+    }
+
+    /** {@code cond ? a : b}. */
+    record Conditional(SourceRange range, Expr cond, Expr then, Expr otherwise) implements Expr {
+        public List<Expr> children() {
+            return List.of(cond, then, otherwise);
+        }
+    }
+
+    /** A C or C++ cast, {@code (T)e}, {@code static_cast<T>(e)}; {@code typeText} is {@code T}. */
+    record Cast(SourceRange range, String typeText, Expr operand) implements Expr {
+        public List<Expr> children() {
+            return List.of(operand);
+        }
+    }
+
+    /**
+     * A function call or functional cast / constructor call ({@code dim3(x, y)}, {@code int(x)}).
+     *
+     * @param calleeName the called function's name as written without template arguments
+     *                   ({@code min}, {@code ns::f}, {@code cudaMalloc}), or null for calls through
+     *                   expressions (function pointers, lambdas, members)
+     * @param argsRange  the range strictly inside the argument parentheses
+     */
+    record Call(SourceRange range, Expr callee, String calleeName, List<Expr> args, SourceRange argsRange)
+            implements Expr {
+        public List<Expr> children() {
+            var l = new java.util.ArrayList<Expr>();
+            l.add(callee);
+            l.addAll(args);
+            return l;
+        }
+    }
+
+    /**
+     * A kernel launch {@code k<<<grid, block, sharedMem, stream>>>(args)}.
+     *
+     * @param kernelName   the launched kernel's name as written, without template arguments
+     * @param calleeRange  the range of the kernel name including any template argument list
+     * @param templateArgs the explicit template argument list text including angle brackets
+     *                     ({@code <float, 4>}), or null
+     * @param grid         the grid dimension expression (int or dim3)
+     * @param block        the block dimension expression (int or dim3)
+     * @param sharedMem    dynamic shared memory bytes, or null when not given
+     * @param stream       the stream, or null when not given
+     * @param args         the kernel arguments
+     * @param argsRange    the range strictly inside the argument parentheses
+     */
+    record Launch(SourceRange range, String kernelName, SourceRange calleeRange, String templateArgs, Expr grid,
+                  Expr block, Expr sharedMem, Expr stream, List<Expr> args, SourceRange argsRange) implements Expr {
+        public List<Expr> children() {
+            var l = new java.util.ArrayList<Expr>();
+            l.add(grid);
+            l.add(block);
+            if (sharedMem != null) {
+                l.add(sharedMem);
+            }
+            if (stream != null) {
+                l.add(stream);
+            }
+            l.addAll(args);
+            return l;
+        }
+    }
+
+    /** Anything else (lambda, new, delete, typeid, initializer list, ...): analysed conservatively. */
+    record Other(SourceRange range, List<Expr> children) implements Expr {
+    }
+}

@@ -1,0 +1,45 @@
+package klap.model;
+
+import java.util.List;
+
+/**
+ * A function definition of the main file: kernel, device, host or host-device function.
+ *
+ * @param name             the unqualified name
+ * @param kind             which execution space it belongs to
+ * @param range            the whole definition, template header included, body's closing brace included
+ * @param templateHeader   the {@code template<...>} header text range, or null
+ * @param nameRange        the range of the name in the declarator
+ * @param params           the parameters in order
+ * @param paramsRange      the range strictly inside the parameter list's parentheses
+ * @param body             the body
+ * @param firstDeclaration the range of the earliest declaration of the same function in the main
+ *                         file (a prototype, template header included, terminating semicolon
+ *                         included), or null if the definition is the first
+ * @param isStatic         declared {@code static}
+ * @param externC          inside or declared with {@code extern "C"}
+ * @param namespace        the enclosing namespace qualifier ({@code a::b}), empty at global scope
+ * @param memberOf         the enclosing class name for member functions, or null
+ */
+public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
+                          SourceRange nameRange, List<Param> params, SourceRange paramsRange,
+                          Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
+                          String namespace, String memberOf) {
+
+    /** Execution spaces. */
+    public enum Kind {
+        /** {@code __global__} */
+        KERNEL,
+        /** {@code __device__} only */
+        DEVICE,
+        /** {@code __host__ __device__} */
+        HOST_DEVICE,
+        /** host (no attribute, or {@code __host__} only) */
+        HOST;
+
+        /** @return true if code of this kind runs on the device */
+        public boolean onDevice() {
+            return this != HOST;
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package klap.model;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * The exact text of one input file and a line map for {@code file:line:col} diagnostics.
+ * Lines and columns are 1-based; a column counts characters from the line start.
+ */
+public final class SourceFile {
+    private final Path path;
+    private final String text;
+    private final int[] lineStarts;
+
+    /**
+     * @param path the file's path as the user named it (used in diagnostics)
+     * @param text the whole content, exactly as read
+     */
+    public SourceFile(Path path, String text) {
+        this.path = path;
+        this.text = text;
+        int[] starts = new int[16];
+        int n = 0;
+        starts[n++] = 0;
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) == '\n') {
+                if (n == starts.length) {
+                    starts = Arrays.copyOf(starts, n * 2);
+                }
+                starts[n++] = i + 1;
+            }
+        }
+        this.lineStarts = Arrays.copyOf(starts, n);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    public String text() {
+        return text;
+    }
+
+    /** @return the text of {@code r} */
+    public String slice(SourceRange r) {
+        return text.substring(r.offset(), r.end());
+    }
+
+    /** @return the 1-based line of {@code offset} */
+    public int line(int offset) {
+        int i = Arrays.binarySearch(lineStarts, offset);
+        return (i >= 0 ? i : -i - 2) + 1;
+    }
+
+    /** @return the 1-based column of {@code offset} */
+    public int column(int offset) {
+        return offset - lineStarts[line(offset) - 1] + 1;
+    }
+
+    /** @return the offset of the first character of 1-based {@code line} */
+    public int lineStart(int line) {
+        return lineStarts[line - 1];
+    }
+}

@@ -1,0 +1,88 @@
+package klap.model;
+
+import java.util.List;
+
+/**
+ * A statement of the CUDA model, with the exact source range of the whole statement (for
+ * compound statements, from the opening to the closing brace inclusive; for expression and
+ * declaration statements, the terminating semicolon included).
+ */
+public sealed interface Stmt {
+    SourceRange range();
+
+    /** @return the directly nested statements, in source order */
+    List<Stmt> children();
+
+    /** {@code { ... }}. */
+    record Block(SourceRange range, List<Stmt> stmts) implements Stmt {
+        public List<Stmt> children() {
+            return stmts;
+        }
+    }
+
+    /** {@code if (cond) then else otherwise}; {@code otherwise} may be null. */
+    record If(SourceRange range, Expr cond, Stmt then, Stmt otherwise) implements Stmt {
+        public List<Stmt> children() {
+            return otherwise == null ? List.of(then) : List.of(then, otherwise);
+        }
+    }
+
+    /** Loop kinds. */
+    enum LoopKind { FOR, WHILE, DO, RANGE_FOR }
+
+    /**
+     * A loop. For {@code for}: {@code init} (a statement, may be null), {@code cond} (may be null),
+     * {@code step} (may be null). For {@code while}/{@code do}: only {@code cond}. For a range-for,
+     * {@code init} is the loop variable's declaration and {@code cond} the range expression.
+     */
+    record Loop(SourceRange range, LoopKind kind, Stmt init, Expr cond, Expr step, Stmt body) implements Stmt {
+        public List<Stmt> children() {
+            return init == null ? List.of(body) : List.of(init, body);
+        }
+    }
+
+    /** {@code switch (cond) body}. */
+    record Switch(SourceRange range, Expr cond, Stmt body) implements Stmt {
+        public List<Stmt> children() {
+            return List.of(body);
+        }
+    }
+
+    /** Jump kinds. */
+    enum JumpKind { RETURN, BREAK, CONTINUE, GOTO }
+
+    /** {@code return [value];}, {@code break;}, {@code continue;}, {@code goto label;}. */
+    record Jump(SourceRange range, JumpKind kind, Expr value) implements Stmt {
+        public List<Stmt> children() {
+            return List.of();
+        }
+    }
+
+    /** {@code case x:} / {@code default:} / {@code label:} markers, and the statement they label if any. */
+    record Label(SourceRange range, Stmt inner) implements Stmt {
+        public List<Stmt> children() {
+            return inner == null ? List.of() : List.of(inner);
+        }
+    }
+
+    /** A declaration statement declaring one or more variables. */
+    record Decl(SourceRange range, List<VarDecl> vars) implements Stmt {
+        public List<Stmt> children() {
+            return List.of();
+        }
+    }
+
+    /** An expression statement {@code expr;}. */
+    record ExprStmt(SourceRange range, Expr expr) implements Stmt {
+        public List<Stmt> children() {
+            return List.of();
+        }
+    }
+
+    /** Anything else (asm, try, empty statement, nested declarations of types...). */
+    record Other(SourceRange range, List<Expr> exprs) implements Stmt {
+        public List<Stmt> children() {
+            return List.of();
+        }
+    }
+}
