@@ -1,0 +1,686 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.Diagnostic.Severity;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.SourceFile;
+import klap.model.SourceRange;
+import klap.model.Stmt;
+import klap.transform.Convergence;
+import klap.transform.EditSet;
+import klap.transform.Granularity;
+import klap.transform.Trees;
+import klap.transform.Uniformity;
+
+/**
+ * Launch aggregation at warp and block granularity (KLAP section II-A, Fig. 2 and Fig. 12) with
+ * aggregated device {@code cudaMalloc}/{@code cudaFree} and scalarized uniform arguments (II-C),
+ * for the CUDA 12/13 device runtime (CDP2, see shared/design/PLATFORM.md).
+ *
+ * <h2>Input</h2>
+ * <pre>
+ * __global__ void child(float* p, int n) { ... blockIdx.x ... helper() ... }
+ * __global__ void parent(float* p, int* cnt, int n) {
+ *   int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   if (i &gt;= n) return;
+ *   if (cnt[i] &gt; 0) child&lt;&lt;&lt;cnt[i], 32&gt;&gt;&gt;(p + i, n);
+ * }
+ * </pre>
+ * <h2>Output (block granularity)</h2>
+ * <pre>
+ * #include "klap/klap.cuh"
+ * struct klap_args_child { float* p; int n; __device__ klap_args_child(float* a, int b) : p(a), n(b) {} };
+ * __global__ void child_klap_agg_vu(const klap::launch_cfg*, unsigned, const klap_args_child*, int n);
+ * __global__ void child(float* p, int n) { ...unchanged... }
+ * __global__ void child_klap_agg_vu(const klap::launch_cfg* klap_cfg, unsigned klap_n,
+ *                                   const klap_args_child* klap_args, int n) {
+ *   klap::vctx klap_v; unsigned klap_parent;                   // find the parent slot (scan + search),
+ *   if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;   // mask extra threads
+ *   float* p = klap_args[klap_parent].p;                       // load the per-parent argument
+ *   { ... klap_v.blockIdx.x ... helper(klap_v) ... }           // original body, original indices
+ * }
+ * __global__ void parent(float* p, int* cnt, int n) {
+ *   klap::block_group klap_blk = klap::block_group::hardware();
+ *   int i = ...;
+ *   { auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin&lt;klap_args_child&gt;(klap_g0);   // slots from the pool
+ *   if (i &gt;= n) {} else {                                        // early return made convergent
+ *   if (cnt[i] &gt; 0) klap_s0.record(dim3(cnt[i]), dim3(32), 0u, 0, klap_args_child(p + i, n));
+ *   } klap_s0.flush(klap_g0, [&amp;](...) { child_klap_agg_vu&lt;&lt;&lt;...&gt;&gt;&gt;(cfg, n, args, mine.n); ... }); }
+ * }
+ * int main() { ... parent&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(...); }
+ * </pre>
+ * The variant's suffix names which parameters are passed as arrays ({@code v}) and which as
+ * scalars ({@code u}, proven uniform across the group by {@link Uniformity}). Where no convergent
+ * region exists ({@link Convergence}), the launch is aggregated among the threads of the warp that
+ * arrive together ({@code klap::warp_group::active()}), with a warning at block granularity.
+ * Launches klap cannot aggregate but that stay correct as written (child defined elsewhere,
+ * deduced template arguments, launches nested in expressions) are left unchanged with a warning.
+ */
+public final class AggregationPass {
+
+    /**
+     * Options of the pass.
+     *
+     * @param granularity   warp or block
+     * @param scalarize     pass uniform arguments as scalars (KLAP II-C)
+     * @param poolSizeBytes memory pool size in bytes, or null for the runtime's default
+     */
+    public record Options(Granularity granularity, boolean scalarize, Long poolSizeBytes) {
+    }
+
+    /**
+     * What the pass produced.
+     *
+     * @param text        the transformed translation unit
+     * @param diagnostics warnings and errors (errors mean {@code text} must not be used)
+     * @param usesRuntime true if the output includes {@code klap/klap.cuh}
+     * @param sites       number of device-side launch sites aggregated
+     */
+    public record Result(String text, List<Diagnostic> diagnostics, boolean usesRuntime, int sites) {
+        /** @return true if a diagnostic is an error */
+        public boolean hasErrors() {
+            return diagnostics.stream().anyMatch(d -> d.severity() == Severity.ERROR);
+        }
+    }
+
+    private static final Set<String> BUILTINS = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
+
+    /** One device-side launch site that will be aggregated. */
+    private static final class Site {
+        final int id;
+        final FunctionDef fn;
+        final Stmt.ExprStmt stmt;
+        final Expr.Launch launch;
+        final FunctionDef child;
+        final String mask;
+        final Convergence.Placement placement;
+
+        Site(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, FunctionDef child, String mask,
+             Convergence.Placement placement) {
+            this.id = id;
+            this.fn = fn;
+            this.stmt = stmt;
+            this.launch = launch;
+            this.child = child;
+            this.mask = mask;
+            this.placement = placement;
+        }
+    }
+
+    /** One device cudaMalloc call and the group that allocates together. */
+    private record MallocSite(FunctionDef fn, Expr.Call call, String group) {
+    }
+
+    private final CudaUnit unit;
+    private final SourceFile src;
+    private final String text;
+    private final Options opt;
+    private final List<Diagnostic> diags = new ArrayList<>();
+    private final Map<String, FunctionDef> kernels = new LinkedHashMap<>();
+    private final Map<FunctionDef, Uniformity> uniformity = new HashMap<>();
+    private final List<Site> sites = new ArrayList<>();
+    private final List<MallocSite> mallocs = new ArrayList<>();
+    private final List<Expr.Call> frees = new ArrayList<>();
+    private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
+    private final Set<FunctionDef> clones = new LinkedHashSet<>();
+    private final Set<String> cloneNames = new HashSet<>();
+
+    private AggregationPass(CudaUnit unit, Options opt) {
+        this.unit = unit;
+        this.src = unit.file();
+        this.text = src.text();
+        this.opt = opt;
+    }
+
+    /**
+     * Runs the pass on a parsed unit without parse errors.
+     *
+     * @return the transformed text and diagnostics; never throws on user input
+     */
+    public static Result run(CudaUnit unit, Options opt) {
+        return new AggregationPass(unit, opt).run();
+    }
+
+    private Result run() {
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.KERNEL) {
+                kernels.putIfAbsent(f.name(), f);
+            }
+        }
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
+                findSites(f);
+            } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                Trees.walkExprs(f.body(), e -> {
+                    if (e instanceof Expr.Launch l) {
+                        warn(l.range().offset(), "launch of '" + l.kernelName() + "' in a __host__ __device__ function is "
+                                + "not aggregated; move it into a __global__ or __device__ function", "launch-host-device");
+                    }
+                });
+            }
+        }
+        if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
+            return new Result(text, diags, false, 0);
+        }
+        for (Site s : sites) {
+            variants.computeIfAbsent(s.child, k -> new LinkedHashSet<>()).add(s.mask);
+        }
+        if (!variants.isEmpty()) {
+            findClones();
+        }
+        boolean usesRuntime = !sites.isEmpty() || !mallocs.isEmpty();
+        if (!usesRuntime) {
+            return new Result(text, diags, false, 0);
+        }
+        EditSet out = new EditSet(text);
+        StringBuilder head = new StringBuilder();
+        if (opt.poolSizeBytes() != null) {
+            head.append("#define KLAP_POOL_SIZE_BYTES ").append(opt.poolSizeBytes()).append("ull\n");
+        }
+        head.append("#include \"klap/klap.cuh\" /* added by klap --granularity=")
+                .append(opt.granularity().cliName()).append(" */\n");
+        out.insert(0, head.toString());
+        for (FunctionDef f : unit.functions()) {
+            switch (f.kind()) {
+                case KERNEL, DEVICE -> emitOriginal(f, out);
+                case HOST -> emitHostLaunches(f, out);
+                default -> {
+                }
+            }
+            if (variants.containsKey(f)) {
+                out.insert(declStart(f), argsStruct(f) + variantPrototypes(f));
+                out.insert(f.range().end(), variantDefinitions(f));
+            }
+            if (clones.contains(f)) {
+                out.insert(declStart(f), clonePrototype(f));
+                out.insert(f.range().end(), cloneDefinition(f));
+            }
+        }
+        try {
+            return new Result(out.render(), diags, true, sites.size());
+        } catch (IllegalStateException e) {
+            diags.add(Diagnostic.at(Severity.ERROR, src, 0, e.getMessage() + "; please report this input", "internal"));
+            return new Result(text, diags, false, 0);
+        }
+    }
+
+    // ------------------------------------------------------------------ analysis
+
+    private Uniformity uni(FunctionDef f) {
+        return uniformity.computeIfAbsent(f, Uniformity::new);
+    }
+
+    private void findSites(FunctionDef f) {
+        Set<Expr> statementLaunches = new HashSet<>();
+        Convergence conv = new Convergence(src, f, uni(f));
+        Trees.walkStmts(f.body(), s -> {
+            if (s instanceof Stmt.ExprStmt es && es.expr() instanceof Expr.Launch l) {
+                statementLaunches.add(l);
+                planSite(f, es, l, conv);
+            }
+        });
+        Trees.walkStmts(f.body(), s -> {
+            for (Expr top : Trees.ownExprs(s)) {
+                Trees.walk(top, e -> {
+                    if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
+                        warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not aggregated; "
+                                + "write it as a statement of its own", "launch-in-expression");
+                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
+                        switch (c.calleeName()) {
+                            case "cudaDeviceSynchronize" -> error(c.range().offset(), "device-side cudaDeviceSynchronize() was "
+                                    + "removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the code "
+                                    + "that needs the children's results into a kernel launched into cudaStreamTailLaunch, "
+                                    + "or into a later host-launched kernel", "cdp1-sync");
+                            case "cudaMalloc" -> planMalloc(f, s, c, conv);
+                            case "cudaFree" -> frees.add(c);
+                            default -> {
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
+        FunctionDef child = kernels.get(simpleName(l.kernelName()));
+        if (child == null) {
+            warn(l.range().offset(), "child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
+                    + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
+            return;
+        }
+        if (child.templateHeader() != null && l.templateArgs() == null) {
+            warn(l.range().offset(), "launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
+                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
+            return;
+        }
+        if (l.args().size() != child.params().size()) {
+            warn(l.range().offset(), "launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
+                    + child.params().size() + " parameters (default arguments?); it is not aggregated", "argument-count");
+            return;
+        }
+        Uniformity u = uni(f);
+        StringBuilder mask = new StringBuilder();
+        for (Expr a : l.args()) {
+            mask.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
+        }
+        Convergence.Placement p = conv.place(es);
+        if (p instanceof Convergence.Placement.Immediate im && opt.granularity() == Granularity.BLOCK) {
+            warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per block: "
+                    + im.reason(), "granularity-fallback");
+        }
+        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p));
+    }
+
+    private void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
+        if (c.args().size() != 2) {
+            warn(c.range().offset(), "cudaMalloc with " + c.args().size() + " arguments is not aggregated", "malloc-args");
+            return;
+        }
+        boolean together = f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(owner)
+                && !conditionallyEvaluated(owner, c);
+        String group;
+        if (together) {
+            group = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+        } else {
+            group = "klap::warp_group::active()";
+            if (opt.granularity() == Granularity.BLOCK) {
+                warn(c.range().offset(), "device cudaMalloc is under thread-dependent control flow; it is aggregated per "
+                        + "warp, not per block", "granularity-fallback");
+            }
+        }
+        mallocs.add(new MallocSite(f, c, group));
+    }
+
+    /** @return true if {@code c} sits under {@code &&}, {@code ||}, {@code ?:} or a lambda in {@code owner} */
+    private static boolean conditionallyEvaluated(Stmt owner, Expr.Call c) {
+        boolean[] found = {false};
+        for (Expr top : Trees.ownExprs(owner)) {
+            conditionalWalk(top, c, false, found);
+        }
+        return found[0];
+    }
+
+    private static void conditionalWalk(Expr e, Expr target, boolean cond, boolean[] found) {
+        if (e == target) {
+            found[0] |= cond;
+            return;
+        }
+        boolean c2 = cond || e instanceof Expr.Conditional || e instanceof Expr.Other
+                || (e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||")));
+        for (Expr ch : e.children()) {
+            conditionalWalk(ch, target, c2, found);
+        }
+    }
+
+    /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
+    private void findClones() {
+        Map<String, List<FunctionDef>> device = new HashMap<>();
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
+            }
+        }
+        Set<String> reading = new HashSet<>();
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (var entry : device.entrySet()) {
+                if (reading.contains(entry.getKey())) {
+                    continue;
+                }
+                for (FunctionDef f : entry.getValue()) {
+                    boolean[] r = {false};
+                    Trees.walkExprs(f.body(), e -> {
+                        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
+                            r[0] = true;
+                        } else if (e instanceof Expr.Call c && c.calleeName() != null && reading.contains(simpleName(c.calleeName()))) {
+                            r[0] = true;
+                        }
+                    });
+                    if (r[0]) {
+                        reading.add(entry.getKey());
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        for (String name : reading) {
+            for (FunctionDef f : device.get(name)) {
+                if (f.memberOf() != null) {
+                    warn(f.nameRange().offset(), "member function '" + name + "' reads blockIdx/blockDim/gridDim/threadIdx; "
+                            + "called from an aggregated child it sees the aggregated grid's values", "member-builtins");
+                    continue;
+                }
+                clones.add(f);
+                cloneNames.add(name);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ emission
+
+    /** Which body a piece of code is emitted into. */
+    private enum Ctx {
+        /** the user's function, edited in place */
+        ORIGINAL,
+        /** an aggregated child variant or a device-function clone: indices come from {@code klap_v} */
+        VARIANT
+    }
+
+    private void emitOriginal(FunctionDef f, EditSet out) {
+        EditSet body = bodyEdits(f, Ctx.ORIGINAL);
+        if (body.isEmpty()) {
+            return;
+        }
+        out.addAll(body);
+        if (needsBlockGroup(f)) {
+            out.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
+        }
+    }
+
+    private boolean needsBlockGroup(FunctionDef f) {
+        return f.kind() == FunctionDef.Kind.KERNEL
+                && (sites.stream().anyMatch(s -> s.fn == f && s.placement instanceof Convergence.Placement.Deferred)
+                || mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk")));
+    }
+
+    /** All edits inside {@code f}'s body for context {@code ctx}. */
+    private EditSet bodyEdits(FunctionDef f, Ctx ctx) {
+        EditSet e = new EditSet(text);
+        if (ctx == Ctx.VARIANT) {
+            Trees.walkExprs(f.body(), x -> {
+                if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
+                    e.replaceFine(n.range().offset(), n.range().end(), "klap_v." + n.name());
+                } else if (x instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
+                        && cloneNames.contains(simpleName(c.calleeName()))) {
+                    e.insertFine(c.argsRange().offset(), c.args().isEmpty() ? "klap_v" : "klap_v, ");
+                }
+            });
+        }
+        EditSet fine = e.fineOnly();
+        // launch sites, grouped by region
+        Map<Stmt, List<Site>> regions = new LinkedHashMap<>();
+        for (Site s : sites) {
+            if (s.fn != f) {
+                continue;
+            }
+            if (s.placement instanceof Convergence.Placement.Deferred d) {
+                regions.computeIfAbsent(d.region().anchor(), k -> new ArrayList<>()).add(s);
+            } else {
+                e.replace(s.stmt.range().offset(), s.stmt.range().end(), immediate(s, fine));
+            }
+        }
+        for (List<Site> group : regions.values()) {
+            Convergence.Region r = ((Convergence.Placement.Deferred) group.get(0).placement).region();
+            StringBuilder begin = new StringBuilder("{ ");
+            StringBuilder flush = new StringBuilder(" ");
+            for (Site s : group) {
+                String g = "klap_g" + s.id;
+                String groupExpr = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+                begin.append("auto ").append(g).append(" = ").append(groupExpr).append("; auto klap_s").append(s.id)
+                        .append(" = klap::agg_begin<").append(argsType(s)).append(">(").append(g).append("); ");
+                flush.append(flushCall(s)).append(' ');
+                e.replace(s.stmt.range().offset(), s.stmt.range().end(), recordCall(s, fine));
+            }
+            e.insert(r.start(), begin.toString());
+            for (Stmt.If g : r.guards()) {
+                Stmt.Jump j = Convergence.guardJump(g);
+                e.replace(j.range().offset(), j.range().end(), g.then() == j ? "{}" : "");
+                e.insert(g.range().end(), " else {");
+            }
+            e.insert(r.end(), "}".repeat(r.guards().size()) + flush + "}");
+        }
+        for (MallocSite m : mallocs) {
+            if (m.fn != f) {
+                continue;
+            }
+            Expr.Call c = m.call;
+            e.replace(c.range().offset(), c.range().end(), "klap::group_malloc(" + m.group + ", (void**)("
+                    + slice(fine, c.args().get(0)) + "), " + slice(fine, c.args().get(1)) + ")");
+        }
+        if (!mallocs.isEmpty()) {
+            for (Expr.Call c : frees) {
+                if (f.range().contains(c.range())) {
+                    e.replace(c.callee().range().offset(), c.callee().range().end(), "klap::group_free");
+                }
+            }
+        }
+        return e;
+    }
+
+    private String slice(EditSet fine, Expr x) {
+        return fine.render(x.range().offset(), x.range().end());
+    }
+
+    private String recordCall(Site s, EditSet fine) {
+        Expr.Launch l = s.launch;
+        String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
+        String stream = l.stream() == null ? "(cudaStream_t)0" : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
+        return "klap_s" + s.id + ".record(dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), "
+                + smem + ", " + stream + ", " + argsType(s) + "("
+                + fine.render(l.argsRange().offset(), l.argsRange().end()) + "));";
+    }
+
+    private String flushCall(Site s) {
+        String t = argsType(s);
+        StringBuilder call = new StringBuilder();
+        call.append("klap_s").append(s.id).append(".flush(klap_g").append(s.id)
+                .append(", [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, ")
+                .append("const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(t).append("* klap_args, const ")
+                .append(t).append("& klap_mine) -> cudaError_t { ")
+                .append(qualifier(s)).append(variantName(s.child, s.mask))
+                .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
+                .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args");
+        List<Param> ps = s.child.params();
+        for (int i = 0; i < ps.size(); i++) {
+            if (s.mask.charAt(i) == 'u') {
+                call.append(", klap_mine.").append(fieldName(ps.get(i), i));
+            }
+        }
+        call.append("); return cudaGetLastError(); });");
+        return call.toString();
+    }
+
+    private String immediate(Site s, EditSet fine) {
+        String g = "klap_g" + s.id;
+        return "{ auto " + g + " = klap::warp_group::active(); auto klap_s" + s.id + " = klap::agg_begin<" + argsType(s)
+                + ">(" + g + "); " + recordCall(s, fine) + " " + flushCall(s) + " }";
+    }
+
+    private String qualifier(Site s) {
+        String callee = text.substring(s.launch.calleeRange().offset(), s.launch.calleeRange().end());
+        if (s.launch.templateArgs() != null) {
+            int lt = callee.indexOf('<');
+            if (lt >= 0) {
+                callee = callee.substring(0, lt);
+            }
+        }
+        int q = callee.lastIndexOf("::");
+        return q < 0 ? "" : callee.substring(0, q + 2).replaceAll("\\s+", "");
+    }
+
+    private String argsType(Site s) {
+        return qualifier(s) + argsName(s.child) + (s.launch.templateArgs() == null ? "" : s.launch.templateArgs());
+    }
+
+    private static String argsName(FunctionDef k) {
+        return "klap_args_" + k.name();
+    }
+
+    private static String variantName(FunctionDef k, String mask) {
+        return k.name() + "_klap_agg" + (mask.isEmpty() ? "" : "_" + mask);
+    }
+
+    private static String fieldName(Param p, int i) {
+        return p.name().isEmpty() ? "klap_unnamed" + i : p.name();
+    }
+
+    /** @return the text of parameter {@code p} with its name replaced by {@code name} and any default removed */
+    private String paramWithName(Param p, String name) {
+        String decl;
+        if (p.nameRange() == null) {
+            decl = slice(p.range()) + " " + name;
+        } else {
+            decl = text.substring(p.range().offset(), p.nameRange().offset()) + name
+                    + text.substring(p.nameRange().end(), p.range().end());
+        }
+        return stripDefault(decl);
+    }
+
+    private String paramDecl(Param p, int i) {
+        return p.name().isEmpty() ? paramWithName(p, fieldName(p, i)) : stripDefault(slice(p.range()));
+    }
+
+    private static String stripDefault(String decl) {
+        int eq = TemplateParams.topLevelIndex(decl, '=');
+        return eq < 0 ? decl.trim() : decl.substring(0, eq).trim();
+    }
+
+    private String slice(SourceRange r) {
+        return text.substring(r.offset(), r.end());
+    }
+
+    private int declStart(FunctionDef f) {
+        return f.firstDeclaration() != null ? f.firstDeclaration().offset() : f.range().offset();
+    }
+
+    private String templateHeader(FunctionDef f) {
+        return f.templateHeader() == null ? "" : slice(f.templateHeader()) + "\n";
+    }
+
+    /** The per-slot argument record of child {@code k}: one field per parameter, built with a constructor. */
+    private String argsStruct(FunctionDef k) {
+        StringBuilder sb = new StringBuilder("/* klap: per-parent-thread arguments of '" + k.name() + "' */\n");
+        sb.append(templateHeader(k)).append("struct ").append(argsName(k)).append(" {");
+        List<Param> ps = k.params();
+        List<String> ctorParams = new ArrayList<>();
+        List<String> inits = new ArrayList<>();
+        for (int i = 0; i < ps.size(); i++) {
+            Param p = ps.get(i);
+            sb.append(' ').append(paramDecl(p, i)).append(';');
+            ctorParams.add(paramWithName(p, "klap_p" + i));
+            inits.add(fieldName(p, i) + "(klap_p" + i + ")");
+        }
+        sb.append(" __device__ ").append(argsName(k)).append('(').append(String.join(", ", ctorParams)).append(')');
+        if (!inits.isEmpty()) {
+            sb.append(" : ").append(String.join(", ", inits));
+        }
+        sb.append(" {} };\n");
+        return sb.toString();
+    }
+
+    /** Declaration text of the variant of {@code k} for {@code mask}, up to and including the parameter list. */
+    private String variantHead(FunctionDef k, String mask) {
+        int headStart = k.templateHeader() != null ? k.templateHeader().end() : k.range().offset();
+        String head = text.substring(headStart, k.nameRange().offset()).trim();
+        String self = argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
+        StringBuilder sb = new StringBuilder(templateHeader(k)).append(head).append(' ').append(variantName(k, mask))
+                .append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(self).append("* klap_args");
+        for (int i = 0; i < k.params().size(); i++) {
+            if (mask.charAt(i) == 'u') {
+                sb.append(", ").append(paramDecl(k.params().get(i), i));
+            }
+        }
+        return sb.append(')').toString();
+    }
+
+    private String variantPrototypes(FunctionDef k) {
+        StringBuilder sb = new StringBuilder();
+        for (String mask : variants.get(k)) {
+            sb.append(variantHead(k, mask)).append(";\n");
+        }
+        return sb.toString();
+    }
+
+    private String variantDefinitions(FunctionDef k) {
+        String body = bodyEdits(k, Ctx.VARIANT).render(k.body().range().offset(), k.body().range().end());
+        StringBuilder sb = new StringBuilder();
+        for (String mask : variants.get(k)) {
+            sb.append("\n/* klap: aggregated variant of '").append(k.name())
+                    .append("' (KLAP II-A): one grid for the children of a whole ")
+                    .append(opt.granularity().cliName()).append("; parameters ").append(mask)
+                    .append(" (u = scalar, v = per-parent array) */\n");
+            sb.append(variantHead(k, mask)).append(" {\n");
+            sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
+            sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;\n");
+            for (int i = 0; i < k.params().size(); i++) {
+                Param p = k.params().get(i);
+                if (mask.charAt(i) == 'v' && !p.name().isEmpty()) {
+                    sb.append("  ").append(paramDecl(p, i)).append(" = klap_args[klap_parent].").append(p.name()).append(";\n");
+                }
+            }
+            sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
+            sb.append("  ").append(body).append("\n}\n");
+        }
+        return sb.toString();
+    }
+
+    private String cloneHead(FunctionDef f) {
+        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
+        String params = slice(f.paramsRange()).trim();
+        boolean none = params.isEmpty() || params.equals("void");
+        String afterParams = text.substring(f.paramsRange().end(), f.body().range().offset());
+        return templateHeader(f) + text.substring(headStart, f.paramsRange().offset()).trim()
+                + "const klap::vctx& klap_v" + (none ? "" : ", " + params) + afterParams;
+    }
+
+    private String clonePrototype(FunctionDef f) {
+        StringBuilder sb = new StringBuilder(templateHeader(f));
+        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
+        sb.append(text, headStart, f.paramsRange().offset()).append("const klap::vctx& klap_v");
+        for (int i = 0; i < f.params().size(); i++) {
+            String p = stripDefault(slice(f.params().get(i).range()));
+            if (!(f.params().size() == 1 && p.equals("void"))) {
+                sb.append(", ").append(p);
+            }
+        }
+        String after = text.substring(f.paramsRange().end(), f.body().range().offset()).trim();
+        return sb.append(after).append(";\n").toString();
+    }
+
+    private String cloneDefinition(FunctionDef f) {
+        return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
+                + cloneHead(f) + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
+    }
+
+    private void emitHostLaunches(FunctionDef f, EditSet out) {
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Launch l && kernels.containsKey(simpleName(l.kernelName()))) {
+                if (l.stream() != null) {
+                    out.replace(l.stream().range().offset(), l.stream().range().end(),
+                            "klap::host_prepare(" + slice(l.stream().range()) + ")");
+                } else if (l.sharedMem() != null) {
+                    out.insert(l.sharedMem().range().end(), ", klap::host_prepare()");
+                } else {
+                    out.insert(l.block().range().end(), ", 0, klap::host_prepare()");
+                }
+            }
+        });
+    }
+
+    private static String simpleName(String qualified) {
+        int q = qualified.lastIndexOf("::");
+        return q < 0 ? qualified : qualified.substring(q + 2);
+    }
+
+    private void warn(int offset, String msg, String id) {
+        diags.add(Diagnostic.at(Severity.WARNING, src, offset, msg, id));
+    }
+
+    private void error(int offset, String msg, String id) {
+        diags.add(Diagnostic.at(Severity.ERROR, src, offset, msg, id));
+    }
+}

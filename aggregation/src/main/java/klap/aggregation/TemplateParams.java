@@ -1,0 +1,75 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reads the parameter names of a {@code template<...>} header, to name a template's own instantiation. */
+final class TemplateParams {
+    private TemplateParams() {
+    }
+
+    /**
+     * @param header the header text, e.g. {@code template <typename T, int N = 4, class... Ts>}
+     * @return the argument list naming the parameters, e.g. {@code <T, N, Ts...>}
+     */
+    static String argumentList(String header) {
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        if (lt < 0 || gt <= lt) {
+            return "";
+        }
+        List<String> parts = splitTopLevel(header.substring(lt + 1, gt));
+        List<String> names = new ArrayList<>();
+        for (String p : parts) {
+            String s = p;
+            int eq = topLevelIndex(s, '=');
+            if (eq >= 0) {
+                s = s.substring(0, eq);
+            }
+            s = s.trim();
+            boolean pack = s.contains("...");
+            s = s.replace("...", " ").trim();
+            String[] toks = s.split("[^A-Za-z0-9_]+");
+            String name = toks.length == 0 ? "" : toks[toks.length - 1];
+            names.add(pack ? name + "..." : name);
+        }
+        return "<" + String.join(", ", names) + ">";
+    }
+
+    private static List<String> splitTopLevel(String s) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '<' || c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == '>' || c == ')' || c == ']' || c == '}') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                out.add(s.substring(start, i));
+                start = i + 1;
+            }
+        }
+        if (!s.substring(start).isBlank()) {
+            out.add(s.substring(start));
+        }
+        return out;
+    }
+
+    /** @return the index of {@code ch} outside brackets, or -1 */
+    static int topLevelIndex(String s, char ch) {
+        int depth = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '<' || c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == '>' || c == ')' || c == ']' || c == '}') {
+                depth--;
+            } else if (c == ch && depth == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,304 @@
+package klap.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import klap.aggregation.AggregationPass;
+import klap.bridge.CudaParser;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.SourceFile;
+import klap.runtime.RuntimeHeaders;
+import klap.transform.Granularity;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The {@code klap} command: reads one CUDA file, aggregates its device-side launches at the chosen
+ * granularity (KLAP section II) and writes the transformed CUDA file.
+ *
+ * <p>Exit codes: 0 success (warnings may have been printed), 1 the input cannot be transformed
+ * (error diagnostics on stderr, gcc style), 2 usage errors. The input file is never written; the
+ * output is written to a temporary file next to it and then renamed, so an interrupted run leaves
+ * no half-written file.
+ */
+@Command(name = "klap", mixinStandardHelpOptions = true, versionProvider = Klap.Version.class,
+        sortOptions = false, usageHelpAutoWidth = true,
+        description = {
+            "Rewrites a CUDA dynamic-parallelism program so that the child grids launched by the threads of a "
+                + "warp or block are aggregated into one launch (KLAP, MICRO 2016), for the CUDA 12/13 device "
+                + "runtime (CDP2, sm_75+).",
+            "Compile the result with: nvcc -rdc=true -arch=sm_90 OUT.cu (the runtime headers klap/*.cuh are "
+                + "written next to OUT.cu)."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:transformed (warnings may have been printed)", "1:error in the input (diagnostics on stderr)",
+            "2:usage error"})
+public final class Klap implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "IN.cu", description = "the CUDA source file to transform (never modified)")
+    Path input;
+
+    @Option(names = {"-g", "--granularity"}, paramLabel = "warp|block", defaultValue = "block",
+            converter = GranularityConverter.class,
+            description = "aggregation granularity: one launch per warp or per block (default: ${DEFAULT-VALUE})")
+    Granularity granularity;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT.cu",
+            description = "output file; its directory also receives the runtime headers klap/*.cuh. Default: stdout")
+    Path output;
+
+    @Option(names = "--pool-size", paramLabel = "BYTES", converter = SizeConverter.class,
+            description = "size of the device memory pool for argument and configuration arrays, e.g. 256M, 1G "
+                + "(default: the runtime's 128M)")
+    Long poolSize;
+
+    @Option(names = "--no-scalarize", description = "pass every argument through per-parent arrays, even those "
+            + "proven uniform across the warp/block (KLAP II-C)")
+    boolean noScalarize;
+
+    @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
+            description = "directory searched for quote-included headers (after the input's own directory)")
+    List<Path> includeDirs = new ArrayList<>();
+
+    @Option(names = "--no-runtime-headers", description = "do not write klap/*.cuh next to the output "
+            + "(put them on nvcc's include path yourself, e.g. with --emit-runtime DIR)")
+    boolean noRuntimeHeaders;
+
+    @Option(names = "--emit-runtime", paramLabel = "DIR",
+            description = "write the runtime headers DIR/klap/*.cuh and exit (no input needed with this option)")
+    Path emitRuntime;
+
+    @Option(names = "--Werror", description = "treat warnings as errors")
+    boolean werror;
+
+    @Option(names = {"-q", "--quiet"}, description = "do not print warnings")
+    boolean quiet;
+
+    private PrintWriter err;
+    private PrintWriter out;
+
+    /** Entry point. */
+    public static void main(String[] args) {
+        System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /**
+     * Runs the command with {@code args}, printing to the given writers.
+     *
+     * @return the exit code (0, 1 or 2)
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        Klap k = new Klap();
+        k.out = out;
+        k.err = err;
+        CommandLine cl = new CommandLine(k);
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            err.println("klap: internal error: " + ex);
+            err.println("klap: please report this with the input file");
+            return 1;
+        });
+        // allow --emit-runtime without an input
+        if (List.of(args).stream().anyMatch(a -> a.startsWith("--emit-runtime")) && List.of(args).stream()
+                .noneMatch(a -> a.endsWith(".cu") || a.endsWith(".cuh"))) {
+            return emitRuntimeOnly(args, err);
+        }
+        return cl.execute(args);
+    }
+
+    private static int emitRuntimeOnly(String[] args, PrintWriter err) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            String dir = a.startsWith("--emit-runtime=") ? a.substring("--emit-runtime=".length())
+                    : a.equals("--emit-runtime") && i + 1 < args.length ? args[i + 1] : null;
+            if (dir != null) {
+                try {
+                    RuntimeHeaders.writeTo(Path.of(dir));
+                    return 0;
+                } catch (IOException e) {
+                    err.println("klap: error: cannot write the runtime headers to " + dir + ": " + e.getMessage());
+                    return 1;
+                }
+            }
+        }
+        err.println("klap: error: --emit-runtime needs a directory");
+        return 2;
+    }
+
+    @Override
+    public Integer call() {
+        if (emitRuntime != null) {
+            try {
+                RuntimeHeaders.writeTo(emitRuntime);
+            } catch (IOException e) {
+                err.println("klap: error: cannot write the runtime headers to " + emitRuntime + ": " + e.getMessage());
+                return 1;
+            }
+        }
+        String text;
+        try {
+            text = readStrict(input);
+        } catch (NoSuchFileException e) {
+            err.println(input + ": error: no such file [klap-io]");
+            return 1;
+        } catch (CharacterCodingException e) {
+            err.println(input + ":1:1: error: the file is not valid UTF-8 text; is it a CUDA source file? [klap-encoding]");
+            return 1;
+        } catch (IOException e) {
+            err.println(input + ": error: cannot read: " + e.getMessage() + " [klap-io]");
+            return 1;
+        }
+        if (output != null && sameFile(input, output)) {
+            err.println(input + ": error: the output file is the input file; klap never overwrites its input [klap-io]");
+            return 2;
+        }
+        List<Path> dirs = new ArrayList<>(includeDirs);
+        CudaUnit unit = CudaParser.parse(input, text, dirs);
+        if (report(unit.diagnostics()) || unit.hasErrors()) {
+            return 1;
+        }
+        if (text.isBlank()) {
+            err.println(input + ":1:1: error: the file is empty [klap-empty]");
+            return 1;
+        }
+        AggregationPass.Result r = AggregationPass.run(unit,
+                new AggregationPass.Options(granularity, !noScalarize, poolSize));
+        boolean failed = report(r.diagnostics());
+        if (failed || r.hasErrors()) {
+            return 1;
+        }
+        try {
+            if (output == null) {
+                out.print(r.text());
+                out.flush();
+            } else {
+                writeAtomically(output, r.text());
+                if (r.usesRuntime() && !noRuntimeHeaders) {
+                    Path dir = output.toAbsolutePath().getParent();
+                    RuntimeHeaders.writeTo(dir);
+                }
+            }
+        } catch (IOException e) {
+            err.println(String.valueOf(output) + ": error: cannot write: " + e.getMessage() + " [klap-io]");
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Prints diagnostics; returns true if one of them counts as an error. */
+    private boolean report(List<Diagnostic> ds) {
+        boolean error = false;
+        for (Diagnostic d : ds) {
+            boolean isError = d.severity() == Diagnostic.Severity.ERROR
+                    || (werror && d.severity() == Diagnostic.Severity.WARNING);
+            if (isError || !quiet) {
+                err.println(d.format());
+            }
+            error |= isError;
+        }
+        err.flush();
+        return error;
+    }
+
+    private static String readStrict(Path p) throws IOException {
+        byte[] bytes = Files.readAllBytes(p);
+        return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+    }
+
+    private static boolean sameFile(Path a, Path b) {
+        try {
+            return Files.exists(b) && Files.isSameFile(a, b);
+        } catch (IOException e) {
+            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+        }
+    }
+
+    /** Writes {@code content} to a temporary file in {@code target}'s directory, then renames it over {@code target}. */
+    static void writeAtomically(Path target, String content) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        try {
+            Files.writeString(tmp, content, StandardCharsets.UTF_8);
+            try {
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** Reads the version from the jar manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Klap.class.getPackage().getImplementationVersion();
+            return new String[] {"klap " + (v == null ? "(development build)" : v),
+                "targets the CUDA 12/13 device runtime (CDP2), sm_75+"};
+        }
+    }
+
+    /** Parses warp|block. */
+    static final class GranularityConverter implements CommandLine.ITypeConverter<Granularity> {
+        @Override
+        public Granularity convert(String value) {
+            for (Granularity g : Granularity.values()) {
+                if (g.cliName().equals(value)) {
+                    return g;
+                }
+            }
+            if (value.equals("kernel")) {
+                throw new CommandLine.TypeConversionException("kernel granularity is not implemented yet; use warp or block");
+            }
+            throw new CommandLine.TypeConversionException("expected warp or block, got '" + value + "'");
+        }
+    }
+
+    /** Parses sizes such as 4096, 64K, 256M, 1G. */
+    static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+            long mult = 1;
+            if (v.endsWith("B")) {
+                v = v.substring(0, v.length() - 1);
+            }
+            if (v.endsWith("K")) {
+                mult = 1L << 10;
+            } else if (v.endsWith("M")) {
+                mult = 1L << 20;
+            } else if (v.endsWith("G")) {
+                mult = 1L << 30;
+            }
+            if (mult > 1) {
+                v = v.substring(0, v.length() - 1);
+            }
+            try {
+                long n = Long.parseLong(v) * mult;
+                if (n < 4096) {
+                    throw new CommandLine.TypeConversionException("pool size must be at least 4096 bytes");
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("expected a size such as 256M, got '" + value + "'");
+            }
+        }
+    }
+}

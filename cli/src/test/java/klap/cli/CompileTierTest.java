@@ -1,0 +1,104 @@
+package klap.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The compile tier (shared/design/ARCHITECTURE.md, "Tests", tier 2): every test case under
+ * {@code testcases/src}, in every variant (the original and each granularity), is transformed by
+ * the real CLI and compiled with {@code nvcc -std=c++17 -rdc=true -arch=sm_90}. This catches most
+ * mistakes in generated code without a GPU. The compiled programs and the transformed sources are
+ * left in {@code cli/target/compile-tier/} (scripts/gpu-tier runs them when a GPU is lent).
+ */
+class CompileTierTest {
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final Path CASES = ROOT.resolve("testcases/src");
+    static final Path OUT = Path.of("target/compile-tier").toAbsolutePath();
+    static final List<String> VARIANTS = List.of("original", "warp", "block");
+    static final ExecutorService NVCC = Executors.newFixedThreadPool(2);
+
+    @AfterAll
+    static void shutdown() throws InterruptedException {
+        NVCC.shutdown();
+        NVCC.awaitTermination(1, TimeUnit.MINUTES);
+    }
+
+    static List<Path> cases() throws IOException {
+        try (Stream<Path> s = Files.list(CASES)) {
+            return s.filter(p -> p.toString().endsWith(".cu")).sorted().toList();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyCaseInEveryVariantCompiles() throws IOException {
+        List<Path> cases = cases();
+        assertTrue(cases.size() >= 3, "expected the bundled test cases in " + CASES);
+        List<DynamicTest> tests = new ArrayList<>();
+        // start all nvcc runs first (2 at a time), then report each as a test
+        List<CompletableFuture<String>> results = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Path c : cases) {
+            String name = c.getFileName().toString().replace(".cu", "");
+            for (String v : VARIANTS) {
+                names.add(name + " [" + v + "]");
+                results.add(CompletableFuture.supplyAsync(() -> transformAndCompile(c, name, v), NVCC));
+            }
+        }
+        for (int i = 0; i < names.size(); i++) {
+            CompletableFuture<String> r = results.get(i);
+            tests.add(DynamicTest.dynamicTest(names.get(i), () -> {
+                String failure = r.get();
+                assertEquals("", failure, failure);
+            }));
+        }
+        return tests.stream();
+    }
+
+    /** @return "" on success, else what failed */
+    static String transformAndCompile(Path c, String name, String variant) {
+        try {
+            Path dir = OUT.resolve(variant);
+            Files.createDirectories(dir);
+            Path src = dir.resolve(name + ".cu");
+            if (variant.equals("original")) {
+                Files.copy(c, src, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            } else {
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+                int rc = Klap.run(new String[] {"--granularity=" + variant, c.toString(), "-o", src.toString()},
+                        new PrintWriter(out), new PrintWriter(err));
+                if (rc != 0) {
+                    return "klap exited " + rc + ":\n" + err;
+                }
+            }
+            List<String> cmd = List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-I" + CASES,
+                    "-o", dir.resolve(name).toString(), src.toString());
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                return "nvcc timed out on " + src;
+            }
+            return p.exitValue() == 0 ? "" : "nvcc failed on " + src + ":\n" + log;
+        } catch (IOException | InterruptedException e) {
+            return "could not run: " + e;
+        }
+    }
+}

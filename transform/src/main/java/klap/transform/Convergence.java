@@ -1,0 +1,270 @@
+package klap.transform;
+
+import java.util.ArrayList;
+import java.util.List;
+import klap.model.FunctionDef;
+import klap.model.Stmt;
+
+/**
+ * Where the threads of a block (or warp) can meet for a collective operation around a launch site:
+ * the analysis behind divergence elimination (KLAP section II-A, last paragraph).
+ *
+ * <p>KLAP converts control flow to data flow so that every thread reaches the aggregated launch,
+ * launching zero blocks when it would not have launched. klap does the same without restructuring
+ * the user's statements: each launch is placed in a <em>region</em>, the outermost statement around
+ * it that all threads of the group execute together (a statement in a <em>convergent position</em>:
+ * every enclosing {@code if}, {@code switch} and loop has a uniform condition). The group's slots are
+ * taken from the pool before the region ({@code agg_begin}), a thread that reaches the launch only
+ * records its configuration and arguments in its slot, and after the region all threads scan and
+ * one launches ({@code flush}); threads that did not launch keep a zero-block slot. Because a child
+ * may start at any time after its launch, launching at the end of the region is one of the
+ * executions the original program allowed; launches of one region are flushed in source order,
+ * so the order of launches into one stream is kept.
+ *
+ * <p>Early exits before a launch are the usual obstacle ({@code if (i >= n) return;}). A
+ * <em>guard</em> {@code if (c) return;} in the function body (or {@code if (c) continue;} in a loop
+ * body) whose condition is divergent is rewritten to {@code if (c) {} else { rest of the block }};
+ * the region then starts at the guard and ends with the block, which threads that took the guard
+ * still reach. Any other jump that could make a thread skip the region's end (a divergent
+ * {@code return} before or in the region, a divergent {@code break}/{@code continue} of an
+ * enclosing loop, any {@code goto}), or a loop with a divergent trip count between the region and
+ * the launch, makes the site non-convergent: it is then aggregated among the threads that arrive
+ * together ({@link Placement.Immediate}).
+ */
+public final class Convergence {
+
+    /**
+     * A region: the statements from {@code anchor} to {@code end} (exclusive) that a group of
+     * threads executes together.
+     *
+     * @param anchor     the first statement of the region
+     * @param guardBlock for a guard region, the block whose guards are rewritten (the region then
+     *                   extends to the block's closing brace); null for a single-statement region
+     * @param guards     the guards of {@code guardBlock} to rewrite, in source order
+     */
+    public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards) {
+        /** @return offset where the region starts */
+        public int start() {
+            return anchor.range().offset();
+        }
+
+        /** @return offset where the region ends: the anchor's end, or the guard block's closing brace */
+        public int end() {
+            return guardBlock == null ? anchor.range().end() : guardBlock.range().end() - 1;
+        }
+    }
+
+    /** Where a collective around a site can be placed. */
+    public sealed interface Placement {
+        /** Collective before and after {@code region}; the site itself only records. */
+        record Deferred(Region region) implements Placement {
+        }
+
+        /** No convergent region: aggregate among the threads that arrive together; {@code reason} says why. */
+        record Immediate(String reason) implements Placement {
+        }
+    }
+
+    private final FunctionDef fn;
+    private final Uniformity uni;
+    private final Trees trees;
+    private final List<Stmt.Jump> jumps;
+
+    private final klap.model.SourceFile src;
+
+    /** Prepares the analysis of kernel {@code fn} of {@code src} with its uniformity facts. */
+    public Convergence(klap.model.SourceFile src, FunctionDef fn, Uniformity uni) {
+        this.src = src;
+        this.fn = fn;
+        this.uni = uni;
+        this.trees = uni.trees();
+        this.jumps = Trees.collect(fn.body(), Stmt.Jump.class);
+    }
+
+    /**
+     * Places the collective for a launch statement {@code site} (a statement of this function).
+     *
+     * @return a deferred region, or the reason why none exists
+     */
+    public Placement place(Stmt site) {
+        if (fn.kind() != FunctionDef.Kind.KERNEL) {
+            return new Placement.Immediate("it is in a __device__ function, whose callers' control flow is unknown");
+        }
+        if (jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+            return new Placement.Immediate("the kernel uses goto");
+        }
+        List<Stmt> path = trees.path(site);
+        Stmt anchor = null;
+        Stmt.Block guardBlock = null;
+        List<Stmt.If> guards = List.of();
+        int walkedTo = 0;
+        for (int i = 1; i < path.size(); i++) {
+            Stmt node = path.get(i);
+            Stmt par = path.get(i - 1);
+            if (par instanceof Stmt.Block b) {
+                List<Stmt.If> gs = divergentGuardsBefore(b, node);
+                if (!gs.isEmpty()) {
+                    anchor = gs.get(0);
+                    guardBlock = b;
+                    guards = divergentGuardsFrom(b, gs.get(0));
+                    walkedTo = i;
+                    break;
+                }
+            } else if (!uni.controlIsUniform(par)) {
+                break;
+            }
+            anchor = node;
+            walkedTo = i;
+        }
+        if (anchor == null) {
+            return new Placement.Immediate("no statement around it is executed by all threads together");
+        }
+        // no loop between the region and the site
+        int from = guardBlock == null ? path.indexOf(anchor) : walkedTo;
+        for (int i = from; i < path.size() - 1; i++) {
+            if (path.get(i) instanceof Stmt.Loop) {
+                return new Placement.Immediate("it is in a loop whose trip count may differ between threads (line "
+                        + src.line(path.get(i).range().offset()) + ")");
+            }
+        }
+        Region region = new Region(anchor, guardBlock, guards);
+        String threat = threat(region);
+        if (threat != null) {
+            return new Placement.Immediate(threat);
+        }
+        return new Placement.Deferred(region);
+    }
+
+    /**
+     * @return true if the statement {@code owner} (evaluating a collective call such as device
+     *         {@code cudaMalloc}) is itself reached by all threads of the block together, so the call
+     *         can be replaced by a block-wide collective in place
+     */
+    public boolean reachedTogether(Stmt owner) {
+        if (owner instanceof Stmt.Loop) {
+            return false;
+        }
+        Placement p = place(owner);
+        return p instanceof Placement.Deferred d && d.region().anchor() == owner && d.region().guardBlock() == null;
+    }
+
+    /** Which jump could make a thread skip the region's end; null if none. */
+    private String threat(Region r) {
+        for (Stmt.Jump j : jumps) {
+            boolean rewritten = r.guards().stream().anyMatch(g -> trees.isAncestorOrSelf(g, j));
+            if (rewritten) {
+                continue;
+            }
+            switch (j.kind()) {
+                case RETURN -> {
+                    boolean before = j.range().offset() < r.end();
+                    boolean inEnclosingLoop = enclosingLoops(r.anchor()).stream().anyMatch(l -> trees.isAncestorOrSelf(l, j));
+                    if ((before || inEnclosingLoop) && !uniformPath(j, null)) {
+                        return "a thread-dependent return (line " + src.line(j.range().offset()) + ") may skip it";
+                    }
+                }
+                case BREAK, CONTINUE -> {
+                    Stmt target = trees.jumpTarget(j);
+                    if (target != null && trees.isAncestorOrSelf(target, r.anchor()) && target != r.anchor()
+                            && !uniformPath(j, target)) {
+                        return "a thread-dependent " + j.kind().name().toLowerCase(java.util.Locale.ROOT)
+                                + " of an enclosing loop (line " + src.line(j.range().offset()) + ") may skip it";
+                    }
+                    if (target != null && r.guardBlock() != null && trees.isAncestorOrSelf(target, r.guardBlock())
+                            && target != r.guardBlock() && !uniformPath(j, target)) {
+                        return "a thread-dependent " + j.kind().name().toLowerCase(java.util.Locale.ROOT)
+                                + " of an enclosing loop (line " + src.line(j.range().offset()) + ") may skip it";
+                    }
+                }
+                case GOTO -> {
+                    return "the kernel uses goto";
+                }
+            }
+        }
+        return null;
+    }
+
+    private List<Stmt.Loop> enclosingLoops(Stmt s) {
+        List<Stmt.Loop> l = new ArrayList<>();
+        for (Stmt x = trees.parent(s); x != null; x = trees.parent(x)) {
+            if (x instanceof Stmt.Loop lp) {
+                l.add(lp);
+            }
+        }
+        return l;
+    }
+
+    /** @return true if every construct between {@code upTo} (exclusive; null = the body) and {@code s} is uniform */
+    private boolean uniformPath(Stmt s, Stmt upTo) {
+        for (Stmt x = trees.parent(s); x != null && x != upTo; x = trees.parent(x)) {
+            if (!uni.controlIsUniform(x)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private List<Stmt.If> divergentGuardsBefore(Stmt.Block b, Stmt node) {
+        List<Stmt.If> l = new ArrayList<>();
+        for (Stmt s : b.stmts()) {
+            if (s == node) {
+                break;
+            }
+            if (s instanceof Stmt.If i && isGuard(b, i) && !uni.isUniform(i.cond())) {
+                l.add(i);
+            }
+        }
+        return l;
+    }
+
+    private List<Stmt.If> divergentGuardsFrom(Stmt.Block b, Stmt.If first) {
+        List<Stmt.If> l = new ArrayList<>();
+        boolean on = false;
+        for (Stmt s : b.stmts()) {
+            on |= s == first;
+            if (on && s instanceof Stmt.If i && isGuard(b, i) && !uni.isUniform(i.cond())) {
+                l.add(i);
+            }
+        }
+        return l;
+    }
+
+    /**
+     * A guard is {@code if (c) return;} in the function body or {@code if (c) continue;} in a loop's
+     * body block (the then-branch may be a block ending with the jump and holding no other jump),
+     * without else.
+     */
+    boolean isGuard(Stmt.Block b, Stmt.If i) {
+        if (i.otherwise() != null) {
+            return false;
+        }
+        Stmt.Jump last = guardJump(i);
+        if (last == null) {
+            return false;
+        }
+        if (last.kind() == Stmt.JumpKind.RETURN) {
+            return last.value() == null && b == fn.body();
+        }
+        if (last.kind() == Stmt.JumpKind.CONTINUE) {
+            return trees.parent(b) instanceof Stmt.Loop lp && lp.body() == b;
+        }
+        return false;
+    }
+
+    /** @return the guard's final jump statement, or null if {@code i}'s then-branch is not of guard shape */
+    public static Stmt.Jump guardJump(Stmt.If i) {
+        Stmt t = i.then();
+        Stmt.Jump last;
+        if (t instanceof Stmt.Jump j) {
+            last = j;
+        } else if (t instanceof Stmt.Block b && !b.stmts().isEmpty() && b.stmts().get(b.stmts().size() - 1) instanceof Stmt.Jump j) {
+            last = j;
+            if (Trees.collect(b, Stmt.Jump.class).size() != 1) {
+                return null;
+            }
+        } else {
+            return null;
+        }
+        return last.kind() == Stmt.JumpKind.RETURN || last.kind() == Stmt.JumpKind.CONTINUE ? last : null;
+    }
+}
