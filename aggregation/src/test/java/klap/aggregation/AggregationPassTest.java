@@ -1,0 +1,245 @@
+package klap.aggregation;
+
+import static klap.aggregation.Check.inOrder;
+import static klap.aggregation.Check.none;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import klap.model.Diagnostic.Severity;
+import klap.transform.Granularity;
+import org.junit.jupiter.api.Test;
+
+/** Structure and text of the aggregation pass's output (KLAP II-A, II-C). */
+class AggregationPassTest {
+
+    static final String BFS = """
+            __global__ void child(int* level, const int* adj, int start, int count, int next) {
+              int e = blockIdx.x * blockDim.x + threadIdx.x;
+              if (e < count) { int u = adj[start + e]; if (level[u] < 0) level[u] = next; }
+            }
+            __global__ void parent(int* level, const int* off, const int* adj, int n, int cur) {
+              int v = blockIdx.x * blockDim.x + threadIdx.x;
+              if (v >= n) return;
+              if (level[v] == cur) {
+                int count = off[v + 1] - off[v];
+                child<<<(count + 31) / 32, 32>>>(level, adj, off[v], count, cur + 1);
+              }
+            }
+            int main() {
+              parent<<<10, 256>>>(0, 0, 0, 2560, 0);
+              return 0;
+            }
+            """;
+
+    @Test
+    void blockGranularityDefersTheLaunchToTheEndOfTheEarlyReturnRegion() {
+        var r = Check.run(BFS, Granularity.BLOCK);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertEquals(1, r.sites());
+        inOrder(r.text(),
+                "#include \"klap/klap.cuh\"",
+                // the per-thread argument record and the variant prototype before the child
+                "struct klap_args_child {", "int* level;", "const int* adj;", "int start;",
+                "__device__ klap_args_child(int* klap_p0, const int* klap_p1, int klap_p2, int klap_p3, int klap_p4)",
+                // level, adj are kernel parameters (uniform); off[v], count are loads; cur + 1 is uniform
+                "__global__ void child_klap_agg_uuvvu(const klap::launch_cfg* klap_cfg, unsigned klap_n, "
+                        + "const klap_args_child* klap_args, int* level, const int* adj, int next);",
+                "__global__ void child(",
+                // the aggregated variant: parent lookup, masked threads, per-parent loads, original indices
+                "child_klap_agg_uuvvu(", "klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;",
+                "int start = klap_args[klap_parent].start;", "int count = klap_args[klap_parent].count;",
+                "klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x",
+                // the parent: hardware block group, region begins before the guard
+                "__global__ void parent(", "klap::block_group klap_blk = klap::block_group::hardware();",
+                "{ auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0);",
+                "if (v >= n) {} else {",
+                "klap_s0.record(dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
+                        + "klap_args_child(level, adj, off[v], count, cur + 1));",
+                "}\n} klap_s0.flush(klap_g0, [&](",
+                "child_klap_agg_uuvvu<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args, "
+                        + "klap_mine.level, klap_mine.adj, klap_mine.next);",
+                // host launch prepares the pool
+                "parent<<<10, 256, 0, klap::host_prepare()>>>");
+        none(r.text(), "return;\n  if (level[v] == cur)", "child<<<(count");
+    }
+
+    @Test
+    void warpGranularityUsesTheWarpOfTheBlock() {
+        var r = Check.run(BFS, Granularity.WARP);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(), "auto klap_g0 = klap::warp_group::of(klap_blk);", "klap_s0.flush(klap_g0");
+    }
+
+    @Test
+    void noScalarizePassesEveryArgumentThroughArrays() {
+        var r = Check.run(BFS, Granularity.BLOCK, false);
+        inOrder(r.text(), "child_klap_agg_vvvvv(const klap::launch_cfg* klap_cfg, unsigned klap_n, const klap_args_child* klap_args)",
+                "int* level = klap_args[klap_parent].level;");
+    }
+
+    @Test
+    void launchInADivergentLoopFallsBackToWarpAggregationWithAWarning() {
+        String code = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p, const int* n) {
+                  int t = threadIdx.x;
+                  for (int i = 0; i < n[t]; i++) {
+                    child<<<1, 32>>>(p + i);
+                  }
+                }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+        inOrder(r.text(), "for (int i = 0; i < n[t]; i++) {",
+                "{ auto klap_g0 = klap::warp_group::active(); auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0); "
+                        + "klap_s0.record(dim3(1), dim3(32), 0u, (cudaStream_t)0, klap_args_child(p + i));",
+                "klap_s0.flush(klap_g0,");
+    }
+
+    @Test
+    void launchInAUniformLoopIsAggregatedPerIteration() {
+        String code = """
+                __global__ void child(int* p, int i) { p[i * blockDim.x + threadIdx.x] = i; }
+                __global__ void parent(int* p, int rounds) {
+                  for (int i = 0; i < rounds; i++) {
+                    if (threadIdx.x % 2 == 0) child<<<1, 32>>>(p, i);
+                  }
+                }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertTrue(r.diagnostics().isEmpty(), r.diagnostics().toString());
+        inOrder(r.text(), "for (int i = 0; i < rounds; i++) {",
+                "{ auto klap_g0 = klap_blk;", "if (threadIdx.x % 2 == 0) klap_s0.record(",
+                "klap_s0.flush(klap_g0", "child_klap_agg_uu<<<");
+    }
+
+    @Test
+    void recursiveKernelLaunchesItsOwnVariantFromBothCopies() {
+        String code = """
+                __global__ void build(int* out, int depth) {
+                  if (threadIdx.x < 4 && depth < 5) build<<<1, blockDim.x>>>(out, depth + 1);
+                  out[blockIdx.x] = depth;
+                }
+                int main() { build<<<1, 32>>>(0, 0); }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(),
+                "__global__ void build_klap_agg_uu(", ";",           // prototype before the original
+                "__global__ void build(int* out, int depth) {", "klap::agg_begin<klap_args_build>",
+                "build_klap_agg_uu<<<", "out[blockIdx.x] = depth;",
+                "__global__ void build_klap_agg_uu(", "klap::block_group::virtual_block(klap_v)",
+                "klap_v.threadIdx.x < 4", "dim3(klap_v.blockDim.x)", "build_klap_agg_uu<<<", "out[klap_v.blockIdx.x] = depth;",
+                "build<<<1, 32, 0, klap::host_prepare()>>>");
+    }
+
+    @Test
+    void deviceFunctionsReadingIndicesAreClonedForAggregatedChildren() {
+        String code = """
+                __device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+                __device__ int twice(int x) { return 2 * x + gid(); }
+                __global__ void child(int* p) { p[gid()] = twice(1); }
+                __global__ void parent(int* p) { child<<<2, 64>>>(p); }
+                """;
+        var r = Check.run(code, Granularity.WARP);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(),
+                "__device__ int gid(const klap::vctx& klap_v);",
+                "__device__ int gid() { return blockIdx.x",
+                "__device__ int gid(const klap::vctx& klap_v) { return klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x; }",
+                "__device__ int twice(const klap::vctx& klap_v, int x);",
+                "__device__ int twice(const klap::vctx& klap_v, int x) { return 2 * x + gid(klap_v); }",
+                "p[gid(klap_v)] = twice(klap_v, 1);");
+    }
+
+    @Test
+    void dim3ConfigurationsSharedMemoryAndStreamsAreRecorded() {
+        String code = """
+                __global__ void child(float* p) { extern __shared__ float s[]; s[threadIdx.x] = 0; p[0] = s[0]; }
+                __global__ void parent(float* p, cudaStream_t st) {
+                  dim3 g(2, 3), b(8, 4, 2);
+                  child<<<g, b, 256 * sizeof(float), st>>>(p + threadIdx.x);
+                }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(), "klap_s0.record(dim3(g), dim3(b), (unsigned)(256 * sizeof(float)), (cudaStream_t)(st), klap_args_child(p + threadIdx.x));");
+    }
+
+    @Test
+    void deviceMallocIsAggregatedPerBlockWhenReachedTogetherAndPerWarpOtherwise() {
+        String code = """
+                __global__ void parent(float** out, int n) {
+                  float* a;
+                  cudaMalloc(&a, 64 * sizeof(float));
+                  if (threadIdx.x < n) {
+                    float* b;
+                    cudaMalloc((void**)&b, n);
+                    out[threadIdx.x] = b;
+                    cudaFree(b);
+                  }
+                  cudaFree(a);
+                }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"));
+        inOrder(r.text(), "klap::block_group klap_blk = klap::block_group::hardware();",
+                "klap::group_malloc(klap_blk, (void**)(&a), 64 * sizeof(float));",
+                "klap::group_malloc(klap::warp_group::active(), (void**)((void**)&b), n);",
+                "klap::group_free(b);", "klap::group_free(a);");
+    }
+
+    @Test
+    void deviceSideCudaDeviceSynchronizeIsAnErrorThatPointsAtTheLine() {
+        String code = """
+                __global__ void child(int* p) { p[0] = 1; }
+                __global__ void parent(int* p) {
+                  child<<<1, 1>>>(p);
+                  cudaDeviceSynchronize();
+                }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertTrue(r.hasErrors());
+        var d = r.diagnostics().stream().filter(x -> x.id().equals("cdp1-sync")).findFirst().orElseThrow();
+        assertEquals(4, d.line());
+        assertEquals(3, d.column());
+        assertTrue(d.format().startsWith("test.cu:4:3: error: device-side cudaDeviceSynchronize() was removed in CUDA 12"));
+    }
+
+    @Test
+    void launchOfAChildDefinedElsewhereIsLeftAsWrittenWithAWarning() {
+        String code = """
+                __global__ void ext(int* p);
+                __global__ void parent(int* p) { ext<<<1, 1>>>(p); }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-not-defined"));
+        assertFalse(r.usesRuntime());
+        assertEquals(code, r.text());
+    }
+
+    @Test
+    void templateChildWithExplicitArgumentsGetsATemplateRecordAndVariant() {
+        String code = """
+                template <typename T, int N>
+                __global__ void fill(T* p, T v) { p[blockIdx.x * N + threadIdx.x] = v; }
+                __global__ void parent(float* p) { fill<float, 4><<<2, 4>>>(p, (float)threadIdx.x); }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(), "template <typename T, int N>\nstruct klap_args_fill {",
+                "template <typename T, int N>\n__global__ void fill_klap_agg_uv(const klap::launch_cfg* klap_cfg, "
+                        + "unsigned klap_n, const klap_args_fill<T, N>* klap_args, T* p);",
+                "klap::agg_begin<klap_args_fill<float, 4>>", "fill_klap_agg_uv<float, 4><<<");
+    }
+
+    @Test
+    void programsWithoutDeviceLaunchesPassThroughUnchanged() {
+        String code = "__global__ void k(int* p) { p[threadIdx.x] = 0; }\nint main() { k<<<1, 1>>>(0); }\n";
+        var r = Check.run(code, Granularity.BLOCK);
+        assertFalse(r.usesRuntime());
+        assertEquals(code, r.text());
+    }
+}
