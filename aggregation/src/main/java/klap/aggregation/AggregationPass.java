@@ -64,7 +64,14 @@ import klap.transform.Uniformity;
  * scalars ({@code u}, proven uniform across the group by {@link Uniformity}). Where no convergent
  * region exists ({@link Convergence}), the launch is aggregated among the threads of the warp that
  * arrive together ({@code klap::warp_group::active()}), with a warning at block granularity.
- * Launches klap cannot aggregate but that stay correct as written (child defined elsewhere,
+ * <p>Streams: a stream argument proven uniform (e.g. {@code cudaStreamFireAndForget},
+ * {@code cudaStreamTailLaunch}) is kept. A thread-dependent stream (per-thread device streams) is
+ * replaced by the NULL stream, which runs the launches of one block in order: every per-thread
+ * order of the input is kept (and more is ordered), and the stream may already be destroyed when
+ * the region ends. A launch followed in its region by {@code cudaEventRecord} or
+ * {@code cudaStreamWaitEvent} is launched in place (not deferred) so events keep their meaning.
+ *
+ * <p>Launches klap cannot aggregate but that stay correct as written (child defined elsewhere,
  * deduced template arguments, launches nested in expressions) are left unchanged with a warning.
  */
 public final class AggregationPass {
@@ -105,9 +112,12 @@ public final class AggregationPass {
         final FunctionDef child;
         final String mask;
         final Convergence.Placement placement;
+        /** the stream argument is thread-dependent: launch into the block's NULL stream instead */
+        final boolean streamToNull;
 
         Site(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, FunctionDef child, String mask,
-             Convergence.Placement placement) {
+             Convergence.Placement placement, boolean streamToNull) {
+            this.streamToNull = streamToNull;
             this.id = id;
             this.fn = fn;
             this.stmt = stmt;
@@ -276,11 +286,37 @@ public final class AggregationPass {
             mask.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
         }
         Convergence.Placement p = conv.place(es);
+        if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
+            p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
+                    + "so it cannot be launched later");
+        }
+        boolean streamToNull = l.stream() != null && !u.isUniform(l.stream());
+        if (streamToNull) {
+            diags.add(Diagnostic.at(Severity.NOTE, src, l.stream().range().offset(), "the stream of this launch differs "
+                    + "between threads; the aggregated launch goes into the block's NULL stream, which keeps each thread's "
+                    + "launch order (and orders more)", "stream-serialized"));
+        }
         if (p instanceof Convergence.Placement.Immediate im && opt.granularity() == Granularity.BLOCK) {
             warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per block: "
                     + im.reason(), "granularity-fallback");
         }
-        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p));
+        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull));
+    }
+
+    private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
+            "cudaStreamWaitEvent");
+
+    /** @return true if a stream/event operation is evaluated in {@code region} after {@code site} */
+    private boolean eventCallAfter(Stmt site, Convergence.Region region) {
+        Stmt scope = region.guardBlock() != null ? region.guardBlock() : region.anchor();
+        boolean[] found = {false};
+        Trees.walkExprs(scope, e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null && EVENT_CALLS.contains(c.calleeName())
+                    && c.range().offset() > site.range().offset() && c.range().offset() < region.end()) {
+                found[0] = true;
+            }
+        });
+        return found[0];
     }
 
     private void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
@@ -468,7 +504,8 @@ public final class AggregationPass {
     private String recordCall(Site s, EditSet fine) {
         Expr.Launch l = s.launch;
         String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
-        String stream = l.stream() == null ? "(cudaStream_t)0" : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
+        String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
+                : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
         return "klap_s" + s.id + ".record(dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), "
                 + smem + ", " + stream + ", " + argsType(s) + "("
                 + fine.render(l.argsRange().offset(), l.argsRange().end()) + "));";

@@ -168,6 +168,25 @@ class AggregationPassTest {
     }
 
     @Test
+    void perThreadStreamsBecomeTheBlocksNullStreamAndUniformStreamsStay() {
+        String code = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p) {
+                  cudaStream_t s;
+                  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+                  child<<<1, 32, 0, s>>>(p);
+                  cudaStreamDestroy(s);
+                  child<<<1, 32, 0, cudaStreamFireAndForget>>>(p);
+                }
+                """;
+        var r = Check.run(code, Granularity.BLOCK);
+        assertTrue(Check.hasDiag(r, Severity.NOTE, "stream-serialized"), r.diagnostics().toString());
+        inOrder(r.text(), "klap_s0.record(dim3(1), dim3(32), (unsigned)(0), (cudaStream_t)0, klap_args_child(p));",
+                "cudaStreamDestroy(s);",
+                "klap_s1.record(dim3(1), dim3(32), (unsigned)(0), (cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p));");
+    }
+
+    @Test
     void deviceMallocIsAggregatedPerBlockWhenReachedTogetherAndPerWarpOtherwise() {
         String code = """
                 __global__ void parent(float** out, int n) {
