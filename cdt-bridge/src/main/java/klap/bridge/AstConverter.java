@@ -1,0 +1,1172 @@
+package klap.bridge;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.eclipse.cdt.core.dom.ast.*;
+import org.eclipse.cdt.core.dom.ast.cpp.*;
+
+import klap.model.Diagnostic;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.SourceFile;
+import klap.model.SourceRange;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+
+/**
+ * Turns a CDT translation unit of the pre-passed main file into the CUDA model: function
+ * definitions with statement and expression trees, kernel launches re-assembled from the
+ * {@code (((...)))} shape the {@link Prepass} produced, and launch diagnostics. All ranges index the
+ * original text (the pre-pass preserves offsets); text is always sliced from the original.
+ */
+final class AstConverter {
+
+    /** A launch whose anchor was found in the AST. */
+    private record LaunchSite(Prepass.Chevron chevron, IASTUnaryExpression anchor, IASTFunctionCallExpression call,
+                              int start, int end, int nameStart, int nameEnd, String kernelName,
+                              String templateArgs) {
+    }
+
+    private final SourceFile src;
+    private final String text;
+    private final String pp;
+    private final String mainPath;
+    private final IASTTranslationUnit tu;
+    private final Prepass prepass;
+    private final List<Diagnostic> diags;
+    /** launch sites by call node and by exact [start,end) range. */
+    private final Map<IASTNode, LaunchSite> launchByCall = new HashMap<>();
+    private final Map<Long, LaunchSite> launchByRange = new HashMap<>();
+
+    AstConverter(SourceFile src, Prepass prepass, String mainPath, IASTTranslationUnit tu, List<Diagnostic> diags) {
+        this.src = src;
+        this.text = src.text();
+        this.pp = new String(prepass.out);
+        this.prepass = prepass;
+        this.mainPath = mainPath;
+        this.tu = tu;
+        this.diags = diags;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Launch discovery
+
+    /** Finds the AST anchor of every pre-passed launch of the main file; reports the ones it cannot use. */
+    void findLaunches(List<SourceRange> macroExpansions) {
+        Map<Integer, Prepass.Chevron> byAnchorStart = new HashMap<>();
+        for (Prepass.Chevron c : prepass.chevrons) {
+            byAnchorStart.put(c.open() + 1, c);
+        }
+        Set<Prepass.Chevron> anchored = new HashSet<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitExpressions = true;
+            }
+
+            @Override
+            public int visit(IASTExpression e) {
+                if (e instanceof IASTUnaryExpression u && u.getOperator() == IASTUnaryExpression.op_bracketedPrimary) {
+                    // the (((/))) characters are literal text: a node spanning exactly them is the launch
+                    IASTFileLocation l = u.getFileLocation();
+                    Prepass.Chevron c = l == null || !mainPath.equals(l.getFileName()) ? null
+                        : byAnchorStart.get(l.getNodeOffset());
+                    if (c != null && l.getNodeOffset() + l.getNodeLength() == c.close() + 2 && !anchored.contains(c)) {
+                        anchored.add(c);
+                        site(c, u);
+                    }
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        for (Prepass.Chevron c : prepass.chevrons) {
+            if (anchored.contains(c) || c.inDirective()) {
+                continue;
+            }
+            for (SourceRange m : macroExpansions) {
+                if (m.contains(c.open())) {
+                    reportLaunchInMacro(m.offset());
+                    break;
+                }
+            }
+        }
+    }
+
+    private final Set<Integer> launchInMacroReported = new HashSet<>();
+
+    /** Reports a launch written inside a macro expansion, once per expansion offset. */
+    void reportLaunchInMacro(int offset) {
+        if (launchInMacroReported.add(offset)) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, offset,
+                "kernel launch inside a macro expansion is not supported; write the launch outside the macro",
+                "launch-in-macro"));
+        }
+    }
+
+    private void site(Prepass.Chevron c, IASTUnaryExpression anchor) {
+        int afterClose = c.close() + 3;
+        IASTFunctionCallExpression call = null;
+        for (IASTNode n = anchor.getParent(); n != null && !(n instanceof IASTStatement); n = n.getParent()) {
+            if (n instanceof IASTFunctionCallExpression fc) {
+                IASTFileLocation fl = fc.getFunctionNameExpression() == null ? null
+                    : fc.getFunctionNameExpression().getFileLocation();
+                if (fl != null && fl.getNodeOffset() + fl.getNodeLength() == afterClose) {
+                    call = fc;
+                    break;
+                }
+            }
+        }
+        if (call == null || call.getFileLocation() == null) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, c.open(),
+                "syntax error: malformed kernel launch (expected an argument list after '>>>')", "parse"));
+            return;
+        }
+        // the kernel name: scan back from <<< over template arguments and a qualified name
+        int i = c.open();
+        int nameEnd = skipSpaceBack(i);
+        String templateArgs = null;
+        int idEnd = nameEnd;
+        if (nameEnd > 0 && text.charAt(nameEnd - 1) == '>') {
+            int lt = matchAngleBack(nameEnd - 1);
+            if (lt >= 0) {
+                templateArgs = text.substring(lt, nameEnd);
+                idEnd = skipSpaceBack(lt);
+            }
+        }
+        int nameStart = idEnd;
+        while (true) {
+            int b = nameStart;
+            while (b > 0 && isIdent(text.charAt(b - 1))) {
+                b--;
+            }
+            if (b == nameStart) {
+                break;
+            }
+            nameStart = b;
+            int q = skipSpaceBack(b);
+            if (q >= 2 && text.startsWith("::", q - 2)) {
+                int r = skipSpaceBack(q - 2);
+                if (r > 0 && isIdent(text.charAt(r - 1))) {
+                    nameStart = r;
+                    continue;
+                }
+                nameStart = q - 2; // leading ::
+            }
+            break;
+        }
+        IASTFileLocation cl = call.getFileLocation();
+        int end = cl.getNodeOffset() + cl.getNodeLength();
+        if (nameStart == idEnd) {
+            // no identifier before <<<: fall back on the call's own start
+            nameStart = cl.getNodeOffset();
+        }
+        String kernelName = text.substring(nameStart, idEnd).replaceAll("\\s+", "");
+        int start = Math.min(nameStart, cl.getNodeOffset());
+        LaunchSite s = new LaunchSite(c, anchor, call, start, end, nameStart, nameEnd, kernelName, templateArgs);
+        launchByCall.put(call, s);
+        launchByRange.put(key(start, end), s);
+    }
+
+    private static long key(int start, int end) {
+        return ((long) start << 32) | end;
+    }
+
+    private int skipSpaceBack(int i) {
+        while (i > 0 && Character.isWhitespace(text.charAt(i - 1))) {
+            i--;
+        }
+        return i;
+    }
+
+    /** @return the offset of the {@code <} matching the {@code >} at {@code gt}, or -1 */
+    private int matchAngleBack(int gt) {
+        int depth = 0;
+        for (int i = gt; i >= 0; i--) {
+            char ch = text.charAt(i);
+            if (ch == '>' || ch == ')' || ch == ']') {
+                depth++;
+            } else if (ch == '<' || ch == '(' || ch == '[') {
+                depth--;
+                if (depth == 0) {
+                    return ch == '<' ? i : -1;
+                }
+            } else if (ch == ';' || ch == '{' || ch == '}') {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    private static boolean isIdent(char c) {
+        return Character.isLetterOrDigit(c) || c == '_';
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Declarations and functions
+
+    /** Context of a declaration walk. */
+    private record Ctx(String namespace, boolean externC, String memberOf, int linkageStart) {
+    }
+
+    /** @return the function definitions of the main file, in source order */
+    List<FunctionDef> functions() {
+        List<FunctionDef> out = new ArrayList<>();
+        for (IASTDeclaration d : tu.getDeclarations()) {
+            visitDecl(d, new Ctx("", false, null, -1), null, out);
+        }
+        out.sort((a, b) -> Integer.compare(a.range().offset(), b.range().offset()));
+        return out;
+    }
+
+    private void visitDecl(IASTDeclaration d, Ctx ctx, ICPPASTTemplateDeclaration templ, List<FunctionDef> out) {
+        try {
+            if (d instanceof ICPPASTNamespaceDefinition ns) {
+                String name = ns.getName().toString();
+                String q = name.isEmpty() ? ctx.namespace()
+                    : ctx.namespace().isEmpty() ? name : ctx.namespace() + "::" + name;
+                for (IASTDeclaration c : ns.getDeclarations(true)) {
+                    visitDecl(c, new Ctx(q, ctx.externC(), null, -1), null, out);
+                }
+            } else if (d instanceof ICPPASTLinkageSpecification ls) {
+                boolean c = "\"C\"".equals(ls.getLiteral());
+                int single = -1;
+                IASTFileLocation l = ls.getFileLocation();
+                if (l != null && ls.isPartOfTranslationUnitFile() && !hasBraceAfterLiteral(l.getNodeOffset())) {
+                    single = l.getNodeOffset();
+                }
+                for (IASTDeclaration x : ls.getDeclarations(true)) {
+                    visitDecl(x, new Ctx(ctx.namespace(), ctx.externC() || c, ctx.memberOf(), single), null, out);
+                }
+            } else if (d instanceof ICPPASTTemplateDeclaration td) {
+                visitDecl(td.getDeclaration(), ctx, td, out);
+            } else if (d instanceof IASTFunctionDefinition fd) {
+                if (fd.isPartOfTranslationUnitFile()) {
+                    FunctionDef f = function(fd, ctx, templ);
+                    if (f != null) {
+                        out.add(f);
+                    }
+                }
+            } else if (d instanceof IASTSimpleDeclaration sd
+                    && sd.getDeclSpecifier() instanceof ICPPASTCompositeTypeSpecifier cs) {
+                String cls = cs.getName().getLastName().toString();
+                for (IASTDeclaration m : cs.getDeclarations(true)) {
+                    visitDecl(m, new Ctx(ctx.namespace(), ctx.externC(), cls, -1), null, out);
+                }
+            }
+        } catch (RuntimeException e) {
+            IASTFileLocation l = d.getFileLocation();
+            if (l != null && d.isPartOfTranslationUnitFile()) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, l.getNodeOffset(),
+                    "internal error while reading this declaration: " + e, "parse"));
+            }
+        }
+    }
+
+    /** true if the linkage specification at {@code off} uses the block form {@code extern "C" { ... }}. */
+    private boolean hasBraceAfterLiteral(int off) {
+        int q = pp.indexOf('"', off);
+        if (q < 0) {
+            return false;
+        }
+        int q2 = pp.indexOf('"', q + 1);
+        int j = skipSpaceFwd(q2 + 1);
+        return j < pp.length() && pp.charAt(j) == '{';
+    }
+
+    private int skipSpaceFwd(int j) {
+        while (j < pp.length()) {
+            int s = Prepass.skipLexical(pp, j);
+            if (s > j && (pp.startsWith("//", j) || pp.startsWith("/*", j))) {
+                j = s;
+            } else if (Character.isWhitespace(pp.charAt(j))) {
+                j++;
+            } else {
+                break;
+            }
+        }
+        return j;
+    }
+
+    private FunctionDef function(IASTFunctionDefinition fd, Ctx ctx, ICPPASTTemplateDeclaration templ) {
+        SourceRange own = range(fd);
+        if (own == null || !(fd.getBody() instanceof IASTCompoundStatement body)) {
+            return null;
+        }
+        int start = own.offset();
+        SourceRange header = null;
+        if (templ != null) {
+            ICPPASTTemplateDeclaration outer = templ;
+            while (outer.getParent() instanceof ICPPASTTemplateDeclaration p) {
+                outer = p;
+            }
+            SourceRange tr = range(outer);
+            if (tr != null) {
+                start = tr.offset();
+                header = templateHeader(templ);
+            }
+        }
+        if (ctx.linkageStart() >= 0) {
+            start = Math.min(start, ctx.linkageStart());
+        }
+        IASTFunctionDeclarator decl = fd.getDeclarator();
+        IASTDeclarator inner = innermost(decl);
+        IASTName fullName = inner.getName();
+        IASTName last = fullName instanceof ICPPASTQualifiedName q ? q.getLastName() : fullName;
+        String name = stripTemplateArgs(last.toString());
+        SourceRange nameRange = range(last);
+        if (nameRange == null) {
+            nameRange = new SourceRange(own.offset(), 0);
+        }
+        String memberOf = ctx.memberOf();
+        if (memberOf == null && fullName instanceof ICPPASTQualifiedName q) {
+            ICPPASTNameSpecifier[] qual = q.getQualifier();
+            if (qual.length > 0) {
+                try {
+                    IBinding b = fullName.resolveBinding();
+                    if (b instanceof ICPPMethod) {
+                        memberOf = stripTemplateArgs(qual[qual.length - 1].toString());
+                    }
+                } catch (RuntimeException e) {
+                    // leave memberOf null
+                }
+            }
+        }
+        Set<String> attrs = attributes(fd, fd.getDeclSpecifier(), decl);
+        if (templ != null) {
+            attrs.addAll(attributes(templ));
+        }
+        FunctionDef.Kind kind = kindOf(attrs);
+        List<Param> params = new ArrayList<>();
+        SourceRange paramsRange = null;
+        if (decl instanceof IASTStandardFunctionDeclarator sfd) {
+            IASTParameterDeclaration[] ps = sfd.getParameters();
+            for (IASTParameterDeclaration p : ps) {
+                SourceRange pr = range(p);
+                if (pr == null) {
+                    continue;
+                }
+                IASTName pn = innermost(p.getDeclarator()).getName();
+                String pname = pn.toString();
+                SourceRange pnr = pname.isEmpty() ? null : range(pn);
+                params.add(new Param(pname, pr, pnr));
+            }
+            if (params.size() == 1 && params.get(0).name().isEmpty() && ps.length == 1
+                    && ps[0].getDeclSpecifier() instanceof IASTSimpleDeclSpecifier ss
+                    && ss.getType() == IASTSimpleDeclSpecifier.t_void
+                    && ps[0].getDeclarator().getPointerOperators().length == 0) {
+                params.clear(); // (void)
+            }
+            int open = skipSpaceFwd(nameRange.end());
+            if (open < pp.length() && pp.charAt(open) == '(') {
+                int close = matchParenFwd(open);
+                if (close > open) {
+                    paramsRange = SourceRange.of(open + 1, close);
+                }
+            }
+        }
+        if (paramsRange == null) {
+            paramsRange = new SourceRange(nameRange.end(), 0);
+        }
+        boolean isStatic = fd.getDeclSpecifier().getStorageClass() == IASTDeclSpecifier.sc_static;
+        SourceRange whole = SourceRange.of(start, own.end());
+        SourceRange first = firstDeclaration(fullName, start);
+        Stmt.Block b = block(body);
+        return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
+            ctx.externC(), ctx.namespace(), memberOf);
+    }
+
+    /** @return the range of {@code template<...>} of {@code td} (from {@code template} to the closing {@code >}) */
+    private SourceRange templateHeader(ICPPASTTemplateDeclaration td) {
+        SourceRange r = range(td);
+        if (r == null) {
+            return null;
+        }
+        int lt = pp.indexOf('<', r.offset());
+        if (lt < 0 || lt >= r.end()) {
+            return null;
+        }
+        int depth = 0;
+        for (int i = lt; i < r.end(); i++) {
+            int s = Prepass.skipLexical(pp, i);
+            if (s > i) {
+                i = s - 1;
+                continue;
+            }
+            char c = pp.charAt(i);
+            if (c == '<' || c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == '>' || c == ')' || c == ']' || c == '}') {
+                depth--;
+                if (depth == 0) {
+                    return SourceRange.of(r.offset(), i + 1);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the offset of the {@code )} matching the {@code (} at {@code open} in the pre-passed text, or -1 */
+    private int matchParenFwd(int open) {
+        int depth = 0;
+        for (int i = open; i < pp.length(); i++) {
+            int s = Prepass.skipLexical(pp, i);
+            if (s > i) {
+                i = s - 1;
+                continue;
+            }
+            char c = pp.charAt(i);
+            if (c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                depth--;
+                if (depth == 0) {
+                    return c == ')' ? i : -1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** Earliest prototype range of the main file, by the function's binding; built on first use. */
+    private Map<IBinding, SourceRange> prototypes;
+
+    /** @return the range of the earliest prototype of the function named {@code name} before {@code defStart}, or null */
+    private SourceRange firstDeclaration(IASTName name, int defStart) {
+        IBinding b;
+        try {
+            b = name.resolveBinding();
+        } catch (RuntimeException e) {
+            return null;
+        }
+        if (b == null || b instanceof IProblemBinding) {
+            return null;
+        }
+        if (prototypes == null) {
+            prototypes = collectPrototypes();
+        }
+        SourceRange r = prototypes.get(b);
+        return r != null && r.offset() < defStart ? r : null;
+    }
+
+    /**
+     * Collects the function prototypes (declarations without body) of the main file: template
+     * header and terminating semicolon included, and a single-declaration {@code extern "C"} too.
+     */
+    private Map<IBinding, SourceRange> collectPrototypes() {
+        Map<IBinding, SourceRange> out = new HashMap<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitDeclarations = true;
+            }
+
+            @Override
+            public int visit(IASTDeclaration d) {
+                if (d instanceof IASTFunctionDefinition) {
+                    return PROCESS_SKIP;
+                }
+                if (!(d instanceof IASTSimpleDeclaration sd) || !sd.isPartOfTranslationUnitFile()) {
+                    return PROCESS_CONTINUE;
+                }
+                for (IASTDeclarator dd : sd.getDeclarators()) {
+                    if (!(dd instanceof IASTFunctionDeclarator) || dd.getNestedDeclarator() != null) {
+                        continue;
+                    }
+                    IBinding b;
+                    try {
+                        b = dd.getName().resolveBinding();
+                    } catch (RuntimeException e) {
+                        continue;
+                    }
+                    if (b == null || b instanceof IProblemBinding) {
+                        continue;
+                    }
+                    IASTNode top = sd;
+                    while (top.getParent() instanceof ICPPASTTemplateDeclaration) {
+                        top = top.getParent();
+                    }
+                    IASTNode scope = top.getParent();
+                    if (!(scope instanceof IASTTranslationUnit || scope instanceof ICPPASTNamespaceDefinition
+                            || scope instanceof ICPPASTLinkageSpecification)) {
+                        continue; // member declarations in a class are not prototypes
+                    }
+                    SourceRange r = range(top);
+                    if (top.getParent() instanceof ICPPASTLinkageSpecification ls
+                            && ls.getDeclarations(true).length == 1) {
+                        SourceRange lr = range(ls);
+                        if (lr != null && !hasBraceAfterLiteral(lr.offset())) {
+                            r = lr;
+                        }
+                    }
+                    SourceRange prev = out.get(b);
+                    if (r != null && (prev == null || r.offset() < prev.offset())) {
+                        out.put(b, r);
+                    }
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        return out;
+    }
+
+    /** @return the attribute names found on the given nodes and on all their nested declarators */
+    static Set<String> attributes(IASTNode... nodes) {
+        Set<String> out = new HashSet<>();
+        for (IASTNode n : nodes) {
+            collectAttributes(n, out);
+        }
+        return out;
+    }
+
+    private static void collectAttributes(IASTNode n, Set<String> out) {
+        if (n == null) {
+            return;
+        }
+        if (n instanceof IASTAttributeOwner ao) {
+            for (IASTAttributeSpecifier spec : ao.getAttributeSpecifiers()) {
+                if (spec instanceof IASTAttributeList al) {
+                    for (IASTAttribute a : al.getAttributes()) {
+                        out.add(new String(a.getName()));
+                    }
+                }
+            }
+        }
+        if (n instanceof IASTDeclarator d) {
+            collectAttributes(d.getNestedDeclarator(), out);
+            for (IASTPointerOperator po : d.getPointerOperators()) {
+                collectAttributes(po, out);
+            }
+        }
+    }
+
+    static FunctionDef.Kind kindOf(Set<String> attrs) {
+        if (attrs.contains("global")) {
+            return FunctionDef.Kind.KERNEL;
+        }
+        if (attrs.contains("device")) {
+            return attrs.contains("host") ? FunctionDef.Kind.HOST_DEVICE : FunctionDef.Kind.DEVICE;
+        }
+        return FunctionDef.Kind.HOST;
+    }
+
+    static IASTDeclarator innermost(IASTDeclarator d) {
+        while (d.getNestedDeclarator() != null) {
+            d = d.getNestedDeclarator();
+        }
+        return d;
+    }
+
+    /** Removes every template argument list from a name: {@code ns::f<int>} becomes {@code ns::f}. */
+    static String stripTemplateArgs(String s) {
+        if (s.startsWith("operator") || s.indexOf('<') < 0) {
+            return s;
+        }
+        StringBuilder b = new StringBuilder();
+        int depth = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '<') {
+                depth++;
+            } else if (c == '>') {
+                depth = Math.max(0, depth - 1);
+            } else if (depth == 0) {
+                b.append(c);
+            }
+        }
+        return b.toString().trim();
+    }
+
+    /** @return names of kernels declared or defined anywhere (headers included) but not defined in the main file */
+    Set<String> kernelsDeclaredElsewhere(List<FunctionDef> defs) {
+        Set<String> definedHere = new HashSet<>();
+        for (FunctionDef f : defs) {
+            if (f.kind() == FunctionDef.Kind.KERNEL) {
+                definedHere.add(f.name());
+                if (!f.namespace().isEmpty()) {
+                    definedHere.add(f.namespace() + "::" + f.name());
+                }
+            }
+        }
+        Set<String> out = new LinkedHashSet<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitDeclarations = true;
+            }
+
+            @Override
+            public int visit(IASTDeclaration d) {
+                if (d instanceof IASTSimpleDeclaration sd) {
+                    for (IASTDeclarator dd : sd.getDeclarators()) {
+                        if (dd instanceof IASTFunctionDeclarator
+                                && kindOf(attributes(sd, sd.getDeclSpecifier(), dd, templateOf(sd))) == FunctionDef.Kind.KERNEL) {
+                            add(innermost(dd).getName(), sd);
+                        }
+                    }
+                } else if (d instanceof IASTFunctionDefinition fd && !fd.isPartOfTranslationUnitFile()
+                        && kindOf(attributes(fd, fd.getDeclSpecifier(), fd.getDeclarator(), templateOf(fd)))
+                        == FunctionDef.Kind.KERNEL) {
+                    add(innermost(fd.getDeclarator()).getName(), fd);
+                }
+                return d instanceof IASTFunctionDefinition ? PROCESS_SKIP : PROCESS_CONTINUE;
+            }
+
+            private void add(IASTName n, IASTNode where) {
+                IASTName last = n instanceof ICPPASTQualifiedName q ? q.getLastName() : n;
+                String simple = stripTemplateArgs(last.toString());
+                String ns = namespaceOf(where);
+                String qualified = ns.isEmpty() ? simple : ns + "::" + simple;
+                if (!definedHere.contains(qualified) && !definedHere.contains(simple)) {
+                    out.add(simple);
+                    if (!ns.isEmpty()) {
+                        out.add(qualified);
+                    }
+                }
+            }
+        });
+        return out;
+    }
+
+    private static IASTNode templateOf(IASTNode d) {
+        return d.getParent() instanceof ICPPASTTemplateDeclaration t ? t : null;
+    }
+
+    private static String namespaceOf(IASTNode n) {
+        StringBuilder b = new StringBuilder();
+        for (IASTNode p = n.getParent(); p != null; p = p.getParent()) {
+            if (p instanceof ICPPASTNamespaceDefinition ns && !ns.getName().toString().isEmpty()) {
+                b.insert(0, b.length() == 0 ? ns.getName().toString() : ns.getName() + "::");
+            }
+        }
+        return b.toString();
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Statements
+
+    private Stmt.Block block(IASTCompoundStatement cs) {
+        List<Stmt> l = new ArrayList<>();
+        for (IASTStatement s : cs.getStatements()) {
+            l.add(stmt(s, range(cs)));
+        }
+        return new Stmt.Block(rangeOr(cs, null), l);
+    }
+
+    private Stmt stmt(IASTStatement s, SourceRange fallback) {
+        if (s == null) {
+            return new Stmt.Other(fallback == null ? new SourceRange(0, 0) : new SourceRange(fallback.end(), 0),
+                List.of());
+        }
+        SourceRange r = rangeOr(s, fallback);
+        if (s instanceof IASTCompoundStatement cs) {
+            return block(cs);
+        }
+        if (s instanceof IASTExpressionStatement es) {
+            return es.getExpression() == null ? new Stmt.Other(r, List.of())
+                : new Stmt.ExprStmt(r, expr(es.getExpression(), r));
+        }
+        if (s instanceof IASTDeclarationStatement ds) {
+            Stmt.Decl d = decl(ds.getDeclaration(), r);
+            return d != null ? d : new Stmt.Other(r, exprChildren(ds, r));
+        }
+        if (s instanceof IASTIfStatement is) {
+            Expr cond = is.getConditionExpression() != null ? expr(is.getConditionExpression(), r)
+                : is instanceof ICPPASTIfStatement cis && cis.getConditionDeclaration() != null
+                    ? conditionDecl(cis.getConditionDeclaration(), r) : new Expr.Other(r, List.of());
+            return new Stmt.If(r, cond, stmt(is.getThenClause(), r),
+                is.getElseClause() == null ? null : stmt(is.getElseClause(), r));
+        }
+        if (s instanceof ICPPASTRangeBasedForStatement rf) {
+            SourceRange dr = rangeOr(rf.getDeclaration(), r);
+            Stmt.Decl d = decl(rf.getDeclaration(), dr);
+            return new Stmt.Loop(r, Stmt.LoopKind.RANGE_FOR, d != null ? d : new Stmt.Other(dr, List.of()),
+                clause(rf.getInitializerClause(), r), null, stmt(rf.getBody(), r));
+        }
+        if (s instanceof IASTForStatement fs) {
+            IASTStatement init = fs.getInitializerStatement();
+            Stmt i = init == null || init instanceof IASTNullStatement ? null : stmt(init, r);
+            Expr cond = fs.getConditionExpression() != null ? expr(fs.getConditionExpression(), r)
+                : fs instanceof ICPPASTForStatement cfs && cfs.getConditionDeclaration() != null
+                    ? conditionDecl(cfs.getConditionDeclaration(), r) : null;
+            Expr step = fs.getIterationExpression() == null ? null : expr(fs.getIterationExpression(), r);
+            return new Stmt.Loop(r, Stmt.LoopKind.FOR, i, cond, step, stmt(fs.getBody(), r));
+        }
+        if (s instanceof IASTWhileStatement ws) {
+            Expr cond = ws.getCondition() != null ? expr(ws.getCondition(), r)
+                : ws instanceof ICPPASTWhileStatement cws && cws.getConditionDeclaration() != null
+                    ? conditionDecl(cws.getConditionDeclaration(), r) : new Expr.Other(r, List.of());
+            return new Stmt.Loop(r, Stmt.LoopKind.WHILE, null, cond, null, stmt(ws.getBody(), r));
+        }
+        if (s instanceof IASTDoStatement dw) {
+            Expr cond = dw.getCondition() != null ? expr(dw.getCondition(), r) : new Expr.Other(r, List.of());
+            return new Stmt.Loop(r, Stmt.LoopKind.DO, null, cond, null, stmt(dw.getBody(), r));
+        }
+        if (s instanceof IASTSwitchStatement sw) {
+            Expr cond = sw.getControllerExpression() != null ? expr(sw.getControllerExpression(), r)
+                : sw instanceof ICPPASTSwitchStatement csw && csw.getControllerDeclaration() != null
+                    ? conditionDecl(csw.getControllerDeclaration(), r) : new Expr.Other(r, List.of());
+            return new Stmt.Switch(r, cond, stmt(sw.getBody(), r));
+        }
+        if (s instanceof IASTReturnStatement rs) {
+            return new Stmt.Jump(r, Stmt.JumpKind.RETURN,
+                rs.getReturnArgument() == null ? null : clause(rs.getReturnArgument(), r));
+        }
+        if (s instanceof IASTBreakStatement) {
+            return new Stmt.Jump(r, Stmt.JumpKind.BREAK, null);
+        }
+        if (s instanceof IASTContinueStatement) {
+            return new Stmt.Jump(r, Stmt.JumpKind.CONTINUE, null);
+        }
+        if (s instanceof IASTGotoStatement) {
+            return new Stmt.Jump(r, Stmt.JumpKind.GOTO, null);
+        }
+        if (s instanceof IASTCaseStatement || s instanceof IASTDefaultStatement) {
+            return new Stmt.Label(r, null);
+        }
+        if (s instanceof IASTLabelStatement ls) {
+            return new Stmt.Label(r, ls.getNestedStatement() == null ? null : stmt(ls.getNestedStatement(), r));
+        }
+        return new Stmt.Other(r, exprChildren(s, r));
+    }
+
+    /** A condition declaration ({@code if (T x = e)}) as an expression: an Other holding the initializers. */
+    private Expr conditionDecl(IASTDeclaration d, SourceRange fallback) {
+        SourceRange r = rangeOr(d, fallback);
+        return new Expr.Other(r, exprChildren(d, r));
+    }
+
+    /** @return a declaration statement for a simple declaration of variables, or null */
+    private Stmt.Decl decl(IASTDeclaration d, SourceRange r) {
+        if (!(d instanceof IASTSimpleDeclaration sd)) {
+            return null;
+        }
+        IASTDeclSpecifier spec = sd.getDeclSpecifier();
+        if (spec.getStorageClass() == IASTDeclSpecifier.sc_typedef) {
+            return null;
+        }
+        List<VarDecl> vars = new ArrayList<>();
+        for (IASTDeclarator dd : sd.getDeclarators()) {
+            if (dd instanceof IASTFunctionDeclarator && dd.getNestedDeclarator() == null) {
+                continue; // local function prototype
+            }
+            IASTDeclarator in = innermost(dd);
+            IASTName n = in.getName();
+            SourceRange nr = rangeOr(n, r);
+            Set<String> attrs = attributes(sd, spec, dd);
+            boolean array = dd instanceof IASTArrayDeclarator || in instanceof IASTArrayDeclarator;
+            boolean ref = false;
+            for (IASTPointerOperator po : dd.getPointerOperators()) {
+                ref |= po instanceof ICPPASTReferenceOperator;
+            }
+            vars.add(new VarDecl(n.toString(), nr, initializer(dd.getInitializer(), r), attrs.contains("shared"),
+                spec.getStorageClass() == IASTDeclSpecifier.sc_static, array, ref));
+        }
+        return vars.isEmpty() ? null : new Stmt.Decl(r, vars);
+    }
+
+    private Expr initializer(IASTInitializer init, SourceRange fallback) {
+        if (init == null) {
+            return null;
+        }
+        SourceRange r = rangeOr(init, fallback);
+        if (init instanceof IASTEqualsInitializer eq) {
+            return clause(eq.getInitializerClause(), r);
+        }
+        if (init instanceof ICPPASTConstructorInitializer ci) {
+            IASTInitializerClause[] args = ci.getArguments();
+            if (args.length == 1) {
+                return clause(args[0], r);
+            }
+            List<Expr> l = new ArrayList<>();
+            for (IASTInitializerClause a : args) {
+                l.add(clause(a, r));
+            }
+            return new Expr.Other(r, l);
+        }
+        if (init instanceof ICPPASTInitializerList il) {
+            return clause(il, r);
+        }
+        return new Expr.Other(r, exprChildren(init, r));
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Expressions
+
+    private Expr clause(IASTInitializerClause c, SourceRange fallback) {
+        if (c == null) {
+            return new Expr.Other(fallback == null ? new SourceRange(0, 0) : fallback, List.of());
+        }
+        if (c instanceof IASTExpression e) {
+            return expr(e, fallback);
+        }
+        SourceRange r = rangeOr(c, fallback);
+        if (c instanceof ICPPASTInitializerList il) {
+            List<Expr> l = new ArrayList<>();
+            for (IASTInitializerClause x : il.getClauses()) {
+                l.add(clause(x, r));
+            }
+            return new Expr.Other(r, l);
+        }
+        return new Expr.Other(r, exprChildren(c, r));
+    }
+
+    private Expr expr(IASTExpression e, SourceRange fallback) {
+        if (e == null) {
+            return new Expr.Other(fallback == null ? new SourceRange(0, 0) : fallback, List.of());
+        }
+        SourceRange r = rangeOr(e, fallback);
+        LaunchSite ls = launchByCall.get(e);
+        if (ls == null) {
+            ls = launchByRange.get(key(r.offset(), r.end()));
+        }
+        if (ls != null) {
+            return launch(ls);
+        }
+        if (e instanceof IASTIdExpression id) {
+            return name(id.getName(), r);
+        }
+        if (e instanceof IASTLiteralExpression) {
+            return new Expr.Literal(r);
+        }
+        if (e instanceof IASTFieldReference fr) {
+            return new Expr.Member(r, expr(fr.getFieldOwner(), r), fr.getFieldName().toString(),
+                fr.isPointerDereference());
+        }
+        if (e instanceof IASTArraySubscriptExpression as) {
+            return new Expr.Subscript(r, expr(as.getArrayExpression(), r), clause(as.getArgument(), r));
+        }
+        if (e instanceof IASTUnaryExpression u) {
+            String op = switch (u.getOperator()) {
+                case IASTUnaryExpression.op_star -> "*";
+                case IASTUnaryExpression.op_amper -> "&";
+                case IASTUnaryExpression.op_minus -> "-";
+                case IASTUnaryExpression.op_plus -> "+";
+                case IASTUnaryExpression.op_not -> "!";
+                case IASTUnaryExpression.op_tilde -> "~";
+                case IASTUnaryExpression.op_prefixIncr -> "++pre";
+                case IASTUnaryExpression.op_prefixDecr -> "--pre";
+                case IASTUnaryExpression.op_postFixIncr -> "post++";
+                case IASTUnaryExpression.op_postFixDecr -> "post--";
+                case IASTUnaryExpression.op_sizeof -> "sizeof";
+                case IASTUnaryExpression.op_alignOf -> "alignof";
+                case IASTUnaryExpression.op_bracketedPrimary -> "()";
+                default -> null;
+            };
+            if ("()".equals(op)) {
+                return expr(u.getOperand(), r); // parentheses are transparent
+            }
+            if (op == null) {
+                return new Expr.Other(r, u.getOperand() == null ? List.of() : List.of(expr(u.getOperand(), r)));
+            }
+            return new Expr.Unary(r, op, u.getOperand() == null ? null : expr(u.getOperand(), r));
+        }
+        if (e instanceof IASTBinaryExpression b) {
+            String op = binaryOp(b.getOperator());
+            Expr lhs = expr(b.getOperand1(), r);
+            Expr rhs = b.getOperand2() != null ? expr(b.getOperand2(), r) : clause(b.getInitOperand2(), r);
+            if (op == null) {
+                return new Expr.Other(r, List.of(lhs, rhs));
+            }
+            return new Expr.Binary(r, op, lhs, rhs);
+        }
+        if (e instanceof IASTConditionalExpression c) {
+            Expr cond = expr(c.getLogicalConditionExpression(), r);
+            Expr pos = c.getPositiveResultExpression() == null ? cond : expr(c.getPositiveResultExpression(), r);
+            return new Expr.Conditional(r, cond, pos, expr(c.getNegativeResultExpression(), r));
+        }
+        if (e instanceof IASTCastExpression c) {
+            SourceRange tr = rangeOr(c.getTypeId(), r);
+            return new Expr.Cast(r, text.substring(tr.offset(), tr.end()).trim(), expr(c.getOperand(), r));
+        }
+        if (e instanceof IASTFunctionCallExpression fc) {
+            return call(fc, r);
+        }
+        if (e instanceof ICPPASTSimpleTypeConstructorExpression tc) {
+            SourceRange sr = rangeOr(tc.getDeclSpecifier(), r);
+            Expr callee = new Expr.Name(sr, text.substring(sr.offset(), sr.end()).trim(), Expr.NameKind.TYPE);
+            List<Expr> args = new ArrayList<>();
+            IASTInitializer init = tc.getInitializer();
+            SourceRange ir = rangeOr(init, r);
+            if (init instanceof ICPPASTConstructorInitializer ci) {
+                for (IASTInitializerClause a : ci.getArguments()) {
+                    args.add(clause(a, ir));
+                }
+            } else if (init instanceof ICPPASTInitializerList il) {
+                for (IASTInitializerClause a : il.getClauses()) {
+                    args.add(clause(a, ir));
+                }
+            }
+            SourceRange argsRange = ir.length() >= 2 ? new SourceRange(ir.offset() + 1, ir.length() - 2) : ir;
+            return new Expr.Call(r, callee, stripTemplateArgs(callee instanceof Expr.Name n ? n.name() : ""), args,
+                argsRange);
+        }
+        if (e instanceof IASTExpressionList el) {
+            IASTExpression[] xs = el.getExpressions();
+            if (xs.length == 0) {
+                return new Expr.Other(r, List.of());
+            }
+            Expr acc = expr(xs[0], r);
+            for (int i = 1; i < xs.length; i++) {
+                Expr next = expr(xs[i], r);
+                acc = new Expr.Binary(SourceRange.of(acc.range().offset(), next.range().end()), ",", acc, next);
+            }
+            return acc;
+        }
+        if (e instanceof IASTTypeIdExpression t) {
+            if (t.getOperator() == IASTTypeIdExpression.op_sizeof) {
+                return new Expr.Unary(r, "sizeof", null);
+            }
+            if (t.getOperator() == IASTTypeIdExpression.op_alignof) {
+                return new Expr.Unary(r, "alignof", null);
+            }
+            return new Expr.Other(r, List.of());
+        }
+        return new Expr.Other(r, exprChildren(e, r));
+    }
+
+    private Expr call(IASTFunctionCallExpression fc, SourceRange r) {
+        IASTExpression fn = fc.getFunctionNameExpression();
+        Expr callee = expr(fn, r);
+        String calleeName = null;
+        if (fn instanceof IASTIdExpression id) {
+            calleeName = stripTemplateArgs(id.getName().toString());
+        }
+        List<Expr> args = new ArrayList<>();
+        for (IASTInitializerClause a : fc.getArguments()) {
+            args.add(clause(a, r));
+        }
+        return new Expr.Call(r, callee, calleeName, args, argsRange(callee.range().end(), r));
+    }
+
+    /** @return the range strictly inside the argument parentheses that follow {@code calleeEnd} and end at {@code r}'s end */
+    private SourceRange argsRange(int calleeEnd, SourceRange r) {
+        int close = r.end() - 1;
+        int open = skipSpaceFwd(calleeEnd);
+        if (r.length() > 0 && r.end() <= pp.length() && open < close && open < pp.length() && pp.charAt(open) == '(' && close >= 0
+                && pp.charAt(close) == ')') {
+            return SourceRange.of(open + 1, close);
+        }
+        return new SourceRange(r.end(), 0);
+    }
+
+    private Expr launch(LaunchSite s) {
+        SourceRange r = SourceRange.of(s.start(), s.end());
+        List<Expr> cfg = new ArrayList<>();
+        IASTExpression inner = s.anchor().getOperand();
+        if (inner instanceof IASTUnaryExpression u && u.getOperator() == IASTUnaryExpression.op_bracketedPrimary) {
+            inner = u.getOperand();
+        }
+        if (inner instanceof IASTExpressionList el) {
+            for (IASTExpression x : el.getExpressions()) {
+                cfg.add(expr(x, r));
+            }
+        } else if (inner != null) {
+            cfg.add(expr(inner, r));
+        }
+        if (cfg.size() < 2 || cfg.size() > 4) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, s.chevron().open(),
+                "syntax error: a kernel launch configuration takes 2 to 4 expressions, found " + cfg.size(),
+                "parse"));
+            while (cfg.size() < 2) {
+                cfg.add(new Expr.Other(new SourceRange(s.chevron().open() + 3, 0), List.of()));
+            }
+        }
+        List<Expr> args = new ArrayList<>();
+        for (IASTInitializerClause a : s.call().getArguments()) {
+            args.add(clause(a, r));
+        }
+        SourceRange argsRange = argsRange(s.chevron().close() + 3, r);
+        return new Expr.Launch(r, s.kernelName(), SourceRange.of(s.nameStart(), s.nameEnd()), s.templateArgs(),
+            cfg.get(0), cfg.get(1), cfg.size() > 2 ? cfg.get(2) : null, cfg.size() > 3 ? cfg.get(3) : null, args,
+            argsRange);
+    }
+
+    private Expr.Name name(IASTName n, SourceRange r) {
+        return new Expr.Name(r, n.toString(), nameKind(n));
+    }
+
+    /** Resolves what a name refers to through its CDT binding. */
+    static Expr.NameKind nameKind(IASTName n) {
+        IBinding b;
+        try {
+            b = n.resolveBinding();
+        } catch (RuntimeException e) {
+            return Expr.NameKind.UNKNOWN;
+        }
+        if (b == null) {
+            return Expr.NameKind.UNKNOWN;
+        }
+        if (b instanceof IProblemBinding pb) {
+            try {
+                for (IBinding c : pb.getCandidateBindings()) {
+                    if (c instanceof IFunction) {
+                        return Expr.NameKind.FUNCTION;
+                    }
+                }
+            } catch (RuntimeException e) {
+                // unresolved
+            }
+            return Expr.NameKind.UNKNOWN;
+        }
+        try {
+            if (b instanceof IEnumerator || b instanceof ICPPTemplateNonTypeParameter) {
+                return Expr.NameKind.CONSTANT;
+            }
+            if (b instanceof IParameter) {
+                return Expr.NameKind.PARAM;
+            }
+            if (b instanceof IVariable v) {
+                boolean local = isLocal(v);
+                if (!local && CudaPrelude.BUILTINS.contains(v.getName())) {
+                    return Expr.NameKind.BUILTIN;
+                }
+                if (isConstArithmetic(v) && (!local || hasConstantValue(v))) {
+                    return Expr.NameKind.CONSTANT;
+                }
+                return local ? Expr.NameKind.LOCAL : Expr.NameKind.GLOBAL;
+            }
+            if (b instanceof IFunction) {
+                return Expr.NameKind.FUNCTION;
+            }
+            if (b instanceof IType) {
+                return Expr.NameKind.TYPE;
+            }
+        } catch (RuntimeException e) {
+            return Expr.NameKind.UNKNOWN;
+        }
+        return Expr.NameKind.UNKNOWN;
+    }
+
+    private static boolean isLocal(IVariable v) {
+        if (v instanceof ICPPField) {
+            return false;
+        }
+        try {
+            IScope s = v.getScope();
+            if (s != null) {
+                return s.getKind() == EScopeKind.eLocal;
+            }
+        } catch (DOMException e) {
+            // fall through
+        }
+        return v.getOwner() instanceof IFunction;
+    }
+
+    private static boolean isConstArithmetic(IVariable v) {
+        IType t = v.getType();
+        boolean isConst = v instanceof ICPPVariable cv && cv.isConstexpr();
+        for (int guard = 0; guard < 16 && t != null; guard++) {
+            if (t instanceof ITypedef td) {
+                t = td.getType();
+            } else if (t instanceof IQualifierType q) {
+                isConst |= q.isConst();
+                t = q.getType();
+            } else {
+                break;
+            }
+        }
+        boolean arithmetic = t instanceof IBasicType bt && bt.getKind() != IBasicType.Kind.eVoid
+            || t instanceof IEnumeration;
+        return isConst && arithmetic;
+    }
+
+    private static boolean hasConstantValue(IVariable v) {
+        if (v instanceof ICPPVariable cv && cv.isConstexpr()) {
+            return true;
+        }
+        IValue val = v.getInitialValue();
+        return val != null && val.numberValue() != null;
+    }
+
+    private static String binaryOp(int op) {
+        return switch (op) {
+            case IASTBinaryExpression.op_multiply -> "*";
+            case IASTBinaryExpression.op_divide -> "/";
+            case IASTBinaryExpression.op_modulo -> "%";
+            case IASTBinaryExpression.op_plus -> "+";
+            case IASTBinaryExpression.op_minus -> "-";
+            case IASTBinaryExpression.op_shiftLeft -> "<<";
+            case IASTBinaryExpression.op_shiftRight -> ">>";
+            case IASTBinaryExpression.op_lessThan -> "<";
+            case IASTBinaryExpression.op_greaterThan -> ">";
+            case IASTBinaryExpression.op_lessEqual -> "<=";
+            case IASTBinaryExpression.op_greaterEqual -> ">=";
+            case IASTBinaryExpression.op_binaryAnd -> "&";
+            case IASTBinaryExpression.op_binaryXor -> "^";
+            case IASTBinaryExpression.op_binaryOr -> "|";
+            case IASTBinaryExpression.op_logicalAnd -> "&&";
+            case IASTBinaryExpression.op_logicalOr -> "||";
+            case IASTBinaryExpression.op_assign -> "=";
+            case IASTBinaryExpression.op_multiplyAssign -> "*=";
+            case IASTBinaryExpression.op_divideAssign -> "/=";
+            case IASTBinaryExpression.op_moduloAssign -> "%=";
+            case IASTBinaryExpression.op_plusAssign -> "+=";
+            case IASTBinaryExpression.op_minusAssign -> "-=";
+            case IASTBinaryExpression.op_shiftLeftAssign -> "<<=";
+            case IASTBinaryExpression.op_shiftRightAssign -> ">>=";
+            case IASTBinaryExpression.op_binaryAndAssign -> "&=";
+            case IASTBinaryExpression.op_binaryXorAssign -> "^=";
+            case IASTBinaryExpression.op_binaryOrAssign -> "|=";
+            case IASTBinaryExpression.op_equals -> "==";
+            case IASTBinaryExpression.op_notequals -> "!=";
+            default -> null;
+        };
+    }
+
+    /**
+     * The sub-expressions of a node the model does not describe: its expression and initializer
+     * children, looking through declarators, type ids and initializers but not into statements
+     * (lambda bodies).
+     */
+    private List<Expr> exprChildren(IASTNode n, SourceRange r) {
+        List<Expr> out = new ArrayList<>();
+        collectExprChildren(n, r, out);
+        return out;
+    }
+
+    private void collectExprChildren(IASTNode n, SourceRange r, List<Expr> out) {
+        for (IASTNode c : n.getChildren()) {
+            if (c instanceof IASTExpression e) {
+                out.add(expr(e, r));
+            } else if (c instanceof ICPPASTInitializerList il) {
+                out.add(clause(il, r));
+            } else if (c instanceof IASTStatement || c instanceof IASTName || c instanceof IASTProblem) {
+                continue;
+            } else {
+                collectExprChildren(c, r, out);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // Locations
+
+    /** @return the range of {@code n} in the main file, or null if it has none there */
+    private SourceRange range(IASTNode n) {
+        if (n == null) {
+            return null;
+        }
+        IASTFileLocation l = n.getFileLocation();
+        if (l == null || !mainPath.equals(l.getFileName())) {
+            return null;
+        }
+        int off = l.getNodeOffset();
+        int end = Math.min(text.length(), off + l.getNodeLength());
+        if (off < 0 || off > end) {
+            return null;
+        }
+        return SourceRange.of(off, end);
+    }
+
+    private SourceRange rangeOr(IASTNode n, SourceRange fallback) {
+        SourceRange r = range(n);
+        if (r != null) {
+            return r;
+        }
+        return fallback != null ? fallback : new SourceRange(0, 0);
+    }
+}

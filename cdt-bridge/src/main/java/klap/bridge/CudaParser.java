@@ -1,0 +1,311 @@
+package klap.bridge;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.eclipse.cdt.core.dom.ast.ASTVisitor;
+import org.eclipse.cdt.core.dom.ast.IASTFileLocation;
+import org.eclipse.cdt.core.dom.ast.IASTName;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIncludeStatement;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorMacroDefinition;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorMacroExpansion;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorPragmaStatement;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorStatement;
+import org.eclipse.cdt.core.dom.ast.IASTProblem;
+import org.eclipse.cdt.core.dom.ast.IASTTranslationUnit;
+import org.eclipse.cdt.core.dom.ast.IBinding;
+import org.eclipse.cdt.core.dom.ast.IMacroBinding;
+import org.eclipse.cdt.core.dom.ast.gnu.cpp.GPPLanguage;
+import org.eclipse.cdt.core.model.ILanguage;
+import org.eclipse.cdt.core.parser.DefaultLogService;
+import org.eclipse.cdt.core.parser.ExtendedScannerInfo;
+import org.eclipse.cdt.core.parser.FileContent;
+import org.eclipse.cdt.core.parser.IProblem;
+
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.FunctionDef;
+import klap.model.Pragma;
+import klap.model.SourceFile;
+import klap.model.SourceRange;
+
+/**
+ * The klap front end: parses one CUDA translation unit with the Eclipse CDT C++ parser and turns
+ * it into the CUDA model ({@link CudaUnit}).
+ *
+ * <p>How CUDA is made palatable to a C++ parser without shifting any offset:
+ * <ul>
+ * <li>CUDA keywords are scanner macros expanding to GNU attributes ({@code __global__} becomes
+ * {@code __attribute__((global))}), so kernels are recognised from their attributes;</li>
+ * <li>a forced-include prelude (a separate in-memory file) declares the CUDA builtins, vector
+ * types and the runtime API, so that {@code threadIdx}, {@code dim3}, {@code cudaMalloc}, ... resolve;</li>
+ * <li>a same-length text pre-pass turns {@code <<<}/{@code >>>} into {@code (((}/{@code )))} and
+ * blanks {@code __device__}/{@code __host__} after a lambda introducer (see {@link Prepass}).</li>
+ * </ul>
+ * Quote-includes are read from disk (including file's directory first, then the include
+ * directories); angle includes ({@code <cuda_runtime.h>}, {@code <cstdio>}) get no content.
+ * Every range of the model indexes the original text exactly.
+ */
+public final class CudaParser {
+
+    private CudaParser() {
+    }
+
+    /**
+     * Parses the main file {@code file} whose exact content is {@code text}.
+     *
+     * <p>Never throws on bad input: syntax errors ({@code parse}), missing quote-includes
+     * ({@code missing-include}) and launches written inside macro expansions
+     * ({@code launch-in-macro}) become error {@link Diagnostic}s of the returned unit. Problems
+     * inside headers are reported at the header's path, line and column.
+     *
+     * @param file        the main file's path as the user named it (used in diagnostics; made
+     *                    absolute to resolve quote-includes relative to its directory)
+     * @param text        the main file's exact content
+     * @param includeDirs directories searched for quote-includes after the including file's directory
+     * @return the unit: function definitions of the main file in source order, its pragmas, the
+     *         diagnostics and the kernels declared but not defined in the main file
+     */
+    public static CudaUnit parse(Path file, String text, List<Path> includeDirs) {
+        SourceFile src = new SourceFile(file, text);
+        List<Diagnostic> diags = new ArrayList<>();
+        try {
+            return doParse(src, file, text, includeDirs == null ? List.of() : includeDirs, diags);
+        } catch (RuntimeException | StackOverflowError e) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, 0, "internal parser failure: " + e, "parse"));
+            return new CudaUnit(src, List.of(), List.of(), diags, Set.of());
+        }
+    }
+
+    private static CudaUnit doParse(SourceFile src, Path file, String text, List<Path> includeDirs,
+                                    List<Diagnostic> diags) throws RuntimeException {
+        String mainPath = file.toAbsolutePath().normalize().toString();
+        Prepass prepass = Prepass.run(text);
+        String[] local = includeDirs.stream().map(p -> p.toAbsolutePath().normalize().toString())
+            .toArray(String[]::new);
+        ExtendedScannerInfo info = new ExtendedScannerInfo(CudaPrelude.macros(), new String[0], new String[0],
+            new String[] {CudaPrelude.PATH}, local);
+        HeaderProvider headers = new HeaderProvider();
+        IASTTranslationUnit tu;
+        try {
+            tu = GPPLanguage.getDefault().getASTTranslationUnit(FileContent.create(mainPath, prepass.out.clone()),
+                info, headers, null, ILanguage.OPTION_IS_SOURCE_UNIT | ILanguage.OPTION_NO_IMAGE_LOCATIONS,
+                new DefaultLogService());
+        } catch (Exception e) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, 0, "internal parser failure: " + e, "parse"));
+            return new CudaUnit(src, List.of(), List.of(), diags, Set.of());
+        }
+
+        Problems problems = new Problems(src, mainPath, headers, diags);
+        // missing quote-includes
+        for (IASTPreprocessorIncludeStatement inc : tu.getIncludeDirectives()) {
+            if (inc.isSystemInclude() || !inc.isActive() || inc.isResolved() || isToolkitHeader(inc.getName().toString())) {
+                continue;
+            }
+            IASTFileLocation l = inc.getFileLocation();
+            if (l == null) {
+                continue;
+            }
+            problems.add(l, "cannot find include file \"" + inc.getName() + "\"", "missing-include");
+        }
+        for (IASTProblem p : tu.getPreprocessorProblems()) {
+            if (p.getID() == IProblem.PREPROCESSOR_INCLUSION_NOT_FOUND) {
+                continue; // system includes are not resolved on purpose; quote includes handled above
+            }
+            IASTFileLocation l = p.getFileLocation();
+            if (l == null || CudaPrelude.PATH.equals(l.getFileName())) {
+                continue;
+            }
+            problems.add(l, preprocessorMessage(p), "parse");
+        }
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitProblems = true;
+            }
+
+            @Override
+            public int visit(IASTProblem p) {
+                IASTFileLocation l = p.getFileLocation();
+                if (l != null && !CudaPrelude.PATH.equals(l.getFileName())) {
+                    String detail = problemText(p, text, mainPath, l);
+                    problems.add(l, "syntax error" + (detail.isEmpty() ? "" : " near '" + detail + "'"), "parse");
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+
+        // macro expansions of the main file, for launch-in-macro reports
+        List<SourceRange> expansions = new ArrayList<>();
+        IASTPreprocessorMacroExpansion[] mexp = tu.getMacroExpansions();
+        for (IASTPreprocessorMacroExpansion m : mexp) {
+            IASTFileLocation l = m.getFileLocation();
+            if (l != null && mainPath.equals(l.getFileName())) {
+                expansions.add(new SourceRange(l.getNodeOffset(), l.getNodeLength()));
+            }
+        }
+        AstConverter conv = new AstConverter(src, prepass, mainPath, tu, diags);
+        conv.findLaunches(expansions);
+        reportLaunchesInMacroBodies(tu, mainPath, prepass, headers, mexp, conv);
+
+        List<FunctionDef> functions = conv.functions();
+        Set<String> elsewhere = conv.kernelsDeclaredElsewhere(functions);
+
+        List<Pragma> pragmas = new ArrayList<>();
+        for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
+            if (st instanceof IASTPreprocessorPragmaStatement ps && ps.isPartOfTranslationUnitFile()) {
+                IASTFileLocation l = ps.getFileLocation();
+                if (l != null && mainPath.equals(l.getFileName())) {
+                    pragmas.add(new Pragma(new SourceRange(l.getNodeOffset(), l.getNodeLength()),
+                        new String(ps.getMessage()).trim()));
+                }
+            }
+        }
+        pragmas.sort(Comparator.comparingInt(p -> p.range().offset()));
+        diags.sort(Comparator.comparing((Diagnostic d) -> !d.file().equals(String.valueOf(file)))
+            .thenComparingInt(Diagnostic::line).thenComparingInt(Diagnostic::column));
+        return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere);
+    }
+
+    private static final java.util.regex.Pattern TOOLKIT_HEADER = java.util.regex.Pattern.compile(
+        "cuda[_A-Za-z0-9]*\\.h|cu(rand|blas|fft|sparse|solver)[_A-Za-z0-9]*\\.h|nvToolsExt.*|nvtx3/.*"
+            + "|cooperative_groups.*|device_(launch_parameters|functions|atomic_functions)\\.h|sm_\\d+_.*\\.h"
+            + "|vector_(types|functions)\\.h|math_(functions|constants)\\.h|driver_types\\.h|host_defines\\.h"
+            + "|crt/.*|thrust/.*|cub/.*|helper_(cuda|functions|string|math|timer)\\.h");
+    private static final Set<String> STANDARD_HEADERS = Set.of("assert.h", "ctype.h", "errno.h", "float.h",
+        "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdarg.h", "stddef.h", "stdint.h", "stdio.h",
+        "stdlib.h", "string.h", "time.h", "stdbool.h", "inttypes.h", "unistd.h", "sys/time.h", "iostream",
+        "cstdio", "cstdlib", "cstring", "cmath", "vector", "algorithm", "string", "chrono", "cassert", "cstdint");
+
+    /**
+     * @return true for a quote-include that names a CUDA toolkit or standard header
+     *         ({@code "cuda_runtime.h"}, {@code "stdio.h"}): like an angle include, it gets no
+     *         content and is not reported when it is not found among the project's headers
+     */
+    static boolean isToolkitHeader(String name) {
+        return STANDARD_HEADERS.contains(name) || TOOLKIT_HEADER.matcher(name).matches();
+    }
+
+    /** Reports expansions (in the main file) of macros whose {@code #define} body holds a launch. */
+    private static void reportLaunchesInMacroBodies(IASTTranslationUnit tu, String mainPath, Prepass prepass,
+                                                    HeaderProvider headers, IASTPreprocessorMacroExpansion[] mexp,
+                                                    AstConverter conv) {
+        Map<String, List<Prepass.Chevron>> byFile = new HashMap<>();
+        byFile.put(mainPath, prepass.chevrons);
+        headers.headerPrepasses.forEach((p, pre) -> byFile.put(p, pre.chevrons));
+        boolean any = byFile.values().stream().flatMap(List::stream).anyMatch(Prepass.Chevron::inDirective);
+        if (!any) {
+            return;
+        }
+        for (IASTPreprocessorMacroExpansion m : mexp) {
+            IASTFileLocation l = m.getFileLocation();
+            if (l == null || !mainPath.equals(l.getFileName())) {
+                continue;
+            }
+            List<IASTPreprocessorMacroDefinition> defs = new ArrayList<>();
+            defs.add(m.getMacroDefinition());
+            for (IASTName nested : m.getNestedMacroReferences()) {
+                IBinding b = nested.resolveBinding();
+                if (b instanceof IMacroBinding) {
+                    for (IASTName dn : tu.getDefinitionsInAST(b)) {
+                        if (dn.getParent() instanceof IASTPreprocessorMacroDefinition d) {
+                            defs.add(d);
+                        }
+                    }
+                }
+            }
+            for (IASTPreprocessorMacroDefinition d : defs) {
+                IASTFileLocation dl = d == null ? null : d.getFileLocation();
+                if (dl == null) {
+                    continue;
+                }
+                List<Prepass.Chevron> cs = byFile.get(dl.getFileName());
+                if (cs == null) {
+                    continue;
+                }
+                int s = dl.getNodeOffset();
+                int e = s + dl.getNodeLength();
+                if (cs.stream().anyMatch(c -> c.inDirective() && c.open() >= s && c.open() < e)) {
+                    conv.reportLaunchInMacro(l.getNodeOffset());
+                    break;
+                }
+            }
+        }
+    }
+
+    private static String preprocessorMessage(IASTProblem p) {
+        String[] args = p.getArguments();
+        String arg = args != null && args.length > 0 ? args[0] : "";
+        return switch (p.getID()) {
+            case IProblem.PREPROCESSOR_POUND_ERROR -> "#error " + arg;
+            case IProblem.PREPROCESSOR_UNBALANCE_CONDITION -> "unbalanced preprocessor conditional";
+            default -> "preprocessor error: " + p.getMessage();
+        };
+    }
+
+    /** @return the source text of a problem node (first line, at most 40 characters), or empty */
+    private static String problemText(IASTProblem p, String mainText, String mainPath, IASTFileLocation l) {
+        if (!mainPath.equals(l.getFileName())) {
+            return "";
+        }
+        int s = l.getNodeOffset();
+        int e = Math.min(mainText.length(), s + l.getNodeLength());
+        if (s < 0 || s >= e) {
+            return "";
+        }
+        String t = mainText.substring(s, e).strip();
+        int nl = t.indexOf('\n');
+        if (nl >= 0) {
+            t = t.substring(0, nl).strip();
+        }
+        return t.length() > 40 ? t.substring(0, 40) + "..." : t;
+    }
+
+    private static List<Diagnostic> dedupe(List<Diagnostic> ds) {
+        List<Diagnostic> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Diagnostic d : ds) {
+            if (seen.add(d.format())) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    /** Turns CDT locations into diagnostics in the main file or in a header. */
+    private static final class Problems {
+        private final SourceFile src;
+        private final String mainPath;
+        private final HeaderProvider headers;
+        private final List<Diagnostic> diags;
+        private final Map<String, SourceFile> headerFiles = new HashMap<>();
+
+        Problems(SourceFile src, String mainPath, HeaderProvider headers, List<Diagnostic> diags) {
+            this.src = src;
+            this.mainPath = mainPath;
+            this.headers = headers;
+            this.diags = diags;
+        }
+
+        void add(IASTFileLocation l, String message, String id) {
+            String f = l.getFileName();
+            if (mainPath.equals(f)) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, Math.min(l.getNodeOffset(),
+                    src.text().length()), message, id));
+                return;
+            }
+            String ht = headers.headerTexts.get(f);
+            if (ht == null) {
+                return;
+            }
+            SourceFile hf = headerFiles.computeIfAbsent(f, k -> new SourceFile(Path.of(k), ht));
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, hf, Math.min(l.getNodeOffset(), ht.length()), message,
+                id));
+        }
+    }
+}

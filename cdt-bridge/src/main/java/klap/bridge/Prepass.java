@@ -1,0 +1,284 @@
+package klap.bridge;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The offset-preserving text pre-pass run on the main file and on every project header before
+ * CDT sees them. Every rewrite keeps the text length, so each offset of the rewritten text indexes
+ * the same character of the original text.
+ * <ul>
+ * <li>{@code <<<} of a kernel launch becomes {@code (((} and its matching {@code >>>} becomes
+ * {@code )))}. A {@code <<<} pairs with the first run of three or more {@code >} found at bracket
+ * depth 0 (the closer is the run's last three characters, so {@code vector<vector<int>>>} works);
+ * a {@code ;} before it aborts the match. Comments, string, character and raw-string literals
+ * are skipped.</li>
+ * <li>{@code __device__} / {@code __host__} written directly after the {@code ]} of a lambda
+ * introducer (extended lambdas) are blanked out with spaces.</li>
+ * </ul>
+ */
+final class Prepass {
+
+    /**
+     * One rewritten launch.
+     *
+     * @param open     offset of the first {@code <} of {@code <<<}
+     * @param close    offset of the first of the three {@code >} that close the configuration
+     * @param inDirective true if the {@code <<<} stands on a preprocessor directive line (a
+     *                 {@code #define} body)
+     */
+    record Chevron(int open, int close, boolean inDirective) {
+    }
+
+    /** The rewritten text (same length as the input). */
+    final char[] out;
+    /** The launches found, in source order. */
+    final List<Chevron> chevrons = new ArrayList<>();
+    /** Offsets of {@code __device__}/{@code __host__} words blanked after a lambda introducer. */
+    final List<Integer> blankedLambdaAttributes = new ArrayList<>();
+
+    private final String src;
+
+    private Prepass(String src) {
+        this.src = src;
+        this.out = src.toCharArray();
+    }
+
+    /** Runs the pre-pass over {@code text}; never throws. */
+    static Prepass run(String text) {
+        Prepass p = new Prepass(text);
+        p.scan();
+        return p;
+    }
+
+    private void scan() {
+        int n = src.length();
+        int i = 0;
+        boolean lineStart = true; // only whitespace seen since the last newline
+        boolean directive = false; // inside a preprocessor directive line
+        while (i < n) {
+            char c = src.charAt(i);
+            int skip = skipLexical(i);
+            if (skip > i) {
+                lineStart = false;
+                i = skip;
+                continue;
+            }
+            if (c == '\n') {
+                if (!(i > 0 && src.charAt(i - 1) == '\\')) {
+                    directive = false;
+                }
+                lineStart = true;
+                i++;
+                continue;
+            }
+            if (c == '#' && lineStart) {
+                directive = true;
+            }
+            if (!Character.isWhitespace(c)) {
+                lineStart = false;
+            }
+            if (c == '<' && src.startsWith("<<<", i)) {
+                int close = findCloser(i + 3);
+                if (close >= 0) {
+                    out[i] = out[i + 1] = out[i + 2] = '(';
+                    out[close] = out[close + 1] = out[close + 2] = ')';
+                    chevrons.add(new Chevron(i, close, directive));
+                    i += 3;
+                    continue;
+                }
+                i += 3;
+                continue;
+            }
+            if (c == ']') {
+                blankLambdaAttributes(i + 1);
+            }
+            i++;
+        }
+    }
+
+    /** Blanks {@code __device__}/{@code __host__} words that directly follow a {@code ]}. */
+    private void blankLambdaAttributes(int from) {
+        int j = skipSpace(from);
+        List<int[]> words = new ArrayList<>();
+        while (true) {
+            if (src.startsWith("__device__", j) && !identChar(j + 10)) {
+                words.add(new int[] {j, 10});
+                j = skipSpace(j + 10);
+            } else if (src.startsWith("__host__", j) && !identChar(j + 8)) {
+                words.add(new int[] {j, 8});
+                j = skipSpace(j + 8);
+            } else {
+                break;
+            }
+        }
+        if (words.isEmpty() || j >= src.length()) {
+            return;
+        }
+        char next = src.charAt(j);
+        boolean lambdaFollows = next == '(' || next == '{' || src.startsWith("mutable", j) || src.startsWith("->", j);
+        if (!lambdaFollows) {
+            return;
+        }
+        for (int[] w : words) {
+            for (int k = 0; k < w[1]; k++) {
+                out[w[0] + k] = ' ';
+            }
+            blankedLambdaAttributes.add(w[0]);
+        }
+    }
+
+    private boolean identChar(int i) {
+        return i < src.length() && (Character.isLetterOrDigit(src.charAt(i)) || src.charAt(i) == '_');
+    }
+
+    private int skipSpace(int j) {
+        while (j < src.length()) {
+            int s = skipLexical(j);
+            if (s > j && (src.startsWith("//", j) || src.startsWith("/*", j))) {
+                j = s;
+            } else if (Character.isWhitespace(src.charAt(j))) {
+                j++;
+            } else {
+                break;
+            }
+        }
+        return j;
+    }
+
+    /**
+     * Finds the closing {@code >>>} for a {@code <<<} whose configuration starts at {@code from}.
+     *
+     * @return the offset of the first of the three closing {@code >}, or -1
+     */
+    private int findCloser(int from) {
+        int n = src.length();
+        int depth = 0;
+        int i = from;
+        while (i < n) {
+            int skip = skipLexical(i);
+            if (skip > i) {
+                i = skip;
+                continue;
+            }
+            char c = src.charAt(i);
+            switch (c) {
+                case '(', '[', '{' -> depth++;
+                case ')', ']', '}' -> {
+                    if (--depth < 0) {
+                        return -1;
+                    }
+                }
+                case ';' -> {
+                    return -1;
+                }
+                case '>' -> {
+                    if (depth == 0) {
+                        int j = i;
+                        while (j < n && src.charAt(j) == '>') {
+                            j++;
+                        }
+                        if (j - i >= 3) {
+                            return j - 3;
+                        }
+                        i = j;
+                        continue;
+                    }
+                }
+                default -> {
+                }
+            }
+            i++;
+        }
+        return -1;
+    }
+
+    /**
+     * If a comment or a string, character or raw-string literal starts at {@code i}, returns the
+     * offset just after it; otherwise returns {@code i}.
+     */
+    int skipLexical(int i) {
+        return skipLexical(src, i);
+    }
+
+    /** Static form of {@link #skipLexical(int)} over any text. */
+    static int skipLexical(CharSequence s, int i) {
+        int n = s.length();
+        char c = s.charAt(i);
+        if (c == '/' && i + 1 < n) {
+            char d = s.charAt(i + 1);
+            if (d == '/') {
+                int j = i + 2;
+                while (j < n && s.charAt(j) != '\n') {
+                    if (s.charAt(j) == '\\' && j + 1 < n && s.charAt(j + 1) == '\n') {
+                        j += 2;
+                        continue;
+                    }
+                    j++;
+                }
+                return j;
+            }
+            if (d == '*') {
+                int j = i + 2;
+                while (j + 1 < n && !(s.charAt(j) == '*' && s.charAt(j + 1) == '/')) {
+                    j++;
+                }
+                return Math.min(n, j + 2);
+            }
+            return i;
+        }
+        if (c == 'R' && i + 1 < n && s.charAt(i + 1) == '"' && (i == 0 || !isIdent(s.charAt(i - 1))
+                || rawPrefix(s, i))) {
+            // raw string R"delim( ... )delim"
+            int p = s.toString().indexOf('(', i + 2);
+            if (p > 0 && p - (i + 2) <= 16) {
+                String delim = s.subSequence(i + 2, p).toString();
+                int end = s.toString().indexOf(")" + delim + "\"", p + 1);
+                return end < 0 ? n : end + delim.length() + 2;
+            }
+            return i;
+        }
+        if (c == '"' || c == '\'') {
+            if (c == '\'' && digitSeparator(s, i)) {
+                return i; // digit separator 1'000
+            }
+            int j = i + 1;
+            while (j < n) {
+                char d = s.charAt(j);
+                if (d == '\\') {
+                    j += 2;
+                    continue;
+                }
+                if (d == c || d == '\n') {
+                    return j + 1;
+                }
+                j++;
+            }
+            return n;
+        }
+        return i;
+    }
+
+    private static boolean isIdent(char c) {
+        return Character.isLetterOrDigit(c) || c == '_';
+    }
+
+    /** true for the encoding prefixes u8R, uR, UR, LR before a raw string. */
+    private static boolean rawPrefix(CharSequence s, int i) {
+        int b = i - 1;
+        while (b >= 0 && isIdent(s.charAt(b))) {
+            b--;
+        }
+        String p = s.subSequence(b + 1, i).toString();
+        return p.equals("u8") || p.equals("u") || p.equals("U") || p.equals("L");
+    }
+
+    /** true if the quote at {@code i} continues a number token ({@code 1'000}), not a character literal. */
+    private static boolean digitSeparator(CharSequence s, int i) {
+        int b = i - 1;
+        while (b >= 0 && (isIdent(s.charAt(b)) || s.charAt(b) == '\'' || s.charAt(b) == '.')) {
+            b--;
+        }
+        return b + 1 < i && Character.isDigit(s.charAt(b + 1));
+    }
+}

@@ -1,0 +1,276 @@
+package klap.bridge;
+
+import static klap.bridge.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import klap.model.CudaUnit;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Pragma;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+
+/** Statement and expression trees, name resolution and pragmas. */
+class BodiesTest {
+
+    static final String SRC = """
+        #define N_ITEMS 8
+        enum Mode { FAST = 1, SLOW = 2 };
+        const int TILE = 32;
+        __device__ int counter;
+        __constant__ float coeff[4];
+        __device__ int twice(int v) { return v * 2; }
+        __global__ void k(int *data, int n) {
+          __shared__ float buf[TILE];
+          const int lim = 4;
+          int tid = blockIdx.x * blockDim.x + threadIdx.x;
+          int &ref = data[0];
+          static int calls;
+          if (tid < n) {
+            data[tid] = twice(tid) + FAST + TILE + lim + counter;
+          } else if (tid == n) {
+            return;
+          } else {
+            data[0] = -1;
+          }
+          #pragma unroll 4
+          for (int i = 0; i < N_ITEMS; ++i) {
+            if (i == warpSize) break;
+            continue;
+          }
+          while (n > 0) n--;
+          do { n++; } while (n < 0);
+          switch (n) { case 1: tid = 0; break; default: break; }
+          int *tmp;
+          cudaMalloc(&tmp, n * sizeof(int));
+          atomicAdd(&data[0], min(tid, n));
+          data[1] = tid > 0 ? (int)coeff[0] : *data;
+          data[2] = sizeof(int) + calls + ref + buf[0];
+        }
+        """;
+
+    @Test
+    void ifLoopReturnStructureAndRanges() {
+        CudaUnit u = parse(SRC);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        FunctionDef k = fn(u, "k");
+        List<Stmt> body = k.body().stmts();
+        assertTrue(slice(u, k.body().range()).startsWith("{\n  __shared__ float buf[TILE];"));
+        assertTrue(slice(u, k.body().range()).endsWith("buf[0];\n}"));
+
+        Stmt.If iff = assertInstanceOf(Stmt.If.class, body.get(5));
+        assertTrue(slice(u, iff.range()).startsWith("if (tid < n) {"));
+        assertTrue(slice(u, iff.range()).endsWith("data[0] = -1;\n  }"));
+        assertEquals("tid < n", slice(u, iff.cond().range()));
+        Stmt.Block then = assertInstanceOf(Stmt.Block.class, iff.then());
+        assertEquals("{\n    data[tid] = twice(tid) + FAST + TILE + lim + counter;\n  }", slice(u, then.range()));
+        Stmt.If elseIf = assertInstanceOf(Stmt.If.class, iff.otherwise());
+        Stmt.Block ret = assertInstanceOf(Stmt.Block.class, elseIf.then());
+        Stmt.Jump r = assertInstanceOf(Stmt.Jump.class, ret.stmts().get(0));
+        assertEquals(Stmt.JumpKind.RETURN, r.kind());
+        assertNull(r.value());
+        assertEquals("return;", slice(u, r.range()));
+        assertNotNull(elseIf.otherwise());
+
+        Stmt.Loop loop = assertInstanceOf(Stmt.Loop.class, body.get(6));
+        assertEquals(Stmt.LoopKind.FOR, loop.kind());
+        assertTrue(slice(u, loop.range()).startsWith("for (int i = 0; i < N_ITEMS; ++i) {"));
+        assertEquals("int i = 0;", slice(u, loop.init().range()));
+        assertEquals("i < N_ITEMS", slice(u, loop.cond().range()));
+        assertEquals("++i", slice(u, loop.step().range()));
+        assertEquals("++pre", ((Expr.Unary) loop.step()).op());
+        Stmt.Block lb = assertInstanceOf(Stmt.Block.class, loop.body());
+        Stmt.If brk = assertInstanceOf(Stmt.If.class, lb.stmts().get(0));
+        assertEquals(Stmt.JumpKind.BREAK, ((Stmt.Jump) brk.then()).kind());
+        assertEquals("break;", slice(u, brk.then().range()));
+        assertEquals(Stmt.JumpKind.CONTINUE, ((Stmt.Jump) lb.stmts().get(1)).kind());
+
+        Stmt.Loop wl = assertInstanceOf(Stmt.Loop.class, body.get(7));
+        assertEquals(Stmt.LoopKind.WHILE, wl.kind());
+        assertEquals("while (n > 0) n--;", slice(u, wl.range()));
+        assertEquals("post--", ((Expr.Unary) ((Stmt.ExprStmt) wl.body()).expr()).op());
+        Stmt.Loop dl = assertInstanceOf(Stmt.Loop.class, body.get(8));
+        assertEquals(Stmt.LoopKind.DO, dl.kind());
+        assertEquals("do { n++; } while (n < 0);", slice(u, dl.range()));
+        assertEquals("n < 0", slice(u, dl.cond().range()));
+
+        Stmt.Switch sw = assertInstanceOf(Stmt.Switch.class, body.get(9));
+        Stmt.Block swb = (Stmt.Block) sw.body();
+        assertEquals("case 1:", slice(u, swb.stmts().get(0).range()));
+        assertInstanceOf(Stmt.Label.class, swb.stmts().get(0));
+
+        Stmt.Jump rv = assertInstanceOf(Stmt.Jump.class, fn(u, "twice").body().stmts().get(0));
+        assertEquals("return v * 2;", slice(u, rv.range()));
+        assertEquals("v * 2", slice(u, rv.value().range()));
+    }
+
+    @Test
+    void declarations() {
+        CudaUnit u = parse(SRC);
+        List<Stmt> body = fn(u, "k").body().stmts();
+        VarDecl buf = ((Stmt.Decl) body.get(0)).vars().get(0);
+        assertEquals("buf", buf.name());
+        assertEquals("buf", slice(u, buf.nameRange()));
+        assertTrue(buf.shared());
+        assertTrue(buf.array());
+        assertFalse(buf.reference());
+        assertNull(buf.init());
+        assertEquals("__shared__ float buf[TILE];", slice(u, body.get(0).range()));
+
+        VarDecl tid = ((Stmt.Decl) body.get(2)).vars().get(0);
+        assertEquals("blockIdx.x * blockDim.x + threadIdx.x", slice(u, tid.init().range()));
+        assertFalse(tid.shared());
+        VarDecl ref = ((Stmt.Decl) body.get(3)).vars().get(0);
+        assertTrue(ref.reference());
+        assertEquals("data[0]", slice(u, ref.init().range()));
+        assertTrue(((Stmt.Decl) body.get(4)).vars().get(0).isStatic());
+    }
+
+    @Test
+    void nameKinds() {
+        CudaUnit u = parse(SRC);
+        FunctionDef k = fn(u, "k");
+        assertEquals(Expr.NameKind.PARAM, nameIn(k, "data").kind());
+        assertEquals(Expr.NameKind.PARAM, nameIn(k, "n").kind());
+        assertEquals(Expr.NameKind.LOCAL, nameIn(k, "tid").kind());
+        assertEquals(Expr.NameKind.LOCAL, nameIn(k, "i").kind());
+        assertEquals(Expr.NameKind.LOCAL, nameIn(k, "ref").kind());
+        assertEquals(Expr.NameKind.LOCAL, nameIn(k, "buf").kind());
+        assertEquals(Expr.NameKind.BUILTIN, nameIn(k, "threadIdx").kind());
+        assertEquals(Expr.NameKind.BUILTIN, nameIn(k, "blockIdx").kind());
+        assertEquals(Expr.NameKind.BUILTIN, nameIn(k, "blockDim").kind());
+        assertEquals(Expr.NameKind.BUILTIN, nameIn(k, "warpSize").kind());
+        assertEquals(Expr.NameKind.CONSTANT, nameIn(k, "FAST").kind());
+        assertEquals(Expr.NameKind.CONSTANT, nameIn(k, "TILE").kind());
+        assertEquals(Expr.NameKind.CONSTANT, nameIn(k, "lim").kind());
+        assertEquals(Expr.NameKind.GLOBAL, nameIn(k, "counter").kind());
+        assertEquals(Expr.NameKind.GLOBAL, nameIn(k, "coeff").kind());
+        assertEquals(Expr.NameKind.FUNCTION, nameIn(k, "twice").kind());
+        assertEquals(Expr.NameKind.FUNCTION, nameIn(k, "atomicAdd").kind());
+        assertEquals(Expr.NameKind.PARAM, nameIn(fn(u, "twice"), "v").kind());
+    }
+
+    @Test
+    void localConstInitialisedFromThreadIndexIsNotConstant() {
+        CudaUnit u = parse("__global__ void k(int *p) { const int t = threadIdx.x; p[t] = 0; }\n");
+        assertEquals(Expr.NameKind.LOCAL, nameIn(fn(u, "k"), "t").kind());
+    }
+
+    @Test
+    void callsAndExpressions() {
+        CudaUnit u = parse(SRC);
+        List<Expr> all = exprs(fn(u, "k").body());
+        Expr.Call malloc = all.stream().filter(e -> e instanceof Expr.Call c && "cudaMalloc".equals(c.calleeName()))
+            .map(e -> (Expr.Call) e).findFirst().orElseThrow();
+        assertEquals("cudaMalloc(&tmp, n * sizeof(int))", slice(u, malloc.range()));
+        assertEquals("&tmp, n * sizeof(int)", slice(u, malloc.argsRange()));
+        assertEquals(2, malloc.args().size());
+        Expr.Unary addr = assertInstanceOf(Expr.Unary.class, malloc.args().get(0));
+        assertEquals("&", addr.op());
+        assertEquals(Expr.NameKind.FUNCTION, ((Expr.Name) malloc.callee()).kind());
+
+        Expr.Call min = all.stream().filter(e -> e instanceof Expr.Call c && "min".equals(c.calleeName()))
+            .map(e -> (Expr.Call) e).findFirst().orElseThrow();
+        assertEquals("tid, n", slice(u, min.argsRange()));
+
+        Expr.Conditional c = all.stream().filter(e -> e instanceof Expr.Conditional).map(e -> (Expr.Conditional) e)
+            .findFirst().orElseThrow();
+        assertEquals("tid > 0 ? (int)coeff[0] : *data", slice(u, c.range()));
+        Expr.Cast cast = assertInstanceOf(Expr.Cast.class, c.then());
+        assertEquals("int", cast.typeText());
+        assertInstanceOf(Expr.Subscript.class, cast.operand());
+        assertEquals("*", ((Expr.Unary) c.otherwise()).op());
+
+        Expr.Member m = all.stream().filter(e -> e instanceof Expr.Member).map(e -> (Expr.Member) e).findFirst()
+            .orElseThrow();
+        assertEquals("blockIdx.x", slice(u, m.range()));
+        assertEquals("x", m.member());
+        assertFalse(m.arrow());
+
+        assertTrue(all.stream().anyMatch(e -> e instanceof Expr.Binary b && b.op().equals("=") && b.isAssignment()));
+        assertTrue(all.stream().anyMatch(e -> e instanceof Expr.Unary un && un.op().equals("sizeof")
+            && slice(u, un.range()).equals("sizeof(int)")));
+    }
+
+    @Test
+    void deviceSideCudaMalloc() {
+        CudaUnit u = parse("""
+            __global__ void k(int n) {
+              float *buf;
+              cudaMalloc((void **)&buf, n * sizeof(float));
+              cudaFree(buf);
+            }
+            """);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        Stmt.ExprStmt s = (Stmt.ExprStmt) fn(u, "k").body().stmts().get(1);
+        Expr.Call call = assertInstanceOf(Expr.Call.class, s.expr());
+        assertEquals("cudaMalloc", call.calleeName());
+        assertEquals("(void **)&buf, n * sizeof(float)", slice(u, call.argsRange()));
+        assertEquals("cudaFree", ((Expr.Call) ((Stmt.ExprStmt) fn(u, "k").body().stmts().get(2)).expr()).calleeName());
+    }
+
+    @Test
+    void pragmas() {
+        CudaUnit u = parse(SRC + "#pragma np parallel for reduction(+:sum)\nvoid f() { }\n");
+        List<Pragma> ps = u.pragmas();
+        assertEquals(2, ps.size());
+        assertEquals("unroll 4", ps.get(0).text());
+        assertEquals("#pragma unroll 4", slice(u, ps.get(0).range()));
+        assertEquals("np parallel for reduction(+:sum)", ps.get(1).text());
+    }
+
+    @Test
+    void rangeForAndQualifiedCalls() {
+        CudaUnit u = parse("""
+            namespace ns { __device__ int f(int x) { return x; } }
+            __device__ int g(int *a) {
+              int s = 0;
+              for (int v : {1, 2, 3}) s += ns::f(v);
+              return s;
+            }
+            """);
+        Stmt.Loop l = assertInstanceOf(Stmt.Loop.class, fn(u, "g").body().stmts().get(1));
+        assertEquals(Stmt.LoopKind.RANGE_FOR, l.kind());
+        assertEquals("int v", slice(u, l.init().range()));
+        assertEquals("{1, 2, 3}", slice(u, l.cond().range()));
+        Expr.Binary b = (Expr.Binary) ((Stmt.ExprStmt) l.body()).expr();
+        assertEquals("+=", b.op());
+        assertEquals("ns::f", ((Expr.Call) b.rhs()).calleeName());
+    }
+
+    @Test
+    void parseSpeed() {
+        StringBuilder b = new StringBuilder("#define BLOCK 256\n");
+        for (int i = 0; i < 70; i++) {
+            b.append("namespace n").append(i).append(" {\n").append("""
+                __global__ void kern(int *p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int *d, int n, cudaStream_t s) {
+                  int tid = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (tid < n) { d[tid] = 0; } else return;
+                  for (int j = 0; j < 10; j++) {
+                    kern<<<(j + 255) / 256, BLOCK>>>(d + j);
+                    kern<<<dim3(2, 2), dim3(BLOCK), 0, s>>>(d);
+                  }
+                  __syncthreads();
+                  atomicAdd(&d[0], min(tid, n));
+                }
+                }
+                """);
+        }
+        String src = b.toString();
+        assertTrue(src.lines().count() > 900);
+        for (int i = 0; i < 3; i++) {
+            parse(src);
+        }
+        long t0 = System.nanoTime();
+        CudaUnit u = parse(src);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertFalse(u.hasErrors());
+        assertEquals(140, u.functions().size());
+        assertTrue(ms < 2000, "warm parse took " + ms + " ms");
+    }
+}

@@ -1,0 +1,153 @@
+package klap.bridge;
+
+import static klap.bridge.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.Expr;
+
+/** Includes, header macros and the diagnostics of the front end. */
+class DiagnosticsAndIncludesTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void quotedHeaderMacroUsedInLaunch() throws Exception {
+        Files.createDirectories(dir.resolve("inc"));
+        Files.writeString(dir.resolve("inc/config.cuh"), "#pragma once\n#define BLOCK 256\n__global__ void hk(int *p);\n");
+        Files.writeString(dir.resolve("local.cuh"), "#define GRID 4\n");
+        String src = """
+            #include "config.cuh"
+            #include "local.cuh"
+            #include <cuda_runtime.h>
+            #include <cstdio>
+            __global__ void k(int *p) { }
+            void h(int *d) {
+              k<<<GRID, BLOCK>>>(d);
+            }
+            """;
+        Path main = dir.resolve("main.cu");
+        CudaUnit u = CudaParser.parse(main, src, List.of(dir.resolve("inc")));
+        assertEquals(List.of(), u.diagnostics());
+        Expr.Launch l = launches(fn(u, "h")).get(0);
+        assertEquals("k<<<GRID, BLOCK>>>(d)", slice(u, l.range()));
+        assertEquals("GRID", slice(u, l.grid().range()));
+        assertEquals("BLOCK", slice(u, l.block().range()));
+        assertEquals(java.util.Set.of("hk"), u.kernelsDeclaredElsewhere());
+    }
+
+    @Test
+    void missingHeader() {
+        String src = "#include <stdio.h>\n\n  #include \"nothere.cuh\"\nvoid f() { }\n";
+        CudaUnit u = CudaParser.parse(dir.resolve("m.cu"), src, List.of());
+        assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
+        Diagnostic d = u.diagnostics().get(0);
+        assertEquals("missing-include", d.id());
+        assertEquals(Diagnostic.Severity.ERROR, d.severity());
+        assertEquals(3, d.line());
+        assertEquals(3, d.column());
+        assertEquals("cannot find include file \"nothere.cuh\"", d.message());
+        assertEquals(dir.resolve("m.cu").toString(), d.file());
+        assertEquals(1, u.functions().size());
+    }
+
+    @Test
+    void syntaxErrorLineAndColumn() {
+        String src = """
+            __global__ void k(int *p) {
+              int a = 1;
+                int x = ;
+              p[0] = a;
+            }
+            """;
+        CudaUnit u = parse(src);
+        assertTrue(u.hasErrors());
+        Diagnostic d = u.diagnostics().get(0);
+        assertEquals("parse", d.id());
+        assertEquals(3, d.line());
+        assertEquals(5, d.column());
+        assertTrue(d.message().startsWith("syntax error"), d.message());
+        assertEquals("/virtual/test.cu:3:5: error: " + d.message() + " [klap-parse]", d.format());
+        // the rest of the function is still there
+        var stmts = fn(u, "k").body().stmts();
+        assertEquals(3, stmts.size());
+        assertInstanceOf(klap.model.Stmt.Other.class, stmts.get(1));
+        assertEquals("int x = ;", slice(u, stmts.get(1).range()));
+        assertEquals("p[0] = a;", slice(u, stmts.get(2).range()));
+    }
+
+    @Test
+    void syntaxErrorInHeaderIsReportedInTheHeader() throws Exception {
+        Files.writeString(dir.resolve("bad.cuh"), "// header\nint ok;\nint bad syntax;\n");
+        CudaUnit u = CudaParser.parse(dir.resolve("m.cu"), "#include \"bad.cuh\"\nvoid f() { }\n", List.of());
+        assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
+        Diagnostic d = u.diagnostics().get(0);
+        assertEquals(dir.resolve("bad.cuh").toString(), d.file());
+        assertEquals(3, d.line());
+        assertEquals(1, d.column());
+    }
+
+    @Test
+    void launchInsideMacroBody() {
+        String src = """
+            #define LAUNCH(p) k<<<1, 1>>>(p)
+            __global__ void k(int *p) { }
+            void h(int *d) {
+              int x = 0;
+                LAUNCH(d);
+            }
+            """;
+        CudaUnit u = parse(src);
+        assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
+        Diagnostic d = u.diagnostics().get(0);
+        assertEquals("launch-in-macro", d.id());
+        assertEquals(5, d.line());
+        assertEquals(5, d.column());
+        assertEquals("kernel launch inside a macro expansion is not supported; write the launch outside the macro",
+            d.message());
+    }
+
+    @Test
+    void launchInsideMacroArgument() {
+        String src = """
+            #define CHECK(x) do { if ((x) != cudaSuccess) return; } while (0)
+            __global__ void k(int *p) { }
+            void h(int *d) {
+              CHECK((k<<<1, 1>>>(d), cudaGetLastError()));
+            }
+            """;
+        CudaUnit u = parse(src);
+        assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
+        assertEquals("launch-in-macro", u.diagnostics().get(0).id());
+        assertEquals(4, u.diagnostics().get(0).line());
+        assertEquals(3, u.diagnostics().get(0).column());
+    }
+
+    @Test
+    void unusedLaunchMacroIsNoError() {
+        CudaUnit u = parse("#define LAUNCH(p) k<<<1, 1>>>(p)\n__global__ void k(int *p) { }\n");
+        assertEquals(List.of(), u.diagnostics());
+    }
+
+    @Test
+    void garbageNeverThrows() {
+        CudaUnit u = parse("}}} <<< >>> template < ( \" unterminated\n#if\n");
+        assertTrue(u.hasErrors());
+        assertNotNull(u.functions());
+    }
+
+    @Test
+    void quotedToolkitHeadersAreNotReported() {
+        CudaUnit u = parse("#include \"cuda_runtime.h\"\n#include \"stdio.h\"\nvoid f() { printf(\"x\"); }\n");
+        assertEquals(List.of(), u.diagnostics());
+    }
+}

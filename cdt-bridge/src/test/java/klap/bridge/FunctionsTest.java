@@ -1,0 +1,155 @@
+package klap.bridge;
+
+import static klap.bridge.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Test;
+
+import klap.model.CudaUnit;
+import klap.model.FunctionDef;
+
+/** Function definitions: kinds, namespaces, linkage, templates, members, parameters, prototypes. */
+class FunctionsTest {
+
+    static final String SRC = """
+        __global__ void proto(int *p, int n);
+        namespace a { namespace b {
+        __global__ void nk(int *p) { }
+        } }
+        static __global__ void __launch_bounds__(256, 2) sk(const float * __restrict__ in, int n) { }
+        extern "C" __global__ void ck(void) { }
+        extern "C" {
+        __device__ int dev(int x) { return x; }
+        __host__ __device__ float hd(float y) { return y; }
+        }
+        template <typename T, int K>
+        __global__ void tk(T *a) { a[0] = K; }
+        struct S {
+          __device__ int get() const { return v; }
+          int v;
+        };
+        __host__ void hostOnly() { }
+        int main(int argc, char **argv) { return 0; }
+        __global__ void proto(int *p, int n) { p[0] = n; }
+        """;
+
+    @Test
+    void allDefinitionsInSourceOrder() {
+        CudaUnit u = parse(SRC);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        assertEquals(java.util.List.of("nk", "sk", "ck", "dev", "hd", "tk", "get", "hostOnly", "main", "proto"),
+            u.functions().stream().map(FunctionDef::name).toList());
+    }
+
+    @Test
+    void kinds() {
+        CudaUnit u = parse(SRC);
+        assertEquals(FunctionDef.Kind.KERNEL, fn(u, "nk").kind());
+        assertEquals(FunctionDef.Kind.KERNEL, fn(u, "sk").kind());
+        assertEquals(FunctionDef.Kind.KERNEL, fn(u, "ck").kind());
+        assertEquals(FunctionDef.Kind.DEVICE, fn(u, "dev").kind());
+        assertEquals(FunctionDef.Kind.HOST_DEVICE, fn(u, "hd").kind());
+        assertEquals(FunctionDef.Kind.KERNEL, fn(u, "tk").kind());
+        assertEquals(FunctionDef.Kind.DEVICE, fn(u, "get").kind());
+        assertEquals(FunctionDef.Kind.HOST, fn(u, "hostOnly").kind());
+        assertEquals(FunctionDef.Kind.HOST, fn(u, "main").kind());
+    }
+
+    @Test
+    void namespacesStaticLinkageAndLaunchBounds() {
+        CudaUnit u = parse(SRC);
+        FunctionDef nk = fn(u, "nk");
+        assertEquals("a::b", nk.namespace());
+        assertEquals("", fn(u, "sk").namespace());
+
+        FunctionDef sk = fn(u, "sk");
+        assertTrue(sk.isStatic());
+        assertFalse(sk.externC());
+        assertEquals("static __global__ void __launch_bounds__(256, 2) sk(const float * __restrict__ in, int n) { }",
+            slice(u, sk.range()));
+        assertEquals("sk", slice(u, sk.nameRange()));
+        assertEquals("const float * __restrict__ in, int n", slice(u, sk.paramsRange()));
+        assertEquals(2, sk.params().size());
+        assertEquals("const float * __restrict__ in", slice(u, sk.params().get(0).range()));
+        assertEquals("in", sk.params().get(0).name());
+        assertEquals("in", slice(u, sk.params().get(0).nameRange()));
+
+        FunctionDef ck = fn(u, "ck");
+        assertTrue(ck.externC());
+        assertEquals("extern \"C\" __global__ void ck(void) { }", slice(u, ck.range()));
+        assertEquals(0, ck.params().size());
+        assertEquals("void", slice(u, ck.paramsRange()));
+
+        FunctionDef dev = fn(u, "dev");
+        assertTrue(dev.externC());
+        assertEquals("__device__ int dev(int x) { return x; }", slice(u, dev.range()));
+        assertFalse(fn(u, "main").externC());
+    }
+
+    @Test
+    void templatesAndMembers() {
+        CudaUnit u = parse(SRC);
+        FunctionDef tk = fn(u, "tk");
+        assertEquals("template <typename T, int K>", slice(u, tk.templateHeader()));
+        assertEquals("template <typename T, int K>\n__global__ void tk(T *a) { a[0] = K; }", slice(u, tk.range()));
+        assertEquals("tk", slice(u, tk.nameRange()));
+        assertNull(fn(u, "nk").templateHeader());
+
+        FunctionDef get = fn(u, "get");
+        assertEquals("S", get.memberOf());
+        assertEquals("", slice(u, get.paramsRange()));
+        assertNull(fn(u, "nk").memberOf());
+    }
+
+    @Test
+    void firstDeclarationOfAPrototype() {
+        CudaUnit u = parse(SRC);
+        FunctionDef proto = fn(u, "proto");
+        assertEquals("__global__ void proto(int *p, int n);", slice(u, proto.firstDeclaration()));
+        assertEquals("__global__ void proto(int *p, int n) { p[0] = n; }", slice(u, proto.range()));
+        assertNull(fn(u, "nk").firstDeclaration());
+    }
+
+    @Test
+    void templatePrototype() {
+        String src = """
+            template <class T> __global__ void t(T *p);
+            void h(float *f) { }
+            template <class T> __global__ void t(T *p) { }
+            """;
+        CudaUnit u = parse(src);
+        assertEquals("template <class T> __global__ void t(T *p);", slice(u, fn(u, "t").firstDeclaration()));
+    }
+
+    @Test
+    void kernelsDeclaredElsewhere() {
+        String src = """
+            __global__ void external(int *p);
+            __global__ void local(int *p);
+            __global__ void local(int *p) { }
+            """;
+        CudaUnit u = parse(src);
+        assertEquals(java.util.Set.of("external"), u.kernelsDeclaredElsewhere());
+    }
+
+    @Test
+    void outOfLineMembersAndClassTemplates() {
+        String src = """
+            template <class T> struct Box {
+              T v;
+              __device__ T get() const { return v; }
+            };
+            struct A { void f(); };
+            void A::f() { }
+            """;
+        CudaUnit u = parse(src);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        assertEquals("Box", fn(u, "get").memberOf());
+        assertEquals(FunctionDef.Kind.DEVICE, fn(u, "get").kind());
+        FunctionDef f = fn(u, "f");
+        assertEquals("A", f.memberOf());
+        assertEquals("f", slice(u, f.nameRange()));
+        assertEquals("void A::f() { }", slice(u, f.range()));
+        assertNull(f.firstDeclaration(), "an in-class member declaration is not a prototype");
+    }
+}
