@@ -129,7 +129,7 @@ public final class Klap implements Callable<Integer> {
                 try {
                     RuntimeHeaders.writeTo(Path.of(dir));
                     return 0;
-                } catch (IOException e) {
+                } catch (java.io.UncheckedIOException e) {
                     err.println("klap: error: cannot write the runtime headers to " + dir + ": " + e.getMessage());
                     return 1;
                 }
@@ -144,7 +144,7 @@ public final class Klap implements Callable<Integer> {
         if (emitRuntime != null) {
             try {
                 RuntimeHeaders.writeTo(emitRuntime);
-            } catch (IOException e) {
+            } catch (java.io.UncheckedIOException e) {
                 err.println("klap: error: cannot write the runtime headers to " + emitRuntime + ": " + e.getMessage());
                 return 1;
             }
@@ -192,7 +192,7 @@ public final class Klap implements Callable<Integer> {
                     RuntimeHeaders.writeTo(dir);
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | java.io.UncheckedIOException e) {
             err.println(String.valueOf(output) + ": error: cannot write: " + e.getMessage() + " [klap-io]");
             return 1;
         }

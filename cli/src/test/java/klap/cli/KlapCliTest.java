@@ -1,0 +1,162 @@
+package klap.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The {@code klap} command as a user sees it: exit codes, stdout/stderr, files. */
+class KlapCliTest {
+    @TempDir
+    Path dir;
+
+    record Run(int rc, String out, String err) {
+    }
+
+    static Run klap(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = Klap.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Run(rc, out.toString(), err.toString());
+    }
+
+    static final String PROGRAM = """
+            __global__ void child(int* p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 1; }
+            __global__ void parent(int* p, int n) {
+              int i = blockIdx.x * blockDim.x + threadIdx.x;
+              if (i >= n) return;
+              child<<<2, 32>>>(p + 64 * i);
+            }
+            int main() { parent<<<1, 64>>>(0, 64); return 0; }
+            """;
+
+    @Test
+    void helpAndVersion() {
+        Run h = klap("--help");
+        assertEquals(0, h.rc);
+        assertTrue(h.out.contains("--granularity"), h.out);
+        assertTrue(h.out.contains("Exit codes"), h.out);
+        Run v = klap("--version");
+        assertEquals(0, v.rc);
+        assertTrue(v.out.startsWith("klap "), v.out);
+    }
+
+    @Test
+    void usageErrorsExit2() {
+        assertEquals(2, klap().rc);
+        Run r = klap("--granularity=grid", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("expected warp or block"), r.err);
+        assertEquals(2, klap("--pool-size=lots", "x.cu").rc);
+    }
+
+    @Test
+    void transformsToAFileWithTheRuntimeHeadersAndLeavesTheInputAlone() throws IOException {
+        Path in = dir.resolve("prog.cu");
+        Files.writeString(in, PROGRAM);
+        byte[] before = Files.readAllBytes(in);
+        Path out = dir.resolve("out/prog.klap.cu");
+        Run r = klap("--granularity=warp", "--pool-size=64M", in.toString(), "-o", out.toString());
+        assertEquals(0, r.rc, r.err);
+        assertArrayEquals(before, Files.readAllBytes(in));
+        String text = Files.readString(out);
+        assertTrue(text.startsWith("#define KLAP_POOL_SIZE_BYTES 67108864ull\n#include \"klap/klap.cuh\""), text);
+        assertTrue(text.contains("klap::warp_group::of(klap_blk)"), text);
+        assertTrue(Files.isRegularFile(dir.resolve("out/klap/klap.cuh")));
+        assertTrue(Files.isRegularFile(dir.resolve("out/klap/aggregate.cuh")));
+        try (Stream<Path> s = Files.list(dir.resolve("out"))) {
+            assertFalse(s.anyMatch(p -> p.getFileName().toString().endsWith(".tmp")), "temporary file left behind");
+        }
+    }
+
+    @Test
+    void withoutOutputTheResultGoesToStdout() throws IOException {
+        Path in = dir.resolve("prog.cu");
+        Files.writeString(in, PROGRAM);
+        Run r = klap(in.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.out.contains("child_klap_agg_"), r.out);
+    }
+
+    @Test
+    void refusesToOverwriteItsInput() throws IOException {
+        Path in = dir.resolve("prog.cu");
+        Files.writeString(in, PROGRAM);
+        Run r = klap(in.toString(), "-o", in.toString());
+        assertEquals(2, r.rc);
+        assertEquals(PROGRAM, Files.readString(in));
+    }
+
+    @Test
+    void badInputGetsADiagnosticNotAStackTrace() throws IOException {
+        Path syntax = dir.resolve("bad.cu");
+        Files.writeString(syntax, "__global__ void k(int* p) {\n  p[0] = ;\n}\n");
+        Run r = klap(syntax.toString());
+        assertEquals(1, r.rc);
+        assertTrue(r.err.matches("(?s).*bad\\.cu:2:\\d+: error: .*\\[klap-parse\\].*"), r.err);
+        assertFalse(r.err.contains("Exception"), r.err);
+
+        Path binary = dir.resolve("bin.cu");
+        Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, 0, 1, 2, (byte) 0x80});
+        r = klap(binary.toString());
+        assertEquals(1, r.rc);
+        assertTrue(r.err.contains("not valid UTF-8"), r.err);
+
+        Path empty = dir.resolve("empty.cu");
+        Files.writeString(empty, "");
+        r = klap(empty.toString());
+        assertEquals(1, r.rc);
+        assertTrue(r.err.contains("empty"), r.err);
+
+        r = klap(dir.resolve("missing.cu").toString());
+        assertEquals(1, r.rc);
+        assertTrue(r.err.contains("no such file"), r.err);
+    }
+
+    @Test
+    void cdp1SynchronizationIsRefusedWithTheLine() throws IOException {
+        Path in = dir.resolve("cdp1.cu");
+        Files.writeString(in, """
+                __global__ void child(int* p) { p[0] = 1; }
+                __global__ void parent(int* p) {
+                  child<<<1, 1>>>(p);
+                  cudaDeviceSynchronize();
+                }
+                """);
+        Run r = klap(in.toString(), "-o", dir.resolve("o.cu").toString());
+        assertEquals(1, r.rc);
+        assertTrue(r.err.contains("cdp1.cu:4:3: error: device-side cudaDeviceSynchronize()"), r.err);
+        assertFalse(Files.exists(dir.resolve("o.cu")));
+    }
+
+    @Test
+    void warningsCanBeErrors() throws IOException {
+        Path in = dir.resolve("loop.cu");
+        Files.writeString(in, """
+                __global__ void child(int* p) { p[0] = 1; }
+                __global__ void parent(int* p, const int* n) {
+                  for (int i = 0; i < n[threadIdx.x]; i++) child<<<1, 1>>>(p);
+                }
+                """);
+        Run r = klap(in.toString());
+        assertEquals(0, r.rc);
+        assertTrue(r.err.contains("warning: launch of 'child' is aggregated per warp, not per block"), r.err);
+        assertEquals(1, klap("--Werror", in.toString()).rc);
+    }
+
+    @Test
+    void emitRuntimeWritesTheHeaders() {
+        Run r = klap("--emit-runtime", dir.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(Files.isRegularFile(dir.resolve("klap/klap.cuh")));
+    }
+}

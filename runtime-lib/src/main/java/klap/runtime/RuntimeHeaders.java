@@ -1,0 +1,65 @@
+package klap.runtime;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The klap device runtime library: the header-only files {@code klap/*.cuh} shipped as classpath
+ * resources of this module. Generated code includes {@code "klap/klap.cuh"}; the CLI writes the
+ * headers next to its output (or onto nvcc's include path) with {@link #writeTo(Path)}.
+ *
+ * <p>The list of headers comes from the index resource {@code klap/HEADERS} (one file name per
+ * line), so no directory listing of the jar is needed.
+ */
+public final class RuntimeHeaders {
+  private static final String DIR = "klap/";
+  private static final String INDEX = DIR + "HEADERS";
+
+  private RuntimeHeaders() {}
+
+  /** The header file names under {@code klap/}, e.g. {@code "klap.cuh"}, in index order. */
+  public static List<String> names() {
+    String text = new String(read(INDEX), StandardCharsets.UTF_8);
+    List<String> names = new ArrayList<>();
+    for (String line : text.split("\\R")) {
+      String name = line.strip();
+      if (!name.isEmpty() && !name.startsWith("#")) names.add(name);
+    }
+    return List.copyOf(names);
+  }
+
+  /**
+   * Writes every header to {@code dir/klap/<name>}, creating directories and overwriting existing
+   * files, so that {@code -I dir} makes {@code #include "klap/klap.cuh"} resolve.
+   *
+   * @throws UncheckedIOException if a header cannot be read or written
+   */
+  public static void writeTo(Path dir) {
+    Path out = dir.resolve("klap");
+    try {
+      Files.createDirectories(out);
+      for (String name : names()) {
+        Files.write(out.resolve(name), read(DIR + name));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the klap runtime headers to " + out, e);
+    }
+  }
+
+  private static byte[] read(String resource) {
+    try (InputStream in = RuntimeHeaders.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new UncheckedIOException(new IOException("missing classpath resource " + resource));
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read classpath resource " + resource, e);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+// klap/aggregate.cuh -- launch aggregation at warp and block granularity (KLAP paper II-A,
+// Fig. 2 and the detailed code of Fig. 12).
+//
+// Parent side, per launch site and group instance (generated code):
+//     auto s = klap::agg_begin<Args>(g);              // collective: slot arrays from the pool
+//     ... if (cond) s.record(grid, block, smem, stream, Args{...});   // any thread, may diverge
+//     s.flush(g, [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c,
+//                    unsigned n, const Args* a, const Args& mine) {
+//         child_agg<<<gd, bd, sm, st>>>(c, n, a); return cudaGetLastError(); });  // collective
+// flush scans the per-slot block counts (Fig. 2 line 08; the paper scans in the parent so that
+// the children need not, II-A), takes the max block size and shared memory (line 09), and one
+// launcher thread launches the aggregated child (line 10).
+// Child side (Fig. 2(d), lines 15-19):
+//     klap::vctx v; unsigned p;
+//     if (!klap::child_enter(cfg, n, v, p)) return;  // find the parent slot, the virtual indices
+//     const Args& a = args[p]; ... original body with v.threadIdx / v.blockIdx / v.blockDim / v.gridDim
+#ifndef KLAP_AGGREGATE_CUH
+#define KLAP_AGGREGATE_CUH
+
+#include <new>
+// cuda::std::upper_bound: <cuda/std/algorithm> in CCCL versions that ship it; the CCCL of CUDA
+// 13.0 has no public <cuda/std/algorithm> yet, only the implementation header included below.
+#if __has_include(<cuda/std/algorithm>)
+#include <cuda/std/algorithm>
+#else
+#include <cuda/std/__algorithm/upper_bound.h>
+#endif
+#include <cuda/std/type_traits>
+#include "error.cuh"
+#include "pool.cuh"
+#include "group.cuh"
+
+namespace klap {
+
+// One per parent-thread slot of an aggregated launch site (lives in the pool).
+//   grid, block   the slot's original launch configuration; grid of 0 blocks = did not launch
+//                 (a predicated launch, KLAP II-A: "launches of zero blocks")
+//   blocks_incl   inclusive scan of grid.x*grid.y*grid.z over slots 0..i (written by flush); the
+//                 child finds its slot by binary search on it (child_enter)
+//   smem          requested dynamic shared memory, bytes
+//   stream        requested stream (0 = the NULL stream)
+struct launch_cfg {
+  dim3 grid;
+  dim3 block;
+  unsigned long long blocks_incl;
+  unsigned smem;
+  cudaStream_t stream;
+};
+
+namespace detail {
+
+__device__ inline unsigned long long align16(unsigned long long b) { return (b + 15ull) & ~15ull; }
+
+__device__ inline unsigned long long volume(const dim3& d) {
+  return static_cast<unsigned long long>(d.x) * d.y * d.z;
+}
+
+// What flush scans: blocks are summed, the rest are maxima. launcher = highest rank that recorded
+// a non-empty launch, -1 if none.
+struct agg_scan {
+  unsigned long long blocks;
+  unsigned threads;
+  unsigned smem;
+  int launcher;
+};
+struct agg_scan_op {
+  __device__ agg_scan operator()(const agg_scan& a, const agg_scan& b) const {
+    return agg_scan{a.blocks + b.blocks, a.threads < b.threads ? b.threads : a.threads,
+                    a.smem < b.smem ? b.smem : a.smem, a.launcher < b.launcher ? b.launcher : a.launcher};
+  }
+};
+
+}  // namespace detail
+
+// The state of one aggregated launch site for one group instance (returned by agg_begin).
+//   cfg, args  the group's slot arrays in the pool, n entries each
+//   n          the group size; me = the caller's slot (= its rank in the group)
+// Args is the compiler-generated per-slot argument record: trivially copyable, may have const
+// members, so it is written with placement new, never assigned.
+// In an unnamed namespace, like the `static` helpers that use klap::pool_dev: internal linkage, so
+// that with -rdc and several translation units each one's code uses its own pool (otherwise the
+// device linker would merge identical instantiations from different translation units).
+namespace {
+
+template <class Args>
+struct agg_site {
+  launch_cfg* cfg;
+  Args* args;
+  unsigned n;
+  unsigned me;
+
+  // Records the caller's launch in ITS slot (cfg[me], args[me]): the original grid and block
+  // (any 1-D/2-D/3-D shape), dynamic shared memory bytes, stream, and arguments. Not collective:
+  // may be called in divergent code, at most once per thread between agg_begin and flush.
+  // A grid of 0 blocks counts as "no launch".
+  __device__ void record(dim3 grid, dim3 block, unsigned smem, cudaStream_t stream, const Args& a) {
+    ::new (static_cast<void*>(&cfg[me])) launch_cfg{grid, block, 0ull, smem, stream};
+    ::new (static_cast<void*>(&args[me])) Args(a);
+  }
+
+  // COLLECTIVE over g (all threads of g, the same group as agg_begin). Computes over the slots:
+  // cfg[i].blocks_incl (inclusive scan of block counts, 0 for unrecorded slots), total blocks,
+  // max threads per block (x*y*z) and max smem over recorded slots; then, if total > 0, the
+  // highest-rank thread that recorded a non-empty launch (the launcher) does __threadfence() and
+  //     e = launch(dim3(total), dim3(max_threads), max_smem, cfg[launcher].stream,
+  //                cfg, n, args, args[launcher]);
+  // and check_launch(e, "aggregated launch"). All children of the group run in the launcher's
+  // stream, so slots that asked for different streams lose that distinction: aggregate only sites
+  // whose stream is uniform over the group (PLATFORM.md: the NULL stream orders per block).
+  // Visibility (CUDA programming guide, CDP "Memory Coherence and Consistency"): the child sees
+  // what the launching thread wrote, and what its block wrote before a __syncthreads(); g.sync()
+  // (__syncthreads / __syncwarp) orders the other threads' slot writes before the launch, and
+  // the __threadfence() makes them device-visible. Errors: total > 2^31-1 blocks (gridDim.x
+  // limit) -> fail(); a failed launch -> fail() (through check_launch).
+  template <class G, class F>
+  __device__ void flush(const G& g, F&& launch) {
+    g.sync();  // all slots written (record may have run in divergent code)
+    const launch_cfg& c = cfg[me];
+    const unsigned long long blocks = detail::volume(c.grid);
+    const bool on = blocks != 0ull;
+    const detail::agg_scan mine{blocks, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
+                                on ? c.smem : 0u, on ? static_cast<int>(me) : -1};
+    const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
+    cfg[me].blocks_incl = incl.blocks;
+    const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
+    g.sync();  // every blocks_incl written before the launch
+    if (total.launcher == static_cast<int>(me) && total.blocks > 0ull) {
+      if (total.blocks > 0x7FFFFFFFull)
+        fail("aggregated grid has more than 2^31-1 blocks; use a finer aggregation granularity",
+             "klap::agg_site::flush");
+      __threadfence();
+      const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
+                                   total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
+                                   static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
+      check_launch(e, "aggregated launch");
+    }
+  }
+};
+
+// COLLECTIVE over g (block_group or warp_group; all its threads). Rank 0 takes
+// align16(n*sizeof(launch_cfg)) + align16(n*sizeof(Args)) bytes from the pool (n = g.size()) and
+// broadcasts the address to g; every thread marks ITS slot "not recorded" (grid {0,1,1}).
+// Errors: pool exhausted -> fail() (klap::pool_alloc).
+template <class Args, class G>
+__device__ agg_site<Args> agg_begin(const G& g) {
+  static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
+  static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
+  const unsigned n = g.size();
+  const unsigned me = g.rank();
+  const unsigned long long cfg_bytes = detail::align16(static_cast<unsigned long long>(n) * sizeof(launch_cfg));
+  char* p = nullptr;
+  if (me == 0) p = static_cast<char*>(pool_alloc(cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args)));
+  p = group_broadcast(g, p, 0u);
+  agg_site<Args> s{reinterpret_cast<launch_cfg*>(p), reinterpret_cast<Args*>(p + cfg_bytes), n, me};
+  ::new (static_cast<void*>(&s.cfg[me])) launch_cfg{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
+  return s;
+}
+
+}  // namespace
+
+// Child side, at the start of an aggregated child kernel (1-D aggregated grid and block).
+// Finds the parent slot p with cfg[p-1].blocks_incl <= blockIdx.x < cfg[p].blocks_incl
+// (cuda::std::upper_bound over cfg[0..n), the binary search replacing the paper's p-ary search,
+// II-A), and fills v: v.gridDim = cfg[p].grid, v.blockDim = cfg[p].block, v.blockIdx = the local
+// block b = blockIdx.x - cfg[p-1].blocks_incl unflattened over the grid (x fastest).
+// Returns false if threadIdx.x >= block.x*block.y*block.z: the caller must return (the thread
+// exits; it was not part of the original child block, Fig. 2 line 19). Otherwise sets
+// v.threadIdx = threadIdx.x unflattened over the block and returns true.
+// Errors: blockIdx.x past the last slot (corrupt cfg) -> fail().
+static __device__ inline bool child_enter(const launch_cfg* cfg, unsigned n, vctx& v, unsigned& parent) {
+  const unsigned long long bid = ::blockIdx.x;
+  const launch_cfg* it = cuda::std::upper_bound(
+      cfg, cfg + n, bid,
+      [](unsigned long long b, const launch_cfg& c) { return b < c.blocks_incl; });
+  if (it == cfg + n) fail("aggregated child block has no parent slot (corrupt launch_cfg)", "klap::child_enter");
+  const unsigned p = static_cast<unsigned>(it - cfg);
+  parent = p;
+  const launch_cfg& c = *it;
+  const unsigned long long b = bid - (p ? cfg[p - 1].blocks_incl : 0ull);
+  v.gridDim = c.grid;
+  v.blockDim = c.block;
+  v.blockIdx.x = static_cast<unsigned>(b % c.grid.x);
+  v.blockIdx.y = static_cast<unsigned>((b / c.grid.x) % c.grid.y);
+  v.blockIdx.z = static_cast<unsigned>(b / (static_cast<unsigned long long>(c.grid.x) * c.grid.y));
+  const unsigned t = ::threadIdx.x;
+  if (t >= c.block.x * c.block.y * c.block.z) return false;
+  v.threadIdx.x = t % c.block.x;
+  v.threadIdx.y = (t / c.block.x) % c.block.y;
+  v.threadIdx.z = t / (c.block.x * c.block.y);
+  return true;
+}
+
+}  // namespace klap
+
+#endif  // KLAP_AGGREGATE_CUH

@@ -1,0 +1,43 @@
+// klap/error.cuh -- fatal error reporting from device code.
+//
+// The klap runtime never continues with corrupt state: an exhausted pool or a failed device-side
+// launch prints one line `klap: error: <what> [<where>]` with device printf, sets the pool's
+// error flag (klap::pool_dev.error, read by klap::host_pool_error()) and aborts the whole grid with
+// __trap(). The host then sees the kernel fail (cudaErrorLaunchFailure or similar, a sticky error:
+// the CUDA context is unusable afterwards). Device printf output is flushed when the host
+// synchronizes (CUDA programming guide, "Formatted Output").
+#ifndef KLAP_ERROR_CUH
+#define KLAP_ERROR_CUH
+
+#include <cstdio>
+#include <cuda/atomic>
+#include "pool_state.cuh"
+
+namespace klap {
+
+// Prints `klap: error: <what><detail> [<where>]`, sets pool_dev.error = 1, then __trap().
+// Never returns. `detail` may be "" (used by check_launch for the CUDA error string).
+static __device__ __noinline__ void fail_detail(const char* what, const char* detail, const char* where) {
+  printf("klap: error: %s%s [%s]\n", what, detail, where);
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(pool_dev.error)
+      .store(1u, cuda::std::memory_order_relaxed);
+  __threadfence_system();
+  __trap();
+}
+
+// Fatal error: prints `klap: error: <what> [<where>]`, sets the pool's error flag, then __trap().
+// `what` says what went wrong and how to fix it, `where` names the klap helper or call site.
+static __device__ inline void fail(const char* what, const char* where) { fail_detail(what, "", where); }
+
+// Checks the result of a device-side launch (the value of cudaGetLastError() right after `<<<>>>`,
+// or of cudaLaunchDevice). On failure (e.g. cudaErrorLaunchPendingCountExceeded when the CDP2
+// pending-launch buffer is full, see klap::host_prepare) it calls
+// fail("device-side launch failed: <cudaGetErrorString(e)>", where). Returns e.
+static __device__ inline cudaError_t check_launch(cudaError_t e, const char* where) {
+  if (e != cudaSuccess) fail_detail("device-side launch failed: ", cudaGetErrorString(e), where);
+  return e;
+}
+
+}  // namespace klap
+
+#endif  // KLAP_ERROR_CUH

@@ -1,0 +1,209 @@
+// klap/pool.cuh -- the device memory pool of aggregated launch sites (KLAP paper II-C:
+// "we instead allocate a single global memory pool from the host code and use atomic operations
+// to grab memory from that pool instead of calling cudaMalloc in the kernel").
+//
+// Device side: klap::pool_alloc(), a 16-byte aligned bump allocator on klap::pool_dev
+// (declared in pool_state.cuh, one pool per translation unit) that reports exhaustion instead of
+// handing out memory past the end.
+// Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
+// of a transformed kernel: it allocates the pool on first use, sizes the CDP2 pending-launch limit
+// and recycles the pool when nothing that may still use it is in flight;
+// klap::host_pool_error() reads the device error flag.
+#ifndef KLAP_POOL_CUH
+#define KLAP_POOL_CUH
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+#include <cuda/atomic>
+#include "config.cuh"
+#include "pool_state.cuh"
+#include "error.cuh"
+
+namespace klap {
+
+// Allocates `bytes` bytes (rounded up to a multiple of 16) from the pool and returns a 16-byte
+// aligned device pointer; bytes == 0 gives a valid pointer to 0 bytes. Any thread may call it,
+// concurrently: one device-scope atomic fetch_add on pool_dev.offset (cuda::atomic_ref, relaxed:
+// the returned range is private to the caller). If the range would pass the end of the pool, or
+// the pool was never set up, it calls klap::fail() (which traps): it never returns memory past the
+// end. The memory is not zeroed and stays valid until the host recycles the pool (host_prepare
+// after every earlier launch completed).
+static __device__ inline void* pool_alloc(unsigned long long bytes) {
+  if (pool_dev.base == nullptr)
+    fail("memory pool not set up: launch the kernel through klap::host_prepare(stream)",
+         "klap::pool_alloc");
+  const unsigned long long rounded = (bytes + 15ull) & ~15ull;
+  if (rounded < bytes || rounded > pool_dev.capacity)  // wrapped around, or larger than the pool
+    fail("memory pool exhausted; raise it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES",
+         "klap::pool_alloc");
+  const unsigned long long off =
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.offset)
+          .fetch_add(rounded, cuda::std::memory_order_relaxed);
+  // off + rounded cannot wrap: offset grows by at most capacity (< 2^63) per call and
+  // every caller that passes the end traps.
+  if (off > pool_dev.capacity || pool_dev.capacity - off < rounded)
+    fail("memory pool exhausted; raise it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES",
+         "klap::pool_alloc");
+  return pool_dev.base + off;
+}
+
+namespace detail {
+
+// Host: prints `klap: error: <what>: <CUDA error string>` to stderr and exits with status 1.
+static inline void host_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "klap: error: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+// Host-side bookkeeping of host_prepare (one per translation unit, like pool_dev).
+struct host_pool {
+  std::mutex mu;
+  bool ready = false;
+  bool has_last = false;    // a launch was prepared since the last recycle ...
+  cudaStream_t last = 0;    // ... into this stream (the stream argument of the latest call)
+  // Streams used by launches prepared since the last recycle, each with an event recorded after
+  // the latest prepared launch into that stream (at the prepare call that followed it).
+  std::vector<cudaStream_t> streams;
+  std::vector<cudaEvent_t> events;
+  std::vector<cudaEvent_t> spare;  // events released by a recycle, for reuse
+  // The last recycle (an async copy into reset_stream) may not have run yet: launches into other
+  // streams must wait for it (cudaStreamWaitEvent), or they could allocate before it and have their
+  // memory handed out again after it.
+  bool reset_pending = false;
+  cudaStream_t reset_stream = 0;
+  cudaEvent_t reset_event = nullptr;
+};
+
+static inline host_pool& host_pool_instance() {
+  static host_pool p;  // function-local static: constructed on first use, thread-safe
+  return p;
+}
+
+static inline cudaEvent_t host_new_event(host_pool& hp) {
+  cudaEvent_t ev;
+  if (!hp.spare.empty()) {
+    ev = hp.spare.back();
+    hp.spare.pop_back();
+  } else {
+    host_check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming),
+               "klap::host_prepare: cudaEventCreateWithFlags");
+  }
+  return ev;
+}
+
+}  // namespace detail
+
+// HOST. Prepares the pool for one host launch of a transformed kernel and returns `s` unchanged,
+// so that generated host code reads `parent<<<g, b, smem, klap::host_prepare(s)>>>(...)`.
+//   First call: cudaMalloc's the pool (KLAP_POOL_SIZE_BYTES), copies {base, capacity, 0, 0} to
+//   klap::pool_dev, and raises cudaLimitDevRuntimePendingLaunchCount to at least
+//   KLAP_PENDING_LAUNCH_LIMIT (never lowers it; CUDA programming guide, CDP, "Launch Environment
+//   Configuration": set it before the first kernel that launches from the device; if the driver
+//   refuses, a warning is printed and the program goes on).
+//   Every call: the launch prepared by the previous call has been issued by now, so an event is
+//   recorded into the previous call's stream; it covers every earlier prepared launch into that
+//   stream (and their device-side children: a grid completes only after all grids it launched).
+//   If the events of all streams used since the last recycle have completed (cudaEventQuery), no
+//   launch can still use pool memory: offset is reset to 0 with cudaMemcpyToSymbolAsync into `s`,
+//   i.e. ordered before the launch that follows; until that copy has run, launches prepared into
+//   other streams wait for it (cudaStreamWaitEvent). Otherwise the pool keeps growing.
+// Thread-safe (std::mutex). Limitations: (1) the stream of one call must still exist at the next
+// call (an event is recorded into it then); (2) two host threads that prepare and launch
+// concurrently can race between one thread's prepare and its launch, so the recycle is only safe
+// when one host thread at a time launches transformed kernels. On any CUDA error: prints
+// `klap: error: ...` to stderr and calls std::exit(1).
+static inline cudaStream_t host_prepare(cudaStream_t s = 0) {
+  detail::host_pool& hp = detail::host_pool_instance();
+  std::lock_guard<std::mutex> lock(hp.mu);
+  if (!hp.ready) {
+    pool_state st{};
+    detail::host_check(cudaMalloc(reinterpret_cast<void**>(&st.base),
+                                  static_cast<size_t>(KLAP_POOL_SIZE_BYTES)),
+                       "klap::host_prepare: cudaMalloc of the memory pool "
+                       "(lower it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES)");
+    st.capacity = static_cast<unsigned long long>(KLAP_POOL_SIZE_BYTES);
+    detail::host_check(cudaMemcpyToSymbol(pool_dev, &st, sizeof(st)),
+                       "klap::host_prepare: cudaMemcpyToSymbol(klap::pool_dev)");
+    size_t pending = 0;
+    detail::host_check(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount),
+                       "klap::host_prepare: cudaDeviceGetLimit(cudaLimitDevRuntimePendingLaunchCount)");
+    if (pending < static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT)) {
+      // Not fatal: the program may still fit the current limit; a device launch past it is
+      // reported by klap::check_launch.
+      const cudaError_t e = cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount,
+                                               static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT));
+      if (e != cudaSuccess) {
+        std::fprintf(stderr,
+                     "klap: warning: cannot raise cudaLimitDevRuntimePendingLaunchCount from %zu to %zu: %s\n",
+                     pending, static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT), cudaGetErrorString(e));
+        (void)cudaGetLastError();  // not sticky: clear it so that the program's own checks do not see it
+      }
+    }
+    hp.ready = true;
+  } else if (hp.has_last) {
+    size_t i = 0;
+    while (i < hp.streams.size() && hp.streams[i] != hp.last) ++i;
+    if (i == hp.streams.size()) {
+      hp.streams.push_back(hp.last);
+      hp.events.push_back(detail::host_new_event(hp));
+    }
+    detail::host_check(cudaEventRecord(hp.events[i], hp.last), "klap::host_prepare: cudaEventRecord");
+    bool all_done = true;
+    for (cudaEvent_t ev : hp.events) {
+      const cudaError_t q = cudaEventQuery(ev);
+      if (q == cudaErrorNotReady) {
+        all_done = false;
+        break;
+      }
+      detail::host_check(q, "klap::host_prepare: cudaEventQuery");
+    }
+    if (all_done) {
+      static const unsigned long long zero = 0;
+      detail::host_check(cudaMemcpyToSymbolAsync(pool_dev, &zero, sizeof(zero),
+                                                 offsetof(pool_state, offset),
+                                                 cudaMemcpyHostToDevice, s),
+                         "klap::host_prepare: cudaMemcpyToSymbolAsync(klap::pool_dev.offset)");
+      hp.spare.insert(hp.spare.end(), hp.events.begin(), hp.events.end());
+      hp.streams.clear();
+      hp.events.clear();
+      if (hp.reset_event == nullptr)
+        detail::host_check(cudaEventCreateWithFlags(&hp.reset_event, cudaEventDisableTiming),
+                           "klap::host_prepare: cudaEventCreateWithFlags");
+      detail::host_check(cudaEventRecord(hp.reset_event, s), "klap::host_prepare: cudaEventRecord");
+      hp.reset_pending = true;
+      hp.reset_stream = s;
+    }
+  }
+  if (hp.reset_pending) {
+    const cudaError_t q = cudaEventQuery(hp.reset_event);
+    if (q == cudaSuccess) {
+      hp.reset_pending = false;
+    } else if (q != cudaErrorNotReady) {
+      detail::host_check(q, "klap::host_prepare: cudaEventQuery");
+    } else if (s != hp.reset_stream) {
+      detail::host_check(cudaStreamWaitEvent(s, hp.reset_event, 0),
+                         "klap::host_prepare: cudaStreamWaitEvent");
+    }
+  }
+  hp.last = s;
+  hp.has_last = true;
+  return s;
+}
+
+// HOST. Returns the pool's error flag (klap::pool_dev.error): 0 = no device-side klap error so far,
+// 1 = klap::fail() ran. Returns 0xFFFFFFFF if the flag cannot be read, which is what happens after
+// fail() trapped: the trap leaves a sticky error in the CUDA context (its message was printed).
+static inline unsigned host_pool_error() {
+  pool_state st{};
+  if (cudaMemcpyFromSymbol(&st, pool_dev, sizeof(st)) != cudaSuccess) return 0xFFFFFFFFu;
+  return st.error;
+}
+
+}  // namespace klap
+
+#endif  // KLAP_POOL_CUH

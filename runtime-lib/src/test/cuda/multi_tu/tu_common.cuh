@@ -1,0 +1,50 @@
+// Shared by tu_a.cu and tu_b.cu: the same aggregated parent/child pair compiled into two
+// translation units (identical template instantiations of klap::agg_begin<launch_args, ...>), to
+// check that -rdc linking works and each translation unit uses its own pool (klap::pool_dev has
+// internal linkage, as has everything that touches it).
+#include "klap/klap.cuh"
+
+struct launch_args {
+  unsigned* hits;
+  unsigned id;
+};
+
+static __global__ void tu_child(const klap::launch_cfg* cfg, unsigned n, const launch_args* args) {
+  klap::vctx v;
+  unsigned p;
+  if (!klap::child_enter(cfg, n, v, p)) return;
+  atomicAdd(&args[p].hits[args[p].id * 8u + v.blockIdx.x * v.blockDim.x + v.threadIdx.x], 1u);
+}
+
+// Every parent thread launches tu_child<<<2, 4>>>, aggregated per block.
+static __global__ void tu_parent(unsigned* hits, char** pool_base) {
+  const klap::block_group g = klap::block_group::hardware();
+  auto site = klap::agg_begin<launch_args>(g);
+  site.record(dim3(2), dim3(4), 0, 0, launch_args{hits, blockIdx.x * blockDim.x + threadIdx.x});
+  site.flush(g, [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c, unsigned n,
+                    const launch_args* a, const launch_args&) {
+    tu_child<<<gd, bd, sm, st>>>(c, n, a);
+    return cudaGetLastError();
+  });
+  if (blockIdx.x == 0 && threadIdx.x == 0) *pool_base = klap::pool_dev.base;
+}
+
+// Runs tu_parent<<<2, 32>>> from this translation unit; returns the number of wrong hit counts,
+// stores this unit's pool base in *base.
+static int tu_run(char** base) {
+  unsigned* hits;
+  char** d_base;
+  if (cudaMalloc(&hits, 64 * 8 * sizeof(unsigned)) != cudaSuccess || cudaMalloc(&d_base, sizeof(char*)) != cudaSuccess)
+    return 1000;
+  cudaMemset(hits, 0, 64 * 8 * sizeof(unsigned));
+  tu_parent<<<2, 32, 0, klap::host_prepare(0)>>>(hits, d_base);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 1000;
+  unsigned h[64 * 8];
+  cudaMemcpy(h, hits, sizeof(h), cudaMemcpyDeviceToHost);
+  cudaMemcpy(base, d_base, sizeof(char*), cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (unsigned i = 0; i < 64 * 8; ++i) bad += h[i] != 1u;
+  cudaFree(hits);
+  cudaFree(d_base);
+  return bad + (klap::host_pool_error() != 0);
+}

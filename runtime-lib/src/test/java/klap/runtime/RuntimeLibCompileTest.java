@@ -1,0 +1,139 @@
+package klap.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Compile tier of the runtime library: every self-checking CUDA test program under
+ * {@code src/test/cuda} -- each {@code *.cu} file, and each sub-directory whose {@code *.cu} files
+ * are compiled and linked together (e.g. {@code multi_tu/}: several translation units with -rdc) --
+ * must compile with {@code nvcc -std=c++17 -rdc=true -arch=sm_90}
+ * against the headers in {@code src/main/resources} (output binaries go to
+ * {@code target/cuda-tests/}; they are run on a GPU separately, each prints PASS or FAIL).
+ * Fails (does not skip) when nvcc is missing: nvcc is part of every build machine here.
+ * Set the environment variable {@code NVCC} to use a specific nvcc.
+ */
+class RuntimeLibCompileTest {
+  private static final Path CUDA_TESTS = Paths.get("src", "test", "cuda");
+  private static final Path HEADERS = Paths.get("src", "main", "resources");
+  private static final Path OUT = Paths.get("target", "cuda-tests");
+
+  /** One test program: its name (the output binary) and its source files. */
+  private record Program(String name, List<Path> sources) {}
+
+  private record Result(Program program, int exit, String output, long millis) {}
+
+  private static String nvcc() {
+    String env = System.getenv("NVCC");
+    return env != null && !env.isBlank() ? env : "nvcc";
+  }
+
+  private static List<Path> cuFiles(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".cu") && Files.isRegularFile(p)).sorted().toList();
+    }
+  }
+
+  private static List<Program> programs() throws IOException {
+    List<Program> programs = new ArrayList<>();
+    for (Path src : cuFiles(CUDA_TESTS)) {
+      programs.add(new Program(src.getFileName().toString().replaceFirst("\\.cu$", ""), List.of(src)));
+    }
+    List<Path> dirs;
+    try (Stream<Path> s = Files.list(CUDA_TESTS)) {
+      dirs = s.filter(Files::isDirectory).sorted().toList();
+    }
+    for (Path dir : dirs) {
+      List<Path> srcs = cuFiles(dir);
+      if (!srcs.isEmpty()) programs.add(new Program(dir.getFileName().toString(), srcs));
+    }
+    return programs;
+  }
+
+  private static Result compile(Program prog) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(nvcc(), "-std=c++17", "-rdc=true", "-arch=sm_90",
+        "-I", HEADERS.toString(), "-o", OUT.resolve(prog.name()).toString()));
+    for (Path src : prog.sources()) cmd.add(src.toString());
+    long t0 = System.nanoTime();
+    Process p;
+    try {
+      p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      fail("cannot run nvcc (" + nvcc() + "): " + e.getMessage()
+          + " -- install the CUDA toolkit or set NVCC", e);
+      throw e;
+    }
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(10, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      fail("nvcc timed out on " + prog.sources());
+    }
+    return new Result(prog, p.exitValue(), String.join(" ", cmd) + "\n" + output,
+        (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  @Test
+  void everyCudaTestProgramCompiles() throws Exception {
+    Files.createDirectories(OUT);
+    List<Program> programs = programs();
+    assertFalse(programs.isEmpty(), "no .cu test programs under " + CUDA_TESTS);
+    int threads = Math.max(2, Math.min(programs.size(), Runtime.getRuntime().availableProcessors()));
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<Result>> futures = new ArrayList<>();
+      for (Program prog : programs) futures.add(pool.submit(() -> compile(prog)));
+      StringBuilder failures = new StringBuilder();
+      for (Future<Result> f : futures) {
+        Result r = f.get();
+        System.out.printf("nvcc %s: exit %d in %d ms%n", r.program().name(), r.exit(), r.millis());
+        if (r.exit() != 0) {
+          failures.append("\n--- ").append(r.program().sources()).append(": nvcc exit ").append(r.exit())
+              .append('\n').append(r.output());
+        }
+      }
+      assertTrue(failures.length() == 0, "nvcc failed:" + failures);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void headerIndexMatchesTheResourceDirectory() throws IOException {
+    List<String> onDisk;
+    try (Stream<Path> s = Files.list(HEADERS.resolve("klap"))) {
+      onDisk = s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".cuh")).sorted().toList();
+    }
+    assertEquals(onDisk, RuntimeHeaders.names().stream().sorted().toList(),
+        "klap/HEADERS must list exactly the .cuh files under src/main/resources/klap");
+    assertTrue(RuntimeHeaders.names().contains("klap.cuh"));
+  }
+
+  @Test
+  void writeToWritesEveryHeader() throws IOException {
+    Path dir = Files.createTempDirectory("klap-headers");
+    Files.createDirectories(dir.resolve("klap"));
+    Files.writeString(dir.resolve("klap").resolve("klap.cuh"), "stale");  // must be overwritten
+    RuntimeHeaders.writeTo(dir);
+    for (String name : RuntimeHeaders.names()) {
+      Path written = dir.resolve("klap").resolve(name);
+      assertTrue(Files.isRegularFile(written), "missing " + written);
+      assertEquals(Files.readString(HEADERS.resolve("klap").resolve(name)), Files.readString(written), name);
+    }
+  }
+}
