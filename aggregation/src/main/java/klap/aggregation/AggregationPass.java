@@ -199,7 +199,7 @@ public final class AggregationPass {
             head.append("#define KLAP_POOL_SIZE_BYTES ").append(opt.poolSizeBytes()).append("ull\n");
         }
         head.append("#include \"klap/klap.cuh\" /* added by klap --granularity=")
-                .append(opt.granularity().cliName()).append(" */\n");
+                .append(opt.granularity().cliName()).append(" */\n").append(lineDirective(0));
         out.insert(0, head.toString());
         for (FunctionDef f : unit.functions()) {
             switch (f.kind()) {
@@ -209,12 +209,12 @@ public final class AggregationPass {
                 }
             }
             if (variants.containsKey(f)) {
-                out.insert(declStart(f), argsStruct(f) + variantPrototypes(f));
-                out.insert(f.range().end(), variantDefinitions(f));
+                out.insert(declStart(f), argsStruct(f) + variantPrototypes(f) + lineDirective(declStart(f)));
+                out.insert(f.range().end(), variantDefinitions(f) + lineDirective(f.range().end()));
             }
             if (clones.contains(f)) {
-                out.insert(declStart(f), clonePrototype(f));
-                out.insert(f.range().end(), cloneDefinition(f));
+                out.insert(declStart(f), clonePrototype(f) + lineDirective(declStart(f)));
+                out.insert(f.range().end(), cloneDefinition(f) + lineDirective(f.range().end()));
             }
         }
         try {
@@ -660,7 +660,7 @@ public final class AggregationPass {
                 }
             }
             sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
-            sb.append("  ").append(body).append("\n}\n");
+            sb.append(lineDirective(k.body().range().offset())).append(body).append("\n}\n");
         }
         return sb.toString();
     }
@@ -690,7 +690,8 @@ public final class AggregationPass {
 
     private String cloneDefinition(FunctionDef f) {
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cloneHead(f) + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
+                + cloneHead(f) + "\n" + lineDirective(f.body().range().offset())
+                + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
     }
 
     private void emitHostLaunches(FunctionDef f, EditSet out) {
@@ -706,6 +707,16 @@ public final class AggregationPass {
                 }
             }
         });
+    }
+
+    /**
+     * A {@code #line} directive (on a line of its own) saying that the next line is the line of
+     * {@code offset} in the input, so that nvcc's diagnostics on the user's code, copied into
+     * variants or following inserted declarations, name the user's file and line (C++ [cpp.line]).
+     */
+    private String lineDirective(int offset) {
+        String name = String.valueOf(src.path()).replace("\\", "\\\\").replace("\"", "\\\"");
+        return "#line " + src.line(offset) + " \"" + name + "\"\n";
     }
 
     private static String simpleName(String qualified) {

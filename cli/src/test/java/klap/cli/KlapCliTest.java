@@ -154,6 +154,29 @@ class KlapCliTest {
     }
 
     @Test
+    void nvccErrorsInUserCodePointAtTheUsersLine() throws Exception {
+        Path in = dir.resolve("user.cu");
+        Files.writeString(in, """
+                __global__ void child(int* p) {
+                  p[threadIdx.x] = 1;
+                  p[0] = not_declared_anywhere;
+                }
+                __global__ void parent(int* p) {
+                  if (threadIdx.x % 2) child<<<1, 32>>>(p);
+                }
+                """);
+        Path out = dir.resolve("user.klap.cu");
+        assertEquals(0, klap(in.toString(), "-o", out.toString()).rc);
+        Process nvcc = new ProcessBuilder("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-c", out.toString(),
+                "-o", dir.resolve("user.o").toString()).redirectErrorStream(true).start();
+        String log = new String(nvcc.getInputStream().readAllBytes());
+        assertEquals(1, nvcc.waitFor() == 0 ? 0 : 1, log);
+        // reported in the original child and in its aggregated copy, both at user.cu line 3
+        String where = in + "(3)";
+        assertTrue(log.indexOf(where) >= 0 && log.indexOf(where) != log.lastIndexOf(where), log);
+    }
+
+    @Test
     void emitRuntimeWritesTheHeaders() {
         Run r = klap("--emit-runtime", dir.toString());
         assertEquals(0, r.rc, r.err);
