@@ -147,9 +147,9 @@ class AggregationPassTest {
         inOrder(r.text(),
                 "__device__ int gid(const klap::vctx& klap_v);",
                 "__device__ int gid() { return blockIdx.x",
-                "__device__ int gid(const klap::vctx& klap_v) { return klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x; }",
+                "__device__ int gid(const klap::vctx& klap_v){{\\s*#line 1 \"test.cu\"\\s*}}{ return klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x; }",
                 "__device__ int twice(const klap::vctx& klap_v, int x);",
-                "__device__ int twice(const klap::vctx& klap_v, int x) { return 2 * x + gid(klap_v); }",
+                "__device__ int twice(const klap::vctx& klap_v, int x){{\\s*#line 2 \"test.cu\"\\s*}}{ return 2 * x + gid(klap_v); }",
                 "p[gid(klap_v)] = twice(klap_v, 1);");
     }
 
