@@ -1,0 +1,2 @@
+/** Batch regression over the CDP benchmark set (issue 4). */
+package klap.regress;
