@@ -8,6 +8,7 @@
 //                  broadcast
 //   aggregate.cuh  klap::launch_cfg, agg_site, agg_begin, child_enter   [KLAP II-A, Fig. 2, Fig. 12]
 //   malloc.cuh     klap::group_malloc, group_free                        [KLAP II-C]
+//   kernel.cuh     klap::kstate, krecord, kfinish, kchild_enter, host_kstate [KLAP II-B on CDP2]
 // Requires nvcc -std=c++17 -rdc=true (device-side launches), compute capability 7.0+ (_sync warp
 // intrinsics, independent thread scheduling); written for CUDA 12/13 "CDP2".
 #ifndef KLAP_KLAP_CUH
@@ -28,5 +29,6 @@
 #include "group.cuh"
 #include "aggregate.cuh"
 #include "malloc.cuh"
+#include "kernel.cuh"
 
 #endif  // KLAP_KLAP_CUH

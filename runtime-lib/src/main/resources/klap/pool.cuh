@@ -79,6 +79,13 @@ struct host_pool {
   cudaEvent_t reset_event = nullptr;
 };
 
+// The stream of this host thread's latest host_prepare call, i.e. of the launch being issued
+// (klap::host_kstate zeroes a kernel-granularity state into it).
+static inline cudaStream_t& host_current_stream() {
+  static thread_local cudaStream_t s = 0;
+  return s;
+}
+
 static inline host_pool& host_pool_instance() {
   static host_pool p;  // function-local static: constructed on first use, thread-safe
   return p;
@@ -192,6 +199,7 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0) {
   }
   hp.last = s;
   hp.has_last = true;
+  detail::host_current_stream() = s;
   return s;
 }
 

@@ -114,10 +114,13 @@ public final class AggregationPass {
         final Convergence.Placement placement;
         /** the stream argument is thread-dependent: launch into the block's NULL stream instead */
         final boolean streamToNull;
+        /** aggregated across the whole parent grid (kernel granularity): recorded, launched by the last block */
+        final boolean kernelWide;
 
         Site(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, FunctionDef child, String mask,
-             Convergence.Placement placement, boolean streamToNull) {
+             Convergence.Placement placement, boolean streamToNull, boolean kernelWide) {
             this.streamToNull = streamToNull;
+            this.kernelWide = kernelWide;
             this.id = id;
             this.fn = fn;
             this.stmt = stmt;
@@ -139,6 +142,8 @@ public final class AggregationPass {
     private final List<Diagnostic> diags = new ArrayList<>();
     private final Map<String, FunctionDef> kernels = new LinkedHashMap<>();
     private final Map<FunctionDef, Uniformity> uniformity = new HashMap<>();
+    private final Map<FunctionDef, Uniformity> gridUniformity = new HashMap<>();
+    private final Set<Expr.Launch> unaggregated = new HashSet<>();
     private final List<Site> sites = new ArrayList<>();
     private final List<MallocSite> mallocs = new ArrayList<>();
     private final List<Expr.Call> frees = new ArrayList<>();
@@ -174,6 +179,7 @@ public final class AggregationPass {
             } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
                 Trees.walkExprs(f.body(), e -> {
                     if (e instanceof Expr.Launch l) {
+                        unaggregated.add(l);
                         warn(l.range().offset(), "launch of '" + l.kernelName() + "' in a __host__ __device__ function is "
                                 + "not aggregated; move it into a __global__ or __device__ function", "launch-host-device");
                     }
@@ -184,7 +190,11 @@ public final class AggregationPass {
             return new Result(text, diags, false, 0);
         }
         for (Site s : sites) {
-            variants.computeIfAbsent(s.child, k -> new LinkedHashSet<>()).add(s.mask);
+            variants.computeIfAbsent(s.child, k -> new LinkedHashSet<>()).add(variantKey(s));
+        }
+        checkKernelStateUses();
+        if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
+            return new Result(text, diags, false, 0);
         }
         if (!variants.isEmpty()) {
             findClones();
@@ -231,6 +241,48 @@ public final class AggregationPass {
         return uniformity.computeIfAbsent(f, Uniformity::new);
     }
 
+    private Uniformity gridUni(FunctionDef f) {
+        return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true));
+    }
+
+    /** @return the kernel-granularity sites of {@code f}, in source order (their index is their slot in klap::kstate) */
+    private List<Site> kernelSites(FunctionDef f) {
+        return sites.stream().filter(s -> s.fn == f && s.kernelWide).toList();
+    }
+
+    /** @return true if {@code k} gets the hidden {@code klap::kstate* klap_ks} parameter */
+    private boolean hasKernelState(FunctionDef k) {
+        return sites.stream().anyMatch(s -> s.fn == k && s.kernelWide);
+    }
+
+    /**
+     * Kernel granularity adds a parameter to kernels with aggregated sites: a device launch of
+     * such a kernel that klap leaves as written cannot pass it (an error); a host use other than
+     * a launch (a function pointer, cudaLaunchKernel) would not pass it either (a warning).
+     */
+    private void checkKernelStateUses() {
+        for (Expr.Launch l : unaggregated) {
+            FunctionDef k = kernels.get(simpleName(l.kernelName()));
+            if (k != null && hasKernelState(k)) {
+                error(l.range().offset(), "this launch of '" + l.kernelName() + "' is not aggregated, but kernel granularity "
+                        + "adds a state parameter to '" + k.name() + "'; use --granularity=block", "kernel-state");
+            }
+        }
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() != FunctionDef.Kind.HOST) {
+                continue;
+            }
+            Trees.walkExprs(f.body(), e -> {
+                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && kernels.containsKey(simpleName(n.name()))
+                        && hasKernelState(kernels.get(simpleName(n.name())))) {
+                    warn(n.range().offset(), "kernel granularity adds a last parameter 'klap::kstate*' to '" + n.name()
+                            + "'; only its <<<...>>> launches pass it (a launch through this reference must pass "
+                            + "klap::host_kstate(" + kernelSites(kernels.get(simpleName(n.name()))).size() + "))", "kernel-state-ref");
+                }
+            });
+        }
+    }
+
     private void findSites(FunctionDef f) {
         Set<Expr> statementLaunches = new HashSet<>();
         Convergence conv = new Convergence(src, f, uni(f));
@@ -244,6 +296,7 @@ public final class AggregationPass {
             for (Expr top : Trees.ownExprs(s)) {
                 Trees.walk(top, e -> {
                     if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
+                        unaggregated.add(l);
                         warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not aggregated; "
                                 + "write it as a statement of its own", "launch-in-expression");
                     } else if (e instanceof Expr.Call c && c.calleeName() != null) {
@@ -265,6 +318,7 @@ public final class AggregationPass {
 
     private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
         FunctionDef child = kernels.get(simpleName(l.kernelName()));
+        unaggregated.add(l);
         if (child == null) {
             warn(l.range().offset(), "child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
                     + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
@@ -280,27 +334,50 @@ public final class AggregationPass {
                     + child.params().size() + " parameters (default arguments?); it is not aggregated", "argument-count");
             return;
         }
-        Uniformity u = uni(f);
+        boolean kernelWide = opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
+        Uniformity u = kernelWide ? gridUni(f) : uni(f);
         StringBuilder mask = new StringBuilder();
         for (Expr a : l.args()) {
             mask.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
+        }
+        if (kernelWide) {
+            boolean fireAndForget = l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
+            Stmt loop = new Trees(f.body()).enclosingLoop(es);
+            if (loop != null && !fireAndForget) {
+                error(l.range().offset(), "launch of '" + l.kernelName() + "' in a loop (line " + src.line(loop.range().offset())
+                        + ") at kernel granularity: the children of all rounds would run in one grid, unordered, but "
+                        + "this launch's stream orders them; use --granularity=block, or launch into "
+                        + "cudaStreamFireAndForget if the rounds' children are independent", "kernel-ordered-loop");
+                return;
+            }
+            boolean streamToNull = streamToNull(l, u);
+            unaggregated.remove(l);
+            sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), null, streamToNull, true));
+            return;
         }
         Convergence.Placement p = conv.place(es);
         if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
         }
-        boolean streamToNull = l.stream() != null && !u.isUniform(l.stream());
-        if (streamToNull) {
+        boolean streamToNull = streamToNull(l, u);
+        if (p instanceof Convergence.Placement.Immediate im && opt.granularity() != Granularity.WARP) {
+            warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
+                    + opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
+        }
+        unaggregated.remove(l);
+        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull, false));
+    }
+
+    /** @return true (with a note) if the launch's stream differs between threads and becomes the NULL stream */
+    private boolean streamToNull(Expr.Launch l, Uniformity u) {
+        boolean toNull = l.stream() != null && !u.isUniform(l.stream());
+        if (toNull) {
             diags.add(Diagnostic.at(Severity.NOTE, src, l.stream().range().offset(), "the stream of this launch differs "
-                    + "between threads; the aggregated launch goes into the block's NULL stream, which keeps each thread's "
-                    + "launch order (and orders more)", "stream-serialized"));
+                    + "between threads; the aggregated launch goes into the launching block's NULL stream, which keeps each "
+                    + "thread's launch order (and orders more)", "stream-serialized"));
         }
-        if (p instanceof Convergence.Placement.Immediate im && opt.granularity() == Granularity.BLOCK) {
-            warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per block: "
-                    + im.reason(), "granularity-fallback");
-        }
-        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull));
+        return toNull;
     }
 
     private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
@@ -328,10 +405,10 @@ public final class AggregationPass {
                 && !conditionallyEvaluated(owner, c);
         String group;
         if (together) {
-            group = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+            group = opt.granularity() != Granularity.WARP ? "klap_blk" : "klap::warp_group::of(klap_blk)";
         } else {
             group = "klap::warp_group::active()";
-            if (opt.granularity() == Granularity.BLOCK) {
+            if (opt.granularity() != Granularity.WARP) {
                 warn(c.range().offset(), "device cudaMalloc is under thread-dependent control flow; it is aggregated per "
                         + "warp, not per block", "granularity-fallback");
             }
@@ -422,9 +499,46 @@ public final class AggregationPass {
             return;
         }
         out.addAll(body);
+        if (hasKernelState(f)) {
+            addStateParam(out, f.paramsRange(), slice(f.paramsRange()));
+            if (f.firstDeclaration() != null) {
+                SourceRange pr = prototypeParams(f.firstDeclaration());
+                if (pr != null) {
+                    addStateParam(out, pr, slice(pr));
+                }
+            }
+        }
         if (needsBlockGroup(f)) {
             out.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
         }
+    }
+
+    /** Appends the hidden {@code klap::kstate* klap_ks} parameter to a parameter list (range strictly inside the parens). */
+    private static void addStateParam(EditSet out, SourceRange params, String text) {
+        String t = text.trim();
+        if (t.isEmpty() || t.equals("void")) {
+            out.replace(params.offset(), params.end(), "klap::kstate* klap_ks");
+        } else {
+            out.insert(params.end(), ", klap::kstate* klap_ks");
+        }
+    }
+
+    /** @return the range inside the parameter parentheses of a prototype's text, or null */
+    private SourceRange prototypeParams(SourceRange proto) {
+        int close = text.lastIndexOf(')', proto.end());
+        if (close < proto.offset()) {
+            return null;
+        }
+        int depth = 0;
+        for (int i = close; i >= proto.offset(); i--) {
+            char c = text.charAt(i);
+            if (c == ')') {
+                depth++;
+            } else if (c == '(' && --depth == 0) {
+                return SourceRange.of(i + 1, close);
+            }
+        }
+        return null;
     }
 
     private boolean needsBlockGroup(FunctionDef f) {
@@ -447,13 +561,21 @@ public final class AggregationPass {
             });
         }
         EditSet fine = e.fineOnly();
+        if (hasKernelState(f)) {
+            // kernel granularity (KLAP II-B on CDP2): every return of the body comes back here, then the
+            // last block of the grid to finish launches the aggregated grids
+            e.insert(f.body().range().offset() + 1, " [&]() {");
+            e.insert(f.body().range().end() - 1, "}(); " + kfinishCall(f) + " ");
+        }
         // launch sites, grouped by region
         Map<Stmt, List<Site>> regions = new LinkedHashMap<>();
         for (Site s : sites) {
             if (s.fn != f) {
                 continue;
             }
-            if (s.placement instanceof Convergence.Placement.Deferred d) {
+            if (s.kernelWide) {
+                e.replace(s.stmt.range().offset(), s.stmt.range().end(), krecordCall(s, fine));
+            } else if (s.placement instanceof Convergence.Placement.Deferred d) {
                 regions.computeIfAbsent(d.region().anchor(), k -> new ArrayList<>()).add(s);
             } else {
                 e.replace(s.stmt.range().offset(), s.stmt.range().end(), immediate(s, fine));
@@ -517,8 +639,8 @@ public final class AggregationPass {
         call.append("klap_s").append(s.id).append(".flush(klap_g").append(s.id)
                 .append(", [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, ")
                 .append("const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(t).append("* klap_args, const ")
-                .append(t).append("& klap_mine) -> cudaError_t { ")
-                .append(qualifier(s)).append(variantName(s.child, s.mask))
+                .append(t).append("& klap_mine) -> cudaError_t { ").append(childState(s.child))
+                .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
                 .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
                 .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args");
         List<Param> ps = s.child.params();
@@ -527,8 +649,45 @@ public final class AggregationPass {
                 call.append(", klap_mine.").append(fieldName(ps.get(i), i));
             }
         }
-        call.append("); return cudaGetLastError(); });");
+        call.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); return cudaGetLastError(); });");
         return call.toString();
+    }
+
+    /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
+    private String childState(FunctionDef child) {
+        return hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + kernelSites(child).size() + "); " : "";
+    }
+
+    /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
+    private String krecordCall(Site s, EditSet fine) {
+        Expr.Launch l = s.launch;
+        String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
+        String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
+                : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
+        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + kernelSites(s.fn).indexOf(s) + "u, dim3("
+                + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
+                + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + "));";
+    }
+
+    /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
+    private String kfinishCall(FunctionDef f) {
+        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks");
+        for (Site s : kernelSites(f)) {
+            String t = argsType(s);
+            sb.append(", [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, unsigned klap_smem, ")
+                    .append("cudaStream_t klap_stream) -> cudaError_t { ").append(childState(s.child))
+                    .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
+                    .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
+                    .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_ksite");
+            List<Param> ps = s.child.params();
+            for (int i = 0; i < ps.size(); i++) {
+                if (s.mask.charAt(i) == 'u') {
+                    sb.append(", klap::kfirst_args<").append(t).append(">(klap_ksite).").append(fieldName(ps.get(i), i));
+                }
+            }
+            sb.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); return cudaGetLastError(); }");
+        }
+        return sb.append(");").toString();
     }
 
     private String immediate(Site s, EditSet fine) {
@@ -557,8 +716,18 @@ public final class AggregationPass {
         return "klap_args_" + k.name();
     }
 
-    private static String variantName(FunctionDef k, String mask) {
-        return k.name() + "_klap_agg" + (mask.isEmpty() ? "" : "_" + mask);
+    /** @return the variant a site launches: {@code agg[_mask]} (warp/block) or {@code kagg[_mask]} (kernel) */
+    private static String variantKey(Site s) {
+        return (s.kernelWide ? "kagg" : "agg") + (s.mask.isEmpty() ? "" : "_" + s.mask);
+    }
+
+    private static String maskOf(String key) {
+        int u = key.indexOf('_');
+        return u < 0 ? "" : key.substring(u + 1);
+    }
+
+    private static String variantName(FunctionDef k, String key) {
+        return k.name() + "_klap_" + key;
     }
 
     private static String fieldName(Param p, int i) {
@@ -619,25 +788,36 @@ public final class AggregationPass {
         return sb.toString();
     }
 
-    /** Declaration text of the variant of {@code k} for {@code mask}, up to and including the parameter list. */
-    private String variantHead(FunctionDef k, String mask) {
+    private String selfArgs(FunctionDef k) {
+        return argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
+    }
+
+    /** Declaration text of the variant {@code key} of {@code k}, up to and including the parameter list. */
+    private String variantHead(FunctionDef k, String key) {
         int headStart = k.templateHeader() != null ? k.templateHeader().end() : k.range().offset();
         String head = text.substring(headStart, k.nameRange().offset()).trim();
-        String self = argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
-        StringBuilder sb = new StringBuilder(templateHeader(k)).append(head).append(' ').append(variantName(k, mask))
-                .append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(self).append("* klap_args");
+        String mask = maskOf(key);
+        StringBuilder sb = new StringBuilder(templateHeader(k)).append(head).append(' ').append(variantName(k, key));
+        if (key.startsWith("kagg")) {
+            sb.append("(const klap::ksite* klap_site");
+        } else {
+            sb.append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(selfArgs(k)).append("* klap_args");
+        }
         for (int i = 0; i < k.params().size(); i++) {
             if (mask.charAt(i) == 'u') {
                 sb.append(", ").append(paramDecl(k.params().get(i), i));
             }
+        }
+        if (hasKernelState(k)) {
+            sb.append(", klap::kstate* klap_ks");
         }
         return sb.append(')').toString();
     }
 
     private String variantPrototypes(FunctionDef k) {
         StringBuilder sb = new StringBuilder();
-        for (String mask : variants.get(k)) {
-            sb.append(variantHead(k, mask)).append(";\n");
+        for (String key : variants.get(k)) {
+            sb.append(variantHead(k, key)).append(";\n");
         }
         return sb.toString();
     }
@@ -645,18 +825,26 @@ public final class AggregationPass {
     private String variantDefinitions(FunctionDef k) {
         String body = bodyEdits(k, Ctx.VARIANT).render(k.body().range().offset(), k.body().range().end());
         StringBuilder sb = new StringBuilder();
-        for (String mask : variants.get(k)) {
-            sb.append("\n/* klap: aggregated variant of '").append(k.name())
-                    .append("' (KLAP II-A): one grid for the children of a whole ")
-                    .append(opt.granularity().cliName()).append("; parameters ").append(mask)
-                    .append(" (u = scalar, v = per-parent array) */\n");
-            sb.append(variantHead(k, mask)).append(" {\n");
-            sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
-            sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;\n");
+        for (String key : variants.get(k)) {
+            String mask = maskOf(key);
+            boolean kernelWide = key.startsWith("kagg");
+            sb.append("\n/* klap: aggregated variant of '").append(k.name()).append("' (KLAP ")
+                    .append(kernelWide ? "II-B): one grid for the children of a whole parent grid"
+                            : "II-A): one grid for the children of a whole warp or block")
+                    .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
+            sb.append(variantHead(k, key)).append(" {\n");
+            if (kernelWide) {
+                sb.append("  klap::vctx klap_v; const ").append(selfArgs(k)).append("* klap_a;\n");
+                sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) return;\n");
+            } else {
+                sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
+                sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;\n");
+            }
             for (int i = 0; i < k.params().size(); i++) {
                 Param p = k.params().get(i);
                 if (mask.charAt(i) == 'v' && !p.name().isEmpty()) {
-                    sb.append("  ").append(paramDecl(p, i)).append(" = klap_args[klap_parent].").append(p.name()).append(";\n");
+                    sb.append("  ").append(paramDecl(p, i)).append(kernelWide ? " = klap_a->" : " = klap_args[klap_parent].")
+                            .append(p.name()).append(";\n");
                 }
             }
             sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
@@ -697,6 +885,11 @@ public final class AggregationPass {
     private void emitHostLaunches(FunctionDef f, EditSet out) {
         Trees.walkExprs(f.body(), e -> {
             if (e instanceof Expr.Launch l && kernels.containsKey(simpleName(l.kernelName()))) {
+                FunctionDef k = kernels.get(simpleName(l.kernelName()));
+                if (hasKernelState(k)) {
+                    out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate("
+                            + kernelSites(k).size() + ")");
+                }
                 if (l.stream() != null) {
                     out.replace(l.stream().range().offset(), l.stream().range().end(),
                             "klap::host_prepare(" + slice(l.stream().range()) + ")");

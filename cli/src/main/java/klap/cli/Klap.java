@@ -51,9 +51,10 @@ public final class Klap implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "IN.cu", description = "the CUDA source file to transform (never modified)")
     Path input;
 
-    @Option(names = {"-g", "--granularity"}, paramLabel = "warp|block", defaultValue = "block",
+    @Option(names = {"-g", "--granularity"}, paramLabel = "warp|block|kernel", defaultValue = "block",
             converter = GranularityConverter.class,
-            description = "aggregation granularity: one launch per warp or per block (default: ${DEFAULT-VALUE})")
+            description = "aggregation granularity: one launch per warp, per block, or per parent grid "
+                + "(default: ${DEFAULT-VALUE})")
     Granularity granularity;
 
     @Option(names = {"-o", "--output"}, paramLabel = "OUT.cu",
@@ -255,7 +256,7 @@ public final class Klap implements Callable<Integer> {
         }
     }
 
-    /** Parses warp|block. */
+    /** Parses warp|block|kernel. */
     static final class GranularityConverter implements CommandLine.ITypeConverter<Granularity> {
         @Override
         public Granularity convert(String value) {
@@ -264,10 +265,7 @@ public final class Klap implements Callable<Integer> {
                     return g;
                 }
             }
-            if (value.equals("kernel")) {
-                throw new CommandLine.TypeConversionException("kernel granularity is not implemented yet; use warp or block");
-            }
-            throw new CommandLine.TypeConversionException("expected warp or block, got '" + value + "'");
+            throw new CommandLine.TypeConversionException("expected warp, block or kernel, got '" + value + "'");
         }
     }
 

@@ -31,7 +31,9 @@ class CompileTierTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     static final Path CASES = ROOT.resolve("testcases/src");
     static final Path OUT = Path.of("target/compile-tier").toAbsolutePath();
-    static final List<String> VARIANTS = List.of("original", "warp", "block");
+    /** the original and one variant per granularity the compiler supports */
+    static final List<String> VARIANTS = java.util.stream.Stream.concat(Stream.of("original"),
+            java.util.Arrays.stream(klap.transform.Granularity.values()).map(klap.transform.Granularity::cliName)).toList();
     static final ExecutorService NVCC = Executors.newFixedThreadPool(2);
 
     @AfterAll

@@ -55,7 +55,7 @@ class KlapCliTest {
         assertEquals(2, klap().rc);
         Run r = klap("--granularity=grid", "x.cu");
         assertEquals(2, r.rc);
-        assertTrue(r.err.contains("expected warp or block"), r.err);
+        assertTrue(r.err.contains("expected warp, block or kernel"), r.err);
         assertEquals(2, klap("--pool-size=lots", "x.cu").rc);
     }
 

@@ -8,7 +8,9 @@ public enum Granularity {
     /** one aggregated launch per warp (KLAP II-A) */
     WARP,
     /** one aggregated launch per block (KLAP II-A) */
-    BLOCK;
+    BLOCK,
+    /** one aggregated launch per parent grid, by its last block to finish (KLAP II-B on CDP2) */
+    KERNEL;
 
     /** @return the lower-case name used on the command line */
     public String cliName() {

@@ -45,18 +45,32 @@ public final class Uniformity {
             "make_float4", "make_double2", "std::min", "std::max", "cuda::std::min", "cuda::std::max");
 
     private static final Set<String> UNIFORM_BUILTINS = Set.of("blockIdx", "blockDim", "gridDim", "warpSize");
+    private static final Set<String> GRID_UNIFORM_BUILTINS = Set.of("blockDim", "gridDim", "warpSize");
 
     private final boolean paramsUniform;
+    private final Set<String> uniformBuiltins;
     private final Set<String> divergentLocals = new HashSet<>();
     private final Trees trees;
 
     /**
-     * Analyses {@code f}.
+     * Analyses {@code f} for uniformity across a block (and its warps).
      *
      * @param f the function (kernel or device function)
      */
     public Uniformity(FunctionDef f) {
+        this(f, false);
+    }
+
+    /**
+     * Analyses {@code f}.
+     *
+     * @param f    the function (kernel or device function)
+     * @param grid true for uniformity across the whole grid (kernel granularity, KLAP II-B):
+     *             then {@code blockIdx} is not uniform either
+     */
+    public Uniformity(FunctionDef f, boolean grid) {
         this.paramsUniform = f.kind() == FunctionDef.Kind.KERNEL;
+        this.uniformBuiltins = grid ? GRID_UNIFORM_BUILTINS : UNIFORM_BUILTINS;
         this.trees = new Trees(f.body());
         // structurally divergent locals
         Trees.walkStmts(f.body(), s -> {
@@ -185,7 +199,7 @@ public final class Uniformity {
             return switch (n.kind()) {
                 case LOCAL -> !divergentLocals.contains(n.name());
                 case PARAM -> paramsUniform;
-                case BUILTIN -> UNIFORM_BUILTINS.contains(n.name());
+                case BUILTIN -> uniformBuiltins.contains(n.name());
                 case CONSTANT, FUNCTION, TYPE -> true;
                 case GLOBAL, UNKNOWN -> false;
             };

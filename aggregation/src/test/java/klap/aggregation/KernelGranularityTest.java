@@ -1,0 +1,124 @@
+package klap.aggregation;
+
+import static klap.aggregation.Check.inOrder;
+import static klap.aggregation.Check.none;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import klap.model.Diagnostic.Severity;
+import klap.transform.Granularity;
+import org.junit.jupiter.api.Test;
+
+/** Kernel (grid) granularity: KLAP II-B rebuilt on the CDP2 last-block barrier. */
+class KernelGranularityTest {
+
+    @Test
+    void parentRecordsWithTheAtomicScanAndItsLastBlockLaunches() {
+        var r = Check.run(AggregationPassTest.BFS, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(),
+                "__global__ void child_klap_kagg_uuvvu(const klap::ksite* klap_site, int* level, const int* adj, int next);",
+                "__global__ void child_klap_kagg_uuvvu(const klap::ksite* klap_site, int* level, const int* adj, int next) {",
+                "const klap_args_child* klap_a;", "if (!klap::kchild_enter(klap_site, klap_v, klap_a)) return;",
+                "int start = klap_a->start;", "int count = klap_a->count;",
+                "klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x",
+                // the parent gets the state parameter, its body runs in a lambda, returns come back to the epilogue
+                "__global__ void parent(int* level, const int* off, const int* adj, int n, int cur, klap::kstate* klap_ks) { [&]() {",
+                "if (v >= n) return;",
+                "klap::krecord<klap_args_child>(klap_ks, 0u, dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
+                        + "klap_args_child(level, adj, off[v], count, cur + 1));",
+                "}(); klap::kfinish(klap_ks, [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
+                        + "unsigned klap_smem, cudaStream_t klap_stream) -> cudaError_t { child_klap_kagg_uuvvu<<<klap_grid, "
+                        + "klap_block, klap_smem, klap_stream>>>(klap_ksite, klap::kfirst_args<klap_args_child>(klap_ksite).level, "
+                        + "klap::kfirst_args<klap_args_child>(klap_ksite).adj, klap::kfirst_args<klap_args_child>(klap_ksite).next); "
+                        + "return cudaGetLastError(); }); }",
+                "parent<<<10, 256, 0, klap::host_prepare()>>>(0, 0, 0, 2560, 0, klap::host_kstate(1));");
+        // no collective, so no divergence elimination is needed at this granularity
+        none(r.text(), "if (v >= n) {} else {", "agg_begin", "klap_blk = klap::block_group::hardware()");
+    }
+
+    @Test
+    void blockIndexIsUniformPerBlockButNotPerGrid() {
+        String code = """
+                __global__ void child(int b) {}
+                __global__ void parent() { child<<<1, 1>>>(blockIdx.x); }
+                """;
+        assertTrue(Check.run(code, Granularity.BLOCK).text().contains("child_klap_agg_u("));
+        assertTrue(Check.run(code, Granularity.KERNEL).text().contains("child_klap_kagg_v("));
+    }
+
+    @Test
+    void launchesInLoopsNeedAnUnorderedStream() {
+        String ordered = """
+                __global__ void child(int* p, int r) { p[r] = r; }
+                __global__ void parent(int* p, int rounds) {
+                  for (int r = 0; r < rounds; r++) {
+                    child<<<1, 32>>>(p, r);
+                  }
+                }
+                """;
+        var r = Check.run(ordered, Granularity.KERNEL);
+        assertTrue(r.hasErrors());
+        var d = r.diagnostics().stream().filter(x -> x.id().equals("kernel-ordered-loop")).findFirst().orElseThrow();
+        assertEquals(4, d.line());
+        assertTrue(d.message().contains("use --granularity=block"), d.message());
+        assertTrue(d.message().contains("(line 3)"), d.message());
+
+        var ok = Check.run(ordered.replace("child<<<1, 32>>>", "child<<<1, 32, 0, cudaStreamFireAndForget>>>"),
+                Granularity.KERNEL);
+        assertFalse(ok.hasErrors(), ok.diagnostics().toString());
+        inOrder(ok.text(), "for (int r = 0; r < rounds; r++) {",
+                "klap::krecord<klap_args_child>(klap_ks, 0u, dim3(1), dim3(32), (unsigned)(0), "
+                        + "(cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p, r));");
+    }
+
+    @Test
+    void recursiveParentsGetAFreshStatePerGridInstance() {
+        String code = """
+                __global__ void build(int* out, int depth);
+                __global__ void build(int* out, int depth) {
+                  if (threadIdx.x < 4 && depth < 5) build<<<1, blockDim.x>>>(out, depth + 1);
+                  out[blockIdx.x] = depth;
+                }
+                int main() { build<<<1, 32>>>(0, 0); }
+                """;
+        var r = Check.run(code, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(),
+                "__global__ void build_klap_kagg_uu(const klap::ksite* klap_site, int* out, int depth, klap::kstate* klap_ks);",
+                "__global__ void build(int* out, int depth, klap::kstate* klap_ks);",   // the user's prototype too
+                "__global__ void build(int* out, int depth, klap::kstate* klap_ks) { [&]() {",
+                "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_uu<<<",
+                "klap::kfirst_args<klap_args_build>(klap_ksite).depth, klap_cks);",
+                "__global__ void build_klap_kagg_uu(const klap::ksite* klap_site, int* out, int depth, klap::kstate* klap_ks) {",
+                "klap::kstate_new(1)", "build<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1));");
+    }
+
+    @Test
+    void launchesOfAStatefulKernelThatStayAsWrittenAreRefused() {
+        String code = """
+                __global__ void child(int* p) { p[0] = 1; }
+                __global__ void parent(int* p) { child<<<1, 1>>>(p); }
+                __host__ __device__ void both(int* p) { parent<<<1, 1>>>(p); }
+                """;
+        var r = Check.run(code, Granularity.KERNEL);
+        assertTrue(Check.hasDiag(r, Severity.ERROR, "kernel-state"), r.diagnostics().toString());
+    }
+
+    @Test
+    void deviceMallocInAKernelGranularityParentIsAggregatedPerBlock() {
+        String code = """
+                __global__ void child(float* p) { p[threadIdx.x] = 0; }
+                __global__ void parent(int n) {
+                  float* buf;
+                  cudaMalloc(&buf, n * sizeof(float));
+                  child<<<1, n>>>(buf);
+                }
+                """;
+        var r = Check.run(code, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(), "klap::block_group klap_blk = klap::block_group::hardware();",
+                "klap::group_malloc(klap_blk, (void**)(&buf), n * sizeof(float));", "klap::krecord<klap_args_child>(");
+    }
+}

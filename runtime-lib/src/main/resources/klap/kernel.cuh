@@ -1,0 +1,312 @@
+// klap/kernel.cuh -- launch aggregation at KERNEL (grid) granularity (KLAP paper II-B), rebuilt
+// for the CUDA 12/13 device runtime (CDP2).
+//
+// The paper postponed the aggregated launch to the host, after the parent grid ended, so it
+// worked only for host-launched parents and not for launches in loops. Here the grid-wide barrier
+// is the LAST BLOCK of the parent grid to finish: every block, when all its threads are done,
+// takes a device-scope acq_rel ticket; the block that takes the last one launches, for each
+// launch site, one aggregated child grid holding the children of every thread of the grid. This
+// works for device-launched (recursive) parents, adds no nesting level, and needs no host step.
+//
+// Per parent-grid instance state (klap::kstate, from the pool or from the host's slab) holds one
+// klap::ksite per launch site. Recording a launch (klap::krecord) is the paper's out-of-order
+// atomic scan: ONE 64-bit fetch_add on ksite::packed adds (1 << 40) | blocks, so the returned old
+// value gives both the record's index (high 24 bits) and the exclusive prefix of block counts
+// (low 40 bits) consistently: records are dense (threads that do not launch store nothing) and
+// their block offsets grow with the index. Records live in chunks of doubling capacity (1024,
+// 2048, ... records: 15 chunks hold 2^24 records), allocated from the pool by the thread that
+// takes a chunk's first index; a child block finds its record by a search over the chunks' first
+// offsets and a binary search inside the chunk (cuda::std::upper_bound): O(log n) for grids of
+// millions of parent threads.
+//
+// Generated code (klap --granularity=kernel):
+//   __global__ void parent(P..., klap::kstate* klap_ks) {
+//     [&]() { ... klap::krecord<Args>(klap_ks, SITE, grid, block, smem, stream, Args(args)); ... }();
+//     klap::kfinish(klap_ks, [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st)
+//                               -> cudaError_t { child_klap_kagg<<<g, b, sm, st>>>(s, ...); ... });
+//   }
+//   __global__ void child_klap_kagg(const klap::ksite* klap_site, ...) {
+//     klap::vctx v; const void* rec; if (!klap::kchild_enter(klap_site, v, rec)) return; ...
+#ifndef KLAP_KERNEL_CUH
+#define KLAP_KERNEL_CUH
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <cuda/atomic>
+#if __has_include(<cuda/std/algorithm>)
+#include <cuda/std/algorithm>
+#else
+#include <cuda/std/__algorithm/upper_bound.h>
+#endif
+#include "config.cuh"
+#include "error.cuh"
+#include "pool.cuh"
+#include "group.cuh"
+
+#ifndef KLAP_HOST_KSTATE_BYTES
+// Device memory for the kernel-granularity state of host-launched parents (about 170 bytes per
+// launch site per launch); when it is used up, the host waits for the device and starts over.
+#define KLAP_HOST_KSTATE_BYTES (4ull << 20)
+#endif
+
+namespace klap {
+
+// One recorded launch (one per launching parent thread and execution of the site).
+//   grid, block   the original configuration (any shape; grid volume > 0)
+//   blocks_excl   exclusive prefix of grid volumes over the records before this one
+//   smem          requested dynamic shared memory bytes
+//   stream        requested stream
+struct kcfg {
+  dim3 grid;
+  dim3 block;
+  unsigned long long blocks_excl;
+  unsigned smem;
+  cudaStream_t stream;
+};
+
+constexpr unsigned kchunk_count = 15;         // chunk c holds 1024 << c records
+constexpr unsigned long long kindex_shift = 40;
+constexpr unsigned long long kblocks_mask = (1ull << kindex_shift) - 1ull;
+constexpr unsigned long long kmax_records = (1ull << 24) - 1ull;
+
+// The state of one launch site in one parent-grid instance.
+//   packed       (records << 40) | total blocks, advanced by krecord's single fetch_add
+//   max_threads  max over records of block.x*block.y*block.z
+//   max_smem     max over records of the dynamic shared memory
+//   chunk[c]     record storage: kcfg[cap] then Args[cap] (cap = 1024 << c), or null
+struct ksite {
+  unsigned long long packed;
+  unsigned max_threads;
+  unsigned max_smem;
+  char* chunk[kchunk_count];
+};
+
+// The kernel-granularity state of one parent-grid instance: the finished-blocks ticket and the
+// sites. Must be zero-initialized (host_kstate, kstate_new); nsites is informational (set by
+// kstate_new only).
+struct kstate {
+  unsigned long long done_blocks;
+  unsigned long long nsites;
+  ksite site[1];  // nsites entries
+};
+
+namespace detail {
+
+__host__ __device__ constexpr unsigned long long kstate_bytes(unsigned nsites) {
+  return static_cast<unsigned long long>(offsetof(kstate, site)) +
+         static_cast<unsigned long long>(nsites == 0 ? 1 : nsites) * sizeof(ksite);
+}
+__device__ inline unsigned long long kcap(unsigned c) { return 1024ull << c; }
+__device__ inline unsigned long long kfirst(unsigned c) { return 1024ull * ((1ull << c) - 1ull); }
+// The chunk of record index i (i < 2^24): the largest c with kfirst(c) <= i.
+__device__ inline unsigned kchunk_of(unsigned long long i) {
+  return 31u - static_cast<unsigned>(__clz(static_cast<unsigned>((i >> 10) + 1ull)));
+}
+__device__ inline unsigned long long kargs_offset(unsigned c) {
+  return (kcap(c) * sizeof(kcfg) + 15ull) & ~15ull;
+}
+__device__ inline unsigned long long kvolume(const dim3& d) {
+  return static_cast<unsigned long long>(d.x) * d.y * d.z;
+}
+
+// The storage of chunk c of s, allocating it if the caller took its first index, else waiting
+// until the thread that did has published it (that thread is running: no deadlock; independent
+// thread scheduling lets lanes of one warp make progress separately).
+template <class Args>
+__device__ char* kchunk(ksite& s, unsigned c, bool first) {
+  cuda::atomic_ref<char*, cuda::thread_scope_device> slot(s.chunk[c]);
+  if (first) {
+    char* p = static_cast<char*>(pool_alloc(kargs_offset(c) + kcap(c) * sizeof(Args)));
+    slot.store(p, cuda::std::memory_order_release);
+    return p;
+  }
+  char* p;
+  while ((p = slot.load(cuda::std::memory_order_acquire)) == nullptr) __nanosleep(64);
+  return p;
+}
+
+}  // namespace detail
+
+namespace {
+
+// Records the calling thread's launch at site `site` of parent-grid state ks: the out-of-order
+// atomic scan (KLAP II-B). Not collective: any thread, any control flow, any number of times.
+// A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): more than 2^24 records
+// at one site, or more than 2^40 blocks in total.
+template <class Args>
+__device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsigned smem, cudaStream_t stream,
+                        const Args& a) {
+  static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
+  static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
+  const unsigned long long blocks = detail::kvolume(grid);
+  if (blocks == 0ull) return;
+  ksite& s = ks->site[site];
+  if (blocks > kblocks_mask) fail("child grid too large for kernel-granularity aggregation", "klap::krecord");
+  const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s.packed)
+                                     .fetch_add((1ull << kindex_shift) | blocks, cuda::std::memory_order_relaxed);
+  const unsigned long long index = old >> kindex_shift;
+  const unsigned long long excl = old & kblocks_mask;
+  if (index >= kmax_records || excl + blocks > kblocks_mask)
+    fail("more than 2^24 launches or 2^40 blocks at one site; use --granularity=block", "klap::krecord");
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_threads)
+      .fetch_max(static_cast<unsigned>(detail::kvolume(block)), cuda::std::memory_order_relaxed);
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_smem).fetch_max(smem, cuda::std::memory_order_relaxed);
+  const unsigned c = detail::kchunk_of(index);
+  const unsigned long long off = index - detail::kfirst(c);
+  char* chunk = detail::kchunk<Args>(s, c, off == 0ull);
+  ::new (static_cast<void*>(reinterpret_cast<kcfg*>(chunk) + off)) kcfg{grid, block, excl, smem, stream};
+  ::new (static_cast<void*>(reinterpret_cast<Args*>(chunk + detail::kargs_offset(c)) + off)) Args(a);
+}
+
+// The argument record of record 0 of a site (the launcher's scalar arguments come from it: they
+// are uniform over the grid, so any record holds the same value).
+template <class Args>
+__device__ const Args& kfirst_args(const ksite* s) {
+  return *reinterpret_cast<const Args*>(s->chunk[0] + detail::kargs_offset(0));
+}
+
+// The argument record of a child block's parent record (as found by kchild_enter).
+template <class Args>
+__device__ const Args& kargs(const void* rec) {
+  return *static_cast<const Args*>(rec);
+}
+
+namespace kdetail {  // (not `detail`: that would hide klap::detail inside this unnamed namespace)
+template <class F>
+__device__ void kfinish_site(kstate* ks, unsigned i, F& launch) {
+  const ksite* s = &ks->site[i];
+  const unsigned long long packed =
+      cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(s->packed).load(cuda::std::memory_order_acquire);
+  if ((packed >> kindex_shift) == 0ull) return;
+  const unsigned long long blocks = packed & kblocks_mask;
+  if (blocks > 0x7FFFFFFFull)
+    fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
+  const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[0]);
+  check_launch(launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream),
+               "kernel-granularity aggregated launch");
+}
+}  // namespace kdetail
+
+// COLLECTIVE over the whole hardware block, at the end of a kernel-granularity parent (every
+// thread of the block that has not exited calls it once, after the original body). Every thread
+// fences its writes; thread 0 of each block takes a ticket (device-scope acq_rel); the block that
+// takes the last ticket of the grid launches, in source order, one aggregated grid per site that
+// recorded launches: launch_i(site, grid, block, smem, stream), the stream being the first
+// record's. Launches into one stream keep the site order.
+template <class... L>
+__device__ void kfinish(kstate* ks, L&&... launch) {
+  __threadfence();
+  __syncthreads();
+  if (::threadIdx.x != 0 || ::threadIdx.y != 0 || ::threadIdx.z != 0) return;
+  const unsigned long long blocks =
+      static_cast<unsigned long long>(::gridDim.x) * ::gridDim.y * ::gridDim.z;
+  const unsigned long long ticket =
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->done_blocks)
+          .fetch_add(1ull, cuda::std::memory_order_acq_rel);
+  if (ticket != blocks - 1ull) return;
+  __threadfence();
+  unsigned i = 0;
+  (kdetail::kfinish_site(ks, i++, launch), ...);
+}
+
+// A zeroed kstate for `nsites` sites from the pool, for a device-launched kernel-granularity
+// parent (the aggregated child of a recursive kernel). Called by one thread.
+__device__ kstate* kstate_new(unsigned nsites) {
+  const unsigned long long bytes = detail::kstate_bytes(nsites);
+  unsigned long long* p = static_cast<unsigned long long*>(pool_alloc(bytes));
+  for (unsigned long long i = 0; i < bytes / 8ull; ++i) p[i] = 0ull;
+  __threadfence();
+  kstate* ks = reinterpret_cast<kstate*>(p);
+  ks->nsites = nsites;
+  return ks;
+}
+
+}  // namespace
+
+namespace {
+
+// Child side, at the start of a kernel-granularity aggregated child (1-D aggregated grid and
+// block): finds the record of site s whose blocks [blocks_excl, blocks_excl + volume(grid))
+// contain blockIdx.x (a search over the chunks' first offsets, then cuda::std::upper_bound inside
+// the chunk), fills v with the original indices (as child_enter does) and a with the record's
+// arguments. Returns false for threads past the original block size (the caller returns).
+// Errors: no record for this block (corrupt state) -> fail().
+template <class Args>
+__device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
+  const unsigned long long count = s->packed >> kindex_shift;
+  const unsigned long long bid = ::blockIdx.x;
+  unsigned c = 0;
+  for (unsigned k = 1; k < kchunk_count && detail::kfirst(k) < count; ++k) {
+    if (reinterpret_cast<const kcfg*>(s->chunk[k])->blocks_excl <= bid) c = k;
+    else break;
+  }
+  const kcfg* cfg = reinterpret_cast<const kcfg*>(s->chunk[c]);
+  const unsigned long long rest = count - detail::kfirst(c);
+  const unsigned long long n = rest < detail::kcap(c) ? rest : detail::kcap(c);
+  const kcfg* it = cuda::std::upper_bound(cfg, cfg + n, bid,
+                                          [](unsigned long long b, const kcfg& x) { return b < x.blocks_excl; });
+  if (it == cfg) fail("kernel-granularity child block has no parent record (corrupt state)", "klap::kchild_enter");
+  const kcfg& r = *(it - 1);
+  const unsigned long long j = static_cast<unsigned long long>((it - 1) - cfg);
+  const unsigned long long b = bid - r.blocks_excl;
+  if (b >= detail::kvolume(r.grid))
+    fail("kernel-granularity child block past its record (corrupt state)", "klap::kchild_enter");
+  a = reinterpret_cast<const Args*>(s->chunk[c] + detail::kargs_offset(c)) + j;
+  v.gridDim = r.grid;
+  v.blockDim = r.block;
+  v.blockIdx.x = static_cast<unsigned>(b % r.grid.x);
+  v.blockIdx.y = static_cast<unsigned>((b / r.grid.x) % r.grid.y);
+  v.blockIdx.z = static_cast<unsigned>(b / (static_cast<unsigned long long>(r.grid.x) * r.grid.y));
+  const unsigned t = ::threadIdx.x;
+  if (t >= r.block.x * r.block.y * r.block.z) return false;
+  v.threadIdx.x = t % r.block.x;
+  v.threadIdx.y = (t / r.block.x) % r.block.y;
+  v.threadIdx.z = t / (r.block.x * r.block.y);
+  return true;
+}
+
+}  // namespace
+
+// HOST. A zeroed kstate for `nsites` sites for one host launch of a kernel-granularity parent,
+// passed by the transformed host code as the kernel's last argument:
+//   parent<<<g, b, sm, klap::host_prepare(s)>>>(args..., klap::host_kstate(N));
+// It is bump-allocated from a device slab (KLAP_HOST_KSTATE_BYTES) and zeroed with
+// cudaMemsetAsync into the stream of the latest host_prepare call of this host thread, which is
+// the launch's own stream: nvcc evaluates the launch configuration before the arguments
+// (k<<<c>>>(a) becomes `push_configuration(c) ? (void)0 : k(a)`). When the slab is used up, the
+// host waits for the device (cudaDeviceSynchronize) and starts it over. On a CUDA error it prints
+// `klap: error: ...` and exits(1), like host_prepare.
+static inline kstate* host_kstate(unsigned nsites) {
+  struct slab {
+    std::mutex mu;
+    char* base = nullptr;
+    unsigned long long used = 0;
+  };
+  static slab sl;
+  std::lock_guard<std::mutex> lock(sl.mu);
+  const unsigned long long bytes = (detail::kstate_bytes(nsites) + 255ull) & ~255ull;
+  if (sl.base == nullptr) {
+    detail::host_check(cudaMalloc(reinterpret_cast<void**>(&sl.base), static_cast<size_t>(KLAP_HOST_KSTATE_BYTES)),
+                       "klap::host_kstate: cudaMalloc of the kernel-granularity state slab");
+  }
+  if (bytes > KLAP_HOST_KSTATE_BYTES) {
+    std::fprintf(stderr, "klap: error: kernel-granularity state of %u sites exceeds KLAP_HOST_KSTATE_BYTES\n", nsites);
+    std::exit(1);
+  }
+  if (sl.used + bytes > KLAP_HOST_KSTATE_BYTES) {
+    detail::host_check(cudaDeviceSynchronize(), "klap::host_kstate: cudaDeviceSynchronize");
+    sl.used = 0;
+  }
+  kstate* ks = reinterpret_cast<kstate*>(sl.base + sl.used);
+  sl.used += bytes;
+  detail::host_check(cudaMemsetAsync(ks, 0, static_cast<size_t>(bytes), detail::host_current_stream()),
+                     "klap::host_kstate: cudaMemsetAsync");
+  return ks;
+}
+
+}  // namespace klap
+
+#endif  // KLAP_KERNEL_CUH
