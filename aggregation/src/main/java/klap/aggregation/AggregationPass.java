@@ -24,7 +24,7 @@ import klap.transform.Trees;
 import klap.transform.Uniformity;
 
 /**
- * Launch aggregation at warp and block granularity (KLAP section II-A, Fig. 2 and Fig. 12) with
+ * Launch aggregation at warp, block and kernel granularity (KLAP sections II-A, II-B, Fig. 2, Fig. 12) with
  * aggregated device {@code cudaMalloc}/{@code cudaFree} and scalarized uniform arguments (II-C),
  * for the CUDA 12/13 device runtime (CDP2, see shared/design/PLATFORM.md).
  *
@@ -64,6 +64,27 @@ import klap.transform.Uniformity;
  * scalars ({@code u}, proven uniform across the group by {@link Uniformity}). Where no convergent
  * region exists ({@link Convergence}), the launch is aggregated among the threads of the warp that
  * arrive together ({@code klap::warp_group::active()}), with a warning at block granularity.
+ * <h2>Kernel granularity (KLAP II-B, rebuilt for CDP2)</h2>
+ * The paper launched the aggregated grid from the host after the parent ended, which excluded
+ * device-launched parents and launches in loops. Here the parent's last block launches it:
+ * <pre>
+ * __global__ void parent(float* p, int* cnt, int n, klap::kstate* klap_ks) { [&amp;]() {
+ *   int i = ...; if (i &gt;= n) return;                       // returns reach the epilogue
+ *   if (cnt[i] &gt; 0) klap::krecord&lt;klap_args_child&gt;(klap_ks, 0u, dim3(cnt[i]), dim3(32), ...);
+ * }(); klap::kfinish(klap_ks, [&amp;](const klap::ksite* s, dim3 g, dim3 b, ...) { child_klap_kagg_vu&lt;&lt;&lt;g, b&gt;&gt;&gt;(s, ...); }); }
+ * </pre>
+ * {@code krecord} is the paper's out-of-order atomic scan (one 64-bit atomic gives the record's
+ * index and block offset; threads that do not launch store nothing); {@code kfinish} makes each
+ * block take an acq_rel ticket, and the last one launches one grid per site. The state
+ * ({@code klap::kstate}, one per parent-grid instance) is a trailing kernel parameter: host
+ * launches pass {@code klap::host_kstate(N)}, and an aggregated child that aggregates its own
+ * launches (recursion) gets a fresh one from the pool. Launches in loops: the children of all
+ * rounds are aggregated into one grid per site. That drops the order between one thread's rounds,
+ * so it is done only for {@code cudaStreamFireAndForget} launches; a launch in a loop into an
+ * ordered stream is refused with a diagnostic suggesting block granularity. Arguments are
+ * scalarized when uniform across the grid ({@code blockIdx} is not). Device {@code cudaMalloc}
+ * is aggregated per block (II-C).
+ *
  * <p>Streams: a stream argument proven uniform (e.g. {@code cudaStreamFireAndForget},
  * {@code cudaStreamTailLaunch}) is kept. A thread-dependent stream (per-thread device streams) is
  * replaced by the NULL stream, which runs the launches of one block in order: every per-thread
@@ -79,7 +100,7 @@ public final class AggregationPass {
     /**
      * Options of the pass.
      *
-     * @param granularity   warp or block
+     * @param granularity   warp, block or kernel
      * @param scalarize     pass uniform arguments as scalars (KLAP II-C)
      * @param poolSizeBytes memory pool size in bytes, or null for the runtime's default
      */
