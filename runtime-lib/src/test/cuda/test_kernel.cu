@@ -57,7 +57,7 @@ __global__ void parent(unsigned* slots, unsigned* marks, unsigned* grids, klap::
       klap::krecord<rec1>(ks, 1u, dim3(1), dim3(32), 0u, cudaStreamFireAndForget, rec1(t));
   }();
   klap::kfinish(
-      ks,
+      ks, 0u,
       [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st) -> cudaError_t {
         child0<<<g, b, sm, st>>>(s, slots, grids);
         return cudaGetLastError();

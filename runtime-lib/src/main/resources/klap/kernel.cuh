@@ -46,6 +46,12 @@
 #include "pool.cuh"
 #include "group.cuh"
 
+#ifndef KLAP_KERNEL_MAX_ORDERED
+// Per-round aggregation of launches in loops into ordered streams: at most this many ordered
+// launches per parent thread (rounds); the state has this many buckets per such site.
+#define KLAP_KERNEL_MAX_ORDERED 64
+#endif
+
 #ifndef KLAP_HOST_KSTATE_BYTES
 // Device memory for the kernel-granularity state of host-launched parents (about 170 bytes per
 // launch site per launch); when it is used up, the host waits for the device and starts over.
@@ -161,6 +167,23 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   ::new (static_cast<void*>(reinterpret_cast<Args*>(chunk + detail::kargs_offset(c)) + off)) Args(a);
 }
 
+// Per-round variant of krecord for launches into ORDERED streams in kernels where such a launch
+// sits in a loop: the thread's j-th ordered launch (j = seq, then seq is incremented) goes to
+// bucket (j, q): ks->site[plain + j * nseq + q], q being the site's index among the nseq ordered
+// sites. kfinish launches the buckets j-major, so each thread's launches keep their order (one
+// aggregated grid per round and site). Errors: more than KLAP_KERNEL_MAX_ORDERED ordered
+// launches by one thread -> fail().
+template <class Args>
+__device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned q, unsigned& seq, dim3 grid, dim3 block,
+                            unsigned smem, cudaStream_t stream, const Args& a) {
+  if (detail::kvolume(grid) == 0ull) return;  // not a launch: takes no round
+  if (seq >= KLAP_KERNEL_MAX_ORDERED)
+    fail("a thread made more than KLAP_KERNEL_MAX_ORDERED ordered launches at kernel granularity; use "
+         "--granularity=block or -DKLAP_KERNEL_MAX_ORDERED=<more>", "klap::krecord_seq");
+  krecord<Args>(ks, plain + seq * nseq + q, grid, block, smem, stream, a);
+  ++seq;
+}
+
 // The argument record of record 0 of a site (the launcher's scalar arguments come from it: they
 // are uniform over the grid, so any record holds the same value).
 template <class Args>
@@ -176,28 +199,32 @@ __device__ const Args& kargs(const void* rec) {
 
 namespace kdetail {  // (not `detail`: that would hide klap::detail inside this unnamed namespace)
 template <class F>
-__device__ void kfinish_site(kstate* ks, unsigned i, F& launch) {
+__device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   const ksite* s = &ks->site[i];
   const unsigned long long packed =
       cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(s->packed).load(cuda::std::memory_order_acquire);
-  if ((packed >> kindex_shift) == 0ull) return;
+  if ((packed >> kindex_shift) == 0ull) return false;
   const unsigned long long blocks = packed & kblocks_mask;
   if (blocks > 0x7FFFFFFFull)
     fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
   const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[0]);
   check_launch(launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream),
                "kernel-granularity aggregated launch");
+  return true;
 }
 }  // namespace kdetail
 
 // COLLECTIVE over the whole hardware block, at the end of a kernel-granularity parent (every
 // thread of the block that has not exited calls it once, after the original body). Every thread
 // fences its writes; thread 0 of each block takes a ticket (device-scope acq_rel); the block that
-// takes the last ticket of the grid launches, in source order, one aggregated grid per site that
-// recorded launches: launch_i(site, grid, block, smem, stream), the stream being the first
-// record's. Launches into one stream keep the site order.
+// takes the last ticket of the grid launches the aggregated grids: launch_i(site, grid, block,
+// smem, stream), the stream being the first record's. The first sizeof...(L) - nseq launchers
+// belong to the plain sites 0.. (one grid each, in order); the last nseq to the ordered per-round
+// sites (krecord_seq), whose buckets are launched round by round (j-major, site order within a
+// round) until a round has no launches (a thread's j-th ordered launch implies its earlier ones).
+// Launches into one stream keep this order.
 template <class... L>
-__device__ void kfinish(kstate* ks, L&&... launch) {
+__device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
   __threadfence();
   __syncthreads();
   if (::threadIdx.x != 0 || ::threadIdx.y != 0 || ::threadIdx.z != 0) return;
@@ -208,8 +235,17 @@ __device__ void kfinish(kstate* ks, L&&... launch) {
           .fetch_add(1ull, cuda::std::memory_order_acq_rel);
   if (ticket != blocks - 1ull) return;
   __threadfence();
+  constexpr unsigned total = sizeof...(L);
+  const unsigned plain = total - nseq;
   unsigned i = 0;
-  (kdetail::kfinish_site(ks, i++, launch), ...);
+  ((i < plain ? (void)kdetail::kfinish_site(ks, i, launch) : (void)0, ++i), ...);
+  for (unsigned j = 0; nseq != 0 && j < KLAP_KERNEL_MAX_ORDERED; ++j) {
+    bool any = false;
+    unsigned q = 0;
+    ((q >= plain ? (void)(any |= kdetail::kfinish_site(ks, plain + j * nseq + (q - plain), launch)) : (void)0, ++q),
+     ...);
+    if (!any) break;
+  }
 }
 
 // A zeroed kstate for `nsites` sites from the pool, for a device-launched kernel-granularity

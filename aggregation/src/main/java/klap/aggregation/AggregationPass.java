@@ -78,10 +78,13 @@ import klap.transform.Uniformity;
  * block take an acq_rel ticket, and the last one launches one grid per site. The state
  * ({@code klap::kstate}, one per parent-grid instance) is a trailing kernel parameter: host
  * launches pass {@code klap::host_kstate(N)}, and an aggregated child that aggregates its own
- * launches (recursion) gets a fresh one from the pool. Launches in loops: the children of all
- * rounds are aggregated into one grid per site. That drops the order between one thread's rounds,
- * so it is done only for {@code cudaStreamFireAndForget} launches; a launch in a loop into an
- * ordered stream is refused with a diagnostic suggesting block granularity. Arguments are
+ * launches (recursion) gets a fresh one from the pool. Launches in loops: launches into
+ * {@code cudaStreamFireAndForget} are aggregated across all rounds (one grid per site); in a
+ * kernel with a launch in a loop into an ordered stream, every ordered launch is aggregated per
+ * round instead: each thread numbers its ordered launches ({@code klap_seq}), launch j goes to
+ * bucket (j, site), and the last block launches the buckets round by round into its NULL stream,
+ * so each thread's launches keep their order (at most {@code KLAP_KERNEL_MAX_ORDERED} per thread,
+ * else a run-time error suggesting block granularity). Arguments are
  * scalarized when uniform across the grid ({@code blockIdx} is not). Device {@code cudaMalloc}
  * is aggregated per block (II-C).
  *
@@ -137,6 +140,10 @@ public final class AggregationPass {
         final boolean streamToNull;
         /** aggregated across the whole parent grid (kernel granularity): recorded, launched by the last block */
         final boolean kernelWide;
+        /** kernel granularity: the launch's stream orders launches (not cudaStreamFireAndForget) */
+        boolean ordered;
+        /** kernel granularity: the launch is inside a loop */
+        boolean inLoop;
 
         Site(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, FunctionDef child, String mask,
              Convergence.Placement placement, boolean streamToNull, boolean kernelWide) {
@@ -266,9 +273,36 @@ public final class AggregationPass {
         return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true));
     }
 
-    /** @return the kernel-granularity sites of {@code f}, in source order (their index is their slot in klap::kstate) */
+    /**
+     * @return the kernel-granularity sites of {@code f}: the plain ones (one bucket each, slots
+     *         0..P-1 of klap::kstate) in source order, then the per-round ones (Q of them)
+     */
     private List<Site> kernelSites(FunctionDef f) {
-        return sites.stream().filter(s -> s.fn == f && s.kernelWide).toList();
+        List<Site> all = sites.stream().filter(s -> s.fn == f && s.kernelWide).toList();
+        List<Site> out = new ArrayList<>(all.stream().filter(s -> !perRound(s)).toList());
+        out.addAll(all.stream().filter(this::perRound).toList());
+        return out;
+    }
+
+    /**
+     * Per-round aggregation: in a kernel with a launch in a loop into an ordered stream, every
+     * launch into an ordered stream is numbered per thread (klap::krecord_seq) so that the
+     * thread's launches keep their order.
+     */
+    private boolean perRound(Site s) {
+        return s.kernelWide && s.ordered
+                && sites.stream().anyMatch(o -> o.fn == s.fn && o.kernelWide && o.ordered && o.inLoop);
+    }
+
+    private List<Site> roundSites(FunctionDef f) {
+        return kernelSites(f).stream().filter(this::perRound).toList();
+    }
+
+    /** @return the C++ expression of the number of klap::ksite slots {@code f}'s state needs */
+    private String stateSize(FunctionDef f) {
+        int q = roundSites(f).size();
+        int p = kernelSites(f).size() - q;
+        return q == 0 ? Integer.toString(p) : p + " + KLAP_KERNEL_MAX_ORDERED * " + q;
     }
 
     /** @return true if {@code k} gets the hidden {@code klap::kstate* klap_ks} parameter */
@@ -298,7 +332,7 @@ public final class AggregationPass {
                         && hasKernelState(kernels.get(simpleName(n.name())))) {
                     warn(n.range().offset(), "kernel granularity adds a last parameter 'klap::kstate*' to '" + n.name()
                             + "'; only its <<<...>>> launches pass it (a launch through this reference must pass "
-                            + "klap::host_kstate(" + kernelSites(kernels.get(simpleName(n.name()))).size() + "))", "kernel-state-ref");
+                            + "klap::host_kstate(" + stateSize(kernels.get(simpleName(n.name()))) + "))", "kernel-state-ref");
                 }
             });
         }
@@ -365,15 +399,18 @@ public final class AggregationPass {
             boolean fireAndForget = l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
             Stmt loop = new Trees(f.body()).enclosingLoop(es);
             if (loop != null && !fireAndForget) {
-                error(l.range().offset(), "launch of '" + l.kernelName() + "' in a loop (line " + src.line(loop.range().offset())
-                        + ") at kernel granularity: the children of all rounds would run in one grid, unordered, but "
-                        + "this launch's stream orders them; use --granularity=block, or launch into "
-                        + "cudaStreamFireAndForget if the rounds' children are independent", "kernel-ordered-loop");
-                return;
+                diags.add(Diagnostic.at(Severity.NOTE, src, l.range().offset(), "launch of '" + l.kernelName()
+                        + "' in a loop (line " + src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
+                        + "round (one grid per round), which keeps each thread's launch order; launch into "
+                        + "cudaStreamFireAndForget if the rounds' children are independent, to aggregate all rounds at once",
+                        "kernel-per-round"));
             }
             boolean streamToNull = streamToNull(l, u);
             unaggregated.remove(l);
-            sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), null, streamToNull, true));
+            Site site = new Site(sites.size(), f, es, l, child, mask.toString(), null, streamToNull, true);
+            site.ordered = !fireAndForget;
+            site.inLoop = loop != null;
+            sites.add(site);
             return;
         }
         Convergence.Placement p = conv.place(es);
@@ -585,7 +622,7 @@ public final class AggregationPass {
         if (hasKernelState(f)) {
             // kernel granularity (KLAP II-B on CDP2): every return of the body comes back here, then the
             // last block of the grid to finish launches the aggregated grids
-            e.insert(f.body().range().offset() + 1, " [&]() {");
+            e.insert(f.body().range().offset() + 1, roundSites(f).isEmpty() ? " [&]() {" : " [&]() { unsigned klap_seq = 0;");
             e.insert(f.body().range().end() - 1, "}(); " + kfinishCall(f) + " ");
         }
         // launch sites, grouped by region
@@ -676,7 +713,7 @@ public final class AggregationPass {
 
     /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
     private String childState(FunctionDef child) {
-        return hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + kernelSites(child).size() + "); " : "";
+        return hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + stateSize(child) + "); " : "";
     }
 
     /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
@@ -685,14 +722,23 @@ public final class AggregationPass {
         String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
         String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
                 : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
-        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + kernelSites(s.fn).indexOf(s) + "u, dim3("
+        List<Site> ks = kernelSites(s.fn);
+        String target;
+        if (perRound(s)) {
+            List<Site> rs = roundSites(s.fn);
+            target = "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
+                    + rs.indexOf(s) + "u, klap_seq, dim3(";
+        } else {
+            target = "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, dim3(";
+        }
+        return target
                 + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
                 + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + "));";
     }
 
     /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
     private String kfinishCall(FunctionDef f) {
-        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks");
+        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + roundSites(f).size() + "u");
         for (Site s : kernelSites(f)) {
             String t = argsType(s);
             sb.append(", [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, unsigned klap_smem, ")
@@ -909,7 +955,7 @@ public final class AggregationPass {
                 FunctionDef k = kernels.get(simpleName(l.kernelName()));
                 if (hasKernelState(k)) {
                     out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate("
-                            + kernelSites(k).size() + ")");
+                            + stateSize(k) + ")");
                 }
                 if (l.stream() != null) {
                     out.replace(l.stream().range().offset(), l.stream().range().end(),

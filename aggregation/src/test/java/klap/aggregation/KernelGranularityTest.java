@@ -28,7 +28,7 @@ class KernelGranularityTest {
                 "if (v >= n) return;",
                 "klap::krecord<klap_args_child>(klap_ks, 0u, dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
                         + "klap_args_child(level, adj, off[v], count, cur + 1));",
-                "}(); klap::kfinish(klap_ks, [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
+                "}(); klap::kfinish(klap_ks, 0u, [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
                         + "unsigned klap_smem, cudaStream_t klap_stream) -> cudaError_t { child_klap_kagg_uuvvu<<<klap_grid, "
                         + "klap_block, klap_smem, klap_stream>>>(klap_ksite, klap::kfirst_args<klap_args_child>(klap_ksite).level, "
                         + "klap::kfirst_args<klap_args_child>(klap_ksite).adj, klap::kfirst_args<klap_args_child>(klap_ksite).next); "
@@ -49,28 +49,42 @@ class KernelGranularityTest {
     }
 
     @Test
-    void launchesInLoopsNeedAnUnorderedStream() {
-        String ordered = """
+    void orderedLaunchesInLoopsAreAggregatedPerRoundAndUnorderedOnesAcrossRounds() {
+        String code = """
                 __global__ void child(int* p, int r) { p[r] = r; }
+                __global__ void tag(int* p) { p[0] = 1; }
                 __global__ void parent(int* p, int rounds) {
+                  tag<<<1, 1, 0, cudaStreamFireAndForget>>>(p);
+                  child<<<1, 32>>>(p, -1);
                   for (int r = 0; r < rounds; r++) {
                     child<<<1, 32>>>(p, r);
                   }
                 }
+                int main() { parent<<<1, 1>>>(0, 3); }
                 """;
-        var r = Check.run(ordered, Granularity.KERNEL);
-        assertTrue(r.hasErrors());
-        var d = r.diagnostics().stream().filter(x -> x.id().equals("kernel-ordered-loop")).findFirst().orElseThrow();
-        assertEquals(4, d.line());
-        assertTrue(d.message().contains("use --granularity=block"), d.message());
-        assertTrue(d.message().contains("(line 3)"), d.message());
+        var r = Check.run(code, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        var d = r.diagnostics().stream().filter(x -> x.id().equals("kernel-per-round")).findFirst().orElseThrow();
+        assertEquals(Severity.NOTE, d.severity());
+        assertEquals(7, d.line());
+        inOrder(r.text(),
+                "{ [&]() { unsigned klap_seq = 0;",
+                // the fire-and-forget site is plain (slot 0); both ordered sites are numbered per thread
+                "klap::krecord<klap_args_tag>(klap_ks, 0u, dim3(1), dim3(1), (unsigned)(0), (cudaStream_t)(cudaStreamFireAndForget)",
+                "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 0u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
+                        + "klap_args_child(p, -1));",
+                "for (int r = 0; r < rounds; r++) {",
+                "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 1u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
+                        + "klap_args_child(p, r));",
+                "klap::kfinish(klap_ks, 2u, [&](", "tag_klap_kagg", "child_klap_kagg", "child_klap_kagg",
+                "parent<<<1, 1, 0, klap::host_prepare()>>>(0, 3, klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2));");
 
-        var ok = Check.run(ordered.replace("child<<<1, 32>>>", "child<<<1, 32, 0, cudaStreamFireAndForget>>>"),
+        var unordered = Check.run(code.replace("child<<<1, 32>>>(p, r)", "child<<<1, 32, 0, cudaStreamFireAndForget>>>(p, r)"),
                 Granularity.KERNEL);
-        assertFalse(ok.hasErrors(), ok.diagnostics().toString());
-        inOrder(ok.text(), "for (int r = 0; r < rounds; r++) {",
-                "klap::krecord<klap_args_child>(klap_ks, 0u, dim3(1), dim3(32), (unsigned)(0), "
-                        + "(cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p, r));");
+        assertFalse(unordered.hasErrors(), unordered.diagnostics().toString());
+        inOrder(unordered.text(), "klap::krecord<klap_args_child>(klap_ks, 2u, dim3(1), dim3(32), (unsigned)(0), "
+                + "(cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p, r));", "klap::kfinish(klap_ks, 0u,",
+                "klap::host_kstate(3)");
     }
 
     @Test
