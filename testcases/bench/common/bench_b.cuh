@@ -1,0 +1,124 @@
+// Shared host-side helpers for the CDP benchmarks gc, mstf, mstv, sp and sssp
+// (testcases/bench): CUDA error checking, cudaEvent timing, a deterministic PRNG,
+// option parsing, the median of repeated runs and the one-line PASS/FAIL report.
+// Host code only: all device code lives in the benchmark .cu files.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+// Checks a CUDA runtime call made on the host; on error prints a FAIL line and exits 1.
+#define BB_CHECK(call)                                                                \
+    do {                                                                              \
+        cudaError_t err_ = (call);                                                    \
+        if (err_ != cudaSuccess) {                                                    \
+            std::printf("FAIL %s: %s:%d: %s -> %s\n", bb::g_name, __FILE__, __LINE__, \
+                        #call, cudaGetErrorString(err_));                             \
+            std::exit(1);                                                             \
+        }                                                                             \
+    } while (0)
+
+// Checks for an error after a host-side kernel launch.
+#define BB_CHECK_LAUNCH() BB_CHECK(cudaGetLastError())
+
+namespace bb {
+
+// Name of the running benchmark, used in PASS/FAIL lines.
+inline const char *g_name = "?";
+
+// splitmix64: small, fast and fully deterministic across platforms.
+struct Rng {
+    uint64_t s;
+    explicit Rng(uint64_t seed) : s(seed) {}
+    uint64_t next() {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    // Uniform integer in [0, bound) (bound > 0); the modulo bias is irrelevant here.
+    uint32_t below(uint32_t bound) { return (uint32_t)(next() % bound); }
+    // Uniform double in [0, 1) with 53 random bits.
+    double uniform() { return (double)(next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+// Prints the FAIL line and exits 1.
+[[noreturn]] inline void fail(const char *reason) {
+    std::printf("FAIL %s: %s\n", g_name, reason);
+    std::exit(1);
+}
+
+// Returns the integer value of option `flag` (e.g. "-n") from argv, or `def`.
+// Exits with a FAIL line when the value is missing or not a number.
+inline long long argInt(int argc, char **argv, const char *flag, long long def) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], flag) == 0) {
+            char *end = nullptr;
+            long long v = (i + 1 < argc) ? std::strtoll(argv[i + 1], &end, 0) : 0;
+            if (i + 1 >= argc || end == argv[i + 1] || *end != '\0') {
+                char msg[96];
+                std::snprintf(msg, sizeof msg, "option %s needs an integer value", flag);
+                fail(msg);
+            }
+            return v;
+        }
+    }
+    return def;
+}
+
+// Elapsed time between two cudaEvents recorded on the default stream.
+struct GpuTimer {
+    cudaEvent_t startEv{}, stopEv{};
+    GpuTimer() {
+        BB_CHECK(cudaEventCreate(&startEv));
+        BB_CHECK(cudaEventCreate(&stopEv));
+    }
+    ~GpuTimer() {
+        cudaEventDestroy(startEv);
+        cudaEventDestroy(stopEv);
+    }
+    GpuTimer(const GpuTimer &) = delete;
+    GpuTimer &operator=(const GpuTimer &) = delete;
+    void start(cudaStream_t s = 0) { BB_CHECK(cudaEventRecord(startEv, s)); }
+    void stop(cudaStream_t s = 0) { BB_CHECK(cudaEventRecord(stopEv, s)); }
+    // Waits for the stop event and returns the elapsed milliseconds.
+    float ms() {
+        BB_CHECK(cudaEventSynchronize(stopEv));
+        float t = 0.0f;
+        BB_CHECK(cudaEventElapsedTime(&t, startEv, stopEv));
+        return t;
+    }
+};
+
+// Raises the device-runtime pending launch pool to at least `count` launches
+// (CDP2 has no overflow pool: a launch beyond it fails).
+inline void ensurePendingLaunches(long long count) {
+    size_t cur = 0;
+    BB_CHECK(cudaDeviceGetLimit(&cur, cudaLimitDevRuntimePendingLaunchCount));
+    if ((long long)cur < count)
+        BB_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, (size_t)count));
+}
+
+// Median of the measured times (the upper one of the two middle values for even counts).
+inline float median(std::vector<float> v) {
+    if (v.empty()) return 0.0f;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Prints the single result line and returns the process exit code.
+inline int report(bool ok, float ms, const char *reason) {
+    if (ok)
+        std::printf("PASS %s time_ms=%.3f\n", g_name, ms);
+    else
+        std::printf("FAIL %s: %s\n", g_name, reason);
+    return ok ? 0 : 1;
+}
+
+}  // namespace bb

@@ -1,0 +1,145 @@
+// sssp_flat: single-source shortest paths (KLAP Table I "sssp", after LonestarGPU's
+// data-driven Bellman-Ford), flat version without dynamic parallelism: the per-vertex loop
+// over the edges runs in the parent thread, as in the original code before it was ported to CDP.
+//
+// The host iterates rounds until nothing changes. In each round ssspFlat (one thread per
+// vertex, block 128) skips inactive vertices, clears its active flag, reads its distance and
+// relaxes each of its edges with atomicMin, marking the neighbour active for the next round
+// when the distance dropped. Same algorithm, input, options and check as sssp.cu.
+//
+// Input: a symmetric R-MAT graph (like rmat12.sym.gr), random integer weights.
+// Options: -n vertices, a power of two (4096)  -m R-MAT edge samples (8 n)  -w maximum edge
+//          weight (1000)  -s seed (1)  -src source vertex (0)  -b block size (128)
+//          -c ignored (accepted for symmetry with sssp.cu)  -r repetitions of the timed part
+//          (1; the median is printed)
+// Output: PASS sssp_flat time_ms=<median time of the round loop> or FAIL sssp_flat: <reason>.
+
+#include "common/bench_b.cuh"
+#include "common/graphgen_b.cuh"
+
+#include <climits>
+#include <functional>
+#include <queue>
+#include <vector>
+
+static constexpr int INF = INT_MAX;  // distance of a vertex not reached yet
+
+__global__ void ssspFlat(const int *rowPtr, const int *colIdx, const int *wt, int *dist,
+                         int *active, int *nextActive, int n, int *changed) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    if (!active[v]) return;
+    active[v] = 0;
+    // dist[v] may be lowered concurrently by another thread: any value read is an upper bound
+    // reached by a real path, and a later decrease re-activates v for the next round.
+    int d = dist[v];
+    int start = rowPtr[v];
+    int deg = rowPtr[v + 1] - start;
+    for (int e = 0; e < deg; ++e) {
+        int u = colIdx[start + e];
+        int nd = d + wt[start + e];
+        if (nd < atomicMin(&dist[u], nd)) {
+            nextActive[u] = 1;
+            *changed = 1;
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    bb::g_name = "sssp_flat";
+    const int n = (int)bb::argInt(argc, argv, "-n", 4096);
+    const long long samples = bb::argInt(argc, argv, "-m", 8LL * n);
+    const int maxW = (int)bb::argInt(argc, argv, "-w", 1000);
+    const uint64_t seed = (uint64_t)bb::argInt(argc, argv, "-s", 1);
+    const int src = (int)bb::argInt(argc, argv, "-src", 0);
+    const int block = (int)bb::argInt(argc, argv, "-b", 128);
+    const int childBlock = (int)bb::argInt(argc, argv, "-c", 128);  // unused here
+    const int reps = (int)bb::argInt(argc, argv, "-r", 1);
+    if (n < 2 || n > (1 << 24) || samples < 1 || maxW < 1 || src < 0 || src >= n || block < 1 ||
+        block > 1024 || childBlock < 1 || childBlock > 1024 || reps < 1)
+        return bb::report(false, 0, "bad options");
+    if ((long long)maxW * (n - 1) >= INF) return bb::report(false, 0, "weights too large for int distances");
+
+    const bb::CsrGraph g = bb::rmatSymmetric(n, samples, maxW, seed);
+    const long long m = g.arcs();
+    if (m > INT_MAX / 2) return bb::report(false, 0, "graph too large");
+
+    // CPU reference: Dijkstra.
+    std::vector<int> ref(n, INF);
+    {
+        using Item = std::pair<int, int>;  // (distance, vertex)
+        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> pq;
+        ref[src] = 0;
+        pq.emplace(0, src);
+        while (!pq.empty()) {
+            auto [d, v] = pq.top();
+            pq.pop();
+            if (d != ref[v]) continue;
+            for (int e = g.rowPtr[v]; e < g.rowPtr[v + 1]; ++e) {
+                int u = g.colIdx[e], nd = d + g.weight[e];
+                if (nd < ref[u]) {
+                    ref[u] = nd;
+                    pq.emplace(nd, u);
+                }
+            }
+        }
+    }
+
+    int *dRow = nullptr, *dCol = nullptr, *dW = nullptr, *dDist = nullptr, *dActA = nullptr,
+        *dActB = nullptr, *dChanged = nullptr;
+    BB_CHECK(cudaMalloc(&dRow, sizeof(int) * (n + 1)));
+    BB_CHECK(cudaMalloc(&dCol, sizeof(int) * (m > 0 ? m : 1)));
+    BB_CHECK(cudaMalloc(&dW, sizeof(int) * (m > 0 ? m : 1)));
+    BB_CHECK(cudaMalloc(&dDist, sizeof(int) * n));
+    BB_CHECK(cudaMalloc(&dActA, sizeof(int) * n));
+    BB_CHECK(cudaMalloc(&dActB, sizeof(int) * n));
+    BB_CHECK(cudaMalloc(&dChanged, sizeof(int)));
+    BB_CHECK(cudaMemcpy(dRow, g.rowPtr.data(), sizeof(int) * (n + 1), cudaMemcpyHostToDevice));
+    BB_CHECK(cudaMemcpy(dCol, g.colIdx.data(), sizeof(int) * m, cudaMemcpyHostToDevice));
+    BB_CHECK(cudaMemcpy(dW, g.weight.data(), sizeof(int) * m, cudaMemcpyHostToDevice));
+
+    std::vector<int> dist0(n, INF), act0(n, 0), dist(n);
+    dist0[src] = 0;
+    act0[src] = 1;
+    std::vector<float> times;
+    bb::GpuTimer timer;
+    for (int r = 0; r < reps; ++r) {
+        BB_CHECK(cudaMemcpy(dDist, dist0.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
+        BB_CHECK(cudaMemcpy(dActA, act0.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
+        BB_CHECK(cudaMemset(dActB, 0, sizeof(int) * n));
+        BB_CHECK(cudaDeviceSynchronize());
+        int *active = dActA, *nextActive = dActB;
+        timer.start();
+        int changed = 0, rounds = 0;
+        do {
+            if (++rounds > n + 1) return bb::report(false, 0, "SSSP did not terminate");
+            BB_CHECK(cudaMemsetAsync(dChanged, 0, sizeof(int)));
+            ssspFlat<<<(n + block - 1) / block, block>>>(dRow, dCol, dW, dDist, active,
+                                                           nextActive, n, dChanged);
+            BB_CHECK_LAUNCH();
+            BB_CHECK(cudaMemcpy(&changed, dChanged, sizeof(int), cudaMemcpyDeviceToHost));
+            std::swap(active, nextActive);  // every active flag was cleared by its parent thread
+        } while (changed);
+        timer.stop();
+        times.push_back(timer.ms());
+        BB_CHECK(cudaDeviceSynchronize());
+
+        BB_CHECK(cudaMemcpy(dist.data(), dDist, sizeof(int) * n, cudaMemcpyDeviceToHost));
+        for (int v = 0; v < n; ++v) {
+            if (dist[v] != ref[v]) {
+                char msg[160];
+                std::snprintf(msg, sizeof msg, "dist[%d] = %d, expected %d (repetition %d)", v,
+                              dist[v], ref[v], r);
+                return bb::report(false, 0, msg);
+            }
+        }
+    }
+    BB_CHECK(cudaFree(dRow));
+    BB_CHECK(cudaFree(dCol));
+    BB_CHECK(cudaFree(dW));
+    BB_CHECK(cudaFree(dDist));
+    BB_CHECK(cudaFree(dActA));
+    BB_CHECK(cudaFree(dActB));
+    BB_CHECK(cudaFree(dChanged));
+    return bb::report(true, bb::median(times), nullptr);
+}
