@@ -1,0 +1,662 @@
+package klap.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import klap.runtime.RuntimeHeaders;
+import picocli.CommandLine;
+
+/**
+ * {@code klap-nvcc}: a drop-in nvcc that runs klap on the CUDA files of an nvcc command line first, so
+ * a Makefile or CMake project switches klap on by changing one variable ({@code make NVCC=klap-nvcc},
+ * {@code -DCMAKE_CUDA_COMPILER_LAUNCHER=klap-nvcc}). See {@code docs/klap-nvcc.md}.
+ *
+ * <p>Command line: {@code klap-nvcc [--klap-OPTION...] [REAL_NVCC] NVCC_ARGS...}, plus the
+ * {@code --klap-} options in the environment variable {@code KLAP_FLAGS}. {@code REAL_NVCC} is present
+ * when klap-nvcc is a compiler launcher (CMake passes the compiler path first); otherwise the real nvcc
+ * is {@code $KLAP_NVCC} or the first {@code nvcc} on {@code PATH} that is not klap-nvcc itself.
+ *
+ * <p>What it does with {@code nvcc -c -Isrc src/a.cu -o a.o} when {@code a.cu} launches kernels from
+ * the device:
+ * <pre>
+ * klap --granularity=block src/a.cu -o $TMP/0/a.cu --no-runtime-headers -I src     (in-process)
+ * nvcc -rdc=true -I$TMP -Isrc -c -Isrc $TMP/0/a.cu -o a.o                            ($TMP/klap/*.cuh)
+ * </pre>
+ * Files without device launches are given to nvcc untouched; every other argument is passed on as
+ * written. {@code -rdc=true} is added where device launches need it (a transformed file compiled
+ * without {@code -rdc}/{@code -dc}, and link steps, so nvcc runs the device link). nvcc's stdout,
+ * stderr and exit status are passed through, with the temporary file's name replaced by the user's;
+ * klap's {@code #line} directives make nvcc's diagnostics name the user's file and line. Dependency
+ * rules ({@code -M}, {@code -MD}, ...) are rewritten to name the user's file.
+ *
+ * <p>Exit status: nvcc's; 1 when klap cannot transform a file (klap's diagnostics on stderr, nvcc is
+ * not run); 2 for a usage error of klap-nvcc itself ({@code klap-nvcc: error: ...}).
+ */
+public final class KlapNvcc {
+    static final String NAME = "klap-nvcc";
+    private static final String DEPTH_ENV = "KLAP_NVCC_DEPTH";
+
+    /** The {@code --klap-} options, from {@code KLAP_FLAGS} and the command line (later wins). */
+    static final class Options {
+        String granularity = "block";
+        boolean keep;
+        Path keepDir;
+        Long poolSize;
+        boolean noScalarize;
+        boolean off;
+        boolean werror;
+        boolean quiet;
+        boolean verbose;
+        boolean help;
+        boolean version;
+    }
+
+    /** A usage error of klap-nvcc (exit 2). */
+    static final class UsageException extends Exception {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    private final Map<String, String> env;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Options opts = new Options();
+    private Path workDir;
+    private Path stagingDir;
+    private volatile Process running;
+
+    private KlapNvcc(Map<String, String> env, PrintStream out, PrintStream err) {
+        this.env = env;
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Entry point of {@code scripts/klap-nvcc}. */
+    public static void main(String[] args) {
+        int rc = run(args, System.getenv(), System.out, System.err);
+        System.out.flush();
+        System.err.flush();
+        System.exit(rc);
+    }
+
+    /**
+     * Runs klap-nvcc with {@code args} (without the program name) in the current directory.
+     *
+     * @param env the environment ({@code KLAP_FLAGS}, {@code KLAP_NVCC}, {@code PATH}, ...)
+     * @param out receives nvcc's standard output
+     * @param err receives nvcc's and klap's diagnostics and klap-nvcc's own messages
+     * @return the exit status: nvcc's, 1 when klap rejects an input, 2 for usage errors
+     */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        KlapNvcc k = new KlapNvcc(env, out, err);
+        Thread hook = new Thread(k::interrupted, "klap-nvcc-cleanup");
+        boolean hooked = false;
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+            hooked = true;
+        } catch (IllegalStateException e) {
+            // shutting down already
+        }
+        try {
+            return k.execute(List.of(args));
+        } catch (UsageException e) {
+            err.println(NAME + ": error: " + e.getMessage());
+            err.println(NAME + ": see '" + NAME + " --klap-help'");
+            return 2;
+        } catch (IOException | UncheckedIOException e) {
+            err.println(NAME + ": error: " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println(NAME + ": error: interrupted");
+            return 130;
+        } catch (RuntimeException e) {
+            err.println(NAME + ": internal error: " + e);
+            err.println(NAME + ": please report this with the command line (build without klap: --klap-off)");
+            return 1;
+        } finally {
+            k.cleanUp();
+            if (hooked) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException e) {
+                    // shutting down: the hook runs
+                }
+            }
+            out.flush();
+            err.flush();
+        }
+    }
+
+    /** Shutdown hook (SIGINT/SIGTERM from make): stop nvcc, remove the temporary files. */
+    private void interrupted() {
+        Process p = running;
+        if (p != null) {
+            p.destroy();
+        }
+        cleanUp();
+    }
+
+    private synchronized void cleanUp() {
+        if (stagingDir != null) {
+            deleteTree(stagingDir);
+            stagingDir = null;
+        }
+        if (workDir != null && !opts.keep) {
+            deleteTree(workDir);
+            workDir = null;
+        }
+    }
+
+    private int execute(List<String> argv) throws UsageException, IOException, InterruptedException {
+        List<String> rest = new ArrayList<>();
+        for (String w : Words.split(env.get("KLAP_FLAGS"))) {
+            if (!klapOption(w)) {
+                throw new UsageException("KLAP_FLAGS: '" + w + "' is not a klap-nvcc option (they start with --klap-)");
+            }
+        }
+        for (String a : argv) {
+            if (!klapOption(a)) {
+                rest.add(a);
+            }
+        }
+        int depth = parseDepth(env.get(DEPTH_ENV));
+        if (depth >= 3) {
+            err.println(NAME + ": error: klap-nvcc runs itself again and again; set KLAP_NVCC to the real nvcc");
+            return 2;
+        }
+        if (depth >= 1) {
+            opts.off = true; // the real nvcc we found runs klap-nvcc again: do not transform twice
+        }
+        String nvcc = null;
+        boolean launcher = false;
+        if (!rest.isEmpty() && looksLikeCompiler(rest.get(0))) {
+            launcher = true;
+            String c = rest.remove(0);
+            nvcc = isSelf(c) ? null : c.contains("/") ? c : findOnPath(c);
+        }
+        if (opts.help || rest.equals(List.of("--help")) || rest.equals(List.of("-h"))) {
+            out.print(help());
+            return 0;
+        }
+        if (nvcc == null) {
+            nvcc = findNvcc();
+        }
+        if (opts.version || rest.equals(List.of("--version")) || rest.equals(List.of("-V"))) {
+            return version(nvcc);
+        }
+        if (rest.isEmpty()) {
+            throw new UsageException("no nvcc arguments given");
+        }
+        if (nvcc == null) {
+            err.println(NAME + ": error: cannot find the real nvcc: set KLAP_NVCC to its path or put nvcc on PATH");
+            return 2;
+        }
+        boolean verbose = opts.verbose || rest.contains("-v") || rest.contains("--verbose");
+        if (opts.off) {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(nvcc);
+            cmd.addAll(rest);
+            return runNvcc(cmd, verbose, Map.of(), null, depth);
+        }
+        NvccCommandLine cl = NvccCommandLine.parse(rest);
+        verbose |= cl.has("--verbose");
+
+        // 1. transform the CUDA inputs that have device launches
+        Map<NvccCommandLine.Input, Path> transformed = new LinkedHashMap<>();
+        for (NvccCommandLine.Input in : cl.inputs(NvccCommandLine.Kind.CUDA)) {
+            Path src = Path.of(in.path());
+            if (!Files.isRegularFile(src) || !mayNeedKlap(src)) {
+                continue; // nvcc reports missing files itself
+            }
+            Path tmp = tempFileFor(src, transformed.size());
+            List<String> kargs = new ArrayList<>(List.of("--granularity=" + opts.granularity, in.path(), "-o",
+                    tmp.toString(), "--no-runtime-headers"));
+            for (String dir : cl.values("--include-path")) {
+                kargs.add("-I");
+                kargs.add(dir);
+            }
+            if (opts.poolSize != null) {
+                kargs.add("--pool-size");
+                kargs.add(Long.toString(opts.poolSize));
+            }
+            if (opts.noScalarize) {
+                kargs.add("--no-scalarize");
+            }
+            if (opts.werror) {
+                kargs.add("--Werror");
+            }
+            if (opts.quiet) {
+                kargs.add("-q");
+            }
+            if (verbose) {
+                err.println(NAME + ": klap " + Words.join(kargs));
+            }
+            PrintWriter kerr = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
+            int rc = Klap.run(kargs.toArray(String[]::new), kerr, kerr);
+            kerr.flush();
+            if (rc != 0) {
+                err.println(NAME + ": error: klap cannot transform " + in.path() + "; nvcc was not run "
+                        + "(to build without klap: --klap-off or KLAP_FLAGS=--klap-off)");
+                return rc;
+            }
+            if (Files.readString(tmp, StandardCharsets.UTF_8).equals(Files.readString(src, StandardCharsets.UTF_8))) {
+                Files.delete(tmp); // no device launches: nvcc compiles the user's file itself
+                if (verbose) {
+                    err.println(NAME + ": " + in.path() + " has no device-side launches: compiled as is");
+                }
+                continue;
+            }
+            transformed.put(in, tmp);
+        }
+
+        // 2. the nvcc command
+        List<String> args = new ArrayList<>();
+        boolean fromOptionsFile = transformed.keySet().stream().anyMatch(i -> i.topIndex() < 0);
+        if (fromOptionsFile) {
+            args.addAll(cl.flat);
+            transformed.forEach((in, tmp) -> args.set(in.flatIndex(), tmp.toString()));
+        } else {
+            args.addAll(cl.top);
+            transformed.forEach((in, tmp) -> args.set(in.topIndex(), tmp.toString()));
+        }
+        List<String> cmd = new ArrayList<>();
+        cmd.add(nvcc);
+        if (!transformed.isEmpty()) {
+            if (!cl.preprocessOnly() && !cl.hasRdcChoice() && !cl.has("--device-w") && !cl.has("--device-link")) {
+                cmd.add("-rdc=true");
+                if (launcher && cl.has("--compile") && !opts.quiet) {
+                    // a launcher does not see the link step, which must then run a device link
+                    err.println(NAME + ": warning: added -rdc=true for the device launches in " + transformed.keySet()
+                            .iterator().next().path() + "; the link step must run a device link (CMake: set the "
+                            + "target property CUDA_SEPARABLE_COMPILATION ON)");
+                }
+            }
+            cmd.add("-I" + workDir);
+            Set<String> dirs = new LinkedHashSet<>();
+            for (NvccCommandLine.Input in : transformed.keySet()) {
+                Path parent = Path.of(in.path()).getParent();
+                dirs.add(parent == null ? "." : parent.toString());
+            }
+            for (String d : dirs) {
+                cmd.add("-I" + d);
+            }
+        } else if (cl.isLinkStep() && !cl.hasRdcChoice()) {
+            cmd.add("-rdc=true"); // objects with device launches need the device link
+        }
+        cmd.addAll(args);
+
+        // 3. run it, naming the user's files in its output
+        Map<String, String> renames = new LinkedHashMap<>();
+        transformed.forEach((in, tmp) -> renames.put(tmp.toString(), in.path()));
+        String dropPrefix = workDir == null ? null : workDir.resolve("klap") + "/";
+        boolean depsOnStdout = !transformed.isEmpty() && cl.dependenciesOnStdout();
+        int rc = runNvcc(cmd, verbose, renames, depsOnStdout ? dropPrefix : null, depth);
+        if (rc == 0 && !transformed.isEmpty() && cl.generatesDependencies()) {
+            for (NvccCommandLine.Input in : transformed.keySet()) {
+                for (Path d : cl.dependencyFiles(in.path())) {
+                    if (Files.isRegularFile(d)) {
+                        String text = Files.readString(d, StandardCharsets.ISO_8859_1);
+                        String fixed = DepRules.rewrite(text, latin1(renames), latin1(dropPrefix));
+                        if (!fixed.equals(text)) {
+                            Files.writeString(d, fixed, StandardCharsets.ISO_8859_1);
+                        }
+                    }
+                }
+            }
+        }
+        if (opts.keep && workDir != null && (opts.keepDir == null || verbose)) {
+            err.println(NAME + ": note: klap's output is kept in " + workDir);
+        }
+        return rc;
+    }
+
+    /** Parses one argument if it is a {@code --klap-} option. */
+    private boolean klapOption(String a) throws UsageException {
+        if (!a.startsWith("--klap-")) {
+            return false;
+        }
+        int eq = a.indexOf('=');
+        String name = eq < 0 ? a : a.substring(0, eq);
+        String value = eq < 0 ? null : a.substring(eq + 1);
+        switch (name) {
+            case "--klap-granularity" -> {
+                if (!"warp".equals(value) && !"block".equals(value)) {
+                    throw new UsageException("--klap-granularity=warp|block expected, got '" + a + "'"
+                            + ("kernel".equals(value) ? " (kernel granularity is not implemented yet)" : ""));
+                }
+                opts.granularity = value;
+            }
+            case "--klap-keep" -> {
+                opts.keep = true;
+                if (value != null && value.isEmpty()) {
+                    throw new UsageException("--klap-keep=DIR needs a directory");
+                }
+                opts.keepDir = value == null ? null : Path.of(value).toAbsolutePath().normalize();
+            }
+            case "--klap-pool-size" -> {
+                if (value == null) {
+                    throw new UsageException("--klap-pool-size=BYTES expected, e.g. --klap-pool-size=256M");
+                }
+                try {
+                    opts.poolSize = new Klap.SizeConverter().convert(value);
+                } catch (CommandLine.TypeConversionException e) {
+                    throw new UsageException("--klap-pool-size: " + e.getMessage());
+                }
+            }
+            case "--klap-no-scalarize" -> opts.noScalarize = flag(name, value);
+            case "--klap-off" -> opts.off = flag(name, value);
+            case "--klap-Werror" -> opts.werror = flag(name, value);
+            case "--klap-quiet" -> opts.quiet = flag(name, value);
+            case "--klap-verbose" -> opts.verbose = flag(name, value);
+            case "--klap-help" -> opts.help = flag(name, value);
+            case "--klap-version" -> opts.version = flag(name, value);
+            default -> throw new UsageException("unknown option " + a);
+        }
+        return true;
+    }
+
+    private static boolean flag(String name, String value) throws UsageException {
+        if (value != null) {
+            throw new UsageException(name + " takes no value");
+        }
+        return true;
+    }
+
+    private static int parseDepth(String s) {
+        try {
+            return s == null ? 0 : Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** A file that may contain device launches or pragmas (anything else goes to nvcc untouched). */
+    private static boolean mayNeedKlap(Path src) throws IOException {
+        String text = Files.readString(src, StandardCharsets.ISO_8859_1);
+        return text.contains("<<<") || text.contains("#pragma");
+    }
+
+    /** The first argument is the compiler when klap-nvcc is a launcher (CMake's CMAKE_CUDA_COMPILER_LAUNCHER). */
+    private boolean looksLikeCompiler(String a) {
+        if (a.startsWith("-") || a.startsWith("@") || NvccCommandLine.kindOf(a, null) != NvccCommandLine.Kind.OTHER) {
+            return false;
+        }
+        String base = Path.of(a).getFileName() == null ? a : Path.of(a).getFileName().toString();
+        if (base.equals("nvcc") || base.equals("nvcc.exe") || base.equals(NAME)) {
+            return true;
+        }
+        Path p = Path.of(a);
+        return a.contains("/") && Files.isRegularFile(p) && Files.isExecutable(p);
+    }
+
+    /** Whether {@code path} is klap-nvcc itself (the script sets {@code KLAP_NVCC_SELF}). */
+    private boolean isSelf(String path) {
+        Path p = Path.of(path);
+        if (p.getFileName() != null && p.getFileName().toString().equals(NAME)) {
+            return true;
+        }
+        String self = env.get("KLAP_NVCC_SELF");
+        if (self == null || self.isEmpty()) {
+            return false;
+        }
+        try {
+            return Files.exists(p) && Files.isSameFile(p.toRealPath(), Path.of(self).toRealPath());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private String findNvcc() {
+        String explicit = env.get("KLAP_NVCC");
+        if (explicit != null && !explicit.isBlank()) {
+            return explicit.contains("/") ? explicit : findOnPath(explicit);
+        }
+        return findOnPath("nvcc");
+    }
+
+    private String findOnPath(String name) {
+        String path = env.getOrDefault("PATH", "");
+        for (String dir : path.split(":")) {
+            Path c = Path.of(dir.isEmpty() ? "." : dir, name);
+            if (Files.isRegularFile(c) && Files.isExecutable(c) && !isSelf(c.toString())) {
+                return c.toString();
+            }
+        }
+        return null;
+    }
+
+    /** The transformed copy of {@code src}: same base name (nvcc names default outputs after it). */
+    private Path tempFileFor(Path src, int index) throws IOException {
+        if (workDir == null) {
+            if (opts.keepDir != null) {
+                workDir = opts.keepDir;
+                Files.createDirectories(workDir);
+                stagingDir = Files.createTempDirectory(NAME + "-");
+                RuntimeHeaders.writeTo(stagingDir);
+                installHeaders(stagingDir.resolve("klap"), workDir.resolve("klap"));
+            } else {
+                workDir = Files.createTempDirectory(NAME + "-").toAbsolutePath();
+                RuntimeHeaders.writeTo(workDir);
+            }
+        }
+        Path dir;
+        if (opts.keepDir != null) {
+            Path abs = src.toAbsolutePath().normalize().getParent();
+            dir = workDir.resolve(abs.getRoot().relativize(abs).toString());
+        } else {
+            dir = workDir.resolve(Integer.toString(index));
+        }
+        Files.createDirectories(dir);
+        return dir.resolve(src.getFileName().toString());
+    }
+
+    /** Moves each header into {@code to} with an atomic rename, so parallel builds never see a half-written one. */
+    private static void installHeaders(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> s = Files.list(from)) {
+            for (Path f : s.toList()) {
+                Path target = to.resolve(f.getFileName().toString());
+                try {
+                    Files.move(f, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Path tmp = Files.createTempFile(to, "." + f.getFileName(), ".tmp");
+                    Files.copy(f, tmp, StandardCopyOption.REPLACE_EXISTING);
+                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    /**
+     * Runs nvcc. With {@code renames} non-empty its output is pumped line by line with the temporary
+     * paths replaced; with {@code depsDropPrefix} non-null its standard output is dependency rules,
+     * rewritten as a whole.
+     */
+    private int runNvcc(List<String> cmd, boolean verbose, Map<String, String> renames, String depsDropPrefix,
+            int depth) throws IOException, InterruptedException {
+        if (verbose) {
+            err.println(NAME + ": " + Words.join(cmd));
+            err.flush();
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put(DEPTH_ENV, Integer.toString(depth + 1));
+        pb.redirectInput(ProcessBuilder.Redirect.INHERIT);
+        boolean direct = renames.isEmpty() && out == System.out && err == System.err;
+        if (direct) {
+            out.flush();
+            err.flush();
+            pb.redirectOutput(ProcessBuilder.Redirect.INHERIT);
+            pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        }
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            err.println(NAME + ": error: cannot run " + cmd.get(0) + ": " + e.getMessage());
+            return 127;
+        }
+        running = p;
+        try {
+            if (direct) {
+                return p.waitFor();
+            }
+            Map<String, String> latin = latin1(renames);
+            ByteArrayOutputStream deps = depsDropPrefix == null ? null : new ByteArrayOutputStream();
+            Thread t1 = pump(p.getInputStream(), deps != null ? deps : out, deps != null ? Map.of() : latin);
+            Thread t2 = pump(p.getErrorStream(), err, latin);
+            int rc = p.waitFor();
+            t1.join();
+            t2.join();
+            if (deps != null) {
+                String text = deps.toString(StandardCharsets.ISO_8859_1);
+                out.write(DepRules.rewrite(text, latin, latin1(depsDropPrefix)).getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+            }
+            return rc;
+        } finally {
+            running = null;
+        }
+    }
+
+    /** Copies {@code in} to {@code to} line by line, replacing the keys of {@code renames} (bytes as ISO-8859-1). */
+    private static Thread pump(InputStream in, OutputStream to, Map<String, String> renames) {
+        Thread t = new Thread(() -> {
+            try (in) {
+                ByteArrayOutputStream line = new ByteArrayOutputStream();
+                int b;
+                byte[] buf = new byte[8192];
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    for (int i = 0; i < n; i++) {
+                        b = buf[i];
+                        line.write(b);
+                        if (b == '\n') {
+                            emit(line, to, renames);
+                        }
+                    }
+                    if (in.available() == 0 && line.size() > 0 && renames.isEmpty()) {
+                        emit(line, to, renames);
+                    }
+                }
+                emit(line, to, renames);
+            } catch (IOException e) {
+                // the reader went away; nvcc's exit status still counts
+            }
+        }, "klap-nvcc-pump");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void emit(ByteArrayOutputStream line, OutputStream to, Map<String, String> renames)
+            throws IOException {
+        if (line.size() == 0) {
+            return;
+        }
+        String s = line.toString(StandardCharsets.ISO_8859_1);
+        for (Map.Entry<String, String> e : renames.entrySet()) {
+            s = s.replace(e.getKey(), e.getValue());
+        }
+        synchronized (to) {
+            to.write(s.getBytes(StandardCharsets.ISO_8859_1));
+            to.flush();
+        }
+        line.reset();
+    }
+
+    /** Strings re-encoded so that they match UTF-8 bytes read as ISO-8859-1. */
+    private static Map<String, String> latin1(Map<String, String> m) {
+        Map<String, String> r = new LinkedHashMap<>();
+        m.forEach((k, v) -> r.put(latin1(k), latin1(v)));
+        return r;
+    }
+
+    private static String latin1(String s) {
+        return s == null ? null : new String(s.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    }
+
+    private int version(String nvcc) throws IOException, InterruptedException {
+        String v = KlapNvcc.class.getPackage().getImplementationVersion();
+        out.println(NAME + " " + (v == null ? "(development build)" : v)
+                + ": nvcc with klap's launch aggregation in front (CUDA 12/13 device runtime, sm_75+)");
+        if (nvcc == null) {
+            out.println("real nvcc: not found (set KLAP_NVCC or put nvcc on PATH)");
+            return 0;
+        }
+        out.println("real nvcc: " + nvcc);
+        out.flush();
+        return runNvcc(List.of(nvcc, "--version"), false, Map.of(), null, parseDepth(env.get(DEPTH_ENV)));
+    }
+
+    static String help() {
+        return """
+            Usage: klap-nvcc [--klap-OPTION...] [REAL_NVCC] NVCC_ARGUMENTS...
+
+            A drop-in nvcc that runs klap (aggregation of CUDA dynamic-parallelism launches) on every
+            .cu input of an nvcc command line before nvcc compiles it:
+              make NVCC=klap-nvcc                                  (Makefile projects)
+              cmake -DCMAKE_CUDA_COMPILER_LAUNCHER=klap-nvcc ...   (CMake projects)
+
+            Every .cu input with device-side launches is transformed into a temporary file that nvcc
+            compiles instead; klap's runtime headers are put on the include path and -rdc=true is added
+            where device launches need it (compiling without -rdc/-dc, and link steps). Files without
+            device-side launches and all other arguments go to nvcc unchanged. nvcc's diagnostics name
+            the original file and line; dependency files (-M, -MD, ...) name the original file.
+
+            klap options (on the command line or in the environment variable KLAP_FLAGS):
+              --klap-granularity=warp|block  one aggregated launch per warp or per block (default block)
+              --klap-pool-size=BYTES         device memory pool for launch arguments, e.g. 256M
+              --klap-no-scalarize            pass every argument through per-parent arrays
+              --klap-keep[=DIR]              keep the transformed files (in DIR, or a printed temp dir)
+              --klap-off                     run nvcc unchanged (no klap at all)
+              --klap-Werror                  klap warnings are errors
+              --klap-quiet                   do not print klap warnings
+              --klap-verbose                 print the klap and nvcc commands (also done by nvcc's -v)
+              --klap-help, --klap-version    this help; the versions of klap-nvcc and the real nvcc
+            --help and --version given alone print this help and the versions.
+
+            The real nvcc: REAL_NVCC when given first (a compiler launcher's argument), else $KLAP_NVCC,
+            else the first nvcc on PATH that is not klap-nvcc itself.
+
+            Exit status: nvcc's; 1 when klap cannot transform a file (klap's diagnostics, nvcc not run);
+            2 for klap-nvcc usage errors. Documentation: docs/klap-nvcc.md
+            """;
+    }
+
+    private static void deleteTree(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // best effort
+                }
+            });
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}

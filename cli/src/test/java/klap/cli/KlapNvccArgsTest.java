@@ -1,0 +1,152 @@
+package klap.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * klap-nvcc's reading of nvcc command lines, its rewriting of dependency rules and its own options,
+ * in-process and without running nvcc.
+ */
+class KlapNvccArgsTest {
+    @TempDir
+    Path dir;
+
+    static NvccCommandLine parse(String... args) throws IOException {
+        return NvccCommandLine.parse(List.of(args));
+    }
+
+    static List<String> paths(List<NvccCommandLine.Input> ins) {
+        return ins.stream().map(NvccCommandLine.Input::path).toList();
+    }
+
+    @Test
+    void optionValuesAreNeverInputs() throws IOException {
+        NvccCommandLine cl = parse("-c", "-o", "x.cu", "-Xcompiler", "-fPIC", "-I", "inc", "-Iinc2", "-DN=3",
+                "-arch=sm_90", "-gencode", "arch=compute_90,code=sm_90", "-MT", "t.cu", "-O3", "src/a.cu", "b.cpp",
+                "c.o", "libd.a");
+        assertEquals(List.of("src/a.cu"), paths(cl.inputs(NvccCommandLine.Kind.CUDA)));
+        assertEquals(List.of("b.cpp"), paths(cl.inputs(NvccCommandLine.Kind.HOST_SOURCE)));
+        assertEquals(List.of("c.o", "libd.a"), paths(cl.inputs(NvccCommandLine.Kind.OBJECT)));
+        assertEquals(List.of("inc", "inc2"), cl.values("--include-path"));
+        assertEquals("x.cu", cl.last("--output-file"));
+        assertTrue(cl.has("--compile"));
+        assertFalse(cl.hasRdcChoice());
+        assertTrue(parse("-dc", "a.cu").hasRdcChoice());
+        assertTrue(parse("--relocatable-device-code=false", "a.cu").hasRdcChoice());
+        assertTrue(parse("-rdc", "true", "a.cu").hasRdcChoice());
+        assertEquals(List.of("a.cu"), paths(parse("-rdc", "true", "a.cu").inputs(NvccCommandLine.Kind.CUDA)));
+    }
+
+    @Test
+    void languageOptionDecidesWhatIsCuda() throws IOException {
+        assertEquals(List.of("a.cpp", "b.cu"), paths(parse("-x", "cu", "-c", "a.cpp", "b.cu")
+                .inputs(NvccCommandLine.Kind.CUDA)));
+        assertTrue(parse("-x", "c++", "-c", "b.cu").inputs(NvccCommandLine.Kind.CUDA).isEmpty());
+    }
+
+    @Test
+    void linkStepsAndPhases() throws IOException {
+        assertTrue(parse("a.o", "b.o", "-o", "prog", "-lcuda").isLinkStep());
+        assertTrue(parse("-arch=sm_90", "a.o", "libx.so.1").isLinkStep());
+        assertFalse(parse("-dlink", "a.o", "-o", "dl.o").isLinkStep());
+        assertFalse(parse("-lib", "a.o", "-o", "liba.a").isLinkStep());
+        assertFalse(parse("a.o", "main.cu").isLinkStep());
+        assertTrue(parse("-M", "a.cu").preprocessOnly());
+        assertTrue(parse("-E", "a.cu").preprocessOnly());
+        assertFalse(parse("-MD", "-c", "a.cu").preprocessOnly());
+    }
+
+    @Test
+    void responseFilesAndOptionsFiles() throws IOException {
+        Files.writeString(dir.resolve("r.rsp"), "-c 'my dir/a.cu' -I inc\n");
+        Files.writeString(dir.resolve("o.rsp"), "-Iinc2 \"b.cu\"\n");
+        NvccCommandLine cl = parse("@" + dir.resolve("r.rsp"), "--options-file", dir.resolve("o.rsp").toString());
+        assertEquals(List.of("-c", "my dir/a.cu", "-I", "inc", "--options-file", dir.resolve("o.rsp").toString()), cl.top);
+        assertEquals(List.of("-c", "my dir/a.cu", "-I", "inc", "-Iinc2", "b.cu"), cl.flat);
+        List<NvccCommandLine.Input> cu = cl.inputs(NvccCommandLine.Kind.CUDA);
+        assertEquals(List.of("my dir/a.cu", "b.cu"), paths(cu));
+        assertEquals(1, cu.get(0).topIndex());
+        assertEquals(-1, cu.get(1).topIndex());
+        assertEquals(5, cu.get(1).flatIndex());
+        assertEquals(List.of("inc", "inc2"), cl.values("--include-path"));
+    }
+
+    @Test
+    void dependencyFilesFollowNvccsNaming() throws IOException {
+        assertEquals(List.of(Path.of("d/x.d")), parse("-MD", "-c", "s/a.cu", "-o", "d/x.o").dependencyFiles("s/a.cu"));
+        assertEquals(List.of(Path.of("a.d")), parse("-MMD", "-c", "s/a.cu").dependencyFiles("s/a.cu"));
+        assertEquals(List.of(Path.of("od/a.d")), parse("-MD", "-c", "s/a.cu", "-odir", "od").dependencyFiles("s/a.cu"));
+        assertEquals(List.of(Path.of("y.d")), parse("-MD", "-MF", "y.d", "-c", "s/a.cu").dependencyFiles("s/a.cu"));
+        assertEquals(List.of(Path.of("z.d")), parse("-M", "s/a.cu", "-o", "z.d").dependencyFiles("s/a.cu"));
+        assertTrue(parse("-M", "s/a.cu").dependenciesOnStdout());
+        assertFalse(parse("-M", "s/a.cu", "-MF", "q.d").dependenciesOnStdout());
+    }
+
+    @Test
+    void dependencyRulesNameTheUsersFile() {
+        String nvcc = "obj/a.o : /tmp/k/0/a.cu \\\n    /tmp/k/klap/klap.cuh \\\n    src/my\\ hdr.h \\\n"
+                + "    /usr/include/stdio.h\n\n/tmp/k/klap/klap.cuh:\n\nsrc/my\\ hdr.h:\n";
+        String fixed = DepRules.rewrite(nvcc, Map.of("/tmp/k/0/a.cu", "src/a b.cu"), "/tmp/k/klap/");
+        assertEquals("obj/a.o : src/a\\ b.cu \\\n    src/my\\ hdr.h \\\n    /usr/include/stdio.h\n\nsrc/my\\ hdr.h:\n",
+                fixed);
+        String untouched = "a.o : a.cu \\\n    b.h\n";
+        assertEquals(untouched, DepRules.rewrite(untouched, Map.of("/tmp/k/0/a.cu", "a.cu"), "/tmp/k/klap/"));
+    }
+
+    @Test
+    void wordsSplitLikeAShell() {
+        assertEquals(List.of("-I", "my dir", "a b", "c d", "e'f"), Words.split("-I 'my dir'  \"a b\"\nc\\ d \"e'f\""));
+        assertEquals(List.of(), Words.split("  "));
+        assertEquals("nvcc 'a b.cu' -DX=1 ''", Words.join(List.of("nvcc", "a b.cu", "-DX=1", "")));
+    }
+
+    record Run(int rc, String out, String err) {}
+
+    static Run run(Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = KlapNvcc.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(rc, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void klapOptionErrorsExit2WithAOneLineDiagnostic() {
+        Run r = run(Map.of(), "--klap-granularity=grid", "-c", "a.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.startsWith("klap-nvcc: error: --klap-granularity=warp|block expected"), r.err);
+        assertEquals(2, run(Map.of(), "--klap-pool-size=lots", "-c", "a.cu").rc);
+        assertEquals(2, run(Map.of(), "--klap-frobnicate", "-c", "a.cu").rc);
+        Run env = run(Map.of("KLAP_FLAGS", "--klap-keep -O3"), "-c", "a.cu");
+        assertEquals(2, env.rc);
+        assertTrue(env.err.contains("KLAP_FLAGS: '-O3' is not a klap-nvcc option"), env.err);
+        assertFalse(env.err.contains("Exception"), env.err);
+    }
+
+    @Test
+    void missingNvccIsReported() {
+        Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("klap-nvcc: error: cannot find the real nvcc"), r.err);
+    }
+
+    @Test
+    void helpNeedsNoNvcc() {
+        Run r = run(Map.of("PATH", dir.toString()), "--help");
+        assertEquals(0, r.rc);
+        assertTrue(r.out.contains("--klap-granularity=warp|block"), r.out);
+        assertTrue(r.out.contains("CMAKE_CUDA_COMPILER_LAUNCHER"), r.out);
+    }
+}

@@ -1,0 +1,266 @@
+package klap.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code scripts/klap-nvcc} as a build uses it: real nvcc runs (compile only, no GPU needed) on the
+ * bundled test programs, small files with and without device launches, and the example Makefile and
+ * CMake projects. The script runs the classes under test ({@code KLAP_CLASSPATH}), not a jar.
+ */
+class KlapNvccBuildTest {
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final Path SCRIPT = ROOT.resolve("scripts/klap-nvcc");
+
+    @TempDir
+    Path dir;
+
+    record Run(int rc, String out, String err) {}
+
+    /** Runs a command in {@code cwd} with the klap-nvcc class path set, capturing stdout and stderr. */
+    static Run exec(Path cwd, Map<String, String> env, List<String> cmd) throws IOException, InterruptedException {
+        Path o = Files.createTempFile("klap-nvcc-test", ".out");
+        Path e = Files.createTempFile("klap-nvcc-test", ".err");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
+            pb.environment().put("KLAP_CLASSPATH", System.getProperty("java.class.path"));
+            pb.environment().remove("KLAP_FLAGS");
+            pb.environment().putAll(env);
+            pb.redirectOutput(o.toFile()).redirectError(e.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
+            Process p = pb.start();
+            p.getOutputStream().close();
+            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out: " + cmd);
+            }
+            return new Run(p.exitValue(), Files.readString(o, StandardCharsets.UTF_8),
+                    Files.readString(e, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(o);
+            Files.deleteIfExists(e);
+        }
+    }
+
+    static Run wrapper(Path cwd, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(SCRIPT.toString()));
+        cmd.addAll(List.of(args));
+        return exec(cwd, Map.of(), cmd);
+    }
+
+    static Run nvcc(Path cwd, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("nvcc"));
+        cmd.addAll(List.of(args));
+        return exec(cwd, Map.of(), cmd);
+    }
+
+    static boolean onPath(String tool) {
+        return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                .anyMatch(d -> Files.isExecutable(Path.of(d.isEmpty() ? "." : d, tool)));
+    }
+
+    static final String CDP = """
+            #include <cstdio>
+            __global__ void child(int *x) { x[threadIdx.x] = 1; }
+            __global__ void parent(int *x, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) {
+                    child<<<1, 32>>>(x + i * 32);
+                }
+            }
+            int main() { parent<<<1, 64>>>(nullptr, 0); std::printf("done\\n"); return 0; }
+            """;
+
+    /** The bundled BFS: compiled alone (-c, no -rdc: the wrapper adds it), then linked (-rdc=true added). */
+    @Test
+    void compilesATestProgramThenLinksIt() throws Exception {
+        Path obj = dir.resolve("bfs.o");
+        Run c = wrapper(ROOT, "--klap-verbose", "-std=c++17", "-arch=sm_90", "-c", "testcases/src/bfs.cu", "-o",
+                obj.toString());
+        assertEquals(0, c.rc, c.err);
+        assertTrue(c.err.contains("klap-nvcc: klap --granularity=block testcases/src/bfs.cu -o "), c.err);
+        assertTrue(c.err.matches("(?s).*klap-nvcc: \\S*nvcc -rdc=true -I\\S*klap-nvcc-\\S* -Itestcases/src .*"), c.err);
+        assertTrue(Files.size(obj) > 0);
+        Path exe = dir.resolve("bfs");
+        Run l = wrapper(ROOT, "--klap-verbose", "-arch=sm_90", obj.toString(), "-o", exe.toString());
+        assertEquals(0, l.rc, l.err);
+        assertTrue(l.err.matches("(?s).*klap-nvcc: \\S*nvcc -rdc=true -arch=sm_90 .*"), l.err);
+        assertTrue(Files.isExecutable(exe));
+        assertNoTempDirLeft(c.err + l.err);
+    }
+
+    /** One command compiles and links a file with device launches; --klap-keep=DIR keeps klap's output. */
+    @Test
+    void wholeProgramBuildAndKeep() throws Exception {
+        Files.createDirectories(dir.resolve("src"));
+        Files.writeString(dir.resolve("src/cdp.cu"), CDP);
+        Path keep = dir.resolve("kept");
+        Run r = wrapper(dir, "--klap-keep=" + keep, "--klap-granularity=warp", "-arch=sm_90", "src/cdp.cu", "-o",
+                "cdp");
+        assertEquals(0, r.rc, r.err);
+        assertTrue(Files.isExecutable(dir.resolve("cdp")));
+        Path abs = dir.resolve("src").toAbsolutePath();
+        Path kept = keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("cdp.cu");
+        String text = Files.readString(kept);
+        assertTrue(text.contains("#include \"klap/klap.cuh\" /* added by klap --granularity=warp */"), text);
+        assertTrue(text.contains("#line 1 \"src/cdp.cu\""), text);
+        assertTrue(Files.isRegularFile(keep.resolve("klap/klap.cuh")));
+    }
+
+    /** -M on a transformed file: the rules name the user's file and headers, not klap-nvcc's copy. */
+    @Test
+    void dependencyRulesNameTheOriginalFile() throws Exception {
+        Run r = wrapper(ROOT, "-M", "-arch=sm_90", "testcases/src/bfs.cu");
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.out.startsWith("bfs.o : testcases/src/bfs.cu \\\n"), r.out);
+        assertTrue(r.out.contains("testcases/src/common/check.cuh"), r.out);
+        assertFalse(r.out.contains("klap-nvcc-"), r.out);
+        assertFalse(r.out.contains("klap/klap.cuh"), r.out);
+        Path d = dir.resolve("bfs.d");
+        Run md = wrapper(ROOT, "-M", "-MT", "obj/bfs.o", "-MF", d.toString(), "testcases/src/bfs.cu");
+        assertEquals(0, md.rc, md.err);
+        assertTrue(Files.readString(d).startsWith("obj/bfs.o : testcases/src/bfs.cu \\\n"), Files.readString(d));
+    }
+
+    /** A file without device launches goes to nvcc as written: same command, same preprocessed text. */
+    @Test
+    void fileWithoutDeviceLaunchesPassesThroughUntouched() throws Exception {
+        String host = "__global__ void k(int *x) { x[threadIdx.x] = 2; }\n"
+                + "int main() { k<<<1, 32>>>(nullptr); return 0; }\n";
+        Files.writeString(dir.resolve("host.cu"), host);
+        Run c = wrapper(dir, "--klap-verbose", "-arch=sm_90", "-c", "host.cu", "-o", "host.o");
+        assertEquals(0, c.rc, c.err);
+        assertTrue(c.err.contains("klap-nvcc: host.cu has no device-side launches: compiled as is"), c.err);
+        assertTrue(c.err.matches("(?s).*klap-nvcc: \\S*nvcc -arch=sm_90 -c host.cu -o host.o\n.*"), c.err);
+        assertTrue(Files.size(dir.resolve("host.o")) > 0);
+        Run viaWrapper = wrapper(dir, "-E", "host.cu");
+        Run direct = nvcc(dir, "-E", "host.cu");
+        assertEquals(0, viaWrapper.rc, viaWrapper.err);
+        assertEquals(direct.out, viaWrapper.out);
+        Run off = wrapper(dir, "--klap-off", "--klap-verbose", "-c", "-o", "off.o", "host.cu");
+        assertEquals(0, off.rc, off.err);
+        assertFalse(off.err.contains("klap-nvcc: klap "), off.err);
+    }
+
+    /** An error in user code reads exactly as nvcc's on the original file; the exit status is nvcc's. */
+    @Test
+    void nvccErrorsPointAtTheUsersFileAndLine() throws Exception {
+        Files.createDirectories(dir.resolve("src"));
+        Files.writeString(dir.resolve("src/bad.cu"), """
+                __global__ void child(int *x) { x[threadIdx.x] = 1; }
+
+                __global__ void parent(int *x, int n) {
+                    int i = blockIdx.x * blockDim.x + threadIdx.x;
+                    if (i < n) {
+                        child<<<1, 32>>>(x + i * 32);
+                    }
+                    undeclared_thing = 3;
+                }
+                """);
+        Run w = wrapper(dir, "-arch=sm_90", "-c", "src/bad.cu", "-o", "bad.o");
+        Run n = nvcc(dir, "-rdc=true", "-arch=sm_90", "-c", "src/bad.cu", "-o", "bad.o");
+        assertNotEquals(0, n.rc);
+        assertTrue(n.err.contains("src/bad.cu(8): error: identifier \"undeclared_thing\" is undefined"), n.err);
+        assertEquals(n.rc, w.rc);
+        assertEquals(n.err, w.err);
+        assertEquals(n.out, w.out);
+    }
+
+    /** klap's own error (CDP1 device-side sync) stops the build before nvcc, with klap's diagnostic. */
+    @Test
+    void klapErrorsStopTheBuild() throws Exception {
+        Files.writeString(dir.resolve("sync.cu"), """
+                __global__ void child(int *x) { x[threadIdx.x] = 1; }
+                __global__ void parent(int *x) {
+                    child<<<1, 32>>>(x);
+                    cudaDeviceSynchronize();
+                }
+                """);
+        Run r = wrapper(dir, "-arch=sm_90", "-c", "sync.cu", "-o", "sync.o");
+        assertEquals(1, r.rc);
+        assertTrue(r.err.startsWith("sync.cu:4:5: error: device-side cudaDeviceSynchronize()"), r.err);
+        assertTrue(r.err.contains("[klap-cdp1-sync]"), r.err);
+        assertTrue(r.err.contains("klap-nvcc: error: klap cannot transform sync.cu; nvcc was not run"), r.err);
+        assertFalse(Files.exists(dir.resolve("sync.o")));
+        assertFalse(r.err.contains("Exception"), r.err);
+    }
+
+    @Test
+    void versionAndHelp() throws Exception {
+        Run v = wrapper(dir, "--version");
+        assertEquals(0, v.rc, v.err);
+        assertTrue(v.out.startsWith("klap-nvcc "), v.out);
+        assertTrue(v.out.contains("real nvcc: "), v.out);
+        assertTrue(v.out.contains("Cuda compilation tools"), v.out);
+        Run h = wrapper(dir, "--help");
+        assertEquals(0, h.rc, h.err);
+        assertTrue(h.out.contains("Usage: klap-nvcc"), h.out);
+        assertTrue(h.out.contains("KLAP_FLAGS"), h.out);
+        // as a compiler launcher, the first argument is the real nvcc
+        Run launcher = exec(dir, Map.of(), List.of(SCRIPT.toString(), "--klap-version", "/usr/bin/env"));
+        assertEquals(0, launcher.rc, launcher.err);
+        Run bad = exec(dir, Map.of("KLAP_FLAGS", "--klap-granularity=grid"), List.of(SCRIPT.toString(), "-c", "x.cu"));
+        assertEquals(2, bad.rc);
+        assertTrue(bad.err.startsWith("klap-nvcc: error: "), bad.err);
+    }
+
+    /** examples/make-project with make NVCC=klap-nvcc (compile and link), dependency files included. */
+    @Test
+    void makeProjectBuilds() throws Exception {
+        assumeTrue(onPath("make"), "make is not installed");
+        Path build = dir.resolve("build");
+        Run r = exec(ROOT.resolve("examples/make-project"), Map.of(),
+                List.of("make", "-j2", "NVCC=" + SCRIPT, "BUILD=" + build));
+        assertEquals(0, r.rc, r.out + r.err);
+        assertTrue(Files.isExecutable(build.resolve("segments")), r.out);
+        String deps = Files.readString(build.resolve("segments.d"));
+        assertTrue(deps.startsWith(build.resolve("segments.o") + " : src/segments.cu \\\n"), deps);
+        assertTrue(deps.contains("src/segments.h"), deps);
+        assertFalse(deps.contains("klap-nvcc-"), deps);
+        Run again = exec(ROOT.resolve("examples/make-project"), Map.of(),
+                List.of("make", "NVCC=" + SCRIPT, "BUILD=" + build));
+        assertEquals(0, again.rc, again.err);
+        assertTrue(again.out.contains("Nothing to be done"), again.out);
+    }
+
+    /** examples/cmake-project configured with CMAKE_CUDA_COMPILER_LAUNCHER=klap-nvcc (compile and link). */
+    @Test
+    void cmakeProjectBuilds() throws Exception {
+        assumeTrue(onPath("cmake"), "cmake is not installed");
+        Path build = dir.resolve("cmake-build");
+        Run conf = exec(ROOT, Map.of(), List.of("cmake", "-S", "examples/cmake-project", "-B", build.toString(),
+                "-DCMAKE_CUDA_COMPILER_LAUNCHER=" + SCRIPT, "-DCMAKE_CUDA_ARCHITECTURES=90"));
+        assertEquals(0, conf.rc, conf.out + conf.err);
+        Run b = exec(ROOT, Map.of("KLAP_FLAGS", "--klap-verbose"),
+                List.of("cmake", "--build", build.toString(), "-j", "2"));
+        assertEquals(0, b.rc, b.out + b.err);
+        assertTrue(b.err.contains("klap-nvcc: klap --granularity=block "), b.err);
+        assertTrue(Files.isExecutable(build.resolve("segments_demo")), b.out);
+        String deps = Files.readString(build.resolve("CMakeFiles/segments.dir/src/segments.cu.o.d"));
+        assertTrue(deps.contains("examples/cmake-project/src/segments.cu \\\n"), deps);
+        assertFalse(deps.contains("klap-nvcc-"), deps);
+    }
+
+    private static void assertNoTempDirLeft(String log) {
+        for (String w : log.split("\\s+")) {
+            if (w.startsWith("-I") && w.contains("klap-nvcc-")) {
+                assertFalse(Files.exists(Path.of(w.substring(2))), "temporary directory left behind: " + w);
+            }
+        }
+    }
+}
