@@ -350,6 +350,10 @@ public final class AggregationPass {
         Trees.walkStmts(f.body(), s -> {
             for (Expr top : Trees.ownExprs(s)) {
                 Trees.walk(top, e -> {
+                    if (e instanceof Expr.Other o && slice(o.range()).startsWith("[") && slice(o.range()).contains("<<<")) {
+                        warn(o.range().offset(), "kernel launch inside a lambda is not aggregated; move it out of the "
+                                + "lambda (into the kernel or a __device__ function) to aggregate it", "launch-in-lambda");
+                    }
                     if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
                         unaggregated.add(l);
                         warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not aggregated; "
@@ -371,12 +375,57 @@ public final class AggregationPass {
         });
     }
 
+    /** Cooperative-groups calls whose results depend on the hardware block or grid. */
+    private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
+            "this_multi_grid");
+
+    /**
+     * @return the first cooperative-groups name in {@code f} or the device functions it calls that
+     *         reads the hardware block or grid (what an aggregated child must not rely on), or null
+     */
+    private String blockGroupUse(FunctionDef f, Set<FunctionDef> seen) {
+        if (!seen.add(f)) {
+            return null;
+        }
+        String[] found = {null};
+        Trees.walkExprs(f.body(), e -> {
+            if (found[0] == null && e instanceof Expr.Name n && BLOCK_GROUPS.contains(simpleName(n.name()))) {
+                found[0] = n.name();
+            }
+        });
+        if (found[0] != null) {
+            return found[0];
+        }
+        List<String> callees = new ArrayList<>();
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null) {
+                callees.add(simpleName(c.calleeName()));
+            }
+        });
+        for (FunctionDef g : unit.functions()) {
+            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
+                String r = blockGroupUse(g, seen);
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        return null;
+    }
+
     private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
         FunctionDef child = kernels.get(simpleName(l.kernelName()));
         unaggregated.add(l);
         if (child == null) {
             warn(l.range().offset(), "child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
                     + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
+            return;
+        }
+        String cg = blockGroupUse(child, new HashSet<>());
+        if (cg != null) {
+            warn(l.range().offset(), "child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
+                    + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
+                    + "not aggregated", "child-cooperative-groups");
             return;
         }
         if (child.templateHeader() != null && l.templateArgs() == null) {
@@ -951,6 +1000,11 @@ public final class AggregationPass {
 
     private void emitHostLaunches(FunctionDef f, EditSet out) {
         Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Other o && slice(o.range()).startsWith("[") && slice(o.range()).contains("<<<")) {
+                warn(o.range().offset(), "host launch inside a lambda: klap cannot give it klap::host_prepare(), so a "
+                        + "transformed kernel launched there stops with 'memory pool not set up'; launch it outside the "
+                        + "lambda", "launch-in-lambda");
+            }
             if (e instanceof Expr.Launch l && kernels.containsKey(simpleName(l.kernelName()))) {
                 FunctionDef k = kernels.get(simpleName(l.kernelName()));
                 if (hasKernelState(k)) {

@@ -77,7 +77,12 @@ public final class CudaParser {
         List<Diagnostic> diags = new ArrayList<>();
         try {
             return doParse(src, file, text, includeDirs == null ? List.of() : includeDirs, diags);
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (StackOverflowError e) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, 0, "the input is nested too deeply for klap's "
+                    + "parser (expressions or statements nested thousands of levels deep); split the nesting, or "
+                    + "raise the stack with KLAP_JAVA_OPTS=-Xss64m", "nesting"));
+            return new CudaUnit(src, List.of(), List.of(), diags, Set.of());
+        } catch (RuntimeException e) {
             diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, 0, "internal parser failure: " + e, "parse"));
             return new CudaUnit(src, List.of(), List.of(), diags, Set.of());
         }

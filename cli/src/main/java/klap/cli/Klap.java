@@ -118,7 +118,19 @@ public final class Klap implements Callable<Integer> {
                 .noneMatch(a -> a.endsWith(".cu") || a.endsWith(".cuh"))) {
             return emitRuntimeOnly(args, err);
         }
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            err.println((k.input == null ? "klap" : k.input.toString()) + ": error: out of memory while transforming this "
+                    + "file; give Java more heap with KLAP_JAVA_OPTS=-Xmx8g (scripts/klap passes it on) [klap-memory]");
+            err.flush();
+            return 1;
+        } catch (StackOverflowError e) {
+            err.println((k.input == null ? "klap" : k.input.toString()) + ": error: the input is nested too deeply; "
+                    + "raise the stack with KLAP_JAVA_OPTS=-Xss64m [klap-nesting]");
+            err.flush();
+            return 1;
+        }
     }
 
     private static int emitRuntimeOnly(String[] args, PrintWriter err) {
@@ -229,13 +241,27 @@ public final class Klap implements Callable<Integer> {
         }
     }
 
-    /** Writes {@code content} to a temporary file in {@code target}'s directory, then renames it over {@code target}. */
+    /**
+     * Writes {@code content} to a temporary file in {@code target}'s directory, then renames it over
+     * {@code target}, so that an interrupted run leaves no half-written output. The temporary file
+     * is created like any new file (permissions from the umask, as {@code nvcc -o} would), or
+     * takes the permissions of the file it replaces.
+     */
     static void writeAtomically(Path target, String content) throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path tmp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        Path tmp = dir.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + Long.toHexString(System.nanoTime()) + ".tmp");
         try {
-            Files.writeString(tmp, content, StandardCharsets.UTF_8);
+            Files.writeString(tmp, content, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
+            if (Files.exists(target)) {
+                try {
+                    Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(target));
+                } catch (UnsupportedOperationException | IOException e) {
+                    // not a POSIX file system, or not ours to read: keep the default permissions
+                }
+            }
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
