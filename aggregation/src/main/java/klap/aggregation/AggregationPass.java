@@ -446,7 +446,7 @@ public final class AggregationPass {
         }
         if (kernelWide) {
             boolean fireAndForget = l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
-            Stmt loop = new Trees(f.body()).enclosingLoop(es);
+            Stmt loop = uni(f).trees().enclosingLoop(es);
             if (loop != null && !fireAndForget) {
                 diags.add(Diagnostic.at(Severity.NOTE, src, l.range().offset(), "launch of '" + l.kernelName()
                         + "' in a loop (line " + src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
@@ -730,14 +730,21 @@ public final class AggregationPass {
         return fine.render(x.range().offset(), x.range().end());
     }
 
-    private String recordCall(Site s, EditSet fine) {
+    /**
+     * The arguments of a record call: {@code dim3(grid), dim3(block), smem, stream, Args(args)}, each
+     * sliced from the launch through the context's fine edits.
+     */
+    private String recordArgs(Site s, EditSet fine) {
         Expr.Launch l = s.launch;
         String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
         String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
                 : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
-        return "klap_s" + s.id + ".record(dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), "
-                + smem + ", " + stream + ", " + argsType(s) + "("
-                + fine.render(l.argsRange().offset(), l.argsRange().end()) + "));";
+        return "dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
+                + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")";
+    }
+
+    private String recordCall(Site s, EditSet fine) {
+        return "klap_s" + s.id + ".record(" + recordArgs(s, fine) + ");";
     }
 
     private String flushCall(Site s) {
@@ -767,22 +774,13 @@ public final class AggregationPass {
 
     /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
     private String krecordCall(Site s, EditSet fine) {
-        Expr.Launch l = s.launch;
-        String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
-        String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
-                : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
         List<Site> ks = kernelSites(s.fn);
-        String target;
         if (perRound(s)) {
             List<Site> rs = roundSites(s.fn);
-            target = "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
-                    + rs.indexOf(s) + "u, klap_seq, dim3(";
-        } else {
-            target = "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, dim3(";
+            return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
+                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + ");";
         }
-        return target
-                + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
-                + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + "));";
+        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + ");";
     }
 
     /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
