@@ -16,7 +16,6 @@
 
 #include <cstdio>
 #include <new>
-#include <cooperative_groups.h>
 #include <cuda/atomic>
 #if __has_include(<cuda/std/algorithm>)  // not in the CCCL of CUDA 13.0; see aggregate.cuh
 #include <cuda/std/algorithm>

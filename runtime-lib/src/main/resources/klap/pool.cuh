@@ -124,7 +124,10 @@ static inline cudaEvent_t host_new_event(host_pool& hp) {
 // concurrently can race between one thread's prepare and its launch, so the recycle is only safe
 // when one host thread at a time launches transformed kernels. On any CUDA error: prints
 // `klap: error: ...` to stderr and calls std::exit(1).
-static inline cudaStream_t host_prepare(cudaStream_t s = 0) {
+namespace detail {
+// Prepares THIS translation unit's pool for a launch into stream s (the body of host_prepare for
+// one unit; see host_prepare below).
+static void host_prepare_this_unit(cudaStream_t s) {
   detail::host_pool& hp = detail::host_pool_instance();
   std::lock_guard<std::mutex> lock(hp.mu);
   if (!hp.ready) {
@@ -200,6 +203,41 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0) {
   hp.last = s;
   hp.has_last = true;
   detail::host_current_stream() = s;
+}
+
+// The translation units of the program that include klap: a host-side registry shared by all of
+// them. host_units() is an `inline` function with external linkage, so the host linker keeps one
+// instance of its static vector for the whole program (C++ [dcl.inline]); each unit adds its own
+// host_prepare_this_unit during static initialization.
+using unit_prepare_fn = void (*)(cudaStream_t);
+inline std::vector<unit_prepare_fn>& host_units() {
+  static std::vector<unit_prepare_fn> units;
+  return units;
+}
+inline std::mutex& host_units_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+struct host_unit_registrar {
+  explicit host_unit_registrar(unit_prepare_fn f) {
+    std::lock_guard<std::mutex> lock(host_units_mutex());
+    host_units().push_back(f);
+  }
+};
+static host_unit_registrar host_unit_registered(&host_prepare_this_unit);
+}  // namespace detail
+
+// HOST. Prepares the pools of EVERY translation unit that includes klap (one pool each, see
+// pool_state.cuh) for one host launch, as described above, and returns `s` unchanged. Preparing
+// all units, not only the caller's, lets a host launch in one file start a transformed kernel
+// defined in another (klap-nvcc builds of several files).
+static inline cudaStream_t host_prepare(cudaStream_t s = 0) {
+  std::vector<detail::unit_prepare_fn> units;
+  {
+    std::lock_guard<std::mutex> lock(detail::host_units_mutex());
+    units = detail::host_units();
+  }
+  for (detail::unit_prepare_fn f : units) f(s);
   return s;
 }
 

@@ -27,8 +27,8 @@ struct pool_state {
 
 // One pool per translation unit: `static` gives internal linkage, so this works with -rdc=true and
 // several .cu files that each include klap.cuh (no duplicate-symbol link error). Kernels use the
-// pool of the translation unit that defines them; host_prepare() sets up the pool of the
-// translation unit it is called from. Everything that touches pool_dev (fail, check_launch,
+// pool of the translation unit that defines them; host_prepare() sets up the pools of all
+// translation units (a registry shared across units, see pool.cuh). Everything that touches pool_dev (fail, check_launch,
 // pool_alloc, child_enter, agg_site, agg_begin, host_prepare, host_pool_error) has internal
 // linkage too (`static` or an unnamed namespace), so that the device linker never merges two
 // translation units' copies into one that uses the other unit's pool.

@@ -30,14 +30,20 @@ static __global__ void tu_parent(unsigned* hits, char** pool_base) {
 }
 
 // Runs tu_parent<<<2, 32>>> from this translation unit; returns the number of wrong hit counts,
-// stores this unit's pool base in *base.
-static int tu_run(char** base) {
+// stores this unit's pool base in *base. With prepare = false the launch does not call
+// klap::host_prepare itself: it relies on an earlier host_prepare in ANOTHER translation unit,
+// which prepares the pools of all units (a host launch in one file of a kernel of another).
+static int tu_run(char** base, bool prepare = true) {
   unsigned* hits;
   char** d_base;
   if (cudaMalloc(&hits, 64 * 8 * sizeof(unsigned)) != cudaSuccess || cudaMalloc(&d_base, sizeof(char*)) != cudaSuccess)
     return 1000;
   cudaMemset(hits, 0, 64 * 8 * sizeof(unsigned));
-  tu_parent<<<2, 32, 0, klap::host_prepare(0)>>>(hits, d_base);
+  if (prepare) {
+    tu_parent<<<2, 32, 0, klap::host_prepare(0)>>>(hits, d_base);
+  } else {
+    tu_parent<<<2, 32>>>(hits, d_base);
+  }
   if (cudaDeviceSynchronize() != cudaSuccess) return 1000;
   unsigned h[64 * 8];
   cudaMemcpy(h, hits, sizeof(h), cudaMemcpyDeviceToHost);
