@@ -93,7 +93,9 @@ import klap.transform.Uniformity;
  * replaced by the NULL stream, which runs the launches of one block in order: every per-thread
  * order of the input is kept (and more is ordered), and the stream may already be destroyed when
  * the region ends. A launch followed in its region by {@code cudaEventRecord} or
- * {@code cudaStreamWaitEvent} is launched in place (not deferred) so events keep their meaning.
+ * {@code cudaStreamWaitEvent} is launched in place (not deferred) so events keep their meaning;
+ * at kernel granularity, any such operation later in the kernel (or in a loop around the launch)
+ * makes the launch go in place, aggregated per warp, with a warning.
  *
  * <p>Launches klap cannot aggregate but that stay correct as written (child defined elsewhere,
  * deduced template arguments, launches nested in expressions) are left unchanged with a warning.
@@ -439,6 +441,12 @@ public final class AggregationPass {
             return;
         }
         boolean kernelWide = opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
+        String inPlace = null;
+        if (kernelWide && eventCallAfter(es, f)) {
+            // the grid's last block would launch it after the event: launch it in place instead
+            kernelWide = false;
+            inPlace = "a stream or event operation follows it in the kernel, so it cannot be launched later";
+        }
         Uniformity u = kernelWide ? gridUni(f) : uni(f);
         StringBuilder mask = new StringBuilder();
         for (Expr a : l.args()) {
@@ -462,7 +470,7 @@ public final class AggregationPass {
             sites.add(site);
             return;
         }
-        Convergence.Placement p = conv.place(es);
+        Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
         if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
@@ -493,10 +501,30 @@ public final class AggregationPass {
     /** @return true if a stream/event operation is evaluated in {@code region} after {@code site} */
     private boolean eventCallAfter(Stmt site, Convergence.Region region) {
         Stmt scope = region.guardBlock() != null ? region.guardBlock() : region.anchor();
+        return eventCallIn(scope, site.range().offset(), region.end());
+    }
+
+    /**
+     * @return true if a stream/event operation may run in kernel {@code f} after {@code site}: later
+     *         in the text, or anywhere in a loop around the site (kernel granularity defers launches
+     *         to the end of the whole grid)
+     */
+    private boolean eventCallAfter(Stmt site, FunctionDef f) {
+        Stmt loop = uni(f).trees().enclosingLoop(site);
+        Stmt outer = loop;
+        while (loop != null) {
+            outer = loop;
+            loop = uni(f).trees().enclosingLoop(loop);
+        }
+        return eventCallIn(f.body(), site.range().offset(), f.body().range().end())
+                || (outer != null && eventCallIn(outer, outer.range().offset(), outer.range().end()));
+    }
+
+    private boolean eventCallIn(Stmt scope, int after, int before) {
         boolean[] found = {false};
         Trees.walkExprs(scope, e -> {
             if (e instanceof Expr.Call c && c.calleeName() != null && EVENT_CALLS.contains(c.calleeName())
-                    && c.range().offset() > site.range().offset() && c.range().offset() < region.end()) {
+                    && c.range().offset() > after && c.range().offset() < before) {
                 found[0] = true;
             }
         });

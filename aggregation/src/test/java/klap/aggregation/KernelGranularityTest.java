@@ -121,6 +121,21 @@ class KernelGranularityTest {
     }
 
     @Test
+    void aLaunchFollowedByAnEventOperationIsMadeInPlace() {
+        String code = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p, cudaEvent_t e) {
+                  child<<<1, 32>>>(p);
+                  cudaEventRecord(e, 0);
+                }
+                """;
+        var r = Check.run(code, Granularity.KERNEL);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+        inOrder(r.text(), "klap::warp_group::active()", "child_klap_agg_u<<<", "cudaEventRecord(e, 0);");
+        none(r.text(), "klap::krecord", "klap::kfinish");
+    }
+
+    @Test
     void deviceMallocInAKernelGranularityParentIsAggregatedPerBlock() {
         String code = """
                 __global__ void child(float* p) { p[threadIdx.x] = 0; }
