@@ -19,6 +19,7 @@ import klap.model.SourceRange;
 import klap.model.Stmt;
 import klap.transform.Convergence;
 import klap.transform.EditSet;
+import klap.transform.SyncSites;
 import klap.transform.Granularity;
 import klap.transform.Trees;
 import klap.transform.Uniformity;
@@ -136,12 +137,12 @@ public final class AggregationPass {
         final Stmt.ExprStmt stmt;
         final Expr.Launch launch;
         final FunctionDef child;
-        final String mask;
-        final Convergence.Placement placement;
+        String mask;
+        Convergence.Placement placement;
         /** the stream argument is thread-dependent: launch into the block's NULL stream instead */
-        final boolean streamToNull;
+        boolean streamToNull;
         /** aggregated across the whole parent grid (kernel granularity): recorded, launched by the last block */
-        final boolean kernelWide;
+        boolean kernelWide;
         /** kernel granularity: the launch's stream orders launches (not cudaStreamFireAndForget) */
         boolean ordered;
         /** kernel granularity: the launch is inside a loop */
@@ -180,12 +181,14 @@ public final class AggregationPass {
     private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
     private final Set<FunctionDef> clones = new LinkedHashSet<>();
     private final Set<String> cloneNames = new HashSet<>();
+    private final SyncSites syncs;
 
     private AggregationPass(CudaUnit unit, Options opt) {
         this.unit = unit;
         this.src = unit.file();
         this.text = src.text();
         this.opt = opt;
+        this.syncs = new SyncSites(unit);
     }
 
     /**
@@ -219,6 +222,7 @@ public final class AggregationPass {
         if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
             return new Result(text, diags, false, 0);
         }
+        keepLaunchOrder();
         for (Site s : sites) {
             variants.computeIfAbsent(s.child, k -> new LinkedHashSet<>()).add(variantKey(s));
         }
@@ -268,11 +272,11 @@ public final class AggregationPass {
     // ------------------------------------------------------------------ analysis
 
     private Uniformity uni(FunctionDef f) {
-        return uniformity.computeIfAbsent(f, Uniformity::new);
+        return uniformity.computeIfAbsent(f, x -> new Uniformity(x, false, unit));
     }
 
     private Uniformity gridUni(FunctionDef f) {
-        return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true));
+        return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true, unit));
     }
 
     /**
@@ -313,18 +317,11 @@ public final class AggregationPass {
     }
 
     /**
-     * Kernel granularity adds a parameter to kernels with aggregated sites: a device launch of
-     * such a kernel that klap leaves as written cannot pass it (an error); a host use other than
-     * a launch (a function pointer, cudaLaunchKernel) would not pass it either (a warning).
+     * Kernel granularity keeps every kernel's name and signature (see {@link #emitOriginal}): a use
+     * of the kernel other than a host launch (a function pointer, {@code cudaLaunchKernel}) runs it
+     * as written, not aggregated, which a note says.
      */
     private void checkKernelStateUses() {
-        for (Expr.Launch l : unaggregated) {
-            FunctionDef k = kernels.get(simpleName(l.kernelName()));
-            if (k != null && hasKernelState(k)) {
-                error(l.range().offset(), "this launch of '" + l.kernelName() + "' is not aggregated, but kernel granularity "
-                        + "adds a state parameter to '" + k.name() + "'; use --granularity=block", "kernel-state");
-            }
-        }
         for (FunctionDef f : unit.functions()) {
             if (f.kind() != FunctionDef.Kind.HOST) {
                 continue;
@@ -332,9 +329,9 @@ public final class AggregationPass {
             Trees.walkExprs(f.body(), e -> {
                 if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && kernels.containsKey(simpleName(n.name()))
                         && hasKernelState(kernels.get(simpleName(n.name())))) {
-                    warn(n.range().offset(), "kernel granularity adds a last parameter 'klap::kstate*' to '" + n.name()
-                            + "'; only its <<<...>>> launches pass it (a launch through this reference must pass "
-                            + "klap::host_kstate(" + stateSize(kernels.get(simpleName(n.name()))) + "))", "kernel-state-ref");
+                    diags.add(Diagnostic.at(Severity.NOTE, src, n.range().offset(), "a launch of '" + n.name()
+                            + "' through this reference runs it as written (not aggregated); only its <<<...>>> launches "
+                            + "use its kernel-granularity form", "kernel-state-ref"));
                 }
             });
         }
@@ -342,7 +339,7 @@ public final class AggregationPass {
 
     private void findSites(FunctionDef f) {
         Set<Expr> statementLaunches = new HashSet<>();
-        Convergence conv = new Convergence(src, f, uni(f));
+        Convergence conv = new Convergence(src, f, uni(f), syncs);
         Trees.walkStmts(f.body(), s -> {
             if (s instanceof Stmt.ExprStmt es && es.expr() instanceof Expr.Launch l) {
                 statementLaunches.add(l);
@@ -352,9 +349,15 @@ public final class AggregationPass {
         Trees.walkStmts(f.body(), s -> {
             for (Expr top : Trees.ownExprs(s)) {
                 Trees.walk(top, e -> {
-                    if (e instanceof Expr.Other o && slice(o.range()).startsWith("[") && slice(o.range()).contains("<<<")) {
-                        warn(o.range().offset(), "kernel launch inside a lambda is not aggregated; move it out of the "
+                    if (e instanceof Expr.Lambda lam && syncs.launchingOperations(lam.body()).stream()
+                            .anyMatch(x -> x instanceof Expr.Launch)) {
+                        warn(lam.range().offset(), "kernel launch inside a lambda is not aggregated; move it out of the "
                                 + "lambda (into the kernel or a __device__ function) to aggregate it", "launch-in-lambda");
+                        Trees.walkExprs(lam.body(), x -> {
+                            if (x instanceof Expr.Launch ll) {
+                                unaggregated.add(ll);
+                            }
+                        });
                     }
                     if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
                         unaggregated.add(l);
@@ -453,8 +456,13 @@ public final class AggregationPass {
             mask.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
         }
         if (kernelWide) {
-            boolean fireAndForget = l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
+            boolean fireAndForget = fireAndForget(l);
             Stmt loop = uni(f).trees().enclosingLoop(es);
+            if (loop != null) {
+                // records of different rounds are merged into one grid: a value uniform across the grid in
+                // one round differs between rounds, so no argument may come from a single record
+                mask = new StringBuilder("v".repeat(l.args().size()));
+            }
             if (loop != null && !fireAndForget) {
                 diags.add(Diagnostic.at(Severity.NOTE, src, l.range().offset(), "launch of '" + l.kernelName()
                         + "' in a loop (line " + src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
@@ -482,6 +490,99 @@ public final class AggregationPass {
         }
         unaggregated.remove(l);
         sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull, false));
+    }
+
+    private boolean fireAndForget(Expr.Launch l) {
+        return l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
+    }
+
+    /**
+     * Launch order per thread (issue 10, "dependent launches of one thread"): a launch that klap
+     * defers (to the end of its region, or to the end of the grid at kernel granularity) must not
+     * be overtaken by a later launch of the same thread that goes out earlier: a launch made in
+     * place, a launch left as written, a launch in a {@code __device__} function called later, or a
+     * deferred launch of a region that ends first. Such a deferred site is launched in place
+     * instead (aggregated among the threads that arrive together), with a warning. Launches into
+     * {@code cudaStreamFireAndForget} are ordered with nothing and are exempt. Repeated until no
+     * site changes, since a site made in place can in turn overtake an earlier deferred one.
+     */
+    private void keepLaunchOrder() {
+        Map<Integer, Site> byOffset = new HashMap<>();
+        for (Site s : sites) {
+            byOffset.put(s.launch.range().offset(), s);
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (Site s : sites) {
+                if (fireAndForget(s.launch) || !(s.kernelWide || s.placement instanceof Convergence.Placement.Deferred)) {
+                    continue;
+                }
+                Integer later = overtakingLaunch(s, byOffset);
+                if (later == null) {
+                    continue;
+                }
+                String reason = "a later launch of the same thread (line " + src.line(later) + ") would go out before it; "
+                        + "launching it in place keeps their order";
+                if (s.kernelWide) {
+                    s.kernelWide = false;
+                    Uniformity u = uni(s.fn);
+                    StringBuilder m = new StringBuilder();
+                    for (Expr a : s.launch.args()) {
+                        m.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
+                    }
+                    s.mask = m.toString();
+                    s.streamToNull = s.launch.stream() != null && !u.isUniform(s.launch.stream());
+                }
+                s.placement = new Convergence.Placement.Immediate(reason);
+                warn(s.launch.range().offset(), "launch of '" + s.launch.kernelName() + "' is aggregated per warp, not per "
+                        + opt.granularity().cliName() + ": " + reason, "launch-order");
+                changed = true;
+            }
+        }
+    }
+
+    /**
+     * @return the offset of a launching operation of {@code s}'s thread that would go out before
+     *         {@code s} although it runs after it, or null if none
+     */
+    private Integer overtakingLaunch(Site s, Map<Integer, Site> byOffset) {
+        FunctionDef f = s.fn;
+        int after = s.stmt.range().end();
+        int before;
+        Stmt loop = null;
+        if (s.kernelWide) {
+            before = f.body().range().end();
+            for (Stmt l = uni(f).trees().enclosingLoop(s.stmt); l != null; l = uni(f).trees().enclosingLoop(l)) {
+                loop = l;
+            }
+        } else {
+            before = ((Convergence.Placement.Deferred) s.placement).region().end();
+        }
+        Stmt outerLoop = loop;
+        for (Expr op : syncs.launchingOperations(f.body())) {
+            int off = op.range().offset();
+            boolean inRange = off >= after && off < before
+                    || outerLoop != null && outerLoop.range().contains(off) && off != s.launch.range().offset();
+            if (!inRange) {
+                continue;
+            }
+            if (op instanceof Expr.Launch l) {
+                if (fireAndForget(l)) {
+                    continue;
+                }
+                Site o = byOffset.get(off);
+                if (o != null && s.kernelWide && o.kernelWide) {
+                    continue; // both launched by the last block, in an order that keeps each thread's (kfinish)
+                }
+                if (o != null && !s.kernelWide && o.placement instanceof Convergence.Placement.Deferred d
+                        && d.region().anchor() == ((Convergence.Placement.Deferred) s.placement).region().anchor()) {
+                    continue; // flushed at the same region end, after s (source order)
+                }
+            }
+            return off;
+        }
+        return null;
     }
 
     /** @return true (with a note) if the launch's stream differs between threads and becomes the NULL stream */
@@ -628,52 +729,52 @@ public final class AggregationPass {
         VARIANT
     }
 
+    /**
+     * Edits the body of {@code f} in place, or, for a kernel that gets kernel-granularity state,
+     * leaves {@code f} exactly as written and adds its aggregated form {@code f_klap_grid} with the
+     * trailing {@code klap::kstate*} parameter right after it: code klap does not see (other files,
+     * function pointers, {@code cudaFuncSetAttribute}, {@code cudaLaunchKernel}) keeps {@code f}'s
+     * name and signature and runs it as written; the host launches klap sees use the twin.
+     */
     private void emitOriginal(FunctionDef f, EditSet out) {
         EditSet body = bodyEdits(f, Ctx.ORIGINAL);
         if (body.isEmpty()) {
             return;
         }
-        out.addAll(body);
-        if (hasKernelState(f)) {
-            addStateParam(out, f.paramsRange(), slice(f.paramsRange()));
-            if (f.firstDeclaration() != null) {
-                SourceRange pr = prototypeParams(f.firstDeclaration());
-                if (pr != null) {
-                    addStateParam(out, pr, slice(pr));
-                }
-            }
-        }
         if (needsBlockGroup(f)) {
-            out.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
+            body.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
         }
+        if (hasKernelState(f)) {
+            out.insert(declStart(f), twinHead(f) + ";\n" + lineDirective(declStart(f)));
+            out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
+                    + "' itself stays as written for code klap does not see */\n" + twinHead(f) + "\n"
+                    + lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
+                    + "\n" + lineDirective(f.range().end()));
+            return;
+        }
+        out.addAll(body);
     }
 
-    /** Appends the hidden {@code klap::kstate* klap_ks} parameter to a parameter list (range strictly inside the parens). */
-    private static void addStateParam(EditSet out, SourceRange params, String text) {
-        String t = text.trim();
-        if (t.isEmpty() || t.equals("void")) {
-            out.replace(params.offset(), params.end(), "klap::kstate* klap_ks");
-        } else {
-            out.insert(params.end(), ", klap::kstate* klap_ks");
-        }
+    /** @return the name of the kernel-granularity twin of kernel {@code k} */
+    private static String twinName(FunctionDef k) {
+        return k.name() + "_klap_grid";
     }
 
-    /** @return the range inside the parameter parentheses of a prototype's text, or null */
-    private SourceRange prototypeParams(SourceRange proto) {
-        int close = text.lastIndexOf(')', proto.end());
-        if (close < proto.offset()) {
-            return null;
-        }
-        int depth = 0;
-        for (int i = close; i >= proto.offset(); i--) {
-            char c = text.charAt(i);
-            if (c == ')') {
-                depth++;
-            } else if (c == '(' && --depth == 0) {
-                return SourceRange.of(i + 1, close);
+    /** Declaration of the twin of {@code f}: its head, name {@code f_klap_grid}, parameters plus {@code klap::kstate* klap_ks}. */
+    private String twinHead(FunctionDef f) {
+        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
+        StringBuilder sb = new StringBuilder(templateHeader(f)).append(text, headStart, f.nameRange().offset())
+                .append(twinName(f)).append(text, f.nameRange().end(), f.paramsRange().offset());
+        List<String> ps = new ArrayList<>();
+        for (int i = 0; i < f.params().size(); i++) {
+            String p = stripDefault(slice(f.params().get(i).range()));
+            if (!(f.params().size() == 1 && p.equals("void"))) {
+                ps.add(p);
             }
         }
-        return null;
+        ps.add("klap::kstate* klap_ks");
+        return sb.append(String.join(", ", ps)).append(text.substring(f.paramsRange().end(), f.body().range().offset()).trim())
+                .toString();
     }
 
     private boolean needsBlockGroup(FunctionDef f) {
@@ -781,7 +882,8 @@ public final class AggregationPass {
         call.append("klap_s").append(s.id).append(".flush(klap_g").append(s.id)
                 .append(", [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, ")
                 .append("const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(t).append("* klap_args, const ")
-                .append(t).append("& klap_mine) -> cudaError_t { ").append(childState(s.child))
+                .append(t).append("& klap_mine) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
+                .append(childState(s.child))
                 .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
                 .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
                 .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args");
@@ -791,8 +893,18 @@ public final class AggregationPass {
                 call.append(", klap_mine.").append(fieldName(ps.get(i), i));
             }
         }
-        call.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); return cudaGetLastError(); });");
+        call.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); ").append(launchResult(s.child)).append(" });");
         return call.toString();
+    }
+
+    /**
+     * The end of a launch lambda: the launch's own error (not one the user's code left pending,
+     * {@code klap::launch_result}); a fresh kernel-granularity state is given back if the launch failed.
+     */
+    private String launchResult(FunctionDef child) {
+        return "cudaError_t klap_e = klap::launch_result(klap_pre); "
+                + (hasKernelState(child) ? "if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks); " : "")
+                + "return klap_e;";
     }
 
     /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
@@ -817,7 +929,8 @@ public final class AggregationPass {
         for (Site s : kernelSites(f)) {
             String t = argsType(s);
             sb.append(", [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, unsigned klap_smem, ")
-                    .append("cudaStream_t klap_stream) -> cudaError_t { ").append(childState(s.child))
+                    .append("cudaStream_t klap_stream) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
+                    .append(childState(s.child))
                     .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
                     .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
                     .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_ksite");
@@ -827,7 +940,7 @@ public final class AggregationPass {
                     sb.append(", klap::kfirst_args<").append(t).append(">(klap_ksite).").append(fieldName(ps.get(i), i));
                 }
             }
-            sb.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); return cudaGetLastError(); }");
+            sb.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); ").append(launchResult(s.child)).append(" }");
         }
         return sb.append(");").toString();
     }
@@ -989,6 +1102,8 @@ public final class AggregationPass {
                             .append(p.name()).append(";\n");
                 }
             }
+            // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
+            sb.append(kernelWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
             sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
             sb.append(lineDirective(k.body().range().offset())).append(body).append("\n}\n");
         }
@@ -1024,18 +1139,29 @@ public final class AggregationPass {
                 + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
     }
 
+    /** Host calls that set a kernel's attributes; klap applies them to the kernel's variants and twin too. */
+    private static final Set<String> ATTRIBUTE_CALLS = Set.of("cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
+            "cudaFuncSetSharedMemConfig");
+
     private void emitHostLaunches(FunctionDef f, EditSet out) {
         Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Other o && slice(o.range()).startsWith("[") && slice(o.range()).contains("<<<")) {
-                warn(o.range().offset(), "host launch inside a lambda: klap cannot give it klap::host_prepare(), so a "
-                        + "transformed kernel launched there stops with 'memory pool not set up'; launch it outside the "
-                        + "lambda", "launch-in-lambda");
+            if (e instanceof Expr.Lambda lam && syncs.launchingOperations(lam.body()).stream()
+                    .anyMatch(x -> x instanceof Expr.Launch)) {
+                warn(lam.range().offset(), "host launch inside a lambda is left as written: a kernel klap transformed "
+                        + "runs there as written at kernel granularity, and needs klap::host_prepare() before its first "
+                        + "launch at warp and block granularity; launch it outside the lambda", "launch-in-lambda");
+            }
+            if (e instanceof Expr.Call c && c.calleeName() != null && ATTRIBUTE_CALLS.contains(c.calleeName())
+                    && !c.args().isEmpty()) {
+                copyAttributes(c, out);
             }
             if (e instanceof Expr.Launch l && kernels.containsKey(simpleName(l.kernelName()))) {
                 FunctionDef k = kernels.get(simpleName(l.kernelName()));
                 if (hasKernelState(k)) {
                     out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate("
                             + stateSize(k) + ")");
+                    out.replace(l.calleeRange().offset(), l.calleeRange().end(),
+                            renamed(slice(l.calleeRange()), k.name(), twinName(k)));
                 }
                 if (l.stream() != null) {
                     out.replace(l.stream().range().offset(), l.stream().range().end(),
@@ -1047,6 +1173,47 @@ public final class AggregationPass {
                 }
             }
         });
+    }
+
+    /**
+     * {@code cudaFuncSetAttribute(k, a, v)} on a kernel with aggregated variants (or a
+     * kernel-granularity twin) becomes {@code (cudaFuncSetAttribute(k_variant, a, v), ...,
+     * cudaFuncSetAttribute(k, a, v))}: the variants run the kernel's code and need its maximum
+     * dynamic shared memory, cache configuration and carveout; the value of the expression is still
+     * the user's own call's.
+     */
+    private void copyAttributes(Expr.Call c, EditSet out) {
+        String first = slice(c.args().get(0).range()).trim();
+        String name = simpleName(first.replaceAll("<.*$", "").replace("&", "").replace("(", "").replace(")", "").trim());
+        FunctionDef k = kernels.get(name);
+        if (k == null) {
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        for (String key : variants.getOrDefault(k, Set.of())) {
+            names.add(variantName(k, key));
+        }
+        if (hasKernelState(k)) {
+            names.add(twinName(k));
+        }
+        if (names.isEmpty()) {
+            return;
+        }
+        String call = slice(c.range());
+        int argOff = c.args().get(0).range().offset() - c.range().offset();
+        int argEnd = c.args().get(0).range().end() - c.range().offset();
+        StringBuilder sb = new StringBuilder("(");
+        for (String n : names) {
+            sb.append(call, 0, argOff).append(renamed(first, k.name(), n)).append(call.substring(argEnd)).append(", ");
+        }
+        out.replace(c.range().offset(), c.range().end(), sb.append(call).append(')').toString());
+    }
+
+    /** @return {@code callee} ({@code k}, {@code ns::k}, {@code k<T>}, {@code &k}) with the kernel name {@code k} replaced */
+    private static String renamed(String callee, String k, String replacement) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(k)
+                + "(?![A-Za-z0-9_])").matcher(callee);
+        return m.find() ? callee.substring(0, m.start()) + replacement + callee.substring(m.end()) : callee;
     }
 
     /**

@@ -826,6 +826,9 @@ final class AstConverter {
         if (ls != null) {
             return launch(ls);
         }
+        if (e instanceof ICPPASTLambdaExpression le) {
+            return lambda(le, r);
+        }
         if (e instanceof IASTIdExpression id) {
             return name(id.getName(), r);
         }
@@ -926,6 +929,22 @@ final class AstConverter {
             return new Expr.Other(r, List.of());
         }
         return new Expr.Other(r, exprChildren(e, r));
+    }
+
+    /** A lambda: its capture mode and by-reference captures from the AST, its body as a statement tree. */
+    private Expr lambda(ICPPASTLambdaExpression le, SourceRange r) {
+        boolean allByRef = le.getCaptureDefault() == ICPPASTLambdaExpression.CaptureDefault.BY_REFERENCE;
+        List<String> refs = new ArrayList<>();
+        if (le.getCaptures() != null) {
+            for (ICPPASTCapture c : le.getCaptures()) {
+                if (c.isByReference() && c.getIdentifier() != null) {
+                    refs.add(c.getIdentifier().toString());
+                }
+            }
+        }
+        Stmt body = le.getBody() == null ? null : stmt(le.getBody(), r);
+        Stmt.Block b = body instanceof Stmt.Block blk ? blk : new Stmt.Block(r, body == null ? List.of() : List.of(body));
+        return new Expr.Lambda(r, allByRef, List.copyOf(refs), b);
     }
 
     private Expr call(IASTFunctionCallExpression fc, SourceRange r) {

@@ -152,6 +152,28 @@ public sealed interface Expr {
     }
 
     /** Anything else (lambda, new, delete, typeid, initializer list, ...): analysed conservatively. */
+    /**
+     * A lambda expression, from CDT's {@code ICPPASTLambdaExpression} (not from the text).
+     * Its body is a statement tree of its own: {@link #children()} is empty, so walks over the
+     * enclosing function do not enter it (a launch in a lambda is not a launch site of the function).
+     *
+     * @param range          the whole lambda, from {@code [} to the closing brace
+     * @param captureAllByRef the capture default is {@code &}
+     * @param refCaptures    names captured explicitly by reference ({@code [&x]})
+     * @param body           the lambda's body
+     */
+    record Lambda(SourceRange range, boolean captureAllByRef, List<String> refCaptures, Stmt.Block body)
+            implements Expr {
+        public List<Expr> children() {
+            return List.of();
+        }
+
+        /** @return true if the lambda can write a local of the enclosing function through a capture */
+        public boolean capturesByReference() {
+            return captureAllByRef || !refCaptures.isEmpty();
+        }
+    }
+
     record Other(SourceRange range, List<Expr> children) implements Expr {
     }
 }

@@ -72,8 +72,21 @@ public final class Convergence {
 
     private final klap.model.SourceFile src;
 
+    private final SyncSites syncs;
+
     /** Prepares the analysis of kernel {@code fn} of {@code src} with its uniformity facts. */
     public Convergence(klap.model.SourceFile src, FunctionDef fn, Uniformity uni) {
+        this(src, fn, uni, null);
+    }
+
+    /**
+     * Prepares the analysis of kernel {@code fn} of {@code src} with its uniformity facts and the
+     * unit's synchronization sites: a guard region is refused when a barrier or warp collective
+     * lies between its first guard and its end (the threads kept alive by the guard rewrite would
+     * meet klap's collective while the others wait at the user's barrier).
+     */
+    public Convergence(klap.model.SourceFile src, FunctionDef fn, Uniformity uni, SyncSites syncs) {
+        this.syncs = syncs;
         this.src = src;
         this.fn = fn;
         this.uni = uni;
@@ -128,6 +141,16 @@ public final class Convergence {
             }
         }
         Region region = new Region(anchor, guardBlock, guards);
+        if (syncs != null && !guards.isEmpty()) {
+            Integer sync = syncs.firstSync(guardBlock, guards.get(0).range().offset(), region.end(), List.of());
+            if (sync != null) {
+                return new Placement.Immediate("the kernel synchronizes (line " + src.line(sync) + ") after a "
+                        + "thread-dependent " + (Convergence.guardJump(guards.get(0)).kind() == Stmt.JumpKind.RETURN
+                        ? "return" : "continue") + " (line " + src.line(guards.get(0).range().offset()) + "); the threads "
+                        + "that leave there cannot join a " + "collective at the region's end without pairing it with "
+                        + "that barrier");
+            }
+        }
         String threat = threat(region);
         if (threat != null) {
             return new Placement.Immediate(threat);

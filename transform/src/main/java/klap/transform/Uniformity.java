@@ -3,6 +3,7 @@ package klap.transform;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import klap.model.CudaUnit;
 import klap.model.Expr;
 import klap.model.FunctionDef;
 import klap.model.Stmt;
@@ -23,11 +24,20 @@ import klap.model.VarDecl;
  *       {@code __device__} functions are not (they depend on the caller);</li>
  *   <li>memory loads ({@code a[i]}, {@code *p}, {@code p->f}), globals, shared variables, calls of
  *       functions other than pure arithmetic ones, and anything with a side effect are not;</li>
- *   <li>a local variable is uniform if every definition of it (initializer, assignment, increment)
- *       is uniform and happens under uniform control flow, its address is never taken, and it is
- *       not an array, reference, static or {@code __shared__} variable. Computed as the greatest
- *       fixpoint, so loop counters of uniform loops are uniform.</li>
+ *   <li>a local variable (or a kernel parameter) is uniform if every definition of it
+ *       (initializer, assignment, increment) is uniform and happens under uniform control flow, and
+ *       it is written in no other way. Computed as the greatest fixpoint, so loop counters of
+ *       uniform loops are uniform.</li>
  * </ul>
+ * Writes other than a definition make a variable divergent whatever value they store (the
+ * analysis cannot see the value): its address taken ({@code &x}, {@code &x.f}); bound to a
+ * non-const reference ({@code int& r = x;}); passed by name to a parameter of non-const reference
+ * type of a called function ({@code row_range(ptr, r, b, e)} with {@code int& b, int& e}); passed by
+ * name to a function klap cannot see (not defined in the unit and not a known by-value CUDA
+ * built-in such as {@code atomicAdd}, {@code __shfl_sync} or the math library); the object of a
+ * member call ({@code x.reset()}); an operand of an {@code asm} statement; written inside a lambda
+ * that captures it by reference. Arrays, references, statics and {@code __shared__} variables are
+ * always divergent.
  * A value that is uniform across the block is uniform across each of its warps; the analysis does
  * not try to prove warp-only uniformity (e.g. {@code threadIdx.x / 32}).
  */
@@ -51,6 +61,7 @@ public final class Uniformity {
     private final Set<String> uniformBuiltins;
     private final Set<String> divergentLocals = new HashSet<>();
     private final Trees trees;
+    private final Writes writes;
 
     /**
      * Analyses {@code f} for uniformity across a block (and its warps).
@@ -69,25 +80,25 @@ public final class Uniformity {
      *             then {@code blockIdx} is not uniform either
      */
     public Uniformity(FunctionDef f, boolean grid) {
+        this(f, grid, null);
+    }
+
+    /**
+     * Analyses {@code f} of {@code unit}, whose other functions tell which call arguments are
+     * written through reference parameters (without the unit every call of a function other than a
+     * known by-value built-in is taken to write the variables passed to it by name).
+     *
+     * @param f    the function (kernel or device function)
+     * @param grid true for uniformity across the whole grid (kernel granularity, KLAP II-B)
+     * @param unit the translation unit of {@code f}, or null
+     */
+    public Uniformity(FunctionDef f, boolean grid, CudaUnit unit) {
         this.paramsUniform = f.kind() == FunctionDef.Kind.KERNEL;
         this.uniformBuiltins = grid ? GRID_UNIFORM_BUILTINS : UNIFORM_BUILTINS;
         this.trees = new Trees(f.body());
-        // structurally divergent locals
-        Trees.walkStmts(f.body(), s -> {
-            if (s instanceof Stmt.Decl d) {
-                for (VarDecl v : d.vars()) {
-                    if (v.array() || v.reference() || v.isStatic() || v.shared()) {
-                        divergentLocals.add(v.name());
-                    }
-                }
-            }
-        });
-        Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Unary u && u.op().equals("&") && u.operand() instanceof Expr.Name n
-                    && n.kind() == Expr.NameKind.LOCAL) {
-                divergentLocals.add(n.name());
-            }
-        });
+        this.writes = new Writes(unit);
+        // structurally divergent locals, and variables written other than by a definition
+        writes.collect(f.body(), false, divergentLocals);
         // fixpoint
         boolean changed = true;
         while (changed) {
@@ -109,13 +120,27 @@ public final class Uniformity {
             }
             return changed;
         }
+        boolean inner = divergentControl || !controlIsUniform(s);
+        if (s instanceof Stmt.Loop lp) {
+            // the condition and the step run as often as the body: under the loop's own control
+            if (lp.init() != null) {
+                changed |= visit(lp.init(), divergentControl);
+            }
+            changed |= definitionsIn(lp.cond(), inner);
+            changed |= definitionsIn(lp.step(), inner);
+            changed |= visit(lp.body(), inner);
+            return changed;
+        }
         for (Expr e : Trees.ownExprs(s)) {
             changed |= definitionsIn(e, divergentControl);
         }
-        boolean inner = divergentControl || !controlIsUniform(s);
-        if (s instanceof Stmt.Loop lp && lp.init() != null) {
-            changed |= visit(lp.init(), divergentControl);
-            changed |= visit(lp.body(), inner);
+        if (s instanceof Stmt.Block b) {
+            // after a thread-dependent break or continue, the rest of the loop body runs in some threads only
+            boolean after = inner;
+            for (Stmt c : b.stmts()) {
+                changed |= visit(c, after);
+                after = after || divergentLoopJump(c);
+            }
             return changed;
         }
         for (Stmt c : s.children()) {
@@ -124,8 +149,39 @@ public final class Uniformity {
         return changed;
     }
 
+    /**
+     * @return true if {@code s} holds a {@code break}/{@code continue} that leaves {@code s} (its
+     *         target loop or switch encloses {@code s}) under thread-dependent control, or a goto
+     */
+    private boolean divergentLoopJump(Stmt s) {
+        for (Stmt.Jump j : Trees.collect(s, Stmt.Jump.class)) {
+            if (j.kind() == Stmt.JumpKind.GOTO) {
+                return true;
+            }
+            if (j.kind() == Stmt.JumpKind.RETURN) {
+                continue;
+            }
+            Stmt target = trees.jumpTarget(j);
+            if (target != null && trees.isAncestorOrSelf(s, target)) {
+                continue; // stays inside s
+            }
+            for (Stmt x = trees.parent(j); x != null; x = trees.parent(x)) {
+                if (!controlIsUniform(x)) {
+                    return true;
+                }
+                if (x == s) {
+                    break;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Marks locals assigned in {@code e} divergent when the assignment is. */
     private boolean definitionsIn(Expr e, boolean divergentControl) {
+        if (e == null) {
+            return false;
+        }
         boolean[] changed = {false};
         Trees.walk(e, x -> {
             String target = null;
@@ -152,14 +208,11 @@ public final class Uniformity {
     }
 
     private static String localName(Expr e) {
-        return e instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL ? n.name() : null;
+        return Writes.variable(e);
     }
 
     private static String rootLocal(Expr e) {
-        while (e instanceof Expr.Member m && !m.arrow()) {
-            e = m.owner();
-        }
-        return localName(e);
+        return Writes.root(e);
     }
 
     /**
@@ -182,9 +235,28 @@ public final class Uniformity {
             if (lp.init() instanceof Stmt.Decl d) {
                 init = d.vars().stream().allMatch(v -> !divergentLocals.contains(v.name()));
             }
-            return init && (lp.cond() == null || isUniform(lp.cond())) && (lp.step() == null || isUniform(lp.step()));
+            return init && (lp.cond() == null || isUniform(lp.cond())) && (lp.step() == null || isUniform(lp.step()))
+                    && !divergentBreak(lp);
         }
         return true;
+    }
+
+    /** @return true if a {@code break} of {@code lp} (or a goto) sits under thread-dependent control in its body */
+    private boolean divergentBreak(Stmt.Loop lp) {
+        for (Stmt.Jump j : Trees.collect(lp.body(), Stmt.Jump.class)) {
+            if (j.kind() == Stmt.JumpKind.GOTO) {
+                return true;
+            }
+            if (j.kind() != Stmt.JumpKind.BREAK || trees.jumpTarget(j) != lp) {
+                continue;
+            }
+            for (Stmt x = trees.parent(j); x != null && x != lp; x = trees.parent(x)) {
+                if (!(x instanceof Stmt.Loop) && !controlIsUniform(x)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** @return true if {@code e} provably has the same value in every thread of a block */
@@ -198,7 +270,7 @@ public final class Uniformity {
         if (e instanceof Expr.Name n) {
             return switch (n.kind()) {
                 case LOCAL -> !divergentLocals.contains(n.name());
-                case PARAM -> paramsUniform;
+                case PARAM -> paramsUniform && !divergentLocals.contains(n.name());
                 case BUILTIN -> uniformBuiltins.contains(n.name());
                 case CONSTANT, FUNCTION, TYPE -> true;
                 case GLOBAL, UNKNOWN -> false;

@@ -1,0 +1,200 @@
+package klap.transform;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import klap.model.CudaUnit;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+
+/**
+ * The writes to a function's variables (locals and parameters) that are not plain definitions
+ * ({@code x = e}, {@code ++x}): the fact {@link Uniformity} needs so that it never calls a value
+ * uniform that some thread may change behind its back (issue: a row range written through
+ * {@code int& b, int& e} out-parameters was scalarized, an illegal memory access on the GPU).
+ *
+ * <p>Input: a function body. Output: the names of variables that may be written other than by a
+ * definition, whatever the value:
+ * <ul>
+ *   <li>arrays, references, {@code static} and {@code __shared__} locals;</li>
+ *   <li>a variable whose address is taken ({@code &x}, {@code &x.f}) or that a non-const reference
+ *       is bound to ({@code int& r = x;}, {@code auto& [a, b] = x});</li>
+ *   <li>a variable passed by name (or as a {@code .} member path) to a call where the parameter is a
+ *       non-const reference of a function of the unit, or to a function the unit does not define
+ *       and that is not a known by-value CUDA built-in ({@link #BY_VALUE_PREFIXES});</li>
+ *   <li>the object of a member call {@code x.f(...)} (a non-const member may change it);</li>
+ *   <li>every identifier in an {@code asm} statement (its output operands);</li>
+ *   <li>every variable a by-reference lambda writes in its body (by the rules above, and any
+ *       assignment or increment).</li>
+ * </ul>
+ */
+final class Writes {
+    /**
+     * Callees that take every argument by value: the CUDA math library and intrinsics
+     * ({@code __shfl_sync}, {@code __ldg}, ...), atomics (pointer by value), the runtime API (takes
+     * {@code void**} by value: a write needs {@code &p}, caught as address-taken), printf.
+     */
+    static final List<String> BY_VALUE_PREFIXES = List.of("__", "atomic", "cuda", "make_", "printf", "assert",
+            "memcpy", "memset", "malloc", "free", "static_cast", "reinterpret_cast", "const_cast");
+
+    private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    private final CudaUnit unit;
+
+    /** @param unit the translation unit whose functions' parameter types are consulted, or null */
+    Writes(CudaUnit unit) {
+        this.unit = unit;
+    }
+
+    /** @return the variable (local or parameter) that {@code e} names, or null */
+    static String variable(Expr e) {
+        return e instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM)
+                ? n.name() : null;
+    }
+
+    /** @return the variable at the root of a {@code .} member path ({@code x}, {@code x.a.b}), or null */
+    static String root(Expr e) {
+        while (e instanceof Expr.Member m && !m.arrow()) {
+            e = m.owner();
+        }
+        return variable(e);
+    }
+
+    /**
+     * Adds to {@code out} the variables of {@code body} written other than by a definition.
+     *
+     * @param inLambda true inside a by-reference lambda: then every assignment target counts too
+     */
+    void collect(Stmt body, boolean inLambda, Set<String> out) {
+        Trees.walkStmts(body, s -> {
+            if (s instanceof Stmt.Decl d) {
+                for (VarDecl v : d.vars()) {
+                    if (v.array() || v.reference() || v.isStatic() || v.shared()) {
+                        out.add(v.name());
+                    }
+                    if (v.reference() && v.init() != null && root(v.init()) != null && !constReference(v)) {
+                        out.add(root(v.init()));
+                    }
+                }
+            }
+            if (s instanceof Stmt.Other o && isAsm(o)) {
+                Matcher m = IDENT.matcher(text(o.range().offset(), o.range().end()));
+                while (m.find()) {
+                    out.add(m.group());
+                }
+            }
+            for (Expr top : Trees.ownExprs(s)) {
+                Trees.walk(top, e -> expr(e, inLambda, out));
+            }
+        });
+    }
+
+    private void expr(Expr e, boolean inLambda, Set<String> out) {
+        if (e instanceof Expr.Unary u && u.op().equals("&") && root(u.operand()) != null) {
+            out.add(root(u.operand()));
+        } else if (e instanceof Expr.Call c) {
+            if (c.callee() instanceof Expr.Member m && !m.arrow() && root(m.owner()) != null) {
+                out.add(root(m.owner()));
+            }
+            for (int i = 0; i < c.args().size(); i++) {
+                String r = root(c.args().get(i));
+                if (r != null && writesArgument(c, i)) {
+                    out.add(r);
+                }
+            }
+        } else if (e instanceof Expr.Lambda l && l.capturesByReference()) {
+            Set<String> inner = new java.util.HashSet<>();
+            collect(l.body(), true, inner);
+            for (String v : inner) {
+                if (l.captureAllByRef() || l.refCaptures().contains(v)) {
+                    out.add(v);
+                }
+            }
+        } else if (inLambda && e instanceof Expr.Binary b && b.isAssignment() && root(b.lhs()) != null) {
+            out.add(root(b.lhs()));
+        } else if (inLambda && e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))
+                && root(u.operand()) != null) {
+            out.add(root(u.operand()));
+        }
+    }
+
+    /**
+     * @return true if call {@code c} may write the variable passed by name as argument {@code i}:
+     *         a parameter of non-const reference type in some overload defined in the unit, or a
+     *         callee the unit does not define that is not a known by-value built-in
+     */
+    boolean writesArgument(Expr.Call c, int i) {
+        String name = c.calleeName();
+        if (name == null) {
+            return true; // call through a pointer or an expression: unknown parameter types
+        }
+        String simple = name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name;
+        if (Uniformity.PURE.contains(name) || Uniformity.PURE.contains(simple)) {
+            return false;
+        }
+        List<FunctionDef> defs = new ArrayList<>();
+        if (unit != null) {
+            for (FunctionDef f : unit.functions()) {
+                if (f.name().equals(simple)) {
+                    defs.add(f);
+                }
+            }
+        }
+        if (defs.isEmpty()) {
+            return BY_VALUE_PREFIXES.stream().noneMatch(simple::startsWith);
+        }
+        for (FunctionDef f : defs) {
+            if (i < f.params().size() && referenceParam(f.params().get(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return true if {@code p} is declared as a non-const lvalue or forwarding reference */
+    private boolean referenceParam(Param p) {
+        String decl = p.nameRange() == null ? text(p.range().offset(), p.range().end())
+                : text(p.range().offset(), p.nameRange().offset());
+        int eq = decl.indexOf('=');
+        if (eq >= 0) {
+            decl = decl.substring(0, eq);
+        }
+        int amp = decl.indexOf('&');
+        if (amp < 0) {
+            return false;
+        }
+        String before = decl.substring(0, amp);
+        // "const T&" and "T const&" are read-only; "const T*&" is a reference to a pointer (writable)
+        return !(before.matches("(?s).*\\bconst\\b.*") && !before.contains("*"));
+    }
+
+    private boolean constReference(VarDecl v) {
+        if (unit == null || v.nameRange() == null) {
+            return false;
+        }
+        // the declaration's type precedes the name on the same statement
+        int from = Math.max(0, v.nameRange().offset() - 120);
+        String head = text(from, v.nameRange().offset());
+        int semi = Math.max(head.lastIndexOf(';'), Math.max(head.lastIndexOf('{'), head.lastIndexOf('}')));
+        head = head.substring(semi + 1);
+        return head.matches("(?s).*\\bconst\\b[^*]*&\\s*$");
+    }
+
+    private boolean isAsm(Stmt.Other o) {
+        String t = text(o.range().offset(), Math.min(o.range().end(), o.range().offset() + 12)).stripLeading();
+        return t.startsWith("asm") || t.startsWith("__asm");
+    }
+
+    private String text(int from, int to) {
+        if (unit == null) {
+            return "";
+        }
+        String t = unit.file().text();
+        return t.substring(Math.max(0, Math.min(from, t.length())), Math.max(0, Math.min(to, t.length())));
+    }
+}

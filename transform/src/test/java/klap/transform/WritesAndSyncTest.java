@@ -1,0 +1,139 @@
+package klap.transform;
+
+import static klap.transform.AnalysisTest.fn;
+import static klap.transform.AnalysisTest.launchStmt;
+import static klap.transform.AnalysisTest.parse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Set;
+import klap.model.CudaUnit;
+import klap.model.FunctionDef;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 10: every kind of write counts for uniformity ({@link Writes}), and synchronization sites
+ * ({@link SyncSites}) stop a guard rewrite that would pair klap's collective with the user's barrier.
+ * Each test is the smallest program that showed (or would show) the bug class.
+ */
+class WritesAndSyncTest {
+
+    private static Set<String> divergent(CudaUnit u, String kernel) {
+        return new Uniformity(fn(u, kernel), false, u).divergentLocals();
+    }
+
+    @Test
+    void referenceOutParametersOfAHelperAreWrites() {
+        CudaUnit u = parse("""
+                __device__ void row_range(const int* ptr, int r, int& b, int& e) { b = ptr[r]; e = ptr[r + 1]; }
+                __device__ int peek(const int& x) { return x; }
+                __global__ void k(const int* ptr, int* out) {
+                  int b = 0, e = 0, c = 1;
+                  row_range(ptr, blockIdx.x, b, e);
+                  out[b + e + peek(c)] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("b", "e")), d.toString());
+        assertFalse(d.contains("c"), "a const reference parameter does not write: " + d);
+    }
+
+    @Test
+    void unknownCallsMemberCallsAsmLambdasAndReferencesAreWrites() {
+        CudaUnit u = parse("""
+                struct Acc { int v; __device__ void add(int x) { v += x; } };
+                __global__ void k(int* out, int n) {
+                  int a = 0; external_fill(a);            // not defined here: may take int&
+                  Acc acc{0}; acc.add(threadIdx.x);       // member call may change the object
+                  int r = 0; asm("mov.u32 %0, %%laneid;" : "=r"(r));
+                  int l = 0; auto set = [&]() { l = threadIdx.x; }; set();
+                  int m = 0; int& alias = m; alias = threadIdx.x;
+                  int v = 0; int w = __shfl_sync(0xffffffffu, v, 0); int z = atomicAdd(out, v);
+                  n = threadIdx.x;                        // a kernel parameter written per thread
+                  out[a + acc.v + r + l + m + w + z + n] = 0;
+                }
+                __device__ void external_fill(int& x);
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "acc", "r", "l", "m", "n")), d.toString());
+        assertFalse(d.contains("v"), "by-value built-ins do not write their arguments: " + d);
+    }
+
+    @Test
+    void aThreadDependentBreakMakesTheLoopCounterDivergentAfterTheLoop() {
+        CudaUnit u = parse("""
+                __global__ void k(const int* p, int* out, int n) {
+                  int i = 0;
+                  for (i = 0; i < n; ++i) { if (p[threadIdx.x] == i) break; }
+                  int j = 0, x = 0;
+                  for (j = 0; j < n; ++j) { if (p[threadIdx.x] > j) continue; x = j; }
+                  int q = 0;
+                  for (q = 0; q < n; ++q) { out[q] = 0; }
+                  out[i + x + q] = 1;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("i", "x")), d.toString());
+        assertFalse(d.contains("q"), d.toString());
+    }
+
+    @Test
+    void aBarrierAfterAGuardedReturnStopsTheGuardRewrite() {
+        String code = """
+                __global__ void c(int x) {}
+                __device__ void meet() { __syncthreads(); }
+                __global__ void direct(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  __syncthreads();
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void called(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  meet();
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void warp(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int v = __shfl_sync(0xffffffffu, p[i], 0);
+                  if (v) c<<<1, 1>>>(i);
+                }
+                __global__ void before(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  __syncthreads();
+                  if (i >= n) return;
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                """;
+        CudaUnit u = parse(code);
+        SyncSites syncs = new SyncSites(u);
+        assertEquals(Set.of("meet", "direct", "called", "warp", "before"), syncs.synchronizingFunctions());
+        for (String k : new String[] {"direct", "called", "warp"}) {
+            FunctionDef f = fn(u, k);
+            var p = new Convergence(u.file(), f, new Uniformity(f, false, u), syncs).place(launchStmt(f));
+            var im = assertInstanceOf(Convergence.Placement.Immediate.class, p, k);
+            assertTrue(im.reason().contains("synchronizes"), im.reason());
+        }
+        FunctionDef f = fn(u, "before");
+        assertInstanceOf(Convergence.Placement.Deferred.class,
+                new Convergence(u.file(), f, new Uniformity(f, false, u), syncs).place(launchStmt(f)),
+                "a barrier before the guard is met by every thread: the rewrite is safe");
+    }
+
+    @Test
+    void launchingOperationsIncludeHelpersThatLaunch() {
+        CudaUnit u = parse("""
+                __global__ void c(int x) {}
+                __device__ void helper(int x) { c<<<1, 1>>>(x); }
+                __device__ void indirect(int x) { helper(x); }
+                __global__ void k(int n) { c<<<1, 1>>>(n); indirect(n); int y = n + 1; }
+                """);
+        SyncSites s = new SyncSites(u);
+        assertTrue(s.launches("indirect"));
+        assertEquals(2, s.launchingOperations(fn(u, "k").body()).size());
+    }
+}
