@@ -120,8 +120,10 @@ public final class AggregationPass {
      * @param diagnostics warnings and errors (errors mean {@code text} must not be used)
      * @param usesRuntime true if the output includes {@code klap/klap.cuh}
      * @param sites       number of device-side launch sites aggregated
+     * @param summary     one line for the user: how many launch sites were aggregated at which
+     *                    granularity, and how many were left as written (their warnings say why)
      */
-    public record Result(String text, List<Diagnostic> diagnostics, boolean usesRuntime, int sites) {
+    public record Result(String text, List<Diagnostic> diagnostics, boolean usesRuntime, int sites, String summary) {
         /** @return true if a diagnostic is an error */
         public boolean hasErrors() {
             return diagnostics.stream().anyMatch(d -> d.severity() == Severity.ERROR);
@@ -220,7 +222,7 @@ public final class AggregationPass {
             }
         }
         if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
-            return new Result(text, diags, false, 0);
+            return new Result(text, diags, false, 0, "");
         }
         keepLaunchOrder();
         for (Site s : sites) {
@@ -228,14 +230,14 @@ public final class AggregationPass {
         }
         checkKernelStateUses();
         if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
-            return new Result(text, diags, false, 0);
+            return new Result(text, diags, false, 0, summary());
         }
         if (!variants.isEmpty()) {
             findClones();
         }
         boolean usesRuntime = !sites.isEmpty() || !mallocs.isEmpty();
         if (!usesRuntime) {
-            return new Result(text, diags, false, 0);
+            return new Result(text, diags, false, 0, summary());
         }
         EditSet out = new EditSet(text);
         StringBuilder head = new StringBuilder();
@@ -262,11 +264,36 @@ public final class AggregationPass {
             }
         }
         try {
-            return new Result(out.render(), diags, true, sites.size());
+            return new Result(out.render(), diags, true, sites.size(), summary());
         } catch (IllegalStateException e) {
             diags.add(Diagnostic.at(Severity.ERROR, src, 0, e.getMessage() + "; please report this input", "internal"));
-            return new Result(text, diags, false, 0);
+            return new Result(text, diags, false, 0, summary());
         }
+    }
+
+    /** @return e.g. "5 device launch sites: 3 aggregated per block, 1 per warp in place, 1 left as written" */
+    private String summary() {
+        long grid = sites.stream().filter(x -> x.kernelWide).count();
+        long group = sites.stream().filter(x -> !x.kernelWide && x.placement instanceof Convergence.Placement.Deferred).count();
+        long inPlace = sites.size() - grid - group;
+        int total = sites.size() + unaggregated.size();
+        if (total == 0) {
+            return "";
+        }
+        List<String> parts = new ArrayList<>();
+        if (grid > 0) {
+            parts.add(grid + " aggregated per grid");
+        }
+        if (group > 0) {
+            parts.add(group + " aggregated per " + (opt.granularity() == Granularity.WARP ? "warp" : "block"));
+        }
+        if (inPlace > 0) {
+            parts.add(inPlace + " aggregated in place among the threads of a warp that arrive together");
+        }
+        if (!unaggregated.isEmpty()) {
+            parts.add(unaggregated.size() + " left as written (see the warnings)");
+        }
+        return total + " device launch site" + (total == 1 ? "" : "s") + ": " + String.join(", ", parts);
     }
 
     // ------------------------------------------------------------------ analysis
@@ -1088,12 +1115,15 @@ public final class AggregationPass {
                             : "II-A): one grid for the children of a whole warp or block")
                     .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
             sb.append(variantHead(k, key)).append(" {\n");
+            // a variant that is itself a kernel-granularity parent counts every hardware thread in kfinish:
+            // the threads past the original block size finish there before they leave
+            String leave = hasKernelState(k) ? "{ " + kfinishCall(k) + " return; }" : "return;";
             if (kernelWide) {
                 sb.append("  klap::vctx klap_v; const ").append(selfArgs(k)).append("* klap_a;\n");
-                sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) return;\n");
+                sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");
             } else {
                 sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
-                sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;\n");
+                sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) ").append(leave).append("\n");
             }
             for (int i = 0; i < k.params().size(); i++) {
                 Param p = k.params().get(i);

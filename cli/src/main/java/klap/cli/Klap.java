@@ -194,6 +194,10 @@ public final class Klap implements Callable<Integer> {
         if (failed || r.hasErrors()) {
             return 1;
         }
+        if (!quiet && !r.summary().isEmpty()) {
+            err.println(input + ": note: " + r.summary() + " [klap-summary]");
+            err.flush();
+        }
         try {
             if (output == null) {
                 out.print(r.text());

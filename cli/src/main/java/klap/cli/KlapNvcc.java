@@ -340,9 +340,8 @@ public final class KlapNvcc {
         String value = eq < 0 ? null : a.substring(eq + 1);
         switch (name) {
             case "--klap-granularity" -> {
-                if (!"warp".equals(value) && !"block".equals(value)) {
-                    throw new UsageException("--klap-granularity=warp|block expected, got '" + a + "'"
-                            + ("kernel".equals(value) ? " (kernel granularity is not implemented yet)" : ""));
+                if (!"warp".equals(value) && !"block".equals(value) && !"kernel".equals(value)) {
+                    throw new UsageException("--klap-granularity=warp|block|kernel expected, got '" + a + "'");
                 }
                 opts.granularity = value;
             }
@@ -624,7 +623,7 @@ public final class KlapNvcc {
             the original file and line; dependency files (-M, -MD, ...) name the original file.
 
             klap options (on the command line or in the environment variable KLAP_FLAGS):
-              --klap-granularity=warp|block  one aggregated launch per warp or per block (default block)
+              --klap-granularity=warp|block|kernel  one aggregated launch per warp, per block or per parent grid (default block)
               --klap-pool-size=BYTES         device memory pool for launch arguments, e.g. 256M
               --klap-no-scalarize            pass every argument through per-parent arrays
               --klap-keep[=DIR]              keep the transformed files (in DIR, or a printed temp dir)

@@ -126,7 +126,7 @@ class KlapNvccArgsTest {
     void klapOptionErrorsExit2WithAOneLineDiagnostic() {
         Run r = run(Map.of(), "--klap-granularity=grid", "-c", "a.cu");
         assertEquals(2, r.rc);
-        assertTrue(r.err.startsWith("klap-nvcc: error: --klap-granularity=warp|block expected"), r.err);
+        assertTrue(r.err.startsWith("klap-nvcc: error: --klap-granularity=warp|block|kernel expected"), r.err);
         assertEquals(2, run(Map.of(), "--klap-pool-size=lots", "-c", "a.cu").rc);
         assertEquals(2, run(Map.of(), "--klap-frobnicate", "-c", "a.cu").rc);
         Run env = run(Map.of("KLAP_FLAGS", "--klap-keep -O3"), "-c", "a.cu");
@@ -146,7 +146,7 @@ class KlapNvccArgsTest {
     void helpNeedsNoNvcc() {
         Run r = run(Map.of("PATH", dir.toString()), "--help");
         assertEquals(0, r.rc);
-        assertTrue(r.out.contains("--klap-granularity=warp|block"), r.out);
+        assertTrue(r.out.contains("--klap-granularity=warp|block|kernel"), r.out);
         assertTrue(r.out.contains("CMAKE_CUDA_COMPILER_LAUNCHER"), r.out);
     }
 }

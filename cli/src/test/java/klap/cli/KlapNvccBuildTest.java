@@ -122,6 +122,42 @@ class KlapNvccBuildTest {
         assertTrue(Files.isRegularFile(keep.resolve("klap/klap.cuh")));
     }
 
+    /**
+     * Issue 10, interfaces kept: at kernel granularity the kernel file is transformed and main.cu
+     * (host launch, cudaFuncSetCacheConfig, a function pointer) is compiled untouched; they link
+     * (KLAP's SSSP and SP programs failed to link here before).
+     */
+    @Test
+    void kernelGranularityKeepsKernelSignaturesForOtherFiles() throws Exception {
+        Files.createDirectories(dir.resolve("src"));
+        Files.writeString(dir.resolve("src/k.cuh"), "__global__ void drelax(int* d, int n);\n");
+        Files.writeString(dir.resolve("src/kernels.cu"), """
+                #include "k.cuh"
+                __global__ void relax(int* d, int v) { d[v * 32 + threadIdx.x] += 1; }
+                __global__ void drelax(int* d, int n) {
+                  int v = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (v >= n) return;
+                  if (d[v] > 0) relax<<<1, 32>>>(d, v);
+                }
+                void run_here(int* d, int n) { drelax<<<(n + 127) / 128, 128>>>(d, n); }
+                """);
+        Files.writeString(dir.resolve("src/main.cu"), """
+                #include "k.cuh"
+                void run_here(int* d, int n);
+                int main() {
+                  cudaFuncSetCacheConfig(drelax, cudaFuncCachePreferL1);
+                  void (*fp)(int*, int) = drelax;
+                  (void)fp;
+                  drelax<<<1, 128>>>(nullptr, 0);
+                  run_here(nullptr, 0);
+                  return 0;
+                }
+                """);
+        Run r = wrapper(dir, "--klap-granularity=kernel", "-arch=sm_90", "src/kernels.cu", "src/main.cu", "-o", "app");
+        assertEquals(0, r.rc, r.err);
+        assertTrue(Files.isExecutable(dir.resolve("app")));
+    }
+
     /** -M on a transformed file: the rules name the user's file and headers, not klap-nvcc's copy. */
     @Test
     void dependencyRulesNameTheOriginalFile() throws Exception {
