@@ -739,4 +739,72 @@ class ConstructsTableTest {
         assertTrue(k.contains("{ [&]() { klap::block_group klap_blk = klap::block_group::hardware();")
                 && k.contains("klap::group_malloc(klap_blk, (void**)(&buf), n * sizeof(int));"), k);
     }
+
+    // ------------------------------------------------------------------ issue 10: the GPU's miscompiles
+
+    @Test
+    void valueWrittenThroughReferenceParameter() throws IOException {
+        Map<String, String> out = transformed("ref_out.cu", """
+                __global__ void child(const int* col, int b, int* out) { out[b + threadIdx.x] = col[b]; }
+                __device__ void row_range(const int* ptr, int r, int& b, int& e) { b = ptr[r]; e = ptr[r + 1]; }
+                __global__ void parent(const int* ptr, const int* col, int* out) {
+                  int b = 0, e = 0;
+                  row_range(ptr, blockIdx.x * blockDim.x + threadIdx.x, b, e);
+                  if (e > b) child<<<1, e - b>>>(col, b, out);
+                }
+                """, ALL);
+        assertTrue(out.get("block").contains("child_klap_agg_uvu("), "b is per thread: " + out.get("block"));
+        assertTrue(out.get("kernel").contains("child_klap_kagg_uvu("), out.get("kernel"));
+    }
+
+    @Test
+    void barrierAfterGuardedReturn() throws IOException {
+        String src = CHILD + """
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  __syncthreads();
+                  if (p[i]) child<<<1, 32>>>(p + i);
+                }
+                """;
+        transformed("barrier_return.cu", src, "warp", "kernel");
+        Map<String, String> b = transformedWith("warning", "barrier_return.cu", src, 6, 13, "granularity-fallback", "block");
+        assertFalse(b.get("block").contains("if (i >= n) {} else {"), "the returning threads must really leave");
+    }
+
+    @Test
+    void dependentLaunchesOfOneThread() throws IOException {
+        String src = """
+                __global__ void produce(int* a, int i) { a[i * 32 + threadIdx.x] = i; }
+                __global__ void consume(int* a, int i, int k) { a[i * 32 + threadIdx.x] += k; }
+                __global__ void parent(int* a) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (a[i] > 0) {
+                    produce<<<1, 32>>>(a, i);
+                    for (int k = 0; k < 3; ++k) consume<<<1, 32>>>(a, i, k);
+                  }
+                }
+                """;
+        transformedWith("warning", "dependent.cu", src, 6, 5, "launch-order", "warp");
+        Outcome b = klap("block", "dependent.cu", src);
+        assertEquals(0, b.run().rc(), b.run().toString());
+        assertDiagnostic(b, "warning", "dependent.cu", 6, 5, "launch-order");
+        assertDiagnostic(b, "warning", "dependent.cu", 7, 33, "granularity-fallback");
+        transformedWith("note", "dependent.cu", src, 7, 33, "kernel-per-round", "kernel");
+    }
+
+    @Test
+    void kernelAttributesAreCopiedToVariants() throws IOException {
+        Map<String, String> out = transformed("attrs.cu", CHILD + """
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() {
+                  cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+                  parent<<<1, 32>>>(0);
+                  return 0;
+                }
+                """, ALL);
+        assertTrue(out.get("block").contains("(cudaFuncSetAttribute(child_klap_agg_v, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                + "65536), cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));"), out.get("block"));
+        assertTrue(out.get("kernel").contains("cudaFuncSetAttribute(child_klap_kagg_v,"), out.get("kernel"));
+    }
 }
