@@ -334,6 +334,11 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // ks->refs while it launches and adds each grid's block count before launching it; it drops its
 // reference at the end, so the state and its chunks are released by the last child block's
 // kchild_release, or right here when nothing was launched.
+// EVERY thread means every thread of the hardware grid: in an aggregated child variant that is itself
+// a kernel-granularity parent (recursion), the threads that get false from child_enter /
+// kchild_enter must call kfinish(klap_ks, ...) too before they return (they record nothing; one of
+// them may be the last and launch). A thread that never calls it leaves the count short: nothing
+// is launched and the state is never released.
 // Limits: the thread count gridDim x blockDim must fit 64 bits (it does for every legal launch).
 template <class... L>
 __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
