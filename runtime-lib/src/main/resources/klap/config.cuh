@@ -28,9 +28,14 @@
 //                              transformed kernel launched from code klap did not see). Halved
 //                              until it fits, down to 64 KiB; past that, every allocation is a device
 //                              malloc of its own. Default 2 MiB.
+//   KLAP_POOL_WAIT_MS          how long an allocation from the host-made pool that finds no free block
+//                              waits (with back-off) for pending children to give blocks back before
+//                              it reports the pool exhausted. Default 500 ms.
 //   KLAP_POOL_SHARDS           free lists per size class (threads pick one by their SM, %smid, to
 //                              spread contention; an empty list falls back to the others).
 //                              Power of two, default 8.
+// Kernel granularity (kernel.cuh): KLAP_KERNEL_MAX_ORDERED, KLAP_HOST_KSTATE_MAX_SLOTS,
+// KLAP_HOST_KSTATE_WAIT_S.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
@@ -48,6 +53,10 @@
 
 #ifndef KLAP_DEVICE_POOL_BYTES
 #define KLAP_DEVICE_POOL_BYTES (2ull * 1024ull * 1024ull)
+#endif
+
+#ifndef KLAP_POOL_WAIT_MS
+#define KLAP_POOL_WAIT_MS 500
 #endif
 
 #ifndef KLAP_POOL_SHARDS

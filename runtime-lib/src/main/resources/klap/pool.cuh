@@ -76,12 +76,6 @@
 #include "pool_state.cuh"
 #include "error.cuh"
 
-#ifndef KLAP_POOL_WAIT_MS
-// How long an allocation from a host-made region that finds no free block waits for blocks to
-// come back (pending children releasing theirs) before it reports the pool exhausted.
-#define KLAP_POOL_WAIT_MS 500
-#endif
-
 namespace klap {
 
 namespace detail {

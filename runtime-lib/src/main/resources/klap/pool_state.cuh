@@ -87,7 +87,8 @@ constexpr unsigned pool_origin_heap = 1u;
 // block's header (pool_hdr::owner), so a block made in one unit and released by a child kernel of
 // another goes back where it came from. host_prepare() offers a region to the pools of all units
 // (a registry shared across units, see pool.cuh). Everything that touches pool_dev (fail,
-// check_launch, pool_alloc, child_enter, agg_site, agg_begin, host_prepare, host_pool_error) has
+// check_launch, pool_alloc, pool_free, child_enter, child_release, agg_site, agg_begin, the
+// kernel-granularity functions, host_prepare, host_pool_error, host_pool_live) has
 // internal linkage too (`static` or an unnamed namespace), so that the device linker never merges
 // two translation units' copies into one that uses the other unit's pool. __device__ variables are
 // zero-initialized when the module is loaded: every free list starts empty, setup = pool_unset.
