@@ -3,8 +3,10 @@
 #ifndef KLAP_TEST_CUH
 #define KLAP_TEST_CUH
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 static int klap_test_failures = 0;
 
@@ -39,6 +41,26 @@ static inline int kt_finish(const char* name) {
   std::printf("%s: %d check(s) failed\nFAIL\n", name, klap_test_failures);
   return 1;
 }
+
+// Ends the program with FAIL if it is still running after `seconds` (a hang is a failure, not a
+// stuck test run): call it first thing in main.
+static inline void kt_watchdog(const char* name, int seconds) {
+  std::thread([name, seconds] {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    std::printf("%s: still running after %d s (hang?)\nFAIL\n", name, seconds);
+    std::fflush(stdout);
+    std::_Exit(1);
+  }).detach();
+}
+
+#ifdef __CUDACC__
+// %globaltimer in nanoseconds, for device-side spins with a timeout.
+__device__ inline unsigned long long kt_now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#endif
 
 static inline int kt_popc(unsigned m) { return __builtin_popcount(m); }
 

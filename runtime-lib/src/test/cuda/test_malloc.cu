@@ -4,8 +4,12 @@
 //  * every thread with size > 0 gets a 16-byte aligned, private (non-overlapping) range of at least
 //    `size` bytes; size 0 gives nullptr and cudaSuccess;
 //  * group_free by OTHER threads of OTHER blocks, in a scrambled order, frees each chunk exactly
-//    once (refcount), checked by allocating and freeing ~100 MB in rounds through the default
-//    8 MB device heap, which fails if chunks leak;
+//    once (refcount), checked by allocating and freeing ~105 MB per block in rounds through the
+//    default 8 MB device heap, which fails if chunks leak (the GPU run of 2026-11-22 reported
+//    "128 of 2 blocks": every thread counted itself, the test expected one count per block; the
+//    chunks did not leak. Each block now counts once, after a block-wide AND);
+//  * group_free of a pointer from a plain device cudaMalloc (not group_malloc) cudaFree's it: 300
+//    rounds of 64 threads x 4 KiB through the heap fail if it does not;
 //  * a group whose total cannot be allocated gives nullptr and the cudaMalloc error to every
 //    thread that asked for memory.
 #include "klap/klap.cuh"
@@ -26,6 +30,7 @@ struct malloc_out {
   unsigned errors;
   unsigned freed_ok;
   unsigned churn_ok;
+  unsigned foreign_ok;
   unsigned fail_nullptr;
   unsigned fail_err;
   unsigned fail_zero_ok;
@@ -68,7 +73,8 @@ __global__ void free_kernel(malloc_out* o) {
   if (klap::group_free(o->ptrs[(g * 7u + 3u) % (ITERS * N)]) == cudaSuccess) atomicAdd(&o->freed_ok, 1u);
 }
 
-// 400 rounds x 64 threads x 4 KiB (~105 MB) through the 8 MB heap: fails if chunks leak.
+// 400 rounds x 64 threads x 4 KiB (~105 MB per block) through the 8 MB heap: fails if chunks leak.
+// Counts once per block (rank 0), if every thread of the block succeeded in every round.
 __global__ void churn_kernel(malloc_out* o) {
   const klap::block_group b = klap::block_group::hardware();
   unsigned ok = 1;
@@ -79,7 +85,24 @@ __global__ void churn_kernel(malloc_out* o) {
     b.sync();
     if (klap::group_free(p) != cudaSuccess) ok = 0;
   }
-  if (ok) atomicAdd(&o->churn_ok, 1u);
+  const unsigned all = klap::group_sum(b, ok);
+  if (b.rank() == 0 && all == b.size()) atomicAdd(&o->churn_ok, 1u);
+}
+
+// Plain device cudaMalloc + klap::group_free (what klap makes of a cudaFree in a file where another
+// cudaMalloc was aggregated): 300 rounds x 64 threads x 4 KiB (~79 MB) through the 8 MB heap.
+__global__ void foreign_kernel(malloc_out* o) {
+  unsigned ok = 1;
+  for (int r = 0; r < 300; ++r) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, 4096) != cudaSuccess || p == nullptr) {
+      ok = 0;
+      continue;
+    }
+    static_cast<int*>(p)[threadIdx.x % 1024u] = r;
+    if (klap::group_free(p) != cudaSuccess) ok = 0;
+  }
+  if (ok) atomicAdd(&o->foreign_ok, 1u);
 }
 
 // One thread of the warp asks for 1 TiB: every thread that asked for memory gets nullptr and the error.
@@ -96,6 +119,7 @@ __global__ void fail_kernel(malloc_out* o) {
 }
 
 int main() {
+  kt_watchdog("test_malloc", 50);
   malloc_out* d;
   KT_CUDA(cudaMalloc(&d, sizeof(malloc_out)));
   malloc_out h;
@@ -124,8 +148,14 @@ int main() {
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
   KT_CUDA(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
-  KT_EXPECT(h.churn_ok == 2, "churn: %u of 2 blocks allocated ~105 MB through the heap without failure "
+  KT_EXPECT(h.churn_ok == 2, "churn: %u of 2 blocks allocated ~105 MB each through the heap without failure "
             "(chunks leak?)", h.churn_ok);
+  foreign_kernel<<<1, 64>>>(d);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  KT_CUDA(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
+  KT_EXPECT(h.foreign_ok == 64, "group_free of plain cudaMalloc pointers: %u of 64 threads freed ~1.2 MB each "
+            "through the heap without failure", h.foreign_ok);
   fail_kernel<<<1, 32>>>(d);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());

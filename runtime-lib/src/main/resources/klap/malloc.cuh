@@ -7,11 +7,16 @@
 // Lifetime"):
 //     [chunk header 16 B: unsigned long long refcount, padding]
 //     per thread with size > 0, in rank order:
-//         [sub-header 16 B: void* chunk base, padding][user data, size rounded up to 16 B]
+//         [sub-header 16 B: char* chunk base, unsigned long long check = base ^ malloc_tag]
+//         [user data, size rounded up to 16 B]
 // Every user pointer is 16-byte aligned (device cudaMalloc returns 16-byte aligned memory), the
 // refcount is the number of non-zero sub-allocations, and klap::group_free releases the chunk
 // when the last of them is freed. A pointer from group_malloc must be freed with group_free
-// (never cudaFree/free), and group_free accepts only such pointers (or nullptr).
+// (never cudaFree/free). group_free also accepts pointers from a plain device cudaMalloc/malloc
+// (klap turns every device cudaFree of a file into group_free once one cudaMalloc there is
+// aggregated): it tells them apart by the sub-header's check word and cudaFree's those.
+// The chunks come from the device heap (not klap's pool): the program's cudaLimitMallocHeapSize
+// applies, as for the cudaMalloc calls they replace.
 #ifndef KLAP_MALLOC_CUH
 #define KLAP_MALLOC_CUH
 
@@ -23,6 +28,14 @@ namespace klap {
 namespace detail {
 
 constexpr unsigned long long malloc_header = 16ull;  // chunk header and sub-header size, bytes
+// XORed with the chunk base into the sub-header's check word ("klapmall" in ASCII).
+constexpr unsigned long long malloc_tag = 0x6B6C61706D616C6CULL;
+
+// The 16 bytes in front of a group_malloc pointer.
+struct malloc_sub {
+  char* base;
+  unsigned long long check;
+};
 
 // What group_malloc scans: bytes of the sub-allocations (sub-header included) and their number.
 struct malloc_scan {
@@ -42,12 +55,13 @@ struct malloc_result {
 
 }  // namespace detail
 
-// COLLECTIVE over g (block_group or warp_group; all its threads, each with its own ptr/size),
+// DEVICE, COLLECTIVE over g (block_group or warp_group; all its threads, each with its own ptr/size),
 // replacing `cudaMalloc(ptr, size)` called by each thread of g. Sums the sizes (each rounded up to
 // 16 bytes plus a 16-byte sub-header) with a group scan; rank 0 cudaMalloc's the total plus the
 // 16-byte chunk header, stores the reference count (number of threads with size > 0) with a
 // device-scope cuda::atomic_ref, and broadcasts the base; each thread gets
-// base + 16 + its exclusive offset + 16 and writes the chunk base into its sub-header.
+// base + 16 + its exclusive offset + 16 and writes the chunk base and its check word
+// (base ^ malloc_tag) into its sub-header.
 // size == 0 -> *ptr = nullptr, cudaSuccess. If the allocation fails (device heap exhausted), every
 // thread gets *ptr = nullptr and the error (cudaErrorMemoryAllocation), like cudaMalloc.
 // Sizes above 2^52 bytes are clamped to 2^52 so that the sum cannot wrap (the allocation then fails).
@@ -78,20 +92,29 @@ __device__ cudaError_t group_malloc(const G& g, void** ptr, size_t size) {
     return want == 0ull ? cudaSuccess : r.err;
   }
   char* sub = r.base + detail::malloc_header + (incl.bytes - mine);
-  *reinterpret_cast<char**>(sub) = r.base;
+  ::new (static_cast<void*>(sub)) detail::malloc_sub{r.base, reinterpret_cast<unsigned long long>(r.base) ^ detail::malloc_tag};
   *ptr = sub + detail::malloc_header;
   return cudaSuccess;
 }
 
-// Any thread, not collective; replaces `cudaFree(ptr)` for pointers from group_malloc.
-// nullptr -> cudaSuccess. Otherwise reads the chunk base from the 16-byte sub-header in front of
-// ptr and decrements the chunk's reference count (device scope, acq_rel: every free of the chunk
-// happens-before the final cudaFree); the thread that brings it to 0 cudaFree's the chunk and
-// returns cudaFree's result. Freeing a pointer twice, or one not from group_malloc, is undefined
-// (as with cudaFree).
+// DEVICE, any thread, not collective; replaces `cudaFree(ptr)` in a file where a device cudaMalloc
+// was aggregated. nullptr -> cudaSuccess. Otherwise reads the 16-byte sub-header in front of ptr:
+//   * check word == base ^ malloc_tag: a group_malloc pointer. Decrements the chunk's reference
+//     count (device scope, acq_rel: every free of the chunk happens-before the final cudaFree);
+//     the thread that brings it to 0 cudaFree's the chunk and returns cudaFree's result, the
+//     others cudaSuccess;
+//   * otherwise: a pointer from a plain device cudaMalloc (or malloc): returns cudaFree(ptr).
+// Reading the 16 bytes in front of a plain device-heap pointer reads the heap allocator's own
+// bookkeeping (readable heap memory); a false match would need those 16 bytes to hold a pointer
+// and that pointer XOR a fixed 64-bit tag. Freeing a pointer twice, a host-allocated pointer, or a
+// pointer into the middle of an allocation is undefined (as with cudaFree).
+// Source: KLAP paper II-C (aggregated cudaMalloc); CUDA programming guide, CDP, "Memory Allocation
+// and Lifetime" (device cudaMalloc/cudaFree use the device heap).
 __device__ inline cudaError_t group_free(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
-  char* base = *reinterpret_cast<char* const*>(static_cast<char*>(ptr) - detail::malloc_header);
+  const detail::malloc_sub sub = *reinterpret_cast<const detail::malloc_sub*>(static_cast<char*>(ptr) - detail::malloc_header);
+  if (sub.check != (reinterpret_cast<unsigned long long>(sub.base) ^ detail::malloc_tag)) return cudaFree(ptr);
+  char* base = sub.base;
   const unsigned long long left =
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(
           *reinterpret_cast<unsigned long long*>(base))
