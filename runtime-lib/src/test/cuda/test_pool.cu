@@ -1,65 +1,55 @@
-// Tests of klap/pool.cuh with a small pool (1 MiB):
-//  1. host_prepare: returns its stream, offers a region to the device (pool_dev.host_base), raises
-//     the pending-launch limit; later calls are cheap (no CUDA call: 100000 calls well under 1 s);
-//  2. size classes and splitting: a 512 KiB block is freed and handed out again (same address);
-//     then 1024 threads take 1 KiB blocks = the whole pool, which needs the freed 512 KiB block
-//     split into 1 KiB pieces: all succeed, aligned, inside the region, disjoint;
-//  3. reuse: every block freed -> live count 0; allocating again carves nothing (top unchanged);
-//  4. churn: 1024 threads x 300 rounds of alloc / write / verify / free with varying sizes, about
-//     30 MB in total through the 1 MiB pool; a block shared by two threads shows up as a corrupted
-//     pattern; live count 0 afterwards;
-//  5. a second free of a block and a foreign pointer are detected -- not run (the trap would end the
-//     context before step 6); see the overflow step instead;
-//  6. overflow: a request larger than the pool must abort the kernel (klap::fail -> __trap) with
-//     "memory pool exhausted while allocating ..." instead of returning memory past the end.
+// Tests of klap/pool.cuh: host_prepare (allocation, pending-launch limit, recycling only after all
+// earlier launches completed), pool_alloc (16-byte alignment, disjoint ranges, exact fill), and
+// overflow detection: an allocation past the end must abort the kernel (klap::fail -> __trap)
+// instead of returning memory past the end. The pool is made small (1 MiB) for this test.
 #ifndef KLAP_POOL_SIZE_BYTES
 #define KLAP_POOL_SIZE_BYTES (1ull << 20)
 #endif
-#define KLAP_POOL_WAIT_MS 200
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <chrono>
+#include <thread>
 #include <vector>
 
 constexpr unsigned long long CAP = KLAP_POOL_SIZE_BYTES;
 
-__host__ __device__ inline unsigned req_size(unsigned gtid, unsigned round) { return (gtid * 37u + round * 11u) % 200u; }
+__host__ __device__ inline unsigned req_size(unsigned gtid) { return (gtid * 37u) % 200u; }
 
-// Every thread allocates `bytes` and fills them with its pattern; out[g] = the pointer.
-__global__ void fixed_kernel(char** out, unsigned long long bytes) {
+// Every thread allocates req_size(gtid) bytes and fills them with its byte pattern.
+__global__ void alloc_kernel(char** out) {
   const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-  char* p = static_cast<char*>(klap::pool_alloc(bytes, "test_pool fixed_kernel"));
-  for (unsigned long long i = 0; i < bytes && i < 4096; ++i) p[i] = static_cast<char>(g * 7u + i);
+  char* p = static_cast<char*>(klap::pool_alloc(req_size(g)));
+  for (unsigned i = 0; i < req_size(g); ++i) p[i] = static_cast<char>(g * 7u + i);
   out[g] = p;
 }
 
-// Checks (after fixed_kernel completed) that every thread's bytes survived: ranges are disjoint.
-__global__ void verify_kernel(char* const* ptrs, unsigned long long bytes, unsigned* bad) {
+// Checks (after alloc_kernel completed) that every thread's bytes survived: ranges are disjoint.
+__global__ void verify_kernel(char* const* ptrs, unsigned* bad) {
   const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
   const char* p = ptrs[g];
-  for (unsigned long long i = 0; i < bytes && i < 4096; ++i)
+  for (unsigned i = 0; i < req_size(g); ++i)
     if (p[i] != static_cast<char>(g * 7u + i)) atomicAdd(bad, 1u);
 }
 
-__global__ void free_kernel(char* const* ptrs) {
+// Every thread allocates `bytes`.
+__global__ void fixed_kernel(char** out, unsigned long long bytes) {
   const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-  klap::pool_free(ptrs[g]);
+  out[g] = static_cast<char*>(klap::pool_alloc(bytes));
 }
 
-// Rounds of alloc / fill / verify / free; counts corrupted bytes.
-__global__ void churn_kernel(unsigned rounds, unsigned* bad) {
-  const unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-  for (unsigned r = 0; r < rounds; ++r) {
-    const unsigned n = req_size(g, r);
-    unsigned char* p = static_cast<unsigned char*>(klap::pool_alloc(n, "test_pool churn"));
-    if ((reinterpret_cast<unsigned long long>(p) & 15ull) != 0) atomicAdd(bad, 1000u);
-    for (unsigned i = 0; i < n; ++i) p[i] = static_cast<unsigned char>(g + r + i);
-    __nanosleep(100 * (g % 7u));  // let other threads run while the block is held
-    unsigned wrong = 0;
-    for (unsigned i = 0; i < n; ++i) wrong += p[i] != static_cast<unsigned char>(g + r + i);
-    if (wrong) atomicAdd(bad, wrong);
-    klap::pool_free(p);
-  }
+// Takes 16 bytes from the pool into out[1], tells the host (mapped host flag), then sleeps about
+// `ns` nanoseconds (%globaltimer): a launch that still uses its pool memory.
+__global__ void spin_kernel(char** out, unsigned long long ns, volatile int* flag) {
+  out[1] = static_cast<char*>(klap::pool_alloc(16));
+  __threadfence_system();
+  *flag = 1;
+  __threadfence_system();
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
 }
 
 static klap::pool_state read_pool() {
@@ -68,15 +58,7 @@ static klap::pool_state read_pool() {
   return st;
 }
 
-static unsigned read_bad(unsigned* d_bad) {
-  unsigned bad = 0;
-  KT_CUDA(cudaMemcpy(&bad, d_bad, sizeof(unsigned), cudaMemcpyDeviceToHost));
-  KT_CUDA(cudaMemset(d_bad, 0, sizeof(unsigned)));
-  return bad;
-}
-
 int main() {
-  kt_watchdog("test_pool", 50);
   const unsigned nblk = 8, bs = 128, n = nblk * bs;
   char** d_ptrs;
   unsigned* d_bad;
@@ -85,82 +67,80 @@ int main() {
   KT_CUDA(cudaMemset(d_bad, 0, sizeof(unsigned)));
   std::vector<char*> h(n);
 
-  // 1. host_prepare
+  // 1. first prepare: pool allocated and published, pending-launch limit raised
   KT_EXPECT(klap::host_prepare(0) == cudaStream_t(0), "host_prepare must return its stream");
   klap::pool_state st = read_pool();
-  KT_EXPECT(st.host_base != nullptr && st.setup == klap::pool_unset && st.error == 0,
-            "pool after first prepare: host_base %p setup %u error %u", (void*)st.host_base, st.setup, st.error);
+  const char* base = st.base;
+  KT_EXPECT(st.base != nullptr && st.capacity == CAP && st.offset == 0 && st.error == 0,
+            "pool after first prepare: base %p capacity %llu offset %llu error %u", (void*)st.base,
+            st.capacity, st.offset, st.error);
+  KT_EXPECT((reinterpret_cast<unsigned long long>(base) & 15ull) == 0, "pool base not 16-byte aligned");
   size_t pending = 0;
   KT_CUDA(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount));
   KT_EXPECT(pending >= KLAP_PENDING_LAUNCH_LIMIT, "pending launch limit %zu", pending);
-  cudaStream_t s1;
-  KT_CUDA(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < 100000; ++i) KT_EXPECT(klap::host_prepare(s1) == s1, "host_prepare(s1) != s1");
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("test_pool: 100000 later host_prepare calls took %.3f ms\n", ms);
-  KT_EXPECT(ms < 1000.0, "later host_prepare calls are not cheap: %.3f ms for 100000", ms);
 
-  // 2. size classes and splitting
-  const unsigned long long half = CAP / 2 - 16;  // + 16-byte header = exactly the 512 KiB class
-  fixed_kernel<<<1, 1>>>(d_ptrs, half);
-  KT_CUDA(cudaDeviceSynchronize());
-  KT_CUDA(cudaMemcpy(h.data(), d_ptrs, sizeof(char*), cudaMemcpyDeviceToHost));
-  char* big = h[0];
-  st = read_pool();
-  const char* base = st.base;
-  KT_EXPECT(st.setup == klap::pool_region && st.region == klap::pool_region_host && base == st.host_base &&
-                st.capacity == CAP && st.top == CAP / 2,
-            "after the first allocation: setup %u region %u base %p host_base %p capacity %llu top %llu", st.setup,
-            st.region, (void*)st.base, (void*)st.host_base, st.capacity, st.top);
-  KT_EXPECT(big == base + 16, "first block %p, want base + 16 = %p", (void*)big, (void*)(base + 16));
-  KT_EXPECT(klap::host_pool_live() == 1, "live %llu, want 1", klap::host_pool_live());
-  free_kernel<<<1, 1>>>(d_ptrs);
-  fixed_kernel<<<1, 1>>>(d_ptrs, half);  // must pop the block just freed
-  KT_CUDA(cudaDeviceSynchronize());
-  KT_CUDA(cudaMemcpy(h.data(), d_ptrs, sizeof(char*), cudaMemcpyDeviceToHost));
-  KT_EXPECT(h[0] == big, "freed 512 KiB block not reused: got %p, want %p", (void*)h[0], (void*)big);
-  free_kernel<<<1, 1>>>(d_ptrs);
-  fixed_kernel<<<nblk, bs>>>(d_ptrs, 1024 - 16);  // 1024 x 1 KiB = the whole pool
+  // 2. concurrent allocations: aligned, inside the pool, disjoint, offset = sum of rounded sizes
+  alloc_kernel<<<nblk, bs>>>(d_ptrs);  // uses the pool prepared above
   KT_CUDA(cudaGetLastError());
-  verify_kernel<<<nblk, bs>>>(d_ptrs, 1024 - 16, d_bad);
+  verify_kernel<<<nblk, bs>>>(d_ptrs, d_bad);
   KT_CUDA(cudaDeviceSynchronize());
   KT_CUDA(cudaMemcpy(h.data(), d_ptrs, sizeof(char*) * n, cudaMemcpyDeviceToHost));
-  KT_EXPECT(read_bad(d_bad) == 0, "1 KiB blocks overlap");
+  unsigned bad = 0;
+  KT_CUDA(cudaMemcpy(&bad, d_bad, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_EXPECT(bad == 0, "%u bytes overwritten: pool ranges overlap", bad);
+  unsigned long long sum = 0;
   for (unsigned g = 0; g < n; ++g) {
+    const unsigned long long r = (req_size(g) + 15ull) & ~15ull;
+    sum += r;
     KT_EXPECT((reinterpret_cast<unsigned long long>(h[g]) & 15ull) == 0, "thread %u: %p not aligned", g, (void*)h[g]);
-    KT_EXPECT(h[g] >= base + 16 && h[g] + 1008 <= base + CAP, "thread %u: %p outside the pool", g, (void*)h[g]);
+    KT_EXPECT(h[g] >= base && h[g] + r <= base + CAP, "thread %u: %p outside the pool", g, (void*)h[g]);
   }
   st = read_pool();
-  KT_EXPECT(st.top == CAP && st.error == 0, "after filling the pool: top %llu error %u", st.top, st.error);
-  KT_EXPECT(klap::host_pool_live() == n, "live %llu, want %u", klap::host_pool_live(), n);
+  KT_EXPECT(st.offset == sum, "offset %llu want %llu", st.offset, sum);
 
-  // 3. reuse
-  free_kernel<<<nblk, bs>>>(d_ptrs);
+  // 3. recycle: everything completed, so the next prepare resets the offset before its launch
+  fixed_kernel<<<1, 1, 0, klap::host_prepare(0)>>>(d_ptrs, 16);
   KT_CUDA(cudaDeviceSynchronize());
-  KT_EXPECT(klap::host_pool_live() == 0, "live %llu after freeing everything, want 0", klap::host_pool_live());
-  fixed_kernel<<<nblk, bs>>>(d_ptrs, 100);
-  verify_kernel<<<nblk, bs>>>(d_ptrs, 100, d_bad);
-  free_kernel<<<nblk, bs>>>(d_ptrs);
-  KT_CUDA(cudaDeviceSynchronize());
-  KT_EXPECT(read_bad(d_bad) == 0, "128-byte blocks (split from 1 KiB ones) overlap");
-  st = read_pool();
-  KT_EXPECT(st.top == CAP && st.error == 0 && klap::host_pool_live() == 0, "reuse: top %llu error %u live %llu",
-            st.top, st.error, klap::host_pool_live());
+  KT_CUDA(cudaMemcpy(h.data(), d_ptrs, sizeof(char*), cudaMemcpyDeviceToHost));
+  KT_EXPECT(h[0] == base, "after recycle got %p, want the pool base %p", (void*)h[0], (void*)base);
 
-  // 4. churn: ~30 MB through the 1 MiB pool
-  churn_kernel<<<nblk, bs, 0, klap::host_prepare(s1)>>>(300, d_bad);
+  // 4. no recycle while an earlier prepared launch is still running (in another stream): the spin
+  //    kernel (recycled pool) takes the first 16 bytes and keeps running; the next prepare must not
+  //    reset the offset, so the kernel after it gets the next 16 bytes.
+  cudaStream_t s1, s2;
+  KT_CUDA(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  KT_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  int* flag;
+  KT_CUDA(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
+  *flag = 0;
+  int* d_flag;
+  KT_CUDA(cudaHostGetDevicePointer(&d_flag, flag, 0));
+  spin_kernel<<<1, 1, 0, klap::host_prepare(s1)>>>(d_ptrs, 300ull * 1000ull * 1000ull, d_flag);
+  KT_CUDA(cudaGetLastError());
+  for (int i = 0; i < 5000 && *static_cast<volatile int*>(flag) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  KT_EXPECT(*static_cast<volatile int*>(flag) == 1, "spin kernel did not start within 5 s");
+  fixed_kernel<<<1, 1, 0, klap::host_prepare(s2)>>>(d_ptrs, 16);  // s1 busy: must NOT recycle
+  KT_CUDA(cudaDeviceSynchronize());
+  KT_CUDA(cudaMemcpy(h.data(), d_ptrs, 2 * sizeof(char*), cudaMemcpyDeviceToHost));
+  KT_EXPECT(h[1] == base && h[0] == base + 16,
+            "recycled while a launch was in flight: spin got %p (want %p), next got %p (want %p)",
+            (void*)h[1], (void*)base, (void*)h[0], (void*)(base + 16));
+  KT_CUDA(cudaFreeHost(flag));
+
+  // 5. exact fill: 256 threads x CAP/256 bytes after a recycle succeed and end at the capacity
+  fixed_kernel<<<2, 128, 0, klap::host_prepare(s2)>>>(d_ptrs, CAP / 256);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
-  KT_EXPECT(read_bad(d_bad) == 0, "churn: blocks shared or misaligned");
-  KT_EXPECT(klap::host_pool_live() == 0, "churn: live %llu, want 0", klap::host_pool_live());
+  st = read_pool();
+  KT_EXPECT(st.offset == CAP && st.error == 0, "exact fill: offset %llu error %u", st.offset, st.error);
   KT_EXPECT(klap::host_pool_error() == 0, "host_pool_error() != 0 before the overflow test");
 
-  // 6. overflow: a request of the whole pool (+ its header) must trap, never hand out memory past the end
-  std::printf("test_pool: the next kernel must fail with \"klap: error: memory pool exhausted while allocating "
-              "test_pool fixed_kernel\"\n");
+  // 6. overflow: 2 x (CAP/2 + 16) bytes must trap (sticky error) and never hand out memory past the end
+  std::printf("test_pool: the next kernel must fail with \"klap: error: memory pool exhausted\"\n");
   std::fflush(stdout);
-  fixed_kernel<<<1, 1, 0, klap::host_prepare(s1)>>>(d_ptrs, CAP);
+  fixed_kernel<<<1, 2, 0, klap::host_prepare(s2)>>>(d_ptrs, CAP / 2 + 16);
   const cudaError_t e = cudaDeviceSynchronize();
   KT_EXPECT(e != cudaSuccess, "pool overflow was not detected (kernel succeeded)");
   std::printf("test_pool: overflow kernel ended with %s\n", cudaGetErrorString(e));

@@ -1,27 +1,19 @@
 // klap/aggregate.cuh -- launch aggregation at warp and block granularity (KLAP paper II-A,
-// Fig. 2 and the detailed code of Fig. 12), with the slot arrays given back on the device.
+// Fig. 2 and the detailed code of Fig. 12).
 //
 // Parent side, per launch site and group instance (generated code):
 //     auto s = klap::agg_begin<Args>(g);              // collective: slot arrays from the pool
 //     ... if (cond) s.record(grid, block, smem, stream, Args{...});   // any thread, may diverge
 //     s.flush(g, [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c,
-//                    unsigned n, const Args* a, const Args& mine) -> cudaError_t {
-//         cudaError_t klap_pre = cudaPeekAtLastError();
-//         child_agg<<<gd, bd, sm, st>>>(c, n, a);
-//         return klap::launch_result(klap_pre); });  // collective
+//                    unsigned n, const Args* a, const Args& mine) {
+//         child_agg<<<gd, bd, sm, st>>>(c, n, a); return cudaGetLastError(); });  // collective
 // flush scans the per-slot block counts (Fig. 2 line 08; the paper scans in the parent so that
 // the children need not, II-A), takes the max block size and shared memory (line 09), and one
 // launcher thread launches the aggregated child (line 10).
 // Child side (Fig. 2(d), lines 15-19):
 //     klap::vctx v; unsigned p;
 //     if (!klap::child_enter(cfg, n, v, p)) return;  // find the parent slot, the virtual indices
-//     T1 p1 = args[p].p1; ...                        // copy the per-parent arguments
-//     klap::child_release(cfg, n);                   // cfg/args are not read any more
-//     ... original body with v.threadIdx / v.blockIdx / v.blockDim / v.gridDim
-// Memory (issue 11): agg_begin takes one pool block for cfg and args; flush sets its release
-// counter (pool_hdr::count) to the number of blocks of the aggregated grid before launching it
-// (or frees the block itself when nothing was launched); each child block counts it down once in
-// child_release, and the block that brings it to 0 frees it (pool.cuh). No host step.
+//     const Args& a = args[p]; ... original body with v.threadIdx / v.blockIdx / v.blockDim / v.gridDim
 #ifndef KLAP_AGGREGATE_CUH
 #define KLAP_AGGREGATE_CUH
 
@@ -109,24 +101,17 @@ struct agg_site {
   // COLLECTIVE over g (all threads of g, the same group as agg_begin). Computes over the slots:
   // cfg[i].blocks_incl (inclusive scan of block counts, 0 for unrecorded slots), total blocks,
   // max threads per block (x*y*z) and max smem over recorded slots; then, if total > 0, the
-  // highest-rank thread that recorded a non-empty launch (the launcher) sets the release counter
-  // of the slot arrays to `total` (one release per block of the aggregated grid, see
-  // child_release), does __threadfence() and
+  // highest-rank thread that recorded a non-empty launch (the launcher) does __threadfence() and
   //     e = launch(dim3(total), dim3(max_threads), max_smem, cfg[launcher].stream,
   //                cfg, n, args, args[launcher]);
-  // retrying with back-off while the CDP2 pending-launch buffer is full (the lambda may be called
-  // several times; see detail::launch_retrying in error.cuh), then check_launch(e, "aggregated
-  // launch"). If total == 0, nothing is launched and rank 0 frees the slot arrays. After flush the
-  // agg_site must not be used any more (its memory belongs to the child grid, or is freed).
-  // All children of the group run in the launcher's stream, so slots that asked for different
-  // streams lose that distinction: aggregate only sites whose stream is uniform over the group
-  // (PLATFORM.md: the NULL stream orders per block).
+  // and check_launch(e, "aggregated launch"). All children of the group run in the launcher's
+  // stream, so slots that asked for different streams lose that distinction: aggregate only sites
+  // whose stream is uniform over the group (PLATFORM.md: the NULL stream orders per block).
   // Visibility (CUDA programming guide, CDP "Memory Coherence and Consistency"): the child sees
   // what the launching thread wrote, and what its block wrote before a __syncthreads(); g.sync()
   // (__syncthreads / __syncwarp) orders the other threads' slot writes before the launch, and
-  // the __threadfence() makes them (and the release counter) device-visible. Errors: total >
-  // 2^31-1 blocks (gridDim.x limit) -> fail(); a launch that fails (after retrying for
-  // KLAP_LAUNCH_RETRY_MS if the pending-launch buffer is full) -> fail().
+  // the __threadfence() makes them device-visible. Errors: total > 2^31-1 blocks (gridDim.x
+  // limit) -> fail(); a failed launch -> fail() (through check_launch).
   template <class G, class F>
   __device__ void flush(const G& g, F&& launch) {
     g.sync();  // all slots written (record may have run in divergent code)
@@ -139,36 +124,23 @@ struct agg_site {
     cfg[me].blocks_incl = incl.blocks;
     const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
     g.sync();  // every blocks_incl written before the launch
-    if (total.blocks == 0ull) {
-      if (me == 0) pool_free(cfg);  // nothing launched: nobody else will release the slot arrays
-      return;
-    }
-    if (total.launcher == static_cast<int>(me)) {
+    if (total.launcher == static_cast<int>(me) && total.blocks > 0ull) {
       if (total.blocks > 0x7FFFFFFFull)
         fail("aggregated grid has more than 2^31-1 blocks; use a finer aggregation granularity",
              "klap::agg_site::flush");
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device>(pool_header(cfg)->count)
-          .store(static_cast<unsigned>(total.blocks), cuda::std::memory_order_relaxed);
       __threadfence();
-      const dim3 gd(static_cast<unsigned>(total.blocks)), bd(total.threads);
-      const cudaStream_t st = c.stream;
-      const cudaError_t e = detail::launch_retrying(
-          [&]() -> cudaError_t {
-            return launch(gd, bd, total.smem, st, static_cast<const launch_cfg*>(cfg), n,
-                          static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
-          },
-          "klap::agg_site::flush");
+      const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
+                                   total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
+                                   static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
       check_launch(e, "aggregated launch");
     }
   }
 };
 
 // COLLECTIVE over g (block_group or warp_group; all its threads). Rank 0 takes
-// align16(n*sizeof(launch_cfg)) + n*sizeof(Args) bytes from the pool (n = g.size(); one block,
-// cfg first, released as described in flush / child_release) and broadcasts the address to g;
-// every thread marks ITS slot "not recorded" (grid {0,1,1}). Every agg_begin must be followed by
-// flush on the same group (which gives the memory back).
-// Errors: pool exhausted -> fail() (klap::pool_alloc, "aggregated launch slots").
+// align16(n*sizeof(launch_cfg)) + align16(n*sizeof(Args)) bytes from the pool (n = g.size()) and
+// broadcasts the address to g; every thread marks ITS slot "not recorded" (grid {0,1,1}).
+// Errors: pool exhausted -> fail() (klap::pool_alloc).
 template <class Args, class G>
 __device__ agg_site<Args> agg_begin(const G& g) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
@@ -177,8 +149,7 @@ __device__ agg_site<Args> agg_begin(const G& g) {
   const unsigned me = g.rank();
   const unsigned long long cfg_bytes = detail::align16(static_cast<unsigned long long>(n) * sizeof(launch_cfg));
   char* p = nullptr;
-  if (me == 0) p = static_cast<char*>(pool_alloc(cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args),
-                                                  "aggregated launch slots (agg_begin)"));
+  if (me == 0) p = static_cast<char*>(pool_alloc(cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args)));
   p = group_broadcast(g, p, 0u);
   agg_site<Args> s{reinterpret_cast<launch_cfg*>(p), reinterpret_cast<Args*>(p + cfg_bytes), n, me};
   ::new (static_cast<void*>(&s.cfg[me])) launch_cfg{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
@@ -194,8 +165,7 @@ __device__ agg_site<Args> agg_begin(const G& g) {
 // block b = blockIdx.x - cfg[p-1].blocks_incl unflattened over the grid (x fastest).
 // Returns false if threadIdx.x >= block.x*block.y*block.z: the caller must return (the thread
 // exits; it was not part of the original child block, Fig. 2 line 19). Otherwise sets
-// v.threadIdx = threadIdx.x unflattened over the block and returns true. A thread that got true
-// must call klap::child_release(cfg, n) once it has copied args[parent] (below).
+// v.threadIdx = threadIdx.x unflattened over the block and returns true.
 // Errors: blockIdx.x past the last slot (corrupt cfg) -> fail().
 static __device__ inline bool child_enter(const launch_cfg* cfg, unsigned n, vctx& v, unsigned& parent) {
   const unsigned long long bid = ::blockIdx.x;
@@ -220,26 +190,14 @@ static __device__ inline bool child_enter(const launch_cfg* cfg, unsigned n, vct
   return true;
 }
 
-// Child side, right after the aggregated child has copied what it needs of cfg[parent] and
-// args[parent] (generated code: after child_enter and the copies of the per-parent arguments):
-// after this call the thread must not read cfg or args again. Called by EVERY thread of the
-// hardware block that did not return from child_enter, once (threads that returned have exited,
-// and __syncthreads() does not wait for exited threads on sm_70+: PTX ISA, "bar.sync"; all live
-// threads reach this call from straight-line code, so its barrier cannot pair with a barrier of
-// the user's body). __syncthreads() orders every live thread's reads before thread 0's release:
-// thread 0 (always live: a virtual block has at least one thread) counts the block out of the
-// slot arrays' release counter (device-scope acq_rel fetch_sub on pool_hdr::count, set to the
-// grid's block count by flush); the block that brings it to 0 frees the slot arrays
-// (klap::pool_free; the acq_rel chain orders every other block's reads before it). `n` (the
-// number of slots) is not needed; it is part of the generated call for symmetry with child_enter.
-// Source: issue 11 ("Memory that scales"); KLAP paper II-C for the pool.
+// Child side, after the aggregated child copied its per-parent arguments (generated code calls it
+// right after child_enter and the copies). With this runtime the slot arrays live in the bump pool
+// that klap::host_prepare recycles, so there is nothing to give back: it does nothing. It marks
+// the point from which the child no longer reads cfg/args, for a pool that the device reclaims
+// (issue 11; an implementation of that exists but failed on the GPU, see the issue's notes).
 static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
+  (void)cfg;
   (void)n;
-  __syncthreads();
-  if (::threadIdx.x != 0) return;
-  const unsigned left = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(pool_header(cfg)->count)
-                            .fetch_sub(1u, cuda::std::memory_order_acq_rel);
-  if (left == 1u) pool_free(const_cast<launch_cfg*>(cfg));
 }
 
 }  // namespace klap

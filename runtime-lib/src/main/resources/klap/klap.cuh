@@ -1,19 +1,14 @@
 // klap/klap.cuh -- umbrella header of the klap runtime library, included by every file the klap
 // compiler writes (`#include "klap/klap.cuh"`). Header-only, namespace klap.
-//   config.cuh     defaults: KLAP_POOL_SIZE_BYTES, KLAP_PENDING_LAUNCH_LIMIT, KLAP_LAUNCH_RETRY_MS, ...
-//   pool_state.cuh the pool's device state klap::pool_dev (one per translation unit), pool_hdr
-//   error.cuh      klap::fail, klap::check_launch: report, set the error flag, __trap();
-//                  klap::launch_result (a launch's own error); retry while pending launches are full
-//   pool.cuh       klap::pool_alloc / pool_free (device: size classes, lock-free free lists, memory
-//                  reclaimed on the device), klap::host_prepare / host_pool_error / host_pool_live
-//                  (host)  [KLAP II-C]
+//   config.cuh     defaults: KLAP_POOL_SIZE_BYTES, KLAP_PENDING_LAUNCH_LIMIT
+//   pool_state.cuh the pool's device state klap::pool_dev (one per translation unit)
+//   error.cuh      klap::fail, klap::check_launch: report, set the error flag, __trap()
+//   pool.cuh       klap::pool_alloc (device), klap::host_prepare / host_pool_error (host)  [KLAP II-C]
 //   group.cuh      klap::block_group, warp_group, vctx; group_inclusive_scan / reduce / sum / max /
 //                  broadcast
-//   aggregate.cuh  klap::launch_cfg, agg_site, agg_begin, child_enter, child_release
-//                                                                        [KLAP II-A, Fig. 2, Fig. 12]
+//   aggregate.cuh  klap::launch_cfg, agg_site, agg_begin, child_enter   [KLAP II-A, Fig. 2, Fig. 12]
 //   malloc.cuh     klap::group_malloc, group_free                        [KLAP II-C]
-//   kernel.cuh     klap::kstate, krecord, kfinish, kchild_enter, kchild_release, kstate_new,
-//                  kstate_discard, host_kstate                           [KLAP II-B on CDP2]
+//   kernel.cuh     klap::kstate, krecord, kfinish, kchild_enter, host_kstate [KLAP II-B on CDP2]
 // Requires nvcc -std=c++17 -rdc=true (device-side launches), compute capability 7.0+ (_sync warp
 // intrinsics, independent thread scheduling); written for CUDA 12/13 "CDP2".
 #ifndef KLAP_KLAP_CUH

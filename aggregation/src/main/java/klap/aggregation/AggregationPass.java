@@ -472,7 +472,13 @@ public final class AggregationPass {
         }
         boolean kernelWide = opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
         String inPlace = null;
-        if (kernelWide && eventCallAfter(es, f)) {
+        String early = kernelWide ? returnBeforeBarrier(f) : null;
+        if (early != null) {
+            // kfinish ends with a block barrier: threads that returned would meet it while the others wait
+            // at the kernel's own barrier, pairing the two
+            kernelWide = false;
+            inPlace = early;
+        } else if (kernelWide && eventCallAfter(es, f)) {
             // the grid's last block would launch it after the event: launch it in place instead
             kernelWide = false;
             inPlace = "a stream or event operation follows it in the kernel, so it cannot be launched later";
@@ -485,9 +491,11 @@ public final class AggregationPass {
         if (kernelWide) {
             boolean fireAndForget = fireAndForget(l);
             Stmt loop = uni(f).trees().enclosingLoop(es);
-            if (loop != null) {
+            if (loop != null || launchedFromKernel(f)) {
                 // records of different rounds are merged into one grid: a value uniform across the grid in
-                // one round differs between rounds, so no argument may come from a single record
+                // one round differs between rounds, so no argument may come from a single record. And in the
+                // aggregated variant of a kernel that kernels launch (recursion), one hardware grid holds the
+                // virtual grids of many parent records: its parameters and blockDim/gridDim differ between them
                 mask = new StringBuilder("v".repeat(l.args().size()));
             }
             if (loop != null && !fireAndForget) {
@@ -517,6 +525,56 @@ public final class AggregationPass {
         }
         unaggregated.remove(l);
         sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull, false));
+    }
+
+    /**
+     * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
+     *         barrier or warp collective of the kernel), or null
+     */
+    private String returnBeforeBarrier(FunctionDef f) {
+        Uniformity u = uni(f);
+        for (Stmt.Jump j : Trees.collect(f.body(), Stmt.Jump.class)) {
+            if (j.kind() != Stmt.JumpKind.RETURN) {
+                continue;
+            }
+            boolean divergent = false;
+            Stmt outerLoop = null;
+            for (Stmt x = u.trees().parent(j); x != null; x = u.trees().parent(x)) {
+                divergent |= !u.controlIsUniform(x);
+                if (x instanceof Stmt.Loop) {
+                    outerLoop = x;
+                }
+            }
+            if (!divergent) {
+                continue;
+            }
+            int from = outerLoop != null ? outerLoop.range().offset() : j.range().offset();
+            Integer sync = syncs.firstSync(f.body(), from, f.body().range().end(), List.of());
+            if (sync != null) {
+                return "the kernel synchronizes (line " + src.line(sync) + ") after a thread-dependent return (line "
+                        + src.line(j.range().offset()) + "); the returned threads cannot wait at the end of the grid";
+            }
+        }
+        return null;
+    }
+
+    /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */
+    private boolean launchedFromKernel(FunctionDef k) {
+        for (FunctionDef g : unit.functions()) {
+            if (g.kind() != FunctionDef.Kind.KERNEL) {
+                continue;
+            }
+            boolean[] found = {false};
+            Trees.walkExprs(g.body(), e -> {
+                if (e instanceof Expr.Launch l && simpleName(l.kernelName()).equals(k.name())) {
+                    found[0] = true;
+                }
+            });
+            if (found[0]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean fireAndForget(Expr.Launch l) {
@@ -1115,9 +1173,8 @@ public final class AggregationPass {
                             : "II-A): one grid for the children of a whole warp or block")
                     .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
             sb.append(variantHead(k, key)).append(" {\n");
-            // a variant that is itself a kernel-granularity parent counts every hardware thread in kfinish:
-            // the threads past the original block size finish there before they leave
-            String leave = hasKernelState(k) ? "{ " + kfinishCall(k) + " return; }" : "return;";
+            // threads past the original block size exit; kfinish's block barrier does not wait for them
+            String leave = "return;";
             if (kernelWide) {
                 sb.append("  klap::vctx klap_v; const ").append(selfArgs(k)).append("* klap_a;\n");
                 sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");

@@ -108,15 +108,17 @@ class KernelGranularityTest {
         var r = Check.run(code, Granularity.KERNEL);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         inOrder(r.text(),
+                // the recursive launch's arguments are never scalarized: in the aggregated variant one grid holds
+                // the virtual grids of many records, whose 'depth' differ (first GPU run, issue 10)
                 "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
-                "__global__ void build_klap_kagg_uu(const klap::ksite* klap_site, int* out, int depth, klap::kstate* klap_ks);",
+                "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks);",
                 "__global__ void build(int* out, int depth);",   // the user's prototype, unchanged
                 "__global__ void build(int* out, int depth) {",
                 "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks)", "{ [&]() {",
-                "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_uu<<<",
-                "klap::kfirst_args<klap_args_build>(klap_ksite).depth, klap_cks); cudaError_t klap_e = "
+                "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_vv<<<",
+                "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
-                "__global__ void build_klap_kagg_uu(const klap::ksite* klap_site, int* out, int depth, klap::kstate* klap_ks) {",
+                "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
                 "klap::kstate_new(1)", "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1));");
     }
 

@@ -505,8 +505,10 @@ class ConstructsTableTest {
         String out = outs.get("block");
         assertTrue(out.contains("node_klap_agg_"), out);
         String k = outs.get("kernel");
-        assertTrue(k.contains("__global__ void node_klap_kagg_vu(const klap::ksite* klap_site, int depth, klap::kstate* klap_ks) {")
-                && k.contains("klap::kstate* klap_cks = klap::kstate_new(1); node_klap_kagg_vu<<<"), k);
+        // a kernel launched from a kernel: no argument of its own kernel-wide launches is scalarized (in its
+        // aggregated variant one grid holds the virtual grids of many records)
+        assertTrue(k.contains("__global__ void node_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {")
+                && k.contains("klap::kstate* klap_cks = klap::kstate_new(1); node_klap_kagg_vv<<<"), k);
     }
 
     @Test
@@ -701,8 +703,8 @@ class ConstructsTableTest {
         for (String s : new String[] {
             "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
             "__global__ void build(int* out, int depth);",
-            "__global__ void build_klap_kagg_uu(const klap::ksite* klap_site, int* out, int depth, klap::kstate* klap_ks) {",
-            "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_uu<<<",
+            "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
+            "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_vv<<<",
             "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1));"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
         }
@@ -767,9 +769,14 @@ class ConstructsTableTest {
                   if (p[i]) child<<<1, 32>>>(p + i);
                 }
                 """;
-        transformed("barrier_return.cu", src, "warp", "kernel");
+        transformed("barrier_return.cu", src, "warp");
         Map<String, String> b = transformedWith("warning", "barrier_return.cu", src, 6, 13, "granularity-fallback", "block");
         assertFalse(b.get("block").contains("if (i >= n) {} else {"), "the returning threads must really leave");
+        // kernel granularity: kfinish's block barrier would pair with the user's, so per warp in place
+        Outcome k = klap("kernel", "barrier_return.cu", src);
+        assertEquals(0, k.run().rc(), k.run().toString());
+        assertDiagnostic(k, "warning", "barrier_return.cu", 6, 13, "granularity-fallback");
+        assertFalse(k.output().contains("klap::kfinish("), k.output());
     }
 
     @Test
