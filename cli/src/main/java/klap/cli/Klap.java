@@ -88,6 +88,10 @@ public final class Klap implements Callable<Integer> {
     @Option(names = {"-q", "--quiet"}, description = "do not print warnings")
     boolean quiet;
 
+    @Option(names = "--no-summary", description = "do not print the per-file note on how many launch sites were "
+            + "aggregated (klap-nvcc passes it, so that builds stay as quiet as nvcc)")
+    boolean noSummary;
+
     private PrintWriter err;
     private PrintWriter out;
 
@@ -194,7 +198,7 @@ public final class Klap implements Callable<Integer> {
         if (failed || r.hasErrors()) {
             return 1;
         }
-        if (!quiet && !r.summary().isEmpty()) {
+        if (!quiet && !noSummary && !r.summary().isEmpty()) {
             err.println(input + ": note: " + r.summary() + " [klap-summary]");
             err.flush();
         }

@@ -37,7 +37,7 @@ import picocli.CommandLine;
  * <p>What it does with {@code nvcc -c -Isrc src/a.cu -o a.o} when {@code a.cu} launches kernels from
  * the device:
  * <pre>
- * klap --granularity=block src/a.cu -o $TMP/0/a.cu --no-runtime-headers -I src     (in-process)
+ * klap --granularity=block --no-summary src/a.cu -o $TMP/0/a.cu --no-runtime-headers -I src (in-process)
  * nvcc -rdc=true -I$TMP -Isrc -c -Isrc $TMP/0/a.cu -o a.o                            ($TMP/klap/*.cuh)
  * </pre>
  * Files without device launches are given to nvcc untouched; every other argument is passed on as
@@ -229,7 +229,7 @@ public final class KlapNvcc {
                 continue; // nvcc reports missing files itself
             }
             Path tmp = tempFileFor(src, transformed.size());
-            List<String> kargs = new ArrayList<>(List.of("--granularity=" + opts.granularity, in.path(), "-o",
+            List<String> kargs = new ArrayList<>(List.of("--granularity=" + opts.granularity, "--no-summary", in.path(), "-o",
                     tmp.toString(), "--no-runtime-headers"));
             for (String dir : cl.values("--include-path")) {
                 kargs.add("-I");
