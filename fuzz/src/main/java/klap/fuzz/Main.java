@@ -1,6 +1,7 @@
 package klap.fuzz;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -9,66 +10,193 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
 import klap.cli.Klap;
 import klap.transform.Granularity;
 
 /**
  * Writes generated programs and their klap variants for the GPU run:
- * {@code java -cp ... klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1]}.
+ * {@code java -cp ... klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR]}.
  *
- * <p>{@code OUTDIR/fz_SEED/original.cu} is the program, {@code OUTDIR/fz_SEED/<granularity>.cu}
- * its transformed variant (with {@code klap/*.cuh} next to it), or {@code <granularity>.refused}
- * holding klap's diagnostics when klap refused it. {@code OUTDIR/run.sh} (bash, no Java needed)
- * compiles every variant with nvcc, runs it, and checks that the original prints {@code PASS} and
- * every variant prints the same {@code RESULT} line as the original; it prints one line per program
- * and a summary, and exits non-zero if anything differs.
+ * <p>A single-file program is {@code OUTDIR/fz_SEED/original.cu}; a two-file program ({@link
+ * Shape#TWO_FILES}) is {@code OUTDIR/fz_SEED/kernels.cu}, {@code main.cu} and {@code fz_common.cuh}.
+ * {@code OUTDIR/fz_SEED/<granularity>.cu} is klap's output for the original (for kernels.cu in a
+ * two-file program: main.cu is compiled with it untouched), with {@code klap/*.cuh} next to it, or
+ * {@code <granularity>.refused} holds klap's diagnostics when klap refused it. {@code
+ * OUTDIR/fz_SEED/shapes} names the program's shapes.
+ *
+ * <p>{@code --shape=NAME[,NAME...]} generates programs with exactly those shapes ({@link
+ * Shape#parseList}: {@code random}, {@code ref-out}, {@code barrier-return}, {@code dependent},
+ * {@code ff-loop}, {@code two-files}); without it every program is {@link Shape#RANDOM} mixed with
+ * each other shape with its probability. {@code --fixtures=DIR} also writes the hand-written shape
+ * programs of DIR ({@code fuzz/src/test/resources/shapes}: each {@code NAME.cu}, and each
+ * directory {@code NAME/} holding {@code kernels.cu} and {@code main.cu}) as {@code OUTDIR/fx_NAME}
+ * (COUNT then defaults to 0).
+ *
+ * <p>{@code OUTDIR/run.sh} (bash and nvcc, no Java) builds every variant with nvcc in parallel,
+ * runs each binary under a timeout, and checks that the original prints {@code PASS} and every
+ * variant the same {@code RESULT} line; see {@link #runScript()}.
  */
 public final class Main {
     private Main() {
     }
 
-    /** Entry point. */
+    static final String USAGE = "usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR]\n"
+            + "  shapes: " + Shape.names() + " (default: random mixed with each other shape by chance)";
+
+    /** Entry point: {@link #run} and exit with its status. */
     public static void main(String[] args) throws IOException {
-        if (args.length < 1) {
-            System.err.println("usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1]");
-            System.exit(2);
+        int rc = run(args, System.out, System.err);
+        if (rc != 0) {
+            System.exit(rc);
         }
-        Path dir = Path.of(args[0]);
-        int count = args.length > 1 ? Integer.parseInt(args[1]) : 50;
-        long first = args.length > 2 ? Long.parseLong(args[2]) : 1;
-        int refused = write(dir, first, count);
-        System.out.println("wrote " + count + " programs to " + dir + " (" + refused + " variants refused by klap); "
-                + "run: bash " + dir.resolve("run.sh"));
     }
 
     /**
-     * Writes programs {@code first .. first+count-1} and run.sh into {@code dir}.
+     * Runs the command with {@code args}.
+     *
+     * @return the exit status: 0 written, 2 usage error
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) throws IOException {
+        List<String> pos = new ArrayList<>();
+        Set<Shape> shapes = null;
+        Path fixtures = null;
+        int count;
+        long first;
+        try {
+            for (String a : args) {
+                if (a.startsWith("--shape=")) {
+                    shapes = Shape.parseList(a.substring("--shape=".length()));
+                } else if (a.startsWith("--fixtures=")) {
+                    fixtures = Path.of(a.substring("--fixtures=".length()));
+                    if (!Files.isDirectory(fixtures)) {
+                        throw new IllegalArgumentException("--fixtures: no directory " + fixtures);
+                    }
+                } else if (a.equals("-h") || a.equals("--help")) {
+                    out.println(USAGE);
+                    return 0;
+                } else if (a.startsWith("-")) {
+                    throw new IllegalArgumentException("unknown option " + a);
+                } else {
+                    pos.add(a);
+                }
+            }
+            if (pos.isEmpty() || pos.size() > 3) {
+                throw new IllegalArgumentException("expected OUTDIR [COUNT] [FIRST_SEED]");
+            }
+            count = pos.size() > 1 ? Integer.parseInt(pos.get(1)) : fixtures != null ? 0 : 50;
+            first = pos.size() > 2 ? Long.parseLong(pos.get(2)) : 1;
+            if (count < 0) {
+                throw new IllegalArgumentException("COUNT must not be negative");
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("klap.fuzz.Main: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        Path dir = Path.of(pos.get(0));
+        int refused = write(dir, first, count, shapes);
+        int fx = fixtures != null ? writeFixtures(dir, fixtures) : 0;
+        out.println("wrote " + count + " programs" + (fixtures != null ? " and " + fx + " fixtures" : "") + " to " + dir
+                + " (" + refused + " generated variants refused by klap); run: bash " + dir.resolve("run.sh"));
+        return 0;
+    }
+
+    /** {@link #write(Path, long, int, Set)} with the default mix of shapes. */
+    public static int write(Path dir, long first, int count) throws IOException {
+        return write(dir, first, count, null);
+    }
+
+    /**
+     * Writes programs {@code first .. first+count-1} (with exactly {@code shapes}, or the default mix
+     * if null), their variants and run.sh into {@code dir}.
      *
      * @return the number of variants klap refused
      */
-    public static int write(Path dir, long first, int count) throws IOException {
+    public static int write(Path dir, long first, int count, Set<Shape> shapes) throws IOException {
         Files.createDirectories(dir);
         int refused = 0;
-        List<String> names = new ArrayList<>();
         for (long s = first; s < first + count; s++) {
-            ProgramGenerator.Program p = ProgramGenerator.generate(s);
-            String name = String.format("fz_%06d", s);
-            names.add(name);
-            Path pd = dir.resolve(name);
-            Files.createDirectories(pd);
-            Path orig = pd.resolve("original.cu");
-            Files.writeString(orig, p.source());
-            for (Granularity g : Granularity.values()) {
-                StringWriter out = new StringWriter();
-                StringWriter err = new StringWriter();
-                int rc = Klap.run(new String[] {"--granularity=" + g.cliName(), "-q", orig.toString(), "-o",
-                    pd.resolve(g.cliName() + ".cu").toString()}, new PrintWriter(out), new PrintWriter(err));
-                if (rc != 0) {
-                    refused++;
-                    Files.writeString(pd.resolve(g.cliName() + ".refused"), "exit " + rc + "\n" + err);
+            ProgramGenerator.Program p = shapes == null ? ProgramGenerator.generate(s) : ProgramGenerator.generate(s, shapes);
+            Path pd = dir.resolve(p.dirName());
+            Path in = p.writeTo(pd, "original.cu");
+            StringBuilder sh = new StringBuilder();
+            for (Shape x : p.shapes()) {
+                sh.append(sh.length() == 0 ? "" : " ").append(x.cliName);
+            }
+            Files.writeString(pd.resolve("shapes"), sh + "\n");
+            refused += transform(in, pd);
+        }
+        writeRunScript(dir);
+        return refused;
+    }
+
+    /**
+     * Writes the fixtures of {@code fixtures} (each {@code NAME.cu}; each directory {@code NAME/} with
+     * kernels.cu and main.cu) as {@code dir/fx_NAME} with their variants, and run.sh.
+     *
+     * @return the number of fixtures written
+     */
+    public static int writeFixtures(Path dir, Path fixtures) throws IOException {
+        Files.createDirectories(dir);
+        int n = 0;
+        List<Path> entries;
+        try (Stream<Path> s = Files.list(fixtures)) {
+            entries = s.sorted().toList();
+        }
+        for (Path f : entries) {
+            String name = f.getFileName().toString();
+            if (Files.isDirectory(f) && Files.exists(f.resolve(ProgramGenerator.KERNELS_FILE))) {
+                Path pd = dir.resolve("fx_" + name);
+                Files.createDirectories(pd);
+                try (Stream<Path> s = Files.list(f)) {
+                    for (Path x : s.toList()) {
+                        Files.copy(x, pd.resolve(x.getFileName().toString()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    }
                 }
+                Files.writeString(pd.resolve("shapes"), "fixture:" + name + "\n");
+                transform(pd.resolve(ProgramGenerator.KERNELS_FILE), pd);
+                n++;
+            } else if (name.endsWith(".cu")) {
+                String base = name.substring(0, name.length() - 3);
+                Path pd = dir.resolve("fx_" + base);
+                Files.createDirectories(pd);
+                Path orig = pd.resolve("original.cu");
+                Files.copy(f, orig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.writeString(pd.resolve("shapes"), "fixture:" + base + "\n");
+                transform(orig, pd);
+                n++;
             }
         }
+        writeRunScript(dir);
+        return n;
+    }
+
+    /**
+     * Runs klap on {@code in} at every granularity, writing {@code pd/<granularity>.cu} or {@code
+     * pd/<granularity>.refused}; a refusal is also reported on stderr.
+     *
+     * @return the number of granularities klap refused
+     */
+    static int transform(Path in, Path pd) throws IOException {
+        int refused = 0;
+        for (Granularity g : Granularity.values()) {
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int rc = Klap.run(new String[] {"--granularity=" + g.cliName(), "-q", in.toString(), "-o",
+                pd.resolve(g.cliName() + ".cu").toString()}, new PrintWriter(out), new PrintWriter(err));
+            if (rc != 0) {
+                refused++;
+                Files.writeString(pd.resolve(g.cliName() + ".refused"), "exit " + rc + "\n" + err);
+                String firstLine = err.toString().lines().findFirst().orElse("");
+                System.err.println("klap refused " + in + " at --granularity=" + g.cliName() + " (exit " + rc + "): " + firstLine);
+            }
+        }
+        return refused;
+    }
+
+    private static void writeRunScript(Path dir) throws IOException {
         Path run = dir.resolve("run.sh");
         Files.writeString(run, runScript(), StandardCharsets.UTF_8);
         try {
@@ -76,56 +204,128 @@ public final class Main {
         } catch (UnsupportedOperationException e) {
             // not a POSIX file system: run it with bash
         }
-        return refused;
     }
 
-    /** @return the bash script that builds and runs every program and variant on a GPU machine */
+    /**
+     * The bash script that builds and runs every program and variant on a GPU machine (no Java):
+     * {@code bash run.sh [--jobs N] [--timeout SECONDS] [--arch sm_XX] [PROGRAM_DIR...]}, with the
+     * environment overrides {@code NVCC}, {@code ARCH}, {@code JOBS}, {@code TIMEOUT}. It builds with
+     * {@code xargs -P JOBS} ({@code nproc} by default), {@code nvcc -std=c++17 -rdc=true}, main.cu
+     * next to the variant for a two-file program; runs each binary under {@code timeout} (a run
+     * still going after TIMEOUT seconds, 60 by default, is killed and reported as {@code HANG});
+     * prints one line per program, writes {@code results.tsv}, prints a per-variant summary table
+     * last, and exits 1 if any program failed (a refused variant is not a failure).
+     */
     static String runScript() {
-        StringBuilder variants = new StringBuilder();
+        StringBuilder variants = new StringBuilder("original");
         for (Granularity g : Granularity.values()) {
             variants.append(' ').append(g.cliName());
         }
         return """
                 #!/usr/bin/env bash
-                # Generated by klap.fuzz.Main. Compiles and runs every generated program (original.cu) and
-                # each klap variant, and checks that every variant prints the same RESULT line as the
-                # original and that the original prints PASS. Needs nvcc and a GPU, no Java.
+                # Generated by klap.fuzz.Main. Builds and runs every program (fz_*: generated, fx_*: fixtures)
+                # and each of its klap variants, and checks that the original prints PASS and every variant
+                # prints the same RESULT line as the original. Needs bash, nvcc and a GPU; no Java.
+                # A single-file program is original.cu; a two-file program is kernels.cu + main.cu, and a
+                # variant <v>.cu replaces kernels.cu only (main.cu is compiled untouched).
+                # Usage: bash run.sh [--jobs N] [--timeout SECONDS] [--arch sm_XX] [PROGRAM_DIR...]
                 # Environment: NVCC (nvcc), ARCH (sm_90), JOBS (parallel nvcc jobs, default nproc),
-                # TIMEOUT (seconds per run, default 60).
+                # TIMEOUT (seconds per run, default 60: a run killed by it is reported as HANG).
                 set -u
                 cd "$(dirname "${BASH_SOURCE[0]}")"
-                NVCC="${NVCC:-nvcc}"; ARCH="${ARCH:-sm_90}"; JOBS="${JOBS:-$(nproc)}"; TIMEOUT="${TIMEOUT:-60}"
-                VARIANTS="original%s"
-                build() {  # dir variant
-                  local d="$1" v="$2"
-                  [ -f "$d/$v.cu" ] || return 0
-                  "$NVCC" -std=c++17 -rdc=true -arch="$ARCH" -o "$d/$v.bin" "$d/$v.cu" >"$d/$v.nvcc.log" 2>&1 \\
+                NVCC="${NVCC:-nvcc}"; ARCH="${ARCH:-sm_90}"; JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"; TIMEOUT="${TIMEOUT:-60}"
+                VARIANTS="%s"
+                progs=()
+                while [ $# -gt 0 ]; do
+                  case "$1" in
+                    -j|--jobs) JOBS="$2"; shift 2 ;;
+                    --jobs=*) JOBS="${1#*=}"; shift ;;
+                    --timeout) TIMEOUT="$2"; shift 2 ;;
+                    --timeout=*) TIMEOUT="${1#*=}"; shift ;;
+                    --arch) ARCH="$2"; shift 2 ;;
+                    --arch=*) ARCH="${1#*=}"; shift ;;
+                    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+                    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+                    *) progs+=("${1%%/}"); shift ;;
+                  esac
+                done
+                if [ ${#progs[@]} -eq 0 ]; then
+                  for d in fz_*/ fx_*/; do [ -d "$d" ] && progs+=("${d%%/}"); done
+                fi
+                # sources DIR VARIANT: the files nvcc compiles for one variant (nothing if it was not written)
+                sources() {
+                  local d="$1" v="$2" k
+                  if [ -f "$d/main.cu" ]; then
+                    if [ "$v" = original ]; then k="$d/kernels.cu"; else k="$d/$v.cu"; fi
+                    if [ -f "$k" ]; then echo "$k $d/main.cu"; fi
+                  elif [ -f "$d/$v.cu" ]; then
+                    echo "$d/$v.cu"
+                  fi
+                }
+                build() {  # DIR VARIANT
+                  local d="$1" v="$2" src
+                  src="$(sources "$d" "$v")"
+                  [ -n "$src" ] || return 0
+                  rm -f "$d/$v.bin" "$d/$v.nvcc.failed"
+                  # shellcheck disable=SC2086
+                  "$NVCC" -std=c++17 -rdc=true -arch="$ARCH" -o "$d/$v.bin" $src >"$d/$v.nvcc.log" 2>&1 \\
                     || echo "nvcc failed" >"$d/$v.nvcc.failed"
                 }
-                export -f build; export NVCC ARCH
-                for d in fz_*/; do for v in $VARIANTS; do echo "${d%%/} $v"; done; done \\
+                export -f sources build; export NVCC ARCH
+                echo "building ${#progs[@]} programs with $JOBS jobs..." >&2
+                for d in "${progs[@]}"; do for v in $VARIANTS; do echo "$d $v"; done; done \\
                   | xargs -P "$JOBS" -n 2 bash -c 'build "$0" "$1"'
-                pass=0; fail=0; refused=0
-                for d in fz_*/; do
-                  d="${d%%/}"; line="$d"; ok=1; ref=""
+                declare -A count failed
+                statuses="ok FAIL HANG NVCC-FAILED refused missing"
+                for v in $VARIANTS; do for s in $statuses; do count[$v,$s]=0; done; failed[$v]=""; done
+                printf 'program\\tshapes\\tvariant\\tstatus\\tresult\\tdetail\\n' >results.tsv
+                pass=0; fail=0
+                for d in "${progs[@]}"; do
+                  shapes="$(cat "$d/shapes" 2>/dev/null || echo '?')"
+                  line="$d [$shapes]"; ok=1; ref=""
                   for v in $VARIANTS; do
-                    if [ -f "$d/$v.refused" ]; then line="$line $v=refused"; refused=$((refused+1)); continue; fi
-                    if [ -f "$d/$v.nvcc.failed" ] || [ ! -x "$d/$v.bin" ]; then line="$line $v=NVCC-FAILED"; ok=0; continue; fi
-                    timeout "$TIMEOUT" "$d/$v.bin" >"$d/$v.out" 2>&1; rc=$?
-                    res="$(grep -m1 '^RESULT ' "$d/$v.out" | cut -d' ' -f2)"
-                    if [ "$v" = original ]; then
-                      ref="$res"
-                      if [ $rc -ne 0 ] || ! grep -q '^PASS' "$d/$v.out"; then line="$line original=FAIL(rc=$rc)"; ok=0; continue; fi
-                    fi
-                    if [ $rc -ne 0 ] || [ -z "$res" ] || [ "$res" != "$ref" ]; then
-                      line="$line $v=FAIL(rc=$rc,result=${res:-none})"; ok=0
+                    res=""; detail=""
+                    if [ -f "$d/$v.refused" ]; then
+                      st=refused; detail="$(sed -n 2p "$d/$v.refused")"
+                    elif [ -z "$(sources "$d" "$v")" ]; then
+                      st=missing
+                    elif [ -f "$d/$v.nvcc.failed" ] || [ ! -x "$d/$v.bin" ]; then
+                      st=NVCC-FAILED; detail="$(grep -m1 -i 'error' "$d/$v.nvcc.log" 2>/dev/null)"
                     else
-                      line="$line $v=ok"
+                      timeout -k 10 "$TIMEOUT" "./$d/$v.bin" >"$d/$v.out" 2>&1; rc=$?
+                      res="$(grep -m1 '^RESULT ' "$d/$v.out" | cut -d' ' -f2)"
+                      detail="$(grep -m1 -E '^(PASS|FAIL)|klap: error' "$d/$v.out")"
+                      if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+                        st=HANG; detail="no exit within ${TIMEOUT}s"
+                      elif [ "$v" = original ]; then
+                        ref="$res"
+                        if [ $rc -eq 0 ] && [ -n "$res" ] && grep -q '^PASS' "$d/$v.out"; then st=ok; else st=FAIL; fi
+                      elif [ $rc -eq 0 ] && [ -n "$res" ] && [ "$res" = "$ref" ]; then
+                        st=ok
+                      else
+                        st=FAIL; detail="rc=$rc result=${res:-none} original=${ref:-none}; $detail"
+                      fi
                     fi
+                    count[$v,$st]=$(( ${count[$v,$st]} + 1 ))
+                    case "$st" in
+                      ok|refused) ;;
+                      *) ok=0; failed[$v]="${failed[$v]} $d" ;;
+                    esac
+                    line="$line $v=$st"
+                    printf '%%s\\t%%s\\t%%s\\t%%s\\t%%s\\t%%s\\n' "$d" "$shapes" "$v" "$st" "$res" "$detail" >>results.tsv
                   done
                   if [ $ok -eq 1 ]; then pass=$((pass+1)); echo "PASS $line"; else fail=$((fail+1)); echo "FAIL $line"; fi
                 done
-                echo "SUMMARY programs_passed=$pass programs_failed=$fail variants_refused=$refused"
+                echo
+                for v in $VARIANTS; do
+                  if [ -n "${failed[$v]}" ]; then echo "not ok at $v:${failed[$v]}"; fi
+                done
+                echo
+                echo "SUMMARY programs=${#progs[@]} passed=$pass failed=$fail (details: results.tsv)"
+                printf '%%-10s' variant; for s in $statuses; do printf ' %%12s' "$s"; done; echo
+                for v in $VARIANTS; do
+                  printf '%%-10s' "$v"; for s in $statuses; do printf ' %%12s' "${count[$v,$s]}"; done; echo
+                done
                 [ $fail -eq 0 ]
                 """.formatted(variants);
     }

@@ -1,8 +1,16 @@
 package klap.fuzz;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 /**
  * Generates small, complete, self-checking CUDA dynamic-parallelism programs (CDP2, CUDA 12/13)
@@ -27,7 +35,18 @@ import java.util.Random;
  * versions from one description), then prints {@code RESULT <hash of the GPU array>} and
  * {@code PASS} or {@code FAIL ...}, exiting 0 or 1. A CUDA error prints {@code FAIL cuda ...}.
  *
- * <p>Compile with {@code nvcc -std=c++17 -rdc=true -arch=sm_90}.
+ * <p>Besides these random parents ({@link Shape#RANDOM}), a program may have the shapes of issue 10
+ * ("Correct on the GPU"), the bug classes the first GPU run found: parents whose launches depend on
+ * {@code __device__} reference out-parameters ({@link Shape#REF_OUT}), a barrier after a guarded
+ * return ({@link Shape#BARRIER_RETURN}), dependent launches of one thread ({@link Shape#DEPENDENT}),
+ * loop-carried arguments in fire-and-forget loops ({@link Shape#FF_LOOP}), and the two-file form
+ * {@code kernels.cu} + {@code main.cu} ({@link Shape#TWO_FILES}). {@link #generate(long)} mixes them
+ * with their {@link Shape#probability}; {@link #generate(long, Set)} generates exactly the shapes
+ * given. Each is self-checking in the same way (its CPU reference runs next to the random parents'),
+ * and the shapes that use scratch memory (dependent launches) also compare it with the CPU's.
+ *
+ * <p>Compile with {@code nvcc -std=c++17 -rdc=true -arch=sm_90} ({@code kernels.cu main.cu} for a
+ * two-file program).
  */
 public final class ProgramGenerator {
     /** number of output slots (a prime) */
@@ -35,11 +54,64 @@ public final class ProgramGenerator {
     /** number of input data words */
     static final int DATA_N = 1024;
 
-    /** A generated program. */
-    public record Program(long seed, String source, int deviceLaunchSites, String summary) {
-        /** @return a file name such as {@code fz_000042.cu} */
+    /** the file klap transforms in a two-file program */
+    public static final String KERNELS_FILE = "kernels.cu";
+    /** the host file of a two-file program, which klap never sees */
+    public static final String MAIN_FILE = "main.cu";
+    /** the header shared by {@link #KERNELS_FILE} and {@link #MAIN_FILE} */
+    public static final String COMMON_HEADER = "fz_common.cuh";
+
+    /**
+     * A generated program.
+     *
+     * @param seed the seed
+     * @param shapes the shapes it has ({@link Shape#TWO_FILES} for a two-file program)
+     * @param files the files by name, in writing order: one {@link #fileName()} for a single-file program;
+     *     {@link #KERNELS_FILE}, {@link #MAIN_FILE} and {@link #COMMON_HEADER} for a two-file one
+     * @param kernelFile the name of the file klap transforms (the one with the CDP kernels)
+     * @param deviceLaunchSites the number of device-side launch statements
+     * @param summary the features, space-separated (also in the program's {@code // Features:} line)
+     */
+    public record Program(long seed, Set<Shape> shapes, Map<String, String> files, String kernelFile,
+            int deviceLaunchSites, String summary) {
+        /** @return the text of the file klap transforms (the whole program for a single-file program) */
+        public String source() {
+            return files.get(kernelFile);
+        }
+
+        /** @return true for a {@link Shape#TWO_FILES} program */
+        public boolean twoFiles() {
+            return files.size() > 1;
+        }
+
+        /** @return a file name such as {@code fz_000042.cu}: the single-file program's name */
         public String fileName() {
             return String.format("fz_%06d.cu", seed);
+        }
+
+        /** @return a directory name such as {@code fz_000042} */
+        public String dirName() {
+            return String.format("fz_%06d", seed);
+        }
+
+        /**
+         * Writes the program's files into {@code dir} (created if needed); a single-file program is
+         * written as {@code singleName} if that is not null.
+         *
+         * @return the path of the file klap transforms
+         */
+        public Path writeTo(Path dir, String singleName) throws IOException {
+            Files.createDirectories(dir);
+            Path kernels = null;
+            for (Map.Entry<String, String> f : files.entrySet()) {
+                String name = !twoFiles() && singleName != null ? singleName : f.getKey();
+                Path p = dir.resolve(name);
+                Files.writeString(p, f.getValue());
+                if (f.getKey().equals(kernelFile)) {
+                    kernels = p;
+                }
+            }
+            return kernels;
         }
     }
 
@@ -59,9 +131,26 @@ public final class ProgramGenerator {
         this.rnd = new Random(seed * 0x9E3779B97F4A7C15L + 12345);
     }
 
-    /** @return the program for {@code seed} */
+    /**
+     * @return the program for {@code seed}: random parents ({@link Shape#RANDOM}) and each other
+     *     shape with its {@link Shape#probability}; the random parents are those of {@code
+     *     generate(seed, EnumSet.of(Shape.RANDOM))}
+     */
     public static Program generate(long seed) {
-        return new ProgramGenerator(seed).build();
+        return new ProgramGenerator(seed).build(null);
+    }
+
+    /**
+     * @return the program for {@code seed} with exactly {@code shapes} (random parents only if
+     *     {@link Shape#RANDOM} is among them, or if {@link Shape#TWO_FILES} is the only one);
+     *     {@code generate(seed, EnumSet.of(Shape.RANDOM))} is the program the generator wrote for
+     *     {@code seed} before issue 10
+     */
+    public static Program generate(long seed, Set<Shape> shapes) {
+        if (shapes.isEmpty()) {
+            throw new IllegalArgumentException("no shape");
+        }
+        return new ProgramGenerator(seed).build(EnumSet.copyOf(shapes));
     }
 
     // ------------------------------------------------------------------ model
@@ -464,86 +553,661 @@ public final class ProgramGenerator {
         return new Parent(name, dev.toString(), cpu.toString(), grid, block, n, k);
     }
 
+    // ------------------------------------------------------------------ issue 10 shapes
+
+    /**
+     * A kernel of one of the issue 10 shapes, launched from {@code main} next to the random parents.
+     *
+     * @param device its device code (helpers, children, the kernel)
+     * @param cpu its CPU reference, ending in {@code NAME_grid_cpu(gD, bD, out, data, [scr,] n, k)}
+     * @param scratchWords the scratch words it uses (0: its signature is that of a random parent)
+     * @param sites its launch sites that {@code siteCount} does not count
+     */
+    private record Extra(String name, String device, String cpu, int scratchWords, String grid, String block, int n, int k,
+            int sites) {
+        String params() {
+            return scratchWords > 0 ? "unsigned* out, const int* data, unsigned* scr, int n, int k"
+                    : "unsigned* out, const int* data, int n, int k";
+        }
+    }
+
+    /** the per-thread prologue of a shape kernel (the random parents' indices) */
+    private static final String PROLOGUE = "int gt = (int)(((@bz * @gy + @by) * @gx + @bx) * (@dx * @dy * @dz) "
+            + "+ (@tz * @dy + @ty) * @dx + @tx);\n  int lt = (int)((@tz * @dy + @ty) * @dx + @tx);\n"
+            + "  int bl = (int)((@bz * @gy + @by) * @gx + @bx);\n";
+
+    /**
+     * A launch of child {@code c} with a 1-D block {@code block} (at most 64 threads); the child's
+     * dynamic shared memory is sized from the block, a recursive child gets {@code depth} (0 otherwise).
+     * The text may use the {@code @} placeholders of {@link #render}.
+     */
+    private Code childLaunch(Child c, String grid, String block, String stream, String ptr, String tag, String a, String depth) {
+        String smem = c.dynShared ? "(unsigned)((" + block + ") * sizeof(unsigned))" : stream != null ? "0" : null;
+        String args = "out, " + ptr + ", " + tag + ", " + a + ", " + (c.recursive ? depth : "0");
+        String cfg = grid + ", " + block + (smem != null ? ", " + smem : "") + (stream != null ? ", " + stream : "");
+        return new Code(render(c.name() + "<<<" + cfg + ">>>(" + args + ");", false),
+                render(c.name() + "_cpu(dim3(" + grid + "), dim3(" + block + "), " + args + ");", true));
+    }
+
+    private Child anyChild() {
+        return children.get(pick(children.size()));
+    }
+
+    /** A kernel whose CPU reference runs each thread on its own: {@code NAME_cpu} per thread and a grid loop. */
+    private Extra perThreadExtra(String name, String deviceBefore, String cpuBefore, List<Code> body, int scratchWords,
+            String[] grids, String[] blocks, int sites) {
+        boolean scr = scratchWords > 0;
+        String params = scr ? "unsigned* out, const int* data, unsigned* scr, int n, int k" : "unsigned* out, const int* data, int n, int k";
+        StringBuilder dev = new StringBuilder(deviceBefore);
+        dev.append("__global__ void ").append(name).append("(").append(params).append(") {\n  ").append(render(PROLOGUE, false));
+        StringBuilder cpu = new StringBuilder(cpuBefore);
+        cpu.append("static void ").append(name).append("_cpu(dim3 tI, dim3 bI, dim3 bD, dim3 gD, ").append(params).append(") {\n  ")
+                .append(render(PROLOGUE, true));
+        for (Code c : body) {
+            dev.append(c.device).append('\n');
+            cpu.append(c.cpu).append('\n');
+        }
+        dev.append("  (void)gt; (void)lt; (void)bl; (void)k; (void)n;").append(scr ? " (void)scr;" : "").append("\n}\n");
+        cpu.append("  (void)gt; (void)lt; (void)bl; (void)k; (void)n;").append(scr ? " (void)scr;" : "")
+                .append(" (void)tI; (void)bI; (void)bD; (void)gD;\n}\n");
+        cpu.append("static void ").append(name).append("_grid_cpu(dim3 gD, dim3 bD, ").append(params).append(") {\n");
+        cpu.append("  for (unsigned bz = 0; bz < gD.z; ++bz) for (unsigned by = 0; by < gD.y; ++by) for (unsigned bx = 0; bx < gD.x; ++bx)\n");
+        cpu.append("    for (unsigned tz = 0; tz < bD.z; ++tz) for (unsigned ty = 0; ty < bD.y; ++ty) for (unsigned tx = 0; tx < bD.x; ++tx)\n");
+        cpu.append("      ").append(name).append("_cpu(dim3(tx, ty, tz), dim3(bx, by, bz), bD, gD, out, data, ").append(scr ? "scr, " : "")
+                .append("n, k);\n}\n");
+        String grid = grids[pick(grids.length)];
+        String block = blocks[pick(blocks.length)];
+        int threads = volume(grid) * volume(block);
+        int n = scr ? 1 + pick(threads) : 10 + pick(200);
+        return new Extra(name, dev.toString(), cpu.toString(), scr ? threads * 32 : 0, grid, block, n, pick(6), sites);
+    }
+
+    /** @return the number of elements of an {@code int} or {@code dim3(...)} literal */
+    static int volume(String dim) {
+        String s = dim.replace("dim3(", "").replace(")", "");
+        int v = 1;
+        for (String part : s.split(",")) {
+            v *= Integer.parseInt(part.trim());
+        }
+        return v;
+    }
+
+    private static final String[] GRIDS = {"1", "2", "3", "dim3(2, 2)", "dim3(1, 2, 2)", "dim3(3, 1)"};
+    private static final String[] BLOCKS = {"32", "64", "48", "dim3(8, 4)", "dim3(4, 2, 4)", "dim3(5, 3, 2)", "dim3(32, 2)"};
+
+    private String tag(int site, String extra) {
+        return "(unsigned)(" + (site + 1) + " * 100003 + gt * 31" + extra + ")";
+    }
+
+    /**
+     * {@link Shape#REF_OUT}: a {@code __device__} helper writes thread-dependent values through
+     * reference or pointer parameters; they feed a launch's grid, block and arguments and the bound
+     * of the loop around it.
+     */
+    private Extra makeRefOut(int id) {
+        String name = "fz_q" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        String dev;
+        String cpu;
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        int form = pick(3);
+        if (form == 0) {
+            features.add("ref-out:reference");
+            String fn = "fz_rr" + id;
+            String text = "(const int* ptr, int r, int& b, int& e) {\n  b = ptr[r % 1000] % 5;\n  e = b + ptr[(r + 1) % 1000] % 4;\n}\n";
+            dev = "__device__ void " + fn + text;
+            cpu = "static void " + fn + "_cpu" + text;
+            // initialised with values that look uniform, then overwritten per thread
+            String init = chance(0.5) ? "0" : "k";
+            body.add(Code.same("  int b = " + init + ", e = " + init + ";"));
+            String call = fn + "(data, gt + k, b, e);";
+            if (chance(0.35)) {
+                body.add(new Code("  if (gt % 3 != 0) " + call, "  if (gt % 3 != 0) " + call.replace(fn + "(", fn + "_cpu(")));
+                features.add("ref-out:conditional-call");
+            } else {
+                body.add(new Code("  " + call, "  " + call.replace(fn + "(", fn + "_cpu(")));
+            }
+            switch (pick(3)) {
+                case 0 -> {
+                    body.add(Code.same("  for (int j = b; j < e; ++j) {"));
+                    body.add(indent(childLaunch(c, "1 + (e - j) % 2", "1 + (b * 5 + j) % 64", null, "data + (b + j) % 256",
+                            tag(site, " + j * 7919"), "(e - b + j) % 50", "(e + j) % 2"), "    "));
+                    body.add(Code.same("  }"));
+                    features.add("ref-out:loop-bound");
+                }
+                case 1 -> {
+                    body.add(Code.same("  if (e > b) {"));
+                    body.add(indent(childLaunch(c, "1 + (e - b) % 3", "1 + (b + e * 3) % 64", null, "data + e % 256",
+                            tag(site, ""), "b % 50", "b % 2"), "    "));
+                    body.add(Code.same("  }"));
+                    features.add("ref-out:config");
+                }
+                default -> {
+                    body.add(Code.same("  for (int j = 0; j < e; ++j) {"));
+                    body.add(Code.same("    if ((j + b) % 2 != 0) continue;"));
+                    body.add(indent(childLaunch(c, "1 + b % 2", "1 + (e * 7 + j) % 64",
+                            chance(0.3) ? "cudaStreamFireAndForget" : null, "data + b",
+                            tag(site, " + j * 7919"), "(b + j) % 50", "j % 2"), "    "));
+                    body.add(Code.same("  }"));
+                    features.add("ref-out:loop-bound");
+                }
+            }
+        } else if (form == 1) {
+            features.add("ref-out:pointer");
+            String fn = "fz_rp" + id;
+            String text = "(const int* ptr, int r, int* lo, int* cnt) {\n  *lo = ptr[r % 1000] % 7;\n  *cnt = 1 + ptr[(r + 3) % 1000] % 3;\n}\n";
+            dev = "__device__ void " + fn + text;
+            cpu = "static void " + fn + "_cpu" + text;
+            if (chance(0.5)) {
+                int rounds = 1 + pick(3);
+                body.add(Code.same("  for (int j = 0; j < " + rounds + "; ++j) {"));
+                body.add(Code.same("    int lo, cnt;"));
+                body.add(new Code("    " + fn + "(data, gt * 3 + j, &lo, &cnt);", "    " + fn + "_cpu(data, gt * 3 + j, &lo, &cnt);"));
+                body.add(indent(childLaunch(c, "cnt", "1 + lo * 9", null, "data + lo",
+                        tag(site, " + j * 7919"), "(lo + cnt) % 50", "cnt % 2"), "    "));
+                body.add(Code.same("  }"));
+                features.add("ref-out:config");
+            } else {
+                body.add(Code.same("  int lo = k, cnt = 1;"));
+                body.add(new Code("  " + fn + "(data, gt, &lo, &cnt);", "  " + fn + "_cpu(data, gt, &lo, &cnt);"));
+                body.add(Code.same("  for (int j = 0; j < cnt; ++j) {"));
+                body.add(indent(childLaunch(c, "1 + (lo + j) % 2", "1 + lo * 9", null, "data + lo + j",
+                        tag(site, " + j * 7919"), "(lo * 3 + j) % 50", "lo % 2"), "    "));
+                body.add(Code.same("  }"));
+                features.add("ref-out:loop-bound");
+            }
+        } else {
+            features.add("ref-out:return+reference");
+            String fn = "fz_rm" + id;
+            String text = "(const int* ptr, int r, int& w) {\n  w = 1 + ptr[(r + 5) % 1000] % 48;\n  return ptr[r % 1000] % 3;\n}\n";
+            dev = "__device__ int " + fn + text;
+            cpu = "static int " + fn + "_cpu" + text;
+            body.add(Code.same("  int w = 1;"));
+            body.add(new Code("  int g = " + fn + "(data, gt, w);", "  int g = " + fn + "_cpu(data, gt, w);"));
+            if (chance(0.5)) {
+                body.add(Code.same("  for (int j = 0; j < g; ++j) {"));
+                body.add(indent(childLaunch(c, "1 + j % 2", "w", null, "data + (w + j) % 256", tag(site, " + j * 7919"),
+                        "(w + j) % 50", "g % 2"), "    "));
+                body.add(Code.same("  }"));
+                features.add("ref-out:loop-bound");
+            } else {
+                body.add(Code.same("  if (g != 1) {"));
+                body.add(indent(childLaunch(c, "1 + g", "w", null, "data + w", tag(site, ""), "w % 50", "g % 2"), "    "));
+                body.add(Code.same("  }"));
+                features.add("ref-out:config");
+            }
+        }
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
+     * {@link Shape#BARRIER_RETURN}: {@code if (i >= n) return;} with n not a multiple of the block
+     * size, then a shared-memory exchange around a barrier ({@code __syncthreads()} inline or in a
+     * {@code __device__} function, or {@code __syncwarp()}), then a divergent launch; optionally
+     * repeated in a uniform loop of rounds.
+     */
+    private Extra makeBarrier(int id) {
+        String name = "fz_b" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        int[] blocks = {48, 64, 96, 128};
+        int block = blocks[pick(blocks.length)];
+        int grid = 1 + pick(3);
+        int n = (grid - 1) * block + 1 + pick(block - 1);
+        boolean warp = chance(0.35);
+        boolean inFunction = chance(0.4);
+        int rounds = chance(0.6) ? 1 : 2 + pick(2);
+        int mod = 2 + pick(3);
+        features.add(warp ? "barrier:syncwarp" : "barrier:syncthreads");
+        features.add(inFunction ? "barrier:device-function" : "barrier:inline");
+        if (rounds > 1) {
+            features.add("barrier:rounds");
+        }
+        String bar = warp ? "__syncwarp()" : "__syncthreads()";
+        String neighbour = warp ? "sh[wb + (lt - wb + 1) % wl]" : "sh[(lt + 1) % live]";
+        StringBuilder dev = new StringBuilder();
+        String fn = "fz_x" + id;
+        if (inFunction) {
+            dev.append("__device__ unsigned ").append(fn).append("(unsigned* sh, unsigned v, int lt, int live) {\n");
+            if (warp) {
+                dev.append("  int wb = lt & ~31;\n  int wl = min(32, live - wb);\n");
+            }
+            dev.append("  sh[lt] = v;\n  ").append(bar).append(";\n  unsigned w = ").append(neighbour).append(";\n  ")
+                    .append(bar).append(";\n  return w;\n}\n");
+        }
+        dev.append("__global__ void ").append(name).append("(unsigned* out, const int* data, int n, int k) {\n");
+        dev.append("  __shared__ unsigned fz_sh[128];\n");
+        dev.append("  int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  if (i >= n) return;\n");
+        dev.append("  int lt = (int)threadIdx.x;\n");
+        dev.append("  int live = min((int)blockDim.x, n - (int)(blockIdx.x * blockDim.x));\n");
+        dev.append("  unsigned v = fz_mix((unsigned)data[i % ").append(DATA_N).append("], (unsigned)(i + k * 7));\n");
+        String ind = "  ";
+        if (rounds > 1) {
+            dev.append("  for (int r = 0; r < ").append(rounds).append("; ++r) {\n");
+            ind = "    ";
+        } else {
+            dev.append("  const int r = 0;\n");
+        }
+        if (inFunction) {
+            dev.append(ind).append("unsigned w = ").append(fn).append("(fz_sh, v, lt, live);\n");
+        } else {
+            if (warp) {
+                dev.append(ind).append("int wb = lt & ~31;\n").append(ind).append("int wl = min(32, live - wb);\n");
+            }
+            dev.append(ind).append("fz_sh[lt] = v;\n").append(ind).append(bar).append(";\n");
+            dev.append(ind).append("unsigned w = fz_").append(neighbour).append(";\n");
+            if (rounds > 1) {
+                dev.append(ind).append(bar).append(";\n");
+            }
+        }
+        dev.append(ind).append("v = fz_mix(v, w);\n");
+        Code launch = childLaunch(c, "1 + (int)(v % 2u)", "1 + (int)(v % 64u)", chance(0.3) ? "cudaStreamFireAndForget" : null,
+                "data + v % 256u", "(unsigned)(" + (site + 1) + " * 100003 + i * 31 + r * 7919)", "(int)(v % 50u)", "(int)(v % 2u)");
+        dev.append(ind).append("if (v % ").append(mod).append("u != 0u) ").append(launch.device).append('\n');
+        if (rounds > 1) {
+            dev.append("  }\n");
+        }
+        dev.append(rounds > 1 ? "}\n" : "  (void)r;\n}\n");
+        StringBuilder cpu = new StringBuilder();
+        cpu.append("static void ").append(name).append("_grid_cpu(dim3 gD, dim3 bD, unsigned* out, const int* data, int n, int k) {\n");
+        cpu.append("  for (unsigned bx = 0; bx < gD.x; ++bx) {\n");
+        cpu.append("    int base = (int)(bx * bD.x);\n");
+        cpu.append("    int live = (int)bD.x < n - base ? (int)bD.x : n - base;\n");
+        cpu.append("    if (live <= 0) continue;\n");
+        cpu.append("    std::vector<unsigned> vv(live), ww(live);\n");
+        cpu.append("    for (int lt = 0; lt < live; ++lt) vv[lt] = fz_mix((unsigned)data[(base + lt) % ").append(DATA_N)
+                .append("], (unsigned)(base + lt + k * 7));\n");
+        cpu.append("    for (int r = 0; r < ").append(rounds).append("; ++r) {\n");
+        cpu.append("      for (int lt = 0; lt < live; ++lt) {\n");
+        if (warp) {
+            cpu.append("        int wb = lt & ~31;\n        int wl = 32 < live - wb ? 32 : live - wb;\n");
+            cpu.append("        ww[lt] = vv[wb + (lt - wb + 1) % wl];\n");
+        } else {
+            cpu.append("        ww[lt] = vv[(lt + 1) % live];\n");
+        }
+        cpu.append("      }\n");
+        cpu.append("      for (int lt = 0; lt < live; ++lt) {\n");
+        cpu.append("        int i = base + lt;\n        unsigned v = fz_mix(vv[lt], ww[lt]);\n        vv[lt] = v;\n");
+        cpu.append("        if (v % ").append(mod).append("u != 0u) ").append(launch.cpu).append('\n');
+        cpu.append("      }\n    }\n  }\n  (void)gD;\n}\n");
+        return new Extra(name, dev.toString(), cpu.toString(), 0, String.valueOf(grid), String.valueOf(block), n, pick(6), 0);
+    }
+
+    /**
+     * {@link Shape#DEPENDENT}: each launching thread runs {@code produce<<<1, 32>>>} and then, in a
+     * loop of constant trip count, {@code consume<<<1, 32>>>} on its own 32 scratch words, into the
+     * NULL stream (omitted or explicit), from a {@code __device__} helper, or into {@code
+     * cudaStreamTailLaunch}; consume reads and rewrites what the launches before it wrote.
+     */
+    private Extra makeDependent(int id) {
+        String name = "fz_d" + id;
+        String prod = name + "_produce";
+        String cons = name + "_consume";
+        int rounds = 1 + pick(3);
+        int salt = pick(1000);
+        boolean tail = chance(0.3);
+        boolean helper = chance(0.35);
+        String pcfg = new String[] {"1, 32", "2, 16", "dim3(1), dim3(32)", "1, 32, 0, 0"}[pick(4)];
+        String ccfg = new String[] {"1, 32", "2, 16"}[pick(2)] + (tail ? ", 0, cudaStreamTailLaunch" : chance(0.4) ? ", 0, 0" : "");
+        features.add(tail ? "dependent:tail-launch" : ccfg.endsWith(", 0, 0") ? "dependent:stream-0" : "dependent:null-stream");
+        if (helper) {
+            features.add("dependent:device-function");
+        }
+        StringBuilder dev = new StringBuilder();
+        StringBuilder cpu = new StringBuilder();
+        dev.append("__global__ void ").append(prod).append("(unsigned* a, const int* p, int i) {\n");
+        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ").append(salt).append("u);\n}\n");
+        dev.append("__global__ void ").append(cons).append("(unsigned* out, unsigned* a, int i, int r) {\n");
+        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  unsigned x = a[i * 32 + t];\n");
+        dev.append("  a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
+        dev.append("  atomicAdd(&out[((unsigned)i * 97u + (unsigned)r * 31u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u], fz_mix(x, (unsigned)r));\n}\n");
+        cpu.append("static void ").append(prod).append("_cpu(unsigned* a, const int* p, int i) {\n  ++fz_launches;\n");
+        cpu.append("  for (int t = 0; t < 32; ++t) a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ")
+                .append(salt).append("u);\n}\n");
+        cpu.append("static void ").append(cons).append("_cpu(unsigned* out, unsigned* a, int i, int r) {\n  ++fz_launches;\n");
+        cpu.append("  for (int t = 0; t < 32; ++t) {\n    unsigned x = a[i * 32 + t];\n");
+        cpu.append("    a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
+        cpu.append("    out[((unsigned)i * 97u + (unsigned)r * 31u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u] += fz_mix(x, (unsigned)r);\n  }\n}\n");
+        String loop = "for (int r = 0; r < " + rounds + "; ++r) ";
+        if (helper) {
+            dev.append("__device__ void ").append(name).append("_rest(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
+                    .append(cons).append("<<<").append(ccfg).append(">>>(out, a, i, r);\n}\n");
+            cpu.append("static void ").append(name).append("_rest_cpu(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
+                    .append(cons).append("_cpu(out, a, i, r);\n}\n");
+        }
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        String cond = tail ? "gt % 8 == 0" : new String[] {"gt % 3 != 1", "(gt + k) % 2 == 0", "true"}[pick(3)];
+        body.add(Code.same("  if (" + cond + ") {"));
+        body.add(new Code("    " + prod + "<<<" + pcfg + ">>>(scr, data, gt);", "    " + prod + "_cpu(scr, data, gt);"));
+        if (helper) {
+            body.add(new Code("    " + name + "_rest(out, scr, gt);", "    " + name + "_rest_cpu(out, scr, gt);"));
+        } else {
+            body.add(new Code("    " + loop + cons + "<<<" + ccfg + ">>>(out, scr, gt, r);", "    " + loop + cons + "_cpu(out, scr, gt, r);"));
+        }
+        body.add(Code.same("  }"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
+                new String[] {"32", "64", "dim3(8, 4)", "dim3(4, 4, 2)"}, 2);
+    }
+
+    /**
+     * {@link Shape#FF_LOOP}: a launch into {@code cudaStreamFireAndForget} in a loop whose counter is
+     * grid-uniform and different in each round; the counter selects the child's output slots (its
+     * tag) and sometimes its grid, block, data pointer and argument. The launch is in the kernel or
+     * in a {@code __device__} function called with the counter.
+     */
+    private Extra makeFfLoop(int id) {
+        String name = "fz_f" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        String bound = chance(0.6) ? String.valueOf(2 + pick(3)) : "(1 + k % 3)";
+        String[] heads = {"for (int r = 0; r < R; ++r) {", "for (int r = R - 1; r >= 0; --r) {", "for (int r = 0; r < 2 * R; r += 2) {",
+            "for (int r = k; r < k + R; ++r) {", "int r = 0;\n  while (r < R) {"};
+        int h = pick(heads.length);
+        String head = heads[h].replace("R", bound);
+        features.add("ff-loop:" + new String[] {"up", "down", "step-2", "from-k", "while"}[h]);
+        String grid = new String[] {"1 + r % 2", "2", "dim3(1 + r % 2, 2)"}[pick(3)];
+        String block = new String[] {"1 + (r * 13 + 5) % 64", "32", "1 + gt % 64", "5"}[pick(4)];
+        String ptr = new String[] {"data + r % 256", "data + (gt + r) % 256", "data"}[pick(3)];
+        String a = chance(0.5) ? "r % 50" : "(r * 7 + gt) % 50";
+        boolean uniformTag = chance(0.25);
+        String tagText = uniformTag ? "(unsigned)(" + (site + 1) + " * 100003 + r * 7919)" : tag(site, " + r * 7919");
+        if (uniformTag) {
+            features.add("ff-loop:uniform-tag");
+        }
+        Code launch = childLaunch(c, grid, block, "cudaStreamFireAndForget", ptr, tagText, a, "r % 2");
+        String dev = "";
+        String cpu = "";
+        Code call = launch;
+        if (chance(0.3)) {
+            features.add("ff-loop:device-function");
+            String fn = "fz_fl" + id;
+            dev = "__device__ void " + fn + "(unsigned* out, const int* data, int gt, int r) {\n  " + launch.device + "\n}\n\n";
+            cpu = "static void " + fn + "_cpu(unsigned* out, const int* data, int gt, int r) {\n  " + launch.cpu + "\n}\n\n";
+            call = new Code(fn + "(out, data, gt, r);", fn + "_cpu(out, data, gt, r);");
+        }
+        List<Code> body = new ArrayList<>();
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        body.add(Code.same("  " + head));
+        String guard = chance(0.35) ? "if ((gt + r) % 3 != 0) " : "";
+        body.add(new Code("    " + guard + call.device, "    " + guard + call.cpu));
+        if (h == 4) {
+            body.add(Code.same("    ++r;"));
+        }
+        body.add(Code.same("  }"));
+        return perThreadExtra(name, dev, cpu, body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
-    private Program build() {
+    /** How main.cu of a two-file program declares and launches one kernel. */
+    private enum HostUse {
+        PLAIN, CACHE_CONFIG, FUNCTION_POINTER, LAUNCH_KERNEL
+    }
+
+    /** One kernel {@code main} launches: a random parent or a shape kernel. */
+    private record Top(String name, String params, String grid, String block, int n, int k, int scratchOffset, boolean scratch,
+            HostUse use) {
+        String types() {
+            return params.replaceAll(" (out|data|scr|n|k)(,|$)", "$2");
+        }
+
+        String args() {
+            return "out, ddata, " + (scratch ? "fz_scr + " + scratchOffset + ", " : "") + n + ", " + k;
+        }
+    }
+
+    private String hostLaunch(Top t) {
+        String plain = "  " + t.name + "<<<" + t.grid + ", " + t.block + ">>>(" + t.args() + ");\n";
+        return switch (t.use) {
+            case PLAIN -> plain;
+            case CACHE_CONFIG -> "  FZ_CHECK(cudaFuncSetCacheConfig(" + t.name + ", cudaFuncCachePreferL1));\n" + plain;
+            case FUNCTION_POINTER -> "  {\n    void (*fz_fp)(" + t.types() + ") = " + t.name + ";\n"
+                    + "    cudaFuncAttributes fz_attr;\n    FZ_CHECK(cudaFuncGetAttributes(&fz_attr, (const void*)fz_fp));\n"
+                    + "    fz_fp<<<" + t.grid + ", " + t.block + ">>>(" + t.args() + ");\n  }\n";
+            case LAUNCH_KERNEL -> "  {\n    unsigned* fz_a0 = out;\n    const int* fz_a1 = ddata;\n"
+                    + (t.scratch ? "    unsigned* fz_as = fz_scr + " + t.scratchOffset + ";\n" : "")
+                    + "    int fz_an = " + t.n + ", fz_ak = " + t.k + ";\n"
+                    + "    void* fz_args[] = {&fz_a0, &fz_a1, " + (t.scratch ? "&fz_as, " : "") + "&fz_an, &fz_ak};\n"
+                    + "    FZ_CHECK(cudaLaunchKernel((const void*)" + t.name + ", dim3(" + t.grid + "), dim3(" + t.block
+                    + "), fz_args, 0, 0));\n  }\n";
+        };
+    }
+
+    private Program build(Set<Shape> requested) {
         makeHelpers();
         makeChildren();
-        makeLaunchers();
-        int np = 1 + pick(2);
+        boolean random = requested == null || requested.contains(Shape.RANDOM) || requested.stream().noneMatch(Shape::addsKernels);
         List<Parent> parents = new ArrayList<>();
-        for (int i = 0; i < np; i++) {
-            parents.add(makeParent(i));
+        if (random) {
+            makeLaunchers();
+            int np = 1 + pick(2);
+            for (int i = 0; i < np; i++) {
+                parents.add(makeParent(i));
+            }
         }
-        StringBuilder sb = new StringBuilder();
-        sb.append("// Generated by klap.fuzz.ProgramGenerator, seed ").append(seed).append(".\n");
-        sb.append("// Features: ").append(String.join(" ", features.stream().distinct().toList())).append("\n");
-        sb.append("// Self-checking: prints RESULT <hash> and PASS or FAIL. nvcc -std=c++17 -rdc=true -arch=sm_90\n");
-        sb.append("#include <cstdio>\n#include <vector>\n#include <cuda_runtime.h>\n\n");
-        sb.append("__host__ __device__ inline unsigned fz_mix(unsigned a, unsigned b) {\n");
-        sb.append("  unsigned h = a * 0x9e3779b1u ^ (b + 0x7f4a7c15u);\n");
-        sb.append("  h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;\n");
-        sb.append("  return h;\n}\n\n");
-        sb.append("static long long fz_launches = 0;\n\n");
+        // every random draw of the random parents is made above, so they do not depend on the shapes
+        Set<Shape> shapes = EnumSet.noneOf(Shape.class);
+        if (random) {
+            shapes.add(Shape.RANDOM);
+        }
+        for (Shape s : Shape.values()) {
+            if (s != Shape.RANDOM && (requested == null ? chance(s.probability) : requested.contains(s))) {
+                shapes.add(s);
+            }
+        }
+        List<Extra> extras = new ArrayList<>();
+        for (Shape s : shapes) {
+            if (s == Shape.RANDOM || !s.addsKernels()) {
+                continue;
+            }
+            int count = chance(0.25) ? 2 : 1;
+            for (int i = 0; i < count; i++) {
+                int id = extras.size();
+                extras.add(switch (s) {
+                    case REF_OUT -> makeRefOut(id);
+                    case BARRIER_RETURN -> makeBarrier(id);
+                    case DEPENDENT -> makeDependent(id);
+                    case FF_LOOP -> makeFfLoop(id);
+                    default -> throw new IllegalStateException(s.toString());
+                });
+            }
+        }
+        boolean two = shapes.contains(Shape.TWO_FILES);
+        boolean declInHeader = two && chance(0.5);
+        String declPrefix = two && !declInHeader && chance(0.5) ? "extern " : "";
+        if (two) {
+            features.add(declInHeader ? "two-files:header" : "two-files:declared-in-main" + (declPrefix.isEmpty() ? "" : "-extern"));
+        }
+        List<Top> tops = new ArrayList<>();
+        String parentParams = "unsigned* out, const int* data, int n, int k";
+        int scratchWords = 0;
+        for (Parent p : parents) {
+            tops.add(new Top(p.name, parentParams, p.grid, p.block, p.n, p.k, 0, false, hostUse(two)));
+        }
+        for (Extra e : extras) {
+            tops.add(new Top(e.name, e.params(), e.grid, e.block, e.n, e.k, scratchWords, e.scratchWords > 0, hostUse(two)));
+            scratchWords += e.scratchWords;
+        }
+        List<String> featureList = features.stream().distinct().toList();
+        List<String> shapeNames = shapes.stream().map(s -> s.cliName).toList();
+        boolean onlyRandom = shapes.equals(EnumSet.of(Shape.RANDOM));
+
+        // --- the parts of the program, in the order of the single-file program
+        StringBuilder single = new StringBuilder();
+        StringBuilder kern = new StringBuilder();
+        StringBuilder host = new StringBuilder();
+        StringBuilder common = new StringBuilder();
+        single.append("// Generated by klap.fuzz.ProgramGenerator, seed ").append(seed).append(".\n");
+        single.append("// Features: ").append(String.join(" ", featureList)).append("\n");
+        if (!onlyRandom) {
+            single.append("// Shapes: ").append(String.join(" ", shapeNames)).append("\n");
+        }
+        single.append("// Self-checking: prints RESULT <hash> and PASS or FAIL. nvcc -std=c++17 -rdc=true -arch=sm_90\n");
+        single.append("#include <cstdio>\n#include <vector>\n#include <cuda_runtime.h>\n\n");
+        String mix = "__host__ __device__ inline unsigned fz_mix(unsigned a, unsigned b) {\n"
+                + "  unsigned h = a * 0x9e3779b1u ^ (b + 0x7f4a7c15u);\n"
+                + "  h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;\n"
+                + "  return h;\n}\n\n";
+        single.append(mix);
+        single.append("static long long fz_launches = 0;\n\n");
+        String gen = "// Generated by klap.fuzz.ProgramGenerator, seed " + seed + ": a two-file program, " + KERNELS_FILE
+                + " (the CDP kernels,\n// what klap transforms), " + MAIN_FILE + " (host code and CPU reference, which klap never sees) and "
+                + COMMON_HEADER + ".\n";
+        kern.append(gen).append("// This is ").append(KERNELS_FILE).append(".\n");
+        kern.append("// Features: ").append(String.join(" ", featureList)).append("\n");
+        kern.append("// Shapes: ").append(String.join(" ", shapeNames)).append("\n");
+        kern.append("// Self-checking: the program prints RESULT <hash> and PASS or FAIL. nvcc -std=c++17 -rdc=true -arch=sm_90 ")
+                .append(KERNELS_FILE).append(' ').append(MAIN_FILE).append("\n");
+        kern.append("#include <cuda_runtime.h>\n#include \"").append(COMMON_HEADER).append("\"\n\n");
+        host.append(gen).append("// This is ").append(MAIN_FILE).append(": it launches the kernels of ").append(KERNELS_FILE)
+                .append(" and checks them against the CPU.\n");
+        host.append("#include <cstdio>\n#include <vector>\n#include <cuda_runtime.h>\n#include \"").append(COMMON_HEADER).append("\"\n\n");
+        host.append("static long long fz_launches = 0;\n\n");
+        StringBuilder decls = new StringBuilder();
+        for (Top t : tops) {
+            decls.append(declPrefix).append("__global__ void ").append(t.name).append('(').append(t.params).append(");\n");
+        }
+        if (two && !declInHeader) {
+            host.append("// the kernels of ").append(KERNELS_FILE).append("\n").append(decls).append('\n');
+        }
+        common.append(gen).append("// This is ").append(COMMON_HEADER).append(", included by both.\n#pragma once\n#include <cuda_runtime.h>\n\n");
+        common.append(mix);
+        if (declInHeader) {
+            common.append("// the kernels of ").append(KERNELS_FILE).append(", launched from ").append(MAIN_FILE).append("\n").append(decls);
+        }
+        // device and CPU parts: both go to the single file, in this order
+        java.util.function.BiConsumer<String, String> part = (d, c) -> {
+            single.append(d).append(c);
+            kern.append(d);
+            host.append(c);
+        };
         for (String h : helpers) {
-            sb.append(h);
+            part.accept(h, "");
         }
         for (String h : helpersCpu) {
-            sb.append(h);
+            part.accept("", h);
         }
-        sb.append('\n');
+        part.accept("\n", "");
         for (Child c : children) {
-            sb.append(childDevice(c)).append('\n').append(childCpu(c)).append('\n');
+            part.accept(childDevice(c) + "\n", childCpu(c) + "\n");
         }
         for (Launcher l : launchers) {
-            sb.append(l.device).append('\n').append(l.cpu).append('\n');
+            part.accept(l.device + "\n", l.cpu + "\n");
         }
         for (Parent p : parents) {
-            sb.append(p.device).append('\n').append(p.cpu).append('\n');
-            sb.append("static void ").append(p.name).append("_grid_cpu(dim3 gD, dim3 bD, unsigned* out, const int* data, int n, int k) {\n");
-            sb.append("  for (unsigned bz = 0; bz < gD.z; ++bz) for (unsigned by = 0; by < gD.y; ++by) for (unsigned bx = 0; bx < gD.x; ++bx)\n");
-            sb.append("    for (unsigned tz = 0; tz < bD.z; ++tz) for (unsigned ty = 0; ty < bD.y; ++ty) for (unsigned tx = 0; tx < bD.x; ++tx)\n");
-            sb.append("      ").append(p.name).append("_cpu(dim3(tx, ty, tz), dim3(bx, by, bz), bD, gD, out, data, n, k);\n}\n\n");
+            StringBuilder g = new StringBuilder();
+            g.append("static void ").append(p.name).append("_grid_cpu(dim3 gD, dim3 bD, unsigned* out, const int* data, int n, int k) {\n");
+            g.append("  for (unsigned bz = 0; bz < gD.z; ++bz) for (unsigned by = 0; by < gD.y; ++by) for (unsigned bx = 0; bx < gD.x; ++bx)\n");
+            g.append("    for (unsigned tz = 0; tz < bD.z; ++tz) for (unsigned ty = 0; ty < bD.y; ++ty) for (unsigned tx = 0; tx < bD.x; ++tx)\n");
+            g.append("      ").append(p.name).append("_cpu(dim3(tx, ty, tz), dim3(bx, by, bz), bD, gD, out, data, n, k);\n}\n\n");
+            part.accept(p.device + "\n", p.cpu + "\n" + g);
         }
-        sb.append("#define FZ_CHECK(x) do { cudaError_t fz_e = (x); if (fz_e != cudaSuccess) { "
+        for (Extra e : extras) {
+            part.accept(e.device + "\n", e.cpu + "\n");
+        }
+        StringBuilder m = new StringBuilder();
+        m.append("#define FZ_CHECK(x) do { cudaError_t fz_e = (x); if (fz_e != cudaSuccess) { "
                 + "std::printf(\"FAIL cuda %s at line %d: %s\\n\", #x, __LINE__, cudaGetErrorString(fz_e)); return 1; } } while (0)\n\n");
-        sb.append("int main() {\n");
-        sb.append("  std::vector<int> data(").append(DATA_N).append(");\n");
-        sb.append("  for (int i = 0; i < ").append(DATA_N).append("; ++i) data[i] = (int)(fz_mix(i, ").append(seed % 100000)
+        m.append("int main() {\n");
+        m.append("  std::vector<int> data(").append(DATA_N).append(");\n");
+        m.append("  for (int i = 0; i < ").append(DATA_N).append("; ++i) data[i] = (int)(fz_mix(i, ").append(seed % 100000)
                 .append("u) % 1000u);\n");
-        sb.append("  std::vector<unsigned> expected(").append(OUT_N).append(", 0u), got(").append(OUT_N).append(", 0u);\n");
-        for (Parent p : parents) {
-            sb.append("  ").append(p.name).append("_grid_cpu(dim3(").append(p.grid).append("), dim3(").append(p.block)
-                    .append("), expected.data(), data.data(), ").append(p.n).append(", ").append(p.k).append(");\n");
+        m.append("  std::vector<unsigned> expected(").append(OUT_N).append(", 0u), got(").append(OUT_N).append(", 0u);\n");
+        if (scratchWords > 0) {
+            m.append("  std::vector<unsigned> fz_scr_expected(").append(scratchWords).append(", 0u), fz_scr_got(").append(scratchWords)
+                    .append(", 0u);\n");
         }
-        sb.append("  size_t fz_pending = (size_t)(fz_launches * 2 + 4096);\n");
-        sb.append("  if (fz_pending < 32768) fz_pending = 32768;\n");
-        sb.append("  FZ_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, fz_pending));\n");
-        sb.append("  unsigned* out = nullptr; int* ddata = nullptr;\n");
-        sb.append("  FZ_CHECK(cudaMalloc(&out, sizeof(unsigned) * ").append(OUT_N).append("));\n");
-        sb.append("  FZ_CHECK(cudaMalloc(&ddata, sizeof(int) * ").append(DATA_N).append("));\n");
-        sb.append("  FZ_CHECK(cudaMemset(out, 0, sizeof(unsigned) * ").append(OUT_N).append("));\n");
-        sb.append("  FZ_CHECK(cudaMemcpy(ddata, data.data(), sizeof(int) * ").append(DATA_N).append(", cudaMemcpyHostToDevice));\n");
-        for (Parent p : parents) {
-            sb.append("  ").append(p.name).append("<<<").append(p.grid).append(", ").append(p.block).append(">>>(out, ddata, ")
-                    .append(p.n).append(", ").append(p.k).append(");\n");
-            sb.append("  FZ_CHECK(cudaGetLastError());\n");
+        for (Top t : tops) {
+            m.append("  ").append(t.name).append("_grid_cpu(dim3(").append(t.grid).append("), dim3(").append(t.block)
+                    .append("), expected.data(), data.data(), ").append(t.scratch ? "fz_scr_expected.data() + " + t.scratchOffset + ", " : "")
+                    .append(t.n).append(", ").append(t.k).append(");\n");
         }
-        sb.append("  FZ_CHECK(cudaDeviceSynchronize());\n");
-        sb.append("  FZ_CHECK(cudaMemcpy(got.data(), out, sizeof(unsigned) * ").append(OUT_N).append(", cudaMemcpyDeviceToHost));\n");
-        sb.append("  FZ_CHECK(cudaFree(out));\n  FZ_CHECK(cudaFree(ddata));\n");
-        sb.append("  unsigned h = 2166136261u; int bad = -1;\n");
-        sb.append("  for (int i = 0; i < ").append(OUT_N).append("; ++i) {\n");
-        sb.append("    h = (h ^ got[i]) * 16777619u;\n");
-        sb.append("    if (bad < 0 && got[i] != expected[i]) bad = i;\n  }\n");
-        sb.append("  std::printf(\"RESULT %08x\\n\", h);\n");
-        sb.append("  if (bad >= 0) {\n");
-        sb.append("    std::printf(\"FAIL fz seed ").append(seed).append(": slot %d is %u, expected %u (%lld child launches on the CPU)\\n\", "
+        m.append("  size_t fz_pending = (size_t)(fz_launches * 2 + 4096);\n");
+        m.append("  if (fz_pending < 32768) fz_pending = 32768;\n");
+        m.append("  FZ_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, fz_pending));\n");
+        m.append("  unsigned* out = nullptr; int* ddata = nullptr;\n");
+        m.append("  FZ_CHECK(cudaMalloc(&out, sizeof(unsigned) * ").append(OUT_N).append("));\n");
+        m.append("  FZ_CHECK(cudaMalloc(&ddata, sizeof(int) * ").append(DATA_N).append("));\n");
+        m.append("  FZ_CHECK(cudaMemset(out, 0, sizeof(unsigned) * ").append(OUT_N).append("));\n");
+        m.append("  FZ_CHECK(cudaMemcpy(ddata, data.data(), sizeof(int) * ").append(DATA_N).append(", cudaMemcpyHostToDevice));\n");
+        if (scratchWords > 0) {
+            m.append("  unsigned* fz_scr = nullptr;\n");
+            m.append("  FZ_CHECK(cudaMalloc(&fz_scr, sizeof(unsigned) * ").append(scratchWords).append("));\n");
+            m.append("  FZ_CHECK(cudaMemset(fz_scr, 0, sizeof(unsigned) * ").append(scratchWords).append("));\n");
+        }
+        for (int i = 0; i < tops.size(); i++) {
+            Top t = tops.get(i);
+            m.append(two ? hostLaunch(t) : "  " + t.name + "<<<" + t.grid + ", " + t.block + ">>>(" + t.args() + ");\n");
+            m.append("  FZ_CHECK(cudaGetLastError());\n");
+        }
+        m.append("  FZ_CHECK(cudaDeviceSynchronize());\n");
+        m.append("  FZ_CHECK(cudaMemcpy(got.data(), out, sizeof(unsigned) * ").append(OUT_N).append(", cudaMemcpyDeviceToHost));\n");
+        if (scratchWords > 0) {
+            m.append("  FZ_CHECK(cudaMemcpy(fz_scr_got.data(), fz_scr, sizeof(unsigned) * ").append(scratchWords)
+                    .append(", cudaMemcpyDeviceToHost));\n");
+            m.append("  FZ_CHECK(cudaFree(fz_scr));\n");
+        }
+        m.append("  FZ_CHECK(cudaFree(out));\n  FZ_CHECK(cudaFree(ddata));\n");
+        m.append("  unsigned h = 2166136261u; int bad = -1;\n");
+        m.append("  for (int i = 0; i < ").append(OUT_N).append("; ++i) {\n");
+        m.append("    h = (h ^ got[i]) * 16777619u;\n");
+        m.append("    if (bad < 0 && got[i] != expected[i]) bad = i;\n  }\n");
+        if (scratchWords > 0) {
+            m.append("  int bad_scr = -1;\n");
+            m.append("  for (int i = 0; i < ").append(scratchWords).append("; ++i) {\n");
+            m.append("    h = (h ^ fz_scr_got[i]) * 16777619u;\n");
+            m.append("    if (bad_scr < 0 && fz_scr_got[i] != fz_scr_expected[i]) bad_scr = i;\n  }\n");
+        }
+        m.append("  std::printf(\"RESULT %08x\\n\", h);\n");
+        m.append("  if (bad >= 0) {\n");
+        m.append("    std::printf(\"FAIL fz seed ").append(seed).append(": slot %d is %u, expected %u (%lld child launches on the CPU)\\n\", "
                 + "bad, got[bad], expected[bad], fz_launches);\n    return 1;\n  }\n");
-        sb.append("  std::printf(\"PASS fz seed ").append(seed).append(" (%lld child launches)\\n\", fz_launches);\n");
-        sb.append("  return 0;\n}\n");
-        String src = sb.toString();
-        return new Program(seed, src, siteCount + launchers.size() + (int) children.stream().filter(c -> c.recursive).count(),
-                String.join(" ", features.stream().distinct().toList()));
+        if (scratchWords > 0) {
+            m.append("  if (bad_scr >= 0) {\n");
+            m.append("    std::printf(\"FAIL fz seed ").append(seed).append(": scratch word %d is %u, expected %u (%lld child launches on the CPU)\\n\", "
+                    + "bad_scr, fz_scr_got[bad_scr], fz_scr_expected[bad_scr], fz_launches);\n    return 1;\n  }\n");
+        }
+        m.append("  std::printf(\"PASS fz seed ").append(seed).append(" (%lld child launches)\\n\", fz_launches);\n");
+        m.append("  return 0;\n}\n");
+        single.append(m);
+        host.append(m);
+        int sites = siteCount + launchers.size() + (int) children.stream().filter(c -> c.recursive).count();
+        for (Extra e : extras) {
+            sites += e.sites;
+        }
+        Map<String, String> files = new LinkedHashMap<>();
+        String kernelFile;
+        if (two) {
+            files.put(KERNELS_FILE, kern.toString());
+            files.put(MAIN_FILE, host.toString());
+            files.put(COMMON_HEADER, common.toString());
+            kernelFile = KERNELS_FILE;
+        } else {
+            kernelFile = String.format("fz_%06d.cu", seed);
+            files.put(kernelFile, single.toString());
+        }
+        return new Program(seed, Collections.unmodifiableSet(shapes), Collections.unmodifiableMap(files), kernelFile, sites,
+                String.join(" ", featureList));
+    }
+
+    private HostUse hostUse(boolean two) {
+        if (!two) {
+            return HostUse.PLAIN;
+        }
+        HostUse u = HostUse.values()[pick(HostUse.values().length)];
+        features.add("two-files:" + u.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        return u;
     }
 }

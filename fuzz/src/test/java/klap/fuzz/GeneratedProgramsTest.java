@@ -1,46 +1,144 @@
 package klap.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import klap.transform.Granularity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transforms a few hundred generated CDP programs at every granularity through the real CLI
- * (issue 6, "a generator of random small CDP programs"). Each run must either transform the program
- * (exit 0, the aggregated variant present when the program has device launches) or refuse it with a
- * diagnostic (exit 1, {@code error: ... [klap-...]} on stderr); never crash, never write the input.
+ * Transforms generated CDP programs at every granularity through the real CLI, in-process (issue 6,
+ * "a generator of random small CDP programs"; issue 10, the shapes the GPU run found miscompiled):
+ * {@link #SEEDS} programs of the default mix from seed {@link #FIRST_SEED}, and {@link #SHAPE_SEEDS}
+ * programs of each issue 10 shape alone. Each run must either transform the program (exit 0, an
+ * aggregated child in the output when the program has device launches) or refuse it with a
+ * diagnostic (exit 1, {@code error: ... [klap-...]} on stderr); never crash, never write an input
+ * file (for a two-file program, neither kernels.cu nor the main.cu and header next to it).
  */
 class GeneratedProgramsTest {
     /** the name of an aggregated child variant: child_klap_agg_vu (warp, block), child_klap_kagg_vu (kernel) */
     static final java.util.regex.Pattern AGGREGATED = java.util.regex.Pattern.compile("_klap_k?agg\\b|_klap_k?agg_");
-    /** number of seeds; override with -Dklap.fuzz.seeds=N */
-    static final int SEEDS = Integer.getInteger("klap.fuzz.seeds", 300);
+    /** number of default-mix seeds; override with -Dklap.fuzz.seeds=N */
+    static final int SEEDS = Integer.getInteger("klap.fuzz.seeds", 1000);
+    /**
+     * the first default-mix seed; no earlier run used these (the GPU run used 101-132 and 1000-1099,
+     * the CI of issue 6 seeds 1-300); override with -Dklap.fuzz.firstSeed=N
+     */
+    static final long FIRST_SEED = Long.getLong("klap.fuzz.firstSeed", 200_001);
+    /** number of seeds for each issue 10 shape alone; override with -Dklap.fuzz.shapeSeeds=N */
+    static final int SHAPE_SEEDS = Integer.getInteger("klap.fuzz.shapeSeeds", 25);
+    /** the first seed of the shapes alone (shape i uses SHAPE_FIRST_SEED + 1000 * i onwards) */
+    static final long SHAPE_FIRST_SEED = 300_001;
+
+    /** the features of the issue 6 generator, each in at least one program of the default mix */
+    static final List<String> RANDOM_FEATURES = List.of("if-uniform", "if-divergent", "loop-uniform", "loop-divergent",
+            "guard-return", "nested-return", "switch", "continue", "stream:cudaStreamFireAndForget", "stream:0", "+shared",
+            "+dynshared", "+sync", "+helper", "+recursive", "launch-in-device-function", "helpers=");
+    /** the variants of the issue 10 shapes, each in at least one program of the default mix */
+    static final List<String> SHAPE_FEATURES = List.of("ref-out:reference", "ref-out:pointer", "ref-out:return+reference",
+            "ref-out:loop-bound", "ref-out:config", "ref-out:conditional-call",
+            "barrier:syncthreads", "barrier:syncwarp", "barrier:inline", "barrier:device-function", "barrier:rounds",
+            "dependent:null-stream", "dependent:stream-0", "dependent:tail-launch", "dependent:device-function",
+            "ff-loop:up", "ff-loop:down", "ff-loop:step-2", "ff-loop:from-k", "ff-loop:while", "ff-loop:device-function",
+            "ff-loop:uniform-tag",
+            "two-files:header", "two-files:declared-in-main", "two-files:declared-in-main-extern", "two-files:plain",
+            "two-files:cache-config", "two-files:function-pointer", "two-files:launch-kernel");
 
     @TempDir
     Path dir;
 
     @Test
     void generatorIsDeterministicAndVaried() {
-        assertEquals(ProgramGenerator.generate(7).source(), ProgramGenerator.generate(7).source());
+        assertEquals(ProgramGenerator.generate(7).files(), ProgramGenerator.generate(7).files());
         assertNotEquals(ProgramGenerator.generate(7).source(), ProgramGenerator.generate(8).source());
-        // over the seeds used below, every feature the generator knows appears
+        // over the seeds used below, every feature and every shape appears
         StringBuilder all = new StringBuilder();
-        for (long s = 1; s <= SEEDS; s++) {
-            all.append(ProgramGenerator.generate(s).summary()).append(' ');
+        Map<Shape, Integer> shapes = new LinkedHashMap<>();
+        for (long s = FIRST_SEED; s < FIRST_SEED + SEEDS; s++) {
+            ProgramGenerator.Program p = ProgramGenerator.generate(s);
+            all.append(p.summary()).append(' ');
+            for (Shape sh : p.shapes()) {
+                shapes.merge(sh, 1, Integer::sum);
+            }
+            assertTrue(p.shapes().contains(Shape.RANDOM), "a default program always has the random parents");
+            assertEquals(p.shapes().contains(Shape.TWO_FILES), p.twoFiles());
         }
-        for (String f : List.of("if-uniform", "if-divergent", "loop-uniform", "loop-divergent", "guard-return",
-                "nested-return", "switch", "continue", "stream:cudaStreamFireAndForget", "stream:0", "+shared",
-                "+dynshared", "+sync", "+helper", "+recursive", "launch-in-device-function", "helpers=")) {
+        for (String f : RANDOM_FEATURES) {
             assertTrue(all.indexOf(f) >= 0, "no generated program has " + f);
+        }
+        for (String f : SHAPE_FEATURES) {
+            assertTrue(all.indexOf(f + " ") >= 0, "no generated program has " + f);
+        }
+        for (Shape sh : Shape.values()) {
+            int n = shapes.getOrDefault(sh, 0);
+            // each shape's share is near its probability (binomial: well within 4 standard deviations)
+            double expected = sh.probability * SEEDS;
+            assertTrue(Math.abs(n - expected) <= 4 * Math.sqrt(SEEDS * sh.probability * (1 - sh.probability)) + 1,
+                    sh + " in " + n + " of " + SEEDS + " programs, expected about " + expected);
+        }
+    }
+
+    @Test
+    void explicitShapesAreExactlyThoseAsked() {
+        for (Shape sh : Shape.values()) {
+            ProgramGenerator.Program p = ProgramGenerator.generate(11, EnumSet.of(sh));
+            Set<Shape> expected = sh == Shape.TWO_FILES ? EnumSet.of(Shape.RANDOM, Shape.TWO_FILES) : EnumSet.of(sh);
+            assertEquals(expected, p.shapes(), "--shape=" + sh.cliName);
+            assertEquals(sh == Shape.TWO_FILES, p.twoFiles());
+        }
+        ProgramGenerator.Program all = ProgramGenerator.generate(12, EnumSet.allOf(Shape.class));
+        assertEquals(EnumSet.allOf(Shape.class), all.shapes());
+        assertEquals(List.of(ProgramGenerator.KERNELS_FILE, ProgramGenerator.MAIN_FILE, ProgramGenerator.COMMON_HEADER),
+                List.copyOf(all.files().keySet()));
+        String kernels = all.files().get(ProgramGenerator.KERNELS_FILE);
+        String main = all.files().get(ProgramGenerator.MAIN_FILE);
+        assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
+        assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_p0(")) {
+            assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
+        }
+        assertEquals(Shape.parseList("ref-out,TWO_FILES"), EnumSet.of(Shape.REF_OUT, Shape.TWO_FILES));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Shape.parseList("ref-out,nope"));
+        assertTrue(e.getMessage().contains("nope") && e.getMessage().contains("barrier-return"), e.getMessage());
+    }
+
+    /**
+     * The random parents alone are the programs of the 2026-11-22 GPU run (shared/gpu-results), so
+     * its failing seeds can be rebuilt: {@code Main OUTDIR 1 118 --shape=random}.
+     */
+    @Test
+    void randomShapeAloneIsTheProgramOfTheFirstGpuRun() {
+        Map<Long, String> sha = Map.of(
+                118L, "e5dd14dbb4cbea9568c123dac9955467f7521a096f046967eaa34310e842cdbf",
+                1038L, "9bf3ac6aa3993097140eb56e1cd3d1e3129bd99650a7fe0dd0ce8464060e2f95",
+                1071L, "a99f9d2e06efa3bf7f3670b0d2a78cdfbe630a41e9059f5804fb464346dcafd6");
+        for (Map.Entry<Long, String> e : sha.entrySet()) {
+            ProgramGenerator.Program p = ProgramGenerator.generate(e.getKey(), EnumSet.of(Shape.RANDOM));
+            assertEquals(e.getValue(), Cli.sha256Of(p.source().getBytes(StandardCharsets.UTF_8)), "seed " + e.getKey());
+            assertFalse(p.source().contains("// Shapes:"));
+        }
+        // a default program whose draw added no other shape is the same program
+        for (long s = 1000; s < 1100; s++) {
+            ProgramGenerator.Program mixed = ProgramGenerator.generate(s);
+            if (mixed.shapes().equals(EnumSet.of(Shape.RANDOM))) {
+                assertEquals(ProgramGenerator.generate(s, EnumSet.of(Shape.RANDOM)).source(), mixed.source(), "seed " + s);
+            } else {
+                assertTrue(mixed.source().contains("// Shapes: "), "seed " + s);
+            }
         }
     }
 
@@ -48,38 +146,62 @@ class GeneratedProgramsTest {
     void everyProgramIsTransformedOrRefusedWithADiagnosticAtEveryGranularity() throws IOException {
         long t0 = System.nanoTime();
         List<String> problems = new ArrayList<>();
-        int transformed = 0;
-        int refused = 0;
-        for (long s = 1; s <= SEEDS; s++) {
-            ProgramGenerator.Program p = ProgramGenerator.generate(s);
-            Path in = dir.resolve(p.fileName());
-            Files.writeString(in, p.source());
-            String before = Cli.sha256(in);
-            for (Granularity g : Granularity.values()) {
-                Cli.Run r = Cli.klap("--granularity=" + g.cliName(), "-q", in.toString());
-                String where = p.fileName() + " --granularity=" + g.cliName() + ": ";
-                if (r.crashed()) {
-                    problems.add(where + "crashed: " + r);
-                } else if (r.rc() == 0) {
-                    transformed++;
-                    if (p.deviceLaunchSites() > 0 && !AGGREGATED.matcher(r.out()).find()) {
-                        problems.add(where + "exit 0 but no aggregated variant in the output");
-                    }
-                } else if (r.rc() == 1) {
-                    refused++;
-                    if (!r.err().matches("(?s).*: error: .*\\[klap-[a-z0-9-]+\\].*")) {
-                        problems.add(where + "exit 1 without an error diagnostic: " + r);
-                    }
-                } else {
-                    problems.add(where + "unexpected exit code: " + r);
-                }
+        int[] counts = new int[3]; // programs, transformed, refused
+        for (long s = FIRST_SEED; s < FIRST_SEED + SEEDS; s++) {
+            check(ProgramGenerator.generate(s), problems, counts);
+        }
+        int i = 0;
+        for (Shape sh : Shape.values()) {
+            if (sh == Shape.RANDOM) {
+                continue;
             }
-            if (!before.equals(Cli.sha256(in))) {
-                problems.add(p.fileName() + ": the input file was modified");
+            long first = SHAPE_FIRST_SEED + 1000L * i++;
+            for (long s = first; s < first + SHAPE_SEEDS; s++) {
+                check(ProgramGenerator.generate(s, EnumSet.of(sh)), problems, counts);
             }
         }
-        System.out.println("[fuzz] " + SEEDS + " programs x " + Granularity.values().length + " granularities: "
-                + transformed + " transformed, " + refused + " refused, " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        System.out.println("[fuzz] " + counts[0] + " programs x " + Granularity.values().length + " granularities: "
+                + counts[1] + " transformed, " + counts[2] + " refused, " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        assertTrue(counts[0] >= SEEDS, "too few programs");
         assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+    }
+
+    private void check(ProgramGenerator.Program p, List<String> problems, int[] counts) throws IOException {
+        counts[0]++;
+        Path pd = dir.resolve(p.dirName());
+        Path in = p.writeTo(pd, null);
+        Map<String, String> before = new LinkedHashMap<>();
+        for (String f : p.files().keySet()) {
+            before.put(f, Cli.sha256(pd.resolve(f)));
+        }
+        for (Granularity g : Granularity.values()) {
+            Cli.Run r = Cli.klap("--granularity=" + g.cliName(), "-q", in.toString());
+            String where = p.dirName() + "/" + p.kernelFile() + " " + p.shapes() + " --granularity=" + g.cliName() + ": ";
+            if (r.crashed()) {
+                problems.add(where + "crashed: " + r);
+            } else if (r.rc() == 0) {
+                counts[1]++;
+                if (p.deviceLaunchSites() > 0 && !AGGREGATED.matcher(r.out()).find()) {
+                    problems.add(where + "exit 0 but no aggregated variant in the output");
+                }
+            } else if (r.rc() == 1) {
+                counts[2]++;
+                if (!r.err().matches("(?s).*: error: .*\\[klap-[a-z0-9-]+\\].*")) {
+                    problems.add(where + "exit 1 without an error diagnostic: " + r);
+                }
+            } else {
+                problems.add(where + "unexpected exit code: " + r);
+            }
+        }
+        for (Map.Entry<String, String> f : before.entrySet()) {
+            if (!f.getValue().equals(Cli.sha256(pd.resolve(f.getKey())))) {
+                problems.add(p.dirName() + "/" + f.getKey() + ": the input file was modified");
+            }
+        }
+        // keep the temporary directory small: the next program does not need this one
+        for (String f : p.files().keySet()) {
+            Files.deleteIfExists(pd.resolve(f));
+        }
+        Files.deleteIfExists(pd);
     }
 }

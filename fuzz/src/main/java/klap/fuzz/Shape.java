@@ -1,0 +1,117 @@
+package klap.fuzz;
+
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The program shapes {@link ProgramGenerator} can generate. {@link #RANDOM} is the random nest of
+ * issue 6; the others are the shapes that the first GPU run (issue 10, "Correct on the GPU") found
+ * klap silently miscompiling, each a bug class of its own. A default program ({@link
+ * ProgramGenerator#generate(long)}) is always {@link #RANDOM} and has each other shape with its
+ * {@link #probability}; {@link ProgramGenerator#generate(long, Set)} generates exactly the shapes
+ * given (on the command line: {@code klap.fuzz.Main ... --shape=NAME[,NAME...]}).
+ */
+public enum Shape {
+    /**
+     * The random parents of issue 6: nests of uniform and divergent {@code if}s, loops, {@code
+     * switch}, early returns and launches with constant, uniform and per-thread configurations.
+     * A program of this shape alone is byte for byte the program the generator wrote before issue 10
+     * (the GPU run of 2026-11-22 used them).
+     */
+    RANDOM("random", 1.0),
+    /**
+     * Issue 10, bug class 1, "reference out-parameters": a {@code __device__} helper writes
+     * thread-dependent values through non-const reference or pointer parameters (e.g. {@code
+     * row_range(ptr, r, b, e)}), and those values feed a launch's configuration and arguments and
+     * the bound of the loop around it. An analysis that misses writes through references takes the
+     * outputs for uniform and passes one thread's values to every thread's child.
+     */
+    REF_OUT("ref-out", 0.25),
+    /**
+     * Issue 10, bug class 2, "a barrier after a guarded return": {@code if (i >= n) return;} with n
+     * not a multiple of the block size, then shared-memory work around a {@code __syncthreads()}
+     * (inline, in a called {@code __device__} function, or {@code __syncwarp()}), then a divergent
+     * launch. Rewriting the return so that the returned threads reach the aggregation's own
+     * barriers breaks the original barrier's matching.
+     */
+    BARRIER_RETURN("barrier-return", 0.25),
+    /**
+     * Issue 10, bug class 3, "dependent launches of one thread": {@code produce<<<1,32>>>(a, i)}
+     * then, in a loop of constant trip count, {@code consume<<<1,32>>>(a, i, k)} into the NULL
+     * stream (or in a {@code __device__} helper, or into {@code cudaStreamTailLaunch}); consume
+     * reads and rewrites what produce and the previous consume wrote, so reordering one thread's
+     * launches changes the result.
+     */
+    DEPENDENT("dependent", 0.25),
+    /**
+     * Issue 10, bug class 4, "loop-carried arguments in fire-and-forget loops": {@code for (k ...)
+     * child<<<g, b, 0, cudaStreamFireAndForget>>>(out, k, ...)} where k is the same for the whole
+     * grid but different in each round and selects what the child writes (and sometimes its grid).
+     * Aggregating all rounds at once must still pass each round its own k.
+     */
+    FF_LOOP("ff-loop", 0.25),
+    /**
+     * Issue 10, bug class 5, "kernels referenced from a second file": the program is {@code
+     * kernels.cu} (the CDP kernels, what klap transforms), {@code main.cu} (host code klap never
+     * sees: it declares the kernels through the shared header or {@code extern}, launches them with
+     * {@code <<<>>>}, a function pointer or {@code cudaLaunchKernel}, and calls {@code
+     * cudaFuncSetCacheConfig} or {@code cudaFuncGetAttributes} on them) and {@code fz_common.cuh};
+     * built with {@code nvcc -rdc=true kernels.cu main.cu}. A variant replaces only kernels.cu.
+     * This is a form of the whole program and combines with any of the others.
+     */
+    TWO_FILES("two-files", 0.2);
+
+    /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */
+    public final String cliName;
+    /** the probability that a default program has this shape */
+    public final double probability;
+
+    Shape(String cliName, double probability) {
+        this.cliName = cliName;
+        this.probability = probability;
+    }
+
+    /** @return true for the shapes that add kernels; false for {@link #TWO_FILES}, a form of the program */
+    public boolean addsKernels() {
+        return this != TWO_FILES;
+    }
+
+    /**
+     * Parses a comma-separated list of {@link #cliName}s, e.g. {@code ref-out,two-files}.
+     *
+     * @throws IllegalArgumentException naming the known shapes if a name is unknown or the list empty
+     */
+    public static Set<Shape> parseList(String list) {
+        Set<Shape> s = EnumSet.noneOf(Shape.class);
+        for (String name : list.split(",")) {
+            String n = name.trim().toLowerCase(Locale.ROOT);
+            if (n.isEmpty()) {
+                continue;
+            }
+            Shape found = null;
+            for (Shape sh : values()) {
+                if (sh.cliName.equals(n) || sh.name().equalsIgnoreCase(n)) {
+                    found = sh;
+                }
+            }
+            if (found == null) {
+                throw new IllegalArgumentException("unknown shape '" + name + "'; known: " + names());
+            }
+            s.add(found);
+        }
+        if (s.isEmpty()) {
+            throw new IllegalArgumentException("no shape named; known: " + names());
+        }
+        return s;
+    }
+
+    /** @return the {@link #cliName}s, comma-separated */
+    public static String names() {
+        StringBuilder sb = new StringBuilder();
+        for (Shape s : values()) {
+            sb.append(sb.length() == 0 ? "" : ",").append(s.cliName);
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,147 @@
+package klap.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link Main}'s command line and output layout, and its run.sh driven by a fake nvcc (no GPU
+ * needed): two-file builds, the timeout reported as HANG, refused and failed variants, the table.
+ */
+class MainTest {
+    @TempDir
+    Path dir;
+
+    private record Out(int rc, String out, String err) {
+    }
+
+    private static Out main(String... args) throws IOException {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        int rc = Main.run(args, new PrintStream(o, true, StandardCharsets.UTF_8), new PrintStream(e, true, StandardCharsets.UTF_8));
+        return new Out(rc, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void badArgumentsAreUsageErrors() throws IOException {
+        assertEquals(2, main().rc());
+        Out o = main(dir.toString(), "1", "1", "--shape=nope");
+        assertEquals(2, o.rc());
+        assertTrue(o.err().contains("unknown shape 'nope'") && o.err().contains("ff-loop"), o.err());
+        assertEquals(2, main(dir.toString(), "x").rc());
+        assertEquals(2, main(dir.toString(), "--frobnicate").rc());
+        assertEquals(2, main(dir.toString(), "--fixtures=" + dir.resolve("none")).rc());
+        assertEquals(0, main("--help").rc());
+    }
+
+    @Test
+    void writesTwoFileProgramsAndTheirVariants() throws IOException {
+        Out o = main(dir.toString(), "2", "500", "--shape=two-files,dependent");
+        assertEquals(0, o.rc(), o.err());
+        for (String p : List.of("fz_000500", "fz_000501")) {
+            Path pd = dir.resolve(p);
+            for (String f : List.of("kernels.cu", "main.cu", "fz_common.cuh", "warp.cu", "block.cu", "kernel.cu", "klap/klap.cuh")) {
+                assertTrue(Files.exists(pd.resolve(f)), p + "/" + f + " missing");
+            }
+            assertEquals("dependent two-files", Files.readString(pd.resolve("shapes")).strip());
+            assertTrue(Files.readString(pd.resolve("warp.cu")).contains("#include \"fz_common.cuh\""));
+            assertTrue(!Files.exists(pd.resolve("original.cu")));
+        }
+        assertTrue(Files.isExecutable(dir.resolve("run.sh")) || Files.exists(dir.resolve("run.sh")));
+    }
+
+    @Test
+    void writesTheFixtures() throws IOException {
+        Out o = main(dir.toString(), "--fixtures=" + ShapeFixturesTest.FIXTURES);
+        assertEquals(0, o.rc(), o.err());
+        assertTrue(o.out().contains("wrote 0 programs and 5 fixtures"), o.out());
+        assertTrue(Files.exists(dir.resolve("fx_ref_out/original.cu")));
+        assertTrue(Files.exists(dir.resolve("fx_ref_out/kernel.cu")));
+        assertTrue(Files.exists(dir.resolve("fx_two_files/main.cu")));
+        assertTrue(Files.exists(dir.resolve("fx_two_files/two_files.cuh")));
+        assertTrue(Files.exists(dir.resolve("fx_two_files/block.cu")));
+    }
+
+    /** A fake nvcc: the binary runs the shell command on the first source's {@code // FAKE:} line. */
+    private static final String FAKE_NVCC = """
+            #!/usr/bin/env bash
+            out=""; srcs=()
+            while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift 2;; *.cu) srcs+=("$1"); shift;; *) shift;; esac; done
+            cmd="$(grep -m1 '^// FAKE: ' "${srcs[0]}" | sed 's#^// FAKE: ##')"
+            if [ "$cmd" = "nvcc-error" ]; then echo "${srcs[0]}(1): error: fake"; exit 1; fi
+            { echo '#!/usr/bin/env bash'; echo "# built from: ${srcs[*]}"; echo "$cmd"; } > "$out"; chmod +x "$out"
+            """;
+
+    @Test
+    void runScriptBuildsRunsTimesOutAndSummarises() throws Exception {
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")) || Files.isExecutable(Path.of("/usr/bin/bash")), "no bash");
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Files.writeString(bin.resolve("nvcc"), FAKE_NVCC);
+        Files.setPosixFilePermissions(bin.resolve("nvcc"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path out = Files.createDirectories(dir.resolve("out"));
+        String ok = "// FAKE: echo RESULT 0000abcd; echo PASS\n";
+        Path a = Files.createDirectories(out.resolve("fz_000001"));
+        Files.writeString(a.resolve("shapes"), "random\n");
+        Files.writeString(a.resolve("original.cu"), ok);
+        Files.writeString(a.resolve("warp.cu"), ok);
+        Files.writeString(a.resolve("block.cu"), "// FAKE: echo RESULT 0000ffff; echo FAIL wrong; exit 1\n");
+        Files.writeString(a.resolve("kernel.refused"), "exit 1\nx.cu:1:1: error: no [klap-test]\n");
+        Path b = Files.createDirectories(out.resolve("fz_000002"));
+        Files.writeString(b.resolve("shapes"), "random two-files\n");
+        Files.writeString(b.resolve("kernels.cu"), ok);
+        Files.writeString(b.resolve("main.cu"), "// the host code\n");
+        Files.writeString(b.resolve("warp.cu"), "// FAKE: sleep 60\n");
+        Files.writeString(b.resolve("block.cu"), "// FAKE: nvcc-error\n");
+        Files.writeString(b.resolve("kernel.cu"), ok);
+        Path c = Files.createDirectories(out.resolve("fx_tiny"));
+        Files.writeString(c.resolve("shapes"), "fixture:tiny\n");
+        for (String v : List.of("original", "warp", "block", "kernel")) {
+            Files.writeString(c.resolve(v + ".cu"), ok);
+        }
+        Files.writeString(out.resolve("run.sh"), Main.runScript());
+        ProcessBuilder pb = new ProcessBuilder("bash", "run.sh", "--timeout", "2", "--jobs=3").directory(out.toFile())
+                .redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "run.sh did not finish");
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(40), "the timeout did not stop the hanging binary");
+        assertEquals(1, p.exitValue(), log);
+        assertTrue(log.contains("FAIL fz_000001 [random] original=ok warp=ok block=FAIL kernel=refused"), log);
+        assertTrue(log.contains("FAIL fz_000002 [random two-files] original=ok warp=HANG block=NVCC-FAILED kernel=ok"), log);
+        assertTrue(log.contains("PASS fx_tiny [fixture:tiny] original=ok warp=ok block=ok kernel=ok"), log);
+        assertTrue(Files.readString(b.resolve("kernel.bin")).contains("# built from: fz_000002/kernel.cu fz_000002/main.cu"));
+        assertTrue(Files.readString(b.resolve("original.bin")).contains("# built from: fz_000002/kernels.cu fz_000002/main.cu"));
+        // the per-variant table comes last
+        List<String> lines = log.strip().lines().toList();
+        List<String> table = lines.subList(lines.size() - 5, lines.size());
+        assertTrue(table.get(0).matches("variant +ok +FAIL +HANG +NVCC-FAILED +refused +missing"), log);
+        assertTrue(table.get(1).matches("original +3 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(2).matches("warp +2 +0 +1 +0 +0 +0"), log);
+        assertTrue(table.get(3).matches("block +1 +1 +0 +1 +0 +0"), log);
+        assertTrue(table.get(4).matches("kernel +2 +0 +0 +0 +1 +0"), log);
+        String tsv = Files.readString(out.resolve("results.tsv"));
+        assertTrue(tsv.contains("fz_000002\trandom two-files\twarp\tHANG\t"), tsv);
+        assertTrue(tsv.contains("fz_000001\trandom\tblock\tFAIL\t0000ffff\t"), tsv);
+        // a single program, named on the command line
+        pb.command("bash", "run.sh", "fx_tiny/");
+        Process q = pb.start();
+        String one = new String(q.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(q.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, q.exitValue(), one);
+        assertTrue(one.contains("SUMMARY programs=1 passed=1 failed=0"), one);
+    }
+}

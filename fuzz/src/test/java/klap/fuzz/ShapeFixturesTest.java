@@ -1,0 +1,108 @@
+package klap.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import klap.transform.Granularity;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The hand-written fixtures of {@code src/test/resources/shapes/}: for each issue 10 shape the
+ * smallest self-checking program that shows its bug class ({@code ref_out.cu}, {@code
+ * barrier_return.cu}, {@code dependent.cu}, {@code ff_loop.cu}, and {@code two_files/} with {@code
+ * kernels.cu}, {@code main.cu} and a shared header). Each is transformed in-process at every
+ * granularity (exit 0 with an aggregated child, never a crash) and, when nvcc is on the PATH, the
+ * original and every variant are built (main.cu untouched next to each variant of kernels.cu). The
+ * built fixtures are left in {@code fuzz/target/fuzz-fixtures/} with run.sh for a GPU machine
+ * ({@code klap.fuzz.Main OUTDIR --fixtures=fuzz/src/test/resources/shapes} writes the same).
+ */
+class ShapeFixturesTest {
+    static final Path FIXTURES = Path.of("src/test/resources/shapes").toAbsolutePath();
+    static final Path OUT = Path.of("target/fuzz-fixtures").toAbsolutePath();
+
+    /** @return the fixture of {@code s}: a file or directory named after {@link Shape#cliName} */
+    static Path fixture(Shape s) {
+        String base = s.cliName.replace('-', '_');
+        Path dir = FIXTURES.resolve(base);
+        return Files.isDirectory(dir) ? dir : FIXTURES.resolve(base + ".cu");
+    }
+
+    @Test
+    void everyIssue10ShapeHasASelfCheckingFixture() throws IOException {
+        for (Shape s : Shape.values()) {
+            if (s == Shape.RANDOM) {
+                continue;
+            }
+            Path f = fixture(s);
+            assertTrue(Files.exists(f), "no fixture for shape " + s.cliName + " (" + f + ")");
+            String text;
+            String first;
+            if (Files.isDirectory(f)) {
+                assertTrue(Files.exists(f.resolve(ProgramGenerator.KERNELS_FILE)), f + " has no kernels.cu");
+                text = Files.readString(f.resolve(ProgramGenerator.MAIN_FILE));
+                assertTrue(text.contains("int main("), f + "/main.cu has no main");
+                first = Files.readString(f.resolve(ProgramGenerator.KERNELS_FILE));
+                assertFalse(first.contains("int main("), f + "/kernels.cu must not have the host code");
+            } else {
+                text = Files.readString(f);
+                first = text;
+            }
+            assertTrue(text.contains("RESULT %08x") && text.contains("\"PASS ") && text.contains("\"FAIL "),
+                    f + " must print RESULT <hex> and PASS or FAIL");
+            assertTrue(first.startsWith("// Shape \"" + s.cliName + "\""), f + " must name its shape in its first comment");
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyFixtureIsTransformedAndBuiltAtEveryGranularity() throws IOException {
+        Nvcc.deleteTree(OUT);
+        Main.writeFixtures(OUT, FIXTURES);
+        List<DynamicTest> tests = new ArrayList<>();
+        try (Stream<Path> s = Files.list(OUT)) {
+            for (Path pd : s.filter(p -> p.getFileName().toString().startsWith("fx_")).sorted().toList()) {
+                boolean two = Files.exists(pd.resolve(ProgramGenerator.MAIN_FILE));
+                Path in = pd.resolve(two ? ProgramGenerator.KERNELS_FILE : "original.cu");
+                for (Granularity g : Granularity.values()) {
+                    tests.add(DynamicTest.dynamicTest(pd.getFileName() + " --granularity=" + g.cliName(), () -> {
+                        Cli.Run r = Cli.klap("--granularity=" + g.cliName(), "-q", in.toString());
+                        assertFalse(r.crashed(), "klap crashed: " + r);
+                        assertEquals(0, r.rc(), "klap refused a fixture: " + r);
+                        assertTrue(GeneratedProgramsTest.AGGREGATED.matcher(r.out()).find(), "no aggregated child in the output");
+                        assertTrue(Files.exists(pd.resolve(g.cliName() + ".cu")), "Main did not write the variant");
+                    }));
+                }
+                if (!Nvcc.available()) {
+                    continue;
+                }
+                List<String> variants = new ArrayList<>(List.of("original"));
+                for (Granularity g : Granularity.values()) {
+                    variants.add(g.cliName());
+                }
+                for (String v : variants) {
+                    List<Path> src = Nvcc.sources(pd, v.equals("original") && !two ? "original" : v);
+                    if (!Files.exists(src.get(0))) {
+                        tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built", () -> fail("missing " + src.get(0))));
+                        continue;
+                    }
+                    CompletableFuture<Nvcc.Result> r = Nvcc.build(src, pd.resolve(v + ".bin"));
+                    tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built",
+                            () -> Nvcc.check(pd + " " + v, two, v, r.get())));
+                }
+            }
+        }
+        assertEquals(5, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
+                "expected the five fixtures");
+        return tests.stream();
+    }
+}
