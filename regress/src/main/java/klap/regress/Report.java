@@ -481,8 +481,11 @@ public final class Report {
         if (!first) {
             sb.append("not measured");
         } else if (firstRawName != null) {
+            List<Integer> counts = firstRows.stream().filter(RawCsv.Row::passed).map(RawCsv.Row::runs).distinct()
+                    .toList();
             sb.append("time_ms of `").append(firstRawName).append("`, a run with `-r 1` (each process times one ")
-                    .append("repetition), median over its process runs (column `first_runs` of the CSV)");
+                    .append("repetition), median over ").append(counts.size() == 1 ? counts.get(0) + " process runs"
+                            : "its process runs (column `first_runs` of the CSV)");
         } else {
             sb.append("repetition 1 of a process, median over ").append(runs).append(" process runs");
         }

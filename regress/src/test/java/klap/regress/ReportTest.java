@@ -183,7 +183,7 @@ class ReportTest {
         String md = r.markdown("NVIDIA H100 80GB HBM3", "x.png", "y.png");
         for (String s : List.of("from `raw_reps11.csv` and `raw_reps1.csv`", "**the first included**",
                 "| bfs | 4.644* | 1.783* | 0.478* | 0.478 (block) |", "\\* median of all 11 repetitions",
-                "time_ms of `raw_reps1.csv`, a run with `-r 1`", "| gc | 259.594 | 225.580 | 246.116 | 246.116 (block) |",
+                "time_ms of `raw_reps1.csv`, a run with `-r 1` (each process times one repetition), median over 5 process runs", "| gc | 259.594 | 225.580 | 246.116 | 246.116 (block) |",
                 "In `raw_reps11.csv`:", "| gc | block | FAIL | run 2: FAIL gc: x |", "In `raw_reps1.csv`: every variant passed.")) {
             assertTrue(md.contains(s), "the report lacks '" + s + "':\n" + md);
         }
