@@ -1,7 +1,7 @@
 // Host-side helpers for the CDP benchmark programs bfs, bt, qt, bh and ccl
 // (testcases/bench/<name>/<name>.cu and <name>_flat.cu): CUDA error checking, cudaEvent timing,
 // a deterministic PRNG, option parsing, the median of the repetitions and the one-line
-// PASS/FAIL report. Host code only: all device code lives in the .cu files.
+// PASS/FAIL report (with the first repetition and the median of the others). Host code only: all device code lives in the .cu files.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -119,6 +119,12 @@ inline int argReps(int argc, char **argv) {
     return (int)r;
 }
 
+// Median of v[from..] (mean of the two middle values for an even count); 0 if none.
+inline float medianFrom(const std::vector<float> &v, size_t from) {
+    if (from >= v.size()) return 0.0f;
+    return median(std::vector<float>(v.begin() + (long)from, v.end()));
+}
+
 // Prints the single result line and returns the process exit code. `launches` < 0: the
 // number of device-side launches is not reported.
 inline int report(bool ok, float ms, const char *reason, long long launches = -1) {
@@ -129,6 +135,21 @@ inline int report(bool ok, float ms, const char *reason, long long launches = -1
     else
         std::printf("PASS %s time_ms=%.3f\n", g_name, ms);
     return ok ? 0 : 1;
+}
+
+// Prints the result line of a passing run from the time of every repetition, in order:
+//   PASS NAME time_ms=<median of all> [launches=<n>] first_ms=<repetition 1> [warm_ms=<median
+//   of repetitions 2..R>] reps=<R>
+// time_ms and launches come first, as before, so older parsers still read the line; warm_ms is
+// left out when there is one repetition only. A failure prints `FAIL NAME: reason` as above.
+inline int report(bool ok, const std::vector<float> &times, const char *reason, long long launches = -1) {
+    if (!ok || times.empty()) return report(false, 0.0f, reason ? reason : "no repetition timed", launches);
+    std::printf("PASS %s time_ms=%.3f", g_name, median(times));
+    if (launches >= 0) std::printf(" launches=%lld", launches);
+    std::printf(" first_ms=%.3f", times[0]);
+    if (times.size() > 1) std::printf(" warm_ms=%.3f", medianFrom(times, 1));
+    std::printf(" reps=%zu\n", times.size());
+    return 0;
 }
 
 }  // namespace ba

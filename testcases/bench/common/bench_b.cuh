@@ -1,6 +1,7 @@
 // Shared host-side helpers for the CDP benchmarks gc, mstf, mstv, sp and sssp
 // (testcases/bench): CUDA error checking, cudaEvent timing, a deterministic PRNG,
-// option parsing, the median of repeated runs and the one-line PASS/FAIL report.
+// option parsing, the median of repeated runs and the one-line PASS/FAIL report (with the
+// first repetition and the median of the others).
 // Host code only: all device code lives in the benchmark .cu files.
 #pragma once
 
@@ -119,6 +120,29 @@ inline int report(bool ok, float ms, const char *reason) {
     else
         std::printf("FAIL %s: %s\n", g_name, reason);
     return ok ? 0 : 1;
+}
+
+// Median of v[from..] (mean of the two middle values for an even count); 0 if none. Unlike
+// median() above (kept for time_ms), an even count averages the two middle values.
+inline float medianFrom(const std::vector<float> &v, size_t from) {
+    if (from >= v.size()) return 0.0f;
+    std::vector<float> w(v.begin() + (long)from, v.end());
+    std::sort(w.begin(), w.end());
+    size_t m = w.size() / 2;
+    return (w.size() % 2) ? w[m] : 0.5f * (w[m - 1] + w[m]);
+}
+
+// Prints the result line of a passing run from the time of every repetition, in order:
+//   PASS NAME time_ms=<median of all> first_ms=<repetition 1> [warm_ms=<median of
+//   repetitions 2..R>] reps=<R>
+// time_ms comes first, as before, so older parsers still read the line; warm_ms is left out
+// when there is one repetition only. A failure prints `FAIL NAME: reason` as above.
+inline int report(bool ok, const std::vector<float> &times, const char *reason) {
+    if (!ok || times.empty()) return report(false, 0.0f, reason ? reason : "no repetition timed");
+    std::printf("PASS %s time_ms=%.3f first_ms=%.3f", g_name, median(times), times[0]);
+    if (times.size() > 1) std::printf(" warm_ms=%.3f", medianFrom(times, 1));
+    std::printf(" reps=%zu\n", times.size());
+    return 0;
 }
 
 }  // namespace bb

@@ -172,5 +172,5 @@ int main(int argc, char **argv) {
     BB_CHECK(cudaFree(dNeg));
     BB_CHECK(cudaFree(dEta));
     BB_CHECK(cudaFree(dMsg));
-    return bb::report(true, bb::median(times), nullptr);
+    return bb::report(true, times, nullptr);
 }

@@ -153,5 +153,5 @@ int main(int argc, char **argv) {
     BB_CHECK(cudaFree(dActA));
     BB_CHECK(cudaFree(dActB));
     BB_CHECK(cudaFree(dChanged));
-    return bb::report(true, bb::median(times), nullptr);
+    return bb::report(true, times, nullptr);
 }

@@ -20,8 +20,9 @@ import picocli.CommandLine.Option;
  *
  * <p>Modes: {@code compile} (the CI tier: transform and compile everything, no GPU),
  * {@code prepare} (transform into a self-contained folder with {@code run.sh}, for a GPU machine
- * without Java), {@code report} (the CSV/Markdown/PNG report from the raw.csv run.sh wrote) and
- * {@code run} (prepare, run.sh and report on one machine). Exit status: 0 when every variant
+ * without Java), {@code report} (the CSV/Markdown/PNG report from the raw.csv or scale.csv run.sh
+ * wrote) and {@code run} (prepare, run.sh and report on one machine). With {@code --scale}, the
+ * prepared folder runs a scale sweep instead ({@link Scale}). Exit status: 0 when every variant
  * compiled (compile) or passed (run), refused variants included; 1 when some did not or nothing
  * was found; 2 for usage errors.
  */
@@ -58,9 +59,22 @@ public final class Regress implements Callable<Integer> {
             description = "the folder for sources, binaries and logs (default: build/regress)")
     Path workDir;
 
-    @Option(names = "--raw", paramLabel = "FILE", description = "--mode=report: the raw.csv to report on "
-            + "(env.properties is read from the same folder)")
+    @Option(names = "--raw", paramLabel = "FILE", description = "--mode=report: the raw.csv (or scale.csv) to "
+            + "report on (env.properties is read from the same folder)")
     Path raw;
+
+    @Option(names = "--first-raw", paramLabel = "FILE", description = "--mode=report: take the first-repetition "
+            + "times from this raw.csv of a run with --reps 1 (for raw files that predate first_ms)")
+    Path firstRaw;
+
+    @Option(names = "--scale", description = "prepare/run a scale sweep instead of the benchmark set: "
+            + "bfs, bt, qt and sp (or --only) at every --scale-factors times their default input size; "
+            + "default work folder build/regress-scale")
+    boolean scale;
+
+    @Option(names = "--scale-factors", split = ",", paramLabel = "F", defaultValue = "1,10,100",
+            description = "the factors of the scale sweep (default: ${DEFAULT-VALUE})")
+    List<Long> scaleFactors;
 
     @Option(names = "--only", split = ",", paramLabel = "NAME", description = "only these benchmarks")
     List<String> only = new ArrayList<>();
@@ -73,8 +87,9 @@ public final class Regress implements Callable<Integer> {
             description = "process runs per variant; the median time is reported (default: ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--reps", defaultValue = "1", paramLabel = "N",
-            description = "passed to each run as -r N (default: ${DEFAULT-VALUE})")
+    @Option(names = "--reps", defaultValue = "11", paramLabel = "N",
+            description = "repetitions per process, passed as -r N: the first is reported apart, the warm time is "
+                + "the median of the others (default: ${DEFAULT-VALUE})")
     int reps;
 
     @Option(names = "--timeout", defaultValue = "120", paramLabel = "SECONDS",
@@ -124,17 +139,17 @@ public final class Regress implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        if (runs < 1 || reps < 1 || timeout < 1 || jobs < 1) {
-            err.println("regress: --runs, --reps, --timeout and --jobs must be positive");
+        if (runs < 1 || reps < 1 || timeout < 1 || jobs < 1 || scaleFactors.stream().anyMatch(f -> f < 1)) {
+            err.println("regress: --runs, --reps, --timeout, --jobs and --scale-factors must be positive");
             return 2;
         }
         Path bench = benchDir != null ? benchDir : root().resolve("testcases/bench");
-        Path work = (mode == Mode.prepare && outDir != null ? outDir
-                : workDir != null ? workDir : root().resolve("build/regress")).toAbsolutePath().normalize();
+        Path work = (mode == Mode.prepare && outDir != null ? outDir : workDir != null ? workDir
+                : root().resolve(scale ? "build/regress-scale" : "build/regress")).toAbsolutePath().normalize();
         Path reports = outDir != null ? outDir : root().resolve("benchmarks/results");
         if (mode == Mode.report) {
             if (raw == null) {
-                err.println("regress: --mode=report needs --raw DIR/raw.csv");
+                err.println("regress: --mode=report needs --raw DIR/raw.csv (or DIR/scale.csv)");
                 return 2;
             }
             return report(raw, reports);
@@ -151,6 +166,16 @@ public final class Regress implements Callable<Integer> {
             return 1;
         }
         List<Benchmark> benches = Benchmark.discover(bench);
+        if (scale) {
+            for (String n : only) {
+                if (Scale.of(n).isEmpty()) {
+                    err.println("regress: no scale sweep for '" + n + "'; sweeps: "
+                            + String.join(", ", Scale.ALL.stream().map(Scale::bench).toList()));
+                    return 2;
+                }
+            }
+            benches = benches.stream().filter(b -> Scale.of(b.name()).isPresent()).toList();
+        }
         for (String n : only) {
             if (benches.stream().noneMatch(b -> b.name().equals(n))) {
                 err.println("regress: no benchmark '" + n + "' in " + bench + "; found: "
@@ -168,10 +193,18 @@ public final class Regress implements Callable<Integer> {
         out.printf("regress: %d benchmarks x %d variants (%s), work folder %s%n", benches.size(), variants.size(),
                 String.join(", ", variants.stream().map(Variant::name).toList()), work);
         List<Prepare.Entry> entries = Prepare.prepare(bench, work, benches, variants, out);
+        String rawName = "raw.csv";
+        if (scale) {
+            Scale.writeSweep(work, benches.stream().map(b -> Scale.of(b.name()).orElseThrow()).toList(), scaleFactors);
+            rawName = "scale.csv";
+            out.println("scale sweep: " + String.join(", ", benches.stream().map(Benchmark::name).toList()) + " at "
+                    + String.join(", ", scaleFactors.stream().sorted().distinct().map(f -> f + "x").toList())
+                    + " (" + work.resolve("sweep.tsv") + ")");
+        }
         if (mode == Mode.prepare) {
             out.println("prepared " + entries.size() + " variants in " + work);
-            out.println("on the GPU machine: bash " + work.resolve("run.sh") + " [--runs N] [--jobs N]; then "
-                    + "regress --mode=report --raw " + work.resolve("raw.csv"));
+            out.println("on the GPU machine: bash " + work.resolve("run.sh") + " [--runs N] [--reps N] [--timeout S] "
+                    + "[--jobs N]; then regress --mode=report --raw " + work.resolve(rawName));
             return 0;
         }
         List<String> cmd = new ArrayList<>(List.of("bash", work.resolve("run.sh").toString(), "--jobs",
@@ -181,12 +214,13 @@ public final class Regress implements Callable<Integer> {
             cmd.add("--compile-only");
         }
         int rc = runScript(cmd);
-        Path rawCsv = work.resolve("raw.csv");
+        Path rawCsv = work.resolve(scale && mode == Mode.run ? rawName : "raw.csv");
         if (!Files.isRegularFile(rawCsv)) {
             err.println("regress: run.sh exited " + rc + " without writing " + rawCsv);
             return 1;
         }
-        List<RawCsv.Row> rows = RawCsv.read(rawCsv);
+        List<RawCsv.Row> rows = ScaleReport.isScaleCsv(rawCsv)
+                ? ScaleReport.readPoints(rawCsv).stream().map(ScaleReport.Point::row).toList() : RawCsv.read(rawCsv);
         if (mode == Mode.run) {
             int r = report(rawCsv, reports);
             if (r != 0) {
@@ -219,16 +253,29 @@ public final class Regress implements Callable<Integer> {
     }
 
     private int report(Path rawCsv, Path reports) throws IOException {
-        Report rep;
         try {
-            rep = Report.read(rawCsv);
+            if (!Files.isRegularFile(rawCsv)) {
+                err.println("regress: no file " + rawCsv);
+                return 1;
+            }
+            if (ScaleReport.isScaleCsv(rawCsv)) {
+                if (firstRaw != null) {
+                    err.println("regress: --first-raw goes with a raw.csv, not with a scale sweep's scale.csv");
+                    return 2;
+                }
+                ScaleReport.Written w = ScaleReport.read(rawCsv).write(reports, deviceName);
+                out.println("scale report: " + w.markdown() + ", " + w.csv() + ", "
+                        + String.join(", ", w.pngs().stream().map(Path::toString).toList()));
+                return 0;
+            }
+            Report.Written w = Report.read(rawCsv, firstRaw).write(reports, deviceName);
+            out.println("report: " + w.markdown() + ", " + w.csv() + ", " + w.png()
+                    + (w.firstPng() == null ? "" : ", " + w.firstPng()));
+            return 0;
         } catch (IllegalArgumentException e) {
             err.println("regress: " + e.getMessage());
             return 1;
         }
-        Report.Written w = rep.write(reports, deviceName);
-        out.println("report: " + w.markdown() + ", " + w.csv() + ", " + w.png());
-        return 0;
     }
 
     /** Reads the version from the jar manifest. */

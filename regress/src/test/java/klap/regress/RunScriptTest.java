@@ -1,6 +1,7 @@
 package klap.regress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -16,8 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * run.sh, the part that runs on the GPU machine, with a fake nvcc whose "binaries" are shell
- * scripts: how it parses PASS/FAIL lines, takes the median over process runs, and reports a FAIL
- * line, a non-zero exit, a missing result line, a crash, a timeout and a compile error while going on.
+ * scripts: how it parses PASS/FAIL lines (old ones with time_ms only, new ones with first_ms and
+ * warm_ms), takes the medians over process runs, and reports a FAIL line, a non-zero exit, a
+ * missing result line, a crash, a timeout and a compile error while going on.
  */
 class RunScriptTest {
     @TempDir
@@ -40,7 +42,8 @@ class RunScriptTest {
                 "b\tcdp\tready\tsrc/b.cu\t-", "b\tflat\tready\tsrc/b_flat.cu\t-", "b\twarp\tready\tsrc/b.cu\t-",
                 "b\tblock\tready\tsrc/b.cu\t-",
                 "c\tcdp\tready\tsrc/c.cu\t-", "c\tflat\tmissing\t-\tno c/c_flat.cu",
-                "c\twarp\trefused\t-\tc.cu:1:1: error: nope, \"really\" [klap-x]", ""));
+                "c\twarp\trefused\t-\tc.cu:1:1: error: nope, \"really\" [klap-x]",
+                "d\tcdp\tready\tsrc/d.cu\t-", ""));
         nvcc = dir.resolve("nvcc");
         script(nvcc, """
                 if [ "$1" = --version ]; then echo "Cuda compilation tools, release 13.0, V13.0.88"; exit 0; fi
@@ -62,6 +65,12 @@ class RunScriptTest {
         behaviour("b.flat", "echo 'cudaErrorIllegalAddress: an illegal memory access was encountered'; exit 3");
         behaviour("b.warp", "echo done");
         behaviour("c.cdp", "echo 'PASS c time_ms=1.25e-1'");
+        // d/cdp prints the current format: the first repetition and the warm median apart, varying by run
+        behaviour("d.cdp", """
+                c=$(cat "$FAKE_BEHAVIOURS/dcount" 2>/dev/null || echo 0); c=$((c + 1)); echo $c > "$FAKE_BEHAVIOURS/dcount"
+                t=(0 6 7 8 9 10); f=(0 50 10 30 20 40); w=(0 5 1 3 2 4)
+                echo "PASS d time_ms=${t[$c]} launches=12 first_ms=${f[$c]} warm_ms=${w[$c]} reps=3"
+                """);
     }
 
     private void behaviour(String key, String body) throws Exception {
@@ -94,8 +103,10 @@ class RunScriptTest {
     void runsEveryVariantAndRecordsWhatHappened() throws Exception {
         String out = runScript("--runs", "5", "--reps", "3", "--timeout", "1", "--jobs", "3");
         Map<String, RawCsv.Row> rows = rows();
-        assertEquals(11, rows.size(), out);
+        assertEquals(12, rows.size(), out);
         assertEquals(new RawCsv.Row("a", "cdp", "pass", 3.0, null, 5, ""), rows.get("a/cdp"), "median of 5 1 3 2 4");
+        assertEquals(new RawCsv.Row("d", "cdp", "pass", 8.0, 30.0, 3.0, 12L, 5, ""), rows.get("d/cdp"),
+                "each of time_ms, first_ms and warm_ms is the median over the runs");
         assertEquals(new RawCsv.Row("a", "flat", "pass", 2.5, 7L, 5, ""), rows.get("a/flat"));
         assertEquals(new RawCsv.Row("c", "cdp", "pass", 0.125, null, 5, ""), rows.get("c/cdp"));
         assertEquals("fail", rows.get("a/warp").status());
@@ -115,9 +126,10 @@ class RunScriptTest {
                 rows.get("c/warp"));
         // progress lines, and the order of raw.csv is the manifest's
         assertTrue(out.contains("compile ok") && out.contains("compile failed"), out);
-        assertTrue(out.matches("(?s).*\\[ ?\\d+/8\\] a/cdp +PASS 3 ms \\(median of 5\\).*"), out);
+        assertTrue(out.matches("(?s).*\\[ ?\\d+/9\\] a/cdp +PASS 3 ms \\(median of 5\\).*"), out);
+        assertTrue(out.contains("d/cdp          PASS warm 3 ms, first 30 ms (median of 5), 12 launches"), out);
         assertTrue(out.contains("a/block        TIMEOUT: run 1: no result after 1 s"), out);
-        assertEquals(List.of("a", "a", "a", "a", "b", "b", "b", "b", "c", "c", "c"),
+        assertEquals(List.of("a", "a", "a", "a", "b", "b", "b", "b", "c", "c", "c", "d"),
                 RawCsv.read(work.resolve("raw.csv")).stream().map(RawCsv.Row::name).toList());
 
         Properties env = new Properties();
@@ -127,6 +139,7 @@ class RunScriptTest {
         assertEquals("13.0 (V13.0.88)", env.getProperty("cuda"));
         assertEquals("run", env.getProperty("mode"));
         assertEquals("5", env.getProperty("runs"));
+        assertEquals("3", env.getProperty("reps"));
         assertTrue(env.getProperty("date").matches("\\d{4}-\\d\\d-\\d\\d"));
     }
 
@@ -134,6 +147,26 @@ class RunScriptTest {
     void medianOfAnEvenNumberOfRunsAveragesTheMiddleTwo() throws Exception {
         runScript("--runs", "4", "--reps", "3", "--timeout", "1", "--jobs", "2");
         assertEquals(2.5, rows().get("a/cdp").timeMs(), 1e-12, "median of 5 1 3 2");
+    }
+
+    @Test
+    void withOneRepetitionAnOldProgramsTimeIsItsFirstRepetition() throws Exception {
+        runScript("--runs", "2", "--reps", "1", "--timeout", "1", "--jobs", "2");
+        RawCsv.Row c = rows().get("c/cdp");
+        assertEquals(0.125, c.firstMs(), 1e-12);
+        assertNull(c.warmMs());
+        assertEquals("fail", rows().get("a/cdp").status(), "a/cdp insists on -r 3");
+        assertEquals(RawCsv.HEADER, Files.readAllLines(work.resolve("raw.csv")).get(0));
+    }
+
+    @Test
+    void theDefaultIsElevenRepetitions() throws Exception {
+        runScript("--runs", "1", "--timeout", "1", "--jobs", "2");
+        Properties env = new Properties();
+        try (var in = Files.newBufferedReader(work.resolve("env.properties"))) {
+            env.load(in);
+        }
+        assertEquals("11", env.getProperty("reps"));
     }
 
     @Test
