@@ -93,7 +93,7 @@ class KlapNvccBuildTest {
         Run c = wrapper(ROOT, "--klap-verbose", "-std=c++17", "-arch=sm_90", "-c", "testcases/src/bfs.cu", "-o",
                 obj.toString());
         assertEquals(0, c.rc, c.err);
-        assertTrue(c.err.contains("klap-nvcc: klap --granularity=block testcases/src/bfs.cu -o "), c.err);
+        assertTrue(c.err.contains("klap-nvcc: klap --granularity=block --no-summary testcases/src/bfs.cu -o "), c.err);
         assertTrue(c.err.matches("(?s).*klap-nvcc: \\S*nvcc -rdc=true -I\\S*klap-nvcc-\\S* -Itestcases/src .*"), c.err);
         assertTrue(Files.size(obj) > 0);
         Path exe = dir.resolve("bfs");
