@@ -5,7 +5,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -360,14 +359,12 @@ public final class Report {
 
     /** @return the value of {@code key} in env.properties, or "unknown" */
     public String env(String key) {
-        String v = env.getProperty(key, "").strip();
-        return v.isEmpty() ? "unknown" : v;
+        return RunEnv.get(env, key);
     }
 
     /** @return the run's date (env.properties {@code date}), else today */
     public String date() {
-        String d = env.getProperty("date", "").strip();
-        return d.isEmpty() ? LocalDate.now().toString() : d;
+        return RunEnv.date(env);
     }
 
     /** @return {@code name} in lower case with every run of other characters than a-z and 0-9 made one '-' */

@@ -5,7 +5,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -162,14 +161,12 @@ public final class ScaleReport {
 
     /** @return the value of {@code key} in env.properties, or "unknown" */
     public String env(String key) {
-        String v = env.getProperty(key, "").strip();
-        return v.isEmpty() ? "unknown" : v;
+        return RunEnv.get(env, key);
     }
 
     /** @return the run's date (env.properties {@code date}), else today */
     public String date() {
-        String d = env.getProperty("date", "").strip();
-        return d.isEmpty() ? LocalDate.now().toString() : d;
+        return RunEnv.date(env);
     }
 
     /** @return what the size of {@code bench} counts ({@link Scale#unit}), or "input size" */
