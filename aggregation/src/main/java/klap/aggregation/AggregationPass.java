@@ -168,14 +168,13 @@ public final class AggregationPass {
     private record MallocSite(FunctionDef fn, Expr.Call call, String group) {
     }
 
+    private final AggregationContext ctx;
     private final CudaUnit unit;
     private final SourceFile src;
     private final String text;
     private final Options opt;
-    private final List<Diagnostic> diags = new ArrayList<>();
-    private final Map<String, FunctionDef> kernels = new LinkedHashMap<>();
-    private final Map<FunctionDef, Uniformity> uniformity = new HashMap<>();
-    private final Map<FunctionDef, Uniformity> gridUniformity = new HashMap<>();
+    private final List<Diagnostic> diags;
+    private final Map<String, FunctionDef> kernels;
     private final Set<Expr.Launch> unaggregated = new HashSet<>();
     private final List<Site> sites = new ArrayList<>();
     private final List<MallocSite> mallocs = new ArrayList<>();
@@ -186,11 +185,14 @@ public final class AggregationPass {
     private final SyncSites syncs;
 
     private AggregationPass(CudaUnit unit, Options opt) {
-        this.unit = unit;
-        this.src = unit.file();
-        this.text = src.text();
-        this.opt = opt;
-        this.syncs = new SyncSites(unit);
+        this.ctx = new AggregationContext(unit, opt);
+        this.unit = ctx.unit;
+        this.src = ctx.src;
+        this.text = ctx.text;
+        this.opt = ctx.opt;
+        this.diags = ctx.diags;
+        this.kernels = ctx.kernels;
+        this.syncs = ctx.syncs;
     }
 
     /**
@@ -203,11 +205,6 @@ public final class AggregationPass {
     }
 
     private Result run() {
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.KERNEL) {
-                kernels.putIfAbsent(f.name(), f);
-            }
-        }
         for (FunctionDef f : unit.functions()) {
             if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
                 findSites(f);
@@ -299,11 +296,11 @@ public final class AggregationPass {
     // ------------------------------------------------------------------ analysis
 
     private Uniformity uni(FunctionDef f) {
-        return uniformity.computeIfAbsent(f, x -> new Uniformity(x, false, unit));
+        return ctx.uni(f);
     }
 
     private Uniformity gridUni(FunctionDef f) {
-        return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true, unit));
+        return ctx.gridUni(f);
     }
 
     /**
@@ -1262,10 +1259,10 @@ public final class AggregationPass {
     }
 
     private void warn(int offset, String msg, String id) {
-        diags.add(Diagnostic.at(Severity.WARNING, src, offset, msg, id));
+        ctx.warn(offset, msg, id);
     }
 
     private void error(int offset, String msg, String id) {
-        diags.add(Diagnostic.at(Severity.ERROR, src, offset, msg, id));
+        ctx.error(offset, msg, id);
     }
 }
