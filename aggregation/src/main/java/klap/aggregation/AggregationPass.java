@@ -164,10 +164,6 @@ public final class AggregationPass {
         }
     }
 
-    /** One device cudaMalloc call and the group that allocates together. */
-    private record MallocSite(FunctionDef fn, Expr.Call call, String group) {
-    }
-
     private final AggregationContext ctx;
     private final CudaUnit unit;
     private final SourceFile src;
@@ -177,8 +173,7 @@ public final class AggregationPass {
     private final Map<String, FunctionDef> kernels;
     private final Set<Expr.Launch> unaggregated = new HashSet<>();
     private final List<Site> sites = new ArrayList<>();
-    private final List<MallocSite> mallocs = new ArrayList<>();
-    private final List<Expr.Call> frees = new ArrayList<>();
+    private final MallocAggregation mallocs;
     private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
     private final Set<FunctionDef> clones = new LinkedHashSet<>();
     private final Set<String> cloneNames = new HashSet<>();
@@ -193,6 +188,7 @@ public final class AggregationPass {
         this.diags = ctx.diags;
         this.kernels = ctx.kernels;
         this.syncs = ctx.syncs;
+        this.mallocs = new MallocAggregation(ctx);
     }
 
     /**
@@ -393,8 +389,8 @@ public final class AggregationPass {
                                     + "removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the code "
                                     + "that needs the children's results into a kernel launched into cudaStreamTailLaunch, "
                                     + "or into a later host-launched kernel", "cdp1-sync");
-                            case "cudaMalloc" -> planMalloc(f, s, c, conv);
-                            case "cudaFree" -> frees.add(c);
+                            case "cudaMalloc" -> mallocs.planMalloc(f, s, c, conv);
+                            case "cudaFree" -> mallocs.planFree(c);
                             default -> {
                             }
                         }
@@ -656,47 +652,6 @@ public final class AggregationPass {
         return found[0];
     }
 
-    private void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
-        if (c.args().size() != 2) {
-            warn(c.range().offset(), "cudaMalloc with " + c.args().size() + " arguments is not aggregated", "malloc-args");
-            return;
-        }
-        boolean together = f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(owner)
-                && !conditionallyEvaluated(owner, c);
-        String group;
-        if (together) {
-            group = opt.granularity() != Granularity.WARP ? "klap_blk" : "klap::warp_group::of(klap_blk)";
-        } else {
-            group = "klap::warp_group::active()";
-            if (opt.granularity() != Granularity.WARP) {
-                warn(c.range().offset(), "device cudaMalloc is under thread-dependent control flow; it is aggregated per "
-                        + "warp, not per block", "granularity-fallback");
-            }
-        }
-        mallocs.add(new MallocSite(f, c, group));
-    }
-
-    /** @return true if {@code c} sits under {@code &&}, {@code ||}, {@code ?:} or a lambda in {@code owner} */
-    private static boolean conditionallyEvaluated(Stmt owner, Expr.Call c) {
-        boolean[] found = {false};
-        for (Expr top : Trees.ownExprs(owner)) {
-            conditionalWalk(top, c, false, found);
-        }
-        return found[0];
-    }
-
-    private static void conditionalWalk(Expr e, Expr target, boolean cond, boolean[] found) {
-        if (e == target) {
-            found[0] |= cond;
-            return;
-        }
-        boolean c2 = cond || e instanceof Expr.Conditional || e instanceof Expr.Other
-                || (e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||")));
-        for (Expr ch : e.children()) {
-            conditionalWalk(ch, target, c2, found);
-        }
-    }
-
     /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
     private void findClones() {
         Map<String, List<FunctionDef>> device = new HashMap<>();
@@ -804,7 +759,7 @@ public final class AggregationPass {
     private boolean needsBlockGroup(FunctionDef f) {
         return f.kind() == FunctionDef.Kind.KERNEL
                 && (sites.stream().anyMatch(s -> s.fn == f && s.placement instanceof Convergence.Placement.Deferred)
-                || mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk")));
+                || mallocs.usesBlockGroup(f));
     }
 
     /** All edits inside {@code f}'s body for context {@code ctx}. */
@@ -861,21 +816,7 @@ public final class AggregationPass {
             }
             e.insert(r.end(), "}".repeat(r.guards().size()) + flush + "}");
         }
-        for (MallocSite m : mallocs) {
-            if (m.fn != f) {
-                continue;
-            }
-            Expr.Call c = m.call;
-            e.replace(c.range().offset(), c.range().end(), "klap::group_malloc(" + m.group + ", (void**)("
-                    + slice(fine, c.args().get(0)) + "), " + slice(fine, c.args().get(1)) + ")");
-        }
-        if (!mallocs.isEmpty()) {
-            for (Expr.Call c : frees) {
-                if (f.range().contains(c.range())) {
-                    e.replace(c.callee().range().offset(), c.callee().range().end(), "klap::group_free");
-                }
-            }
-        }
+        mallocs.edit(f, e, fine);
         return e;
     }
 
