@@ -132,38 +132,6 @@ public final class AggregationPass {
 
     private static final Set<String> BUILTINS = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
 
-    /** One device-side launch site that will be aggregated. */
-    private static final class Site {
-        final int id;
-        final FunctionDef fn;
-        final Stmt.ExprStmt stmt;
-        final Expr.Launch launch;
-        final FunctionDef child;
-        String mask;
-        Convergence.Placement placement;
-        /** the stream argument is thread-dependent: launch into the block's NULL stream instead */
-        boolean streamToNull;
-        /** aggregated across the whole parent grid (kernel granularity): recorded, launched by the last block */
-        boolean kernelWide;
-        /** kernel granularity: the launch's stream orders launches (not cudaStreamFireAndForget) */
-        boolean ordered;
-        /** kernel granularity: the launch is inside a loop */
-        boolean inLoop;
-
-        Site(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, FunctionDef child, String mask,
-             Convergence.Placement placement, boolean streamToNull, boolean kernelWide) {
-            this.streamToNull = streamToNull;
-            this.kernelWide = kernelWide;
-            this.id = id;
-            this.fn = fn;
-            this.stmt = stmt;
-            this.launch = launch;
-            this.child = child;
-            this.mask = mask;
-            this.placement = placement;
-        }
-    }
-
     private final AggregationContext ctx;
     private final CudaUnit unit;
     private final SourceFile src;
@@ -171,8 +139,8 @@ public final class AggregationPass {
     private final Options opt;
     private final List<Diagnostic> diags;
     private final Map<String, FunctionDef> kernels;
-    private final Set<Expr.Launch> unaggregated = new HashSet<>();
-    private final List<Site> sites = new ArrayList<>();
+    private final SitePlanner planner;
+    private SitePlans plans;
     private final MallocAggregation mallocs;
     private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
     private final Set<FunctionDef> clones = new LinkedHashSet<>();
@@ -189,6 +157,7 @@ public final class AggregationPass {
         this.kernels = ctx.kernels;
         this.syncs = ctx.syncs;
         this.mallocs = new MallocAggregation(ctx);
+        this.planner = new SitePlanner(ctx, mallocs);
     }
 
     /**
@@ -201,25 +170,13 @@ public final class AggregationPass {
     }
 
     private Result run() {
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
-                findSites(f);
-            } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
-                Trees.walkExprs(f.body(), e -> {
-                    if (e instanceof Expr.Launch l) {
-                        unaggregated.add(l);
-                        warn(l.range().offset(), "launch of '" + l.kernelName() + "' in a __host__ __device__ function is "
-                                + "not aggregated; move it into a __global__ or __device__ function", "launch-host-device");
-                    }
-                });
-            }
-        }
-        if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
+        planner.planFunctions();
+        if (ctx.hasErrors()) {
             return new Result(text, diags, false, 0, "");
         }
-        keepLaunchOrder();
-        for (Site s : sites) {
-            variants.computeIfAbsent(s.child, k -> new LinkedHashSet<>()).add(variantKey(s));
+        plans = planner.keepLaunchOrder();
+        for (SitePlan s : plans.all()) {
+            variants.computeIfAbsent(s.child(), k -> new LinkedHashSet<>()).add(s.variantKey());
         }
         checkKernelStateUses();
         if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
@@ -228,7 +185,7 @@ public final class AggregationPass {
         if (!variants.isEmpty()) {
             findClones();
         }
-        boolean usesRuntime = !sites.isEmpty() || !mallocs.isEmpty();
+        boolean usesRuntime = !plans.all().isEmpty() || !mallocs.isEmpty();
         if (!usesRuntime) {
             return new Result(text, diags, false, 0, summary());
         }
@@ -257,7 +214,7 @@ public final class AggregationPass {
             }
         }
         try {
-            return new Result(out.render(), diags, true, sites.size(), summary());
+            return new Result(out.render(), diags, true, plans.all().size(), summary());
         } catch (IllegalStateException e) {
             diags.add(Diagnostic.at(Severity.ERROR, src, 0, e.getMessage() + "; please report this input", "internal"));
             return new Result(text, diags, false, 0, summary());
@@ -266,10 +223,11 @@ public final class AggregationPass {
 
     /** @return e.g. "5 device launch sites: 3 aggregated per block, 1 per warp in place, 1 left as written" */
     private String summary() {
-        long grid = sites.stream().filter(x -> x.kernelWide).count();
-        long group = sites.stream().filter(x -> !x.kernelWide && x.placement instanceof Convergence.Placement.Deferred).count();
+        List<SitePlan> sites = plans.all();
+        long grid = sites.stream().filter(x -> x.gridWide()).count();
+        long group = sites.stream().filter(x -> !x.gridWide() && x.placement() instanceof Convergence.Placement.Deferred).count();
         long inPlace = sites.size() - grid - group;
-        int total = sites.size() + unaggregated.size();
+        int total = sites.size() + plans.unaggregated();
         if (total == 0) {
             return "";
         }
@@ -283,58 +241,13 @@ public final class AggregationPass {
         if (inPlace > 0) {
             parts.add(inPlace + " aggregated in place among the threads of a warp that arrive together");
         }
-        if (!unaggregated.isEmpty()) {
-            parts.add(unaggregated.size() + " left as written (see the warnings)");
+        if (plans.unaggregated() > 0) {
+            parts.add(plans.unaggregated() + " left as written (see the warnings)");
         }
         return total + " device launch site" + (total == 1 ? "" : "s") + ": " + String.join(", ", parts);
     }
 
     // ------------------------------------------------------------------ analysis
-
-    private Uniformity uni(FunctionDef f) {
-        return ctx.uni(f);
-    }
-
-    private Uniformity gridUni(FunctionDef f) {
-        return ctx.gridUni(f);
-    }
-
-    /**
-     * @return the kernel-granularity sites of {@code f}: the plain ones (one bucket each, slots
-     *         0..P-1 of klap::kstate) in source order, then the per-round ones (Q of them)
-     */
-    private List<Site> kernelSites(FunctionDef f) {
-        List<Site> all = sites.stream().filter(s -> s.fn == f && s.kernelWide).toList();
-        List<Site> out = new ArrayList<>(all.stream().filter(s -> !perRound(s)).toList());
-        out.addAll(all.stream().filter(this::perRound).toList());
-        return out;
-    }
-
-    /**
-     * Per-round aggregation: in a kernel with a launch in a loop into an ordered stream, every
-     * launch into an ordered stream is numbered per thread (klap::krecord_seq) so that the
-     * thread's launches keep their order.
-     */
-    private boolean perRound(Site s) {
-        return s.kernelWide && s.ordered
-                && sites.stream().anyMatch(o -> o.fn == s.fn && o.kernelWide && o.ordered && o.inLoop);
-    }
-
-    private List<Site> roundSites(FunctionDef f) {
-        return kernelSites(f).stream().filter(this::perRound).toList();
-    }
-
-    /** @return the C++ expression of the number of klap::ksite slots {@code f}'s state needs */
-    private String stateSize(FunctionDef f) {
-        int q = roundSites(f).size();
-        int p = kernelSites(f).size() - q;
-        return q == 0 ? Integer.toString(p) : p + " + KLAP_KERNEL_MAX_ORDERED * " + q;
-    }
-
-    /** @return true if {@code k} gets the hidden {@code klap::kstate* klap_ks} parameter */
-    private boolean hasKernelState(FunctionDef k) {
-        return sites.stream().anyMatch(s -> s.fn == k && s.kernelWide);
-    }
 
     /**
      * Kernel granularity keeps every kernel's name and signature (see {@link #emitOriginal}): a use
@@ -348,308 +261,13 @@ public final class AggregationPass {
             }
             Trees.walkExprs(f.body(), e -> {
                 if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && kernels.containsKey(simpleName(n.name()))
-                        && hasKernelState(kernels.get(simpleName(n.name())))) {
+                        && plans.hasKernelState(kernels.get(simpleName(n.name())))) {
                     diags.add(Diagnostic.at(Severity.NOTE, src, n.range().offset(), "a launch of '" + n.name()
                             + "' through this reference runs it as written (not aggregated); only its <<<...>>> launches "
                             + "use its kernel-granularity form", "kernel-state-ref"));
                 }
             });
         }
-    }
-
-    private void findSites(FunctionDef f) {
-        Set<Expr> statementLaunches = new HashSet<>();
-        Convergence conv = new Convergence(src, f, uni(f), syncs);
-        Trees.walkStmts(f.body(), s -> {
-            if (s instanceof Stmt.ExprStmt es && es.expr() instanceof Expr.Launch l) {
-                statementLaunches.add(l);
-                planSite(f, es, l, conv);
-            }
-        });
-        Trees.walkStmts(f.body(), s -> {
-            for (Expr top : Trees.ownExprs(s)) {
-                Trees.walk(top, e -> {
-                    if (e instanceof Expr.Lambda lam && syncs.launchingOperations(lam.body()).stream()
-                            .anyMatch(x -> x instanceof Expr.Launch)) {
-                        warn(lam.range().offset(), "kernel launch inside a lambda is not aggregated; move it out of the "
-                                + "lambda (into the kernel or a __device__ function) to aggregate it", "launch-in-lambda");
-                        Trees.walkExprs(lam.body(), x -> {
-                            if (x instanceof Expr.Launch ll) {
-                                unaggregated.add(ll);
-                            }
-                        });
-                    }
-                    if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
-                        unaggregated.add(l);
-                        warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not aggregated; "
-                                + "write it as a statement of its own", "launch-in-expression");
-                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
-                        switch (c.calleeName()) {
-                            case "cudaDeviceSynchronize" -> error(c.range().offset(), "device-side cudaDeviceSynchronize() was "
-                                    + "removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the code "
-                                    + "that needs the children's results into a kernel launched into cudaStreamTailLaunch, "
-                                    + "or into a later host-launched kernel", "cdp1-sync");
-                            case "cudaMalloc" -> mallocs.planMalloc(f, s, c, conv);
-                            case "cudaFree" -> mallocs.planFree(c);
-                            default -> {
-                            }
-                        }
-                    }
-                });
-            }
-        });
-    }
-
-    /** Cooperative-groups calls whose results depend on the hardware block or grid. */
-    private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
-            "this_multi_grid");
-
-    /**
-     * @return the first cooperative-groups name in {@code f} or the device functions it calls that
-     *         reads the hardware block or grid (what an aggregated child must not rely on), or null
-     */
-    private String blockGroupUse(FunctionDef f, Set<FunctionDef> seen) {
-        if (!seen.add(f)) {
-            return null;
-        }
-        String[] found = {null};
-        Trees.walkExprs(f.body(), e -> {
-            if (found[0] == null && e instanceof Expr.Name n && BLOCK_GROUPS.contains(simpleName(n.name()))) {
-                found[0] = n.name();
-            }
-        });
-        if (found[0] != null) {
-            return found[0];
-        }
-        List<String> callees = new ArrayList<>();
-        Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null) {
-                callees.add(simpleName(c.calleeName()));
-            }
-        });
-        for (FunctionDef g : unit.functions()) {
-            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
-                String r = blockGroupUse(g, seen);
-                if (r != null) {
-                    return r;
-                }
-            }
-        }
-        return null;
-    }
-
-    private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
-        FunctionDef child = kernels.get(simpleName(l.kernelName()));
-        unaggregated.add(l);
-        if (child == null) {
-            warn(l.range().offset(), "child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
-                    + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
-            return;
-        }
-        String cg = blockGroupUse(child, new HashSet<>());
-        if (cg != null) {
-            warn(l.range().offset(), "child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
-                    + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
-                    + "not aggregated", "child-cooperative-groups");
-            return;
-        }
-        if (child.templateHeader() != null && l.templateArgs() == null) {
-            warn(l.range().offset(), "launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
-                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
-            return;
-        }
-        if (l.args().size() != child.params().size()) {
-            warn(l.range().offset(), "launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
-                    + child.params().size() + " parameters (default arguments?); it is not aggregated", "argument-count");
-            return;
-        }
-        boolean kernelWide = opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
-        String inPlace = null;
-        if (kernelWide && eventCallAfter(es, f)) {
-            // the grid's last block would launch it after the event: launch it in place instead
-            kernelWide = false;
-            inPlace = "a stream or event operation follows it in the kernel, so it cannot be launched later";
-        }
-        Uniformity u = kernelWide ? gridUni(f) : uni(f);
-        StringBuilder mask = new StringBuilder();
-        for (Expr a : l.args()) {
-            mask.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
-        }
-        if (kernelWide) {
-            boolean fireAndForget = fireAndForget(l);
-            Stmt loop = uni(f).trees().enclosingLoop(es);
-            if (loop != null) {
-                // records of different rounds are merged into one grid: a value uniform across the grid in
-                // one round differs between rounds, so no argument may come from a single record
-                mask = new StringBuilder("v".repeat(l.args().size()));
-            }
-            if (loop != null && !fireAndForget) {
-                diags.add(Diagnostic.at(Severity.NOTE, src, l.range().offset(), "launch of '" + l.kernelName()
-                        + "' in a loop (line " + src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
-                        + "round (one grid per round), which keeps each thread's launch order; launch into "
-                        + "cudaStreamFireAndForget if the rounds' children are independent, to aggregate all rounds at once",
-                        "kernel-per-round"));
-            }
-            boolean streamToNull = streamToNull(l, u);
-            unaggregated.remove(l);
-            Site site = new Site(sites.size(), f, es, l, child, mask.toString(), null, streamToNull, true);
-            site.ordered = !fireAndForget;
-            site.inLoop = loop != null;
-            sites.add(site);
-            return;
-        }
-        Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
-        if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
-            p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
-                    + "so it cannot be launched later");
-        }
-        boolean streamToNull = streamToNull(l, u);
-        if (p instanceof Convergence.Placement.Immediate im && opt.granularity() != Granularity.WARP) {
-            warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
-                    + opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
-        }
-        unaggregated.remove(l);
-        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull, false));
-    }
-
-    private boolean fireAndForget(Expr.Launch l) {
-        return l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
-    }
-
-    /**
-     * Launch order per thread (issue 10, "dependent launches of one thread"): a launch that klap
-     * defers (to the end of its region, or to the end of the grid at kernel granularity) must not
-     * be overtaken by a later launch of the same thread that goes out earlier: a launch made in
-     * place, a launch left as written, a launch in a {@code __device__} function called later, or a
-     * deferred launch of a region that ends first. Such a deferred site is launched in place
-     * instead (aggregated among the threads that arrive together), with a warning. Launches into
-     * {@code cudaStreamFireAndForget} are ordered with nothing and are exempt. Repeated until no
-     * site changes, since a site made in place can in turn overtake an earlier deferred one.
-     */
-    private void keepLaunchOrder() {
-        Map<Integer, Site> byOffset = new HashMap<>();
-        for (Site s : sites) {
-            byOffset.put(s.launch.range().offset(), s);
-        }
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (Site s : sites) {
-                if (fireAndForget(s.launch) || !(s.kernelWide || s.placement instanceof Convergence.Placement.Deferred)) {
-                    continue;
-                }
-                Integer later = overtakingLaunch(s, byOffset);
-                if (later == null) {
-                    continue;
-                }
-                String reason = "a later launch of the same thread (line " + src.line(later) + ") would go out before it; "
-                        + "launching it in place keeps their order";
-                if (s.kernelWide) {
-                    s.kernelWide = false;
-                    Uniformity u = uni(s.fn);
-                    StringBuilder m = new StringBuilder();
-                    for (Expr a : s.launch.args()) {
-                        m.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
-                    }
-                    s.mask = m.toString();
-                    s.streamToNull = s.launch.stream() != null && !u.isUniform(s.launch.stream());
-                }
-                s.placement = new Convergence.Placement.Immediate(reason);
-                warn(s.launch.range().offset(), "launch of '" + s.launch.kernelName() + "' is aggregated per warp, not per "
-                        + opt.granularity().cliName() + ": " + reason, "launch-order");
-                changed = true;
-            }
-        }
-    }
-
-    /**
-     * @return the offset of a launching operation of {@code s}'s thread that would go out before
-     *         {@code s} although it runs after it, or null if none
-     */
-    private Integer overtakingLaunch(Site s, Map<Integer, Site> byOffset) {
-        FunctionDef f = s.fn;
-        int after = s.stmt.range().end();
-        int before;
-        Stmt loop = null;
-        if (s.kernelWide) {
-            before = f.body().range().end();
-            for (Stmt l = uni(f).trees().enclosingLoop(s.stmt); l != null; l = uni(f).trees().enclosingLoop(l)) {
-                loop = l;
-            }
-        } else {
-            before = ((Convergence.Placement.Deferred) s.placement).region().end();
-        }
-        Stmt outerLoop = loop;
-        for (Expr op : syncs.launchingOperations(f.body())) {
-            int off = op.range().offset();
-            boolean inRange = off >= after && off < before
-                    || outerLoop != null && outerLoop.range().contains(off) && off != s.launch.range().offset();
-            if (!inRange) {
-                continue;
-            }
-            if (op instanceof Expr.Launch l) {
-                if (fireAndForget(l)) {
-                    continue;
-                }
-                Site o = byOffset.get(off);
-                if (o != null && s.kernelWide && o.kernelWide) {
-                    continue; // both launched by the last block, in an order that keeps each thread's (kfinish)
-                }
-                if (o != null && !s.kernelWide && o.placement instanceof Convergence.Placement.Deferred d
-                        && d.region().anchor() == ((Convergence.Placement.Deferred) s.placement).region().anchor()) {
-                    continue; // flushed at the same region end, after s (source order)
-                }
-            }
-            return off;
-        }
-        return null;
-    }
-
-    /** @return true (with a note) if the launch's stream differs between threads and becomes the NULL stream */
-    private boolean streamToNull(Expr.Launch l, Uniformity u) {
-        boolean toNull = l.stream() != null && !u.isUniform(l.stream());
-        if (toNull) {
-            diags.add(Diagnostic.at(Severity.NOTE, src, l.stream().range().offset(), "the stream of this launch differs "
-                    + "between threads; the aggregated launch goes into the launching block's NULL stream, which keeps each "
-                    + "thread's launch order (and orders more)", "stream-serialized"));
-        }
-        return toNull;
-    }
-
-    private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
-            "cudaStreamWaitEvent");
-
-    /** @return true if a stream/event operation is evaluated in {@code region} after {@code site} */
-    private boolean eventCallAfter(Stmt site, Convergence.Region region) {
-        Stmt scope = region.guardBlock() != null ? region.guardBlock() : region.anchor();
-        return eventCallIn(scope, site.range().offset(), region.end());
-    }
-
-    /**
-     * @return true if a stream/event operation may run in kernel {@code f} after {@code site}: later
-     *         in the text, or anywhere in a loop around the site (kernel granularity defers launches
-     *         to the end of the whole grid)
-     */
-    private boolean eventCallAfter(Stmt site, FunctionDef f) {
-        Stmt loop = uni(f).trees().enclosingLoop(site);
-        Stmt outer = loop;
-        while (loop != null) {
-            outer = loop;
-            loop = uni(f).trees().enclosingLoop(loop);
-        }
-        return eventCallIn(f.body(), site.range().offset(), f.body().range().end())
-                || (outer != null && eventCallIn(outer, outer.range().offset(), outer.range().end()));
-    }
-
-    private boolean eventCallIn(Stmt scope, int after, int before) {
-        boolean[] found = {false};
-        Trees.walkExprs(scope, e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null && EVENT_CALLS.contains(c.calleeName())
-                    && c.range().offset() > after && c.range().offset() < before) {
-                found[0] = true;
-            }
-        });
-        return found[0];
     }
 
     /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
@@ -723,7 +341,7 @@ public final class AggregationPass {
         if (needsBlockGroup(f)) {
             body.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
         }
-        if (hasKernelState(f)) {
+        if (plans.hasKernelState(f)) {
             out.insert(declStart(f), twinHead(f) + ";\n" + lineDirective(declStart(f)));
             out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
                     + "' itself stays as written for code klap does not see */\n" + twinHead(f) + "\n"
@@ -758,7 +376,7 @@ public final class AggregationPass {
 
     private boolean needsBlockGroup(FunctionDef f) {
         return f.kind() == FunctionDef.Kind.KERNEL
-                && (sites.stream().anyMatch(s -> s.fn == f && s.placement instanceof Convergence.Placement.Deferred)
+                && (plans.hasRegion(f)
                 || mallocs.usesBlockGroup(f));
     }
 
@@ -776,37 +394,37 @@ public final class AggregationPass {
             });
         }
         EditSet fine = e.fineOnly();
-        if (hasKernelState(f)) {
+        if (plans.hasKernelState(f)) {
             // kernel granularity (KLAP II-B on CDP2): every return of the body comes back here, then the
             // last block of the grid to finish launches the aggregated grids
-            e.insert(f.body().range().offset() + 1, roundSites(f).isEmpty() ? " [&]() {" : " [&]() { unsigned klap_seq = 0;");
+            e.insert(f.body().range().offset() + 1, plans.roundSites(f).isEmpty() ? " [&]() {" : " [&]() { unsigned klap_seq = 0;");
             e.insert(f.body().range().end() - 1, "}(); " + kfinishCall(f) + " ");
         }
         // launch sites, grouped by region
-        Map<Stmt, List<Site>> regions = new LinkedHashMap<>();
-        for (Site s : sites) {
-            if (s.fn != f) {
+        Map<Stmt, List<SitePlan>> regions = new LinkedHashMap<>();
+        for (SitePlan s : plans.all()) {
+            if (s.fn() != f) {
                 continue;
             }
-            if (s.kernelWide) {
-                e.replace(s.stmt.range().offset(), s.stmt.range().end(), krecordCall(s, fine));
-            } else if (s.placement instanceof Convergence.Placement.Deferred d) {
+            if (s.gridWide()) {
+                e.replace(s.stmt().range().offset(), s.stmt().range().end(), krecordCall(s, fine));
+            } else if (s.placement() instanceof Convergence.Placement.Deferred d) {
                 regions.computeIfAbsent(d.region().anchor(), k -> new ArrayList<>()).add(s);
             } else {
-                e.replace(s.stmt.range().offset(), s.stmt.range().end(), immediate(s, fine));
+                e.replace(s.stmt().range().offset(), s.stmt().range().end(), immediate(s, fine));
             }
         }
-        for (List<Site> group : regions.values()) {
-            Convergence.Region r = ((Convergence.Placement.Deferred) group.get(0).placement).region();
+        for (List<SitePlan> group : regions.values()) {
+            Convergence.Region r = ((Convergence.Placement.Deferred) group.get(0).placement()).region();
             StringBuilder begin = new StringBuilder("{ ");
             StringBuilder flush = new StringBuilder(" ");
-            for (Site s : group) {
-                String g = "klap_g" + s.id;
+            for (SitePlan s : group) {
+                String g = "klap_g" + s.id();
                 String groupExpr = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
-                begin.append("auto ").append(g).append(" = ").append(groupExpr).append("; auto klap_s").append(s.id)
+                begin.append("auto ").append(g).append(" = ").append(groupExpr).append("; auto klap_s").append(s.id())
                         .append(" = klap::agg_begin<").append(argsType(s)).append(">(").append(g).append("); ");
                 flush.append(flushCall(s)).append(' ');
-                e.replace(s.stmt.range().offset(), s.stmt.range().end(), recordCall(s, fine));
+                e.replace(s.stmt().range().offset(), s.stmt().range().end(), recordCall(s, fine));
             }
             e.insert(r.start(), begin.toString());
             for (Stmt.If g : r.guards()) {
@@ -828,37 +446,37 @@ public final class AggregationPass {
      * The arguments of a record call: {@code dim3(grid), dim3(block), smem, stream, Args(args)}, each
      * sliced from the launch through the context's fine edits.
      */
-    private String recordArgs(Site s, EditSet fine) {
-        Expr.Launch l = s.launch;
+    private String recordArgs(SitePlan s, EditSet fine) {
+        Expr.Launch l = s.launch();
         String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
-        String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
+        String stream = l.stream() == null || s.streamToNull() ? "(cudaStream_t)0"
                 : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
         return "dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
                 + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")";
     }
 
-    private String recordCall(Site s, EditSet fine) {
-        return "klap_s" + s.id + ".record(" + recordArgs(s, fine) + ");";
+    private String recordCall(SitePlan s, EditSet fine) {
+        return "klap_s" + s.id() + ".record(" + recordArgs(s, fine) + ");";
     }
 
-    private String flushCall(Site s) {
+    private String flushCall(SitePlan s) {
         String t = argsType(s);
         StringBuilder call = new StringBuilder();
-        call.append("klap_s").append(s.id).append(".flush(klap_g").append(s.id)
+        call.append("klap_s").append(s.id()).append(".flush(klap_g").append(s.id())
                 .append(", [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, ")
                 .append("const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(t).append("* klap_args, const ")
                 .append(t).append("& klap_mine) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                .append(childState(s.child))
-                .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
-                .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
+                .append(childState(s.child()))
+                .append(qualifier(s)).append(variantName(s.child(), s.variantKey()))
+                .append(s.launch().templateArgs() == null ? "" : s.launch().templateArgs())
                 .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args");
-        List<Param> ps = s.child.params();
+        List<Param> ps = s.child().params();
         for (int i = 0; i < ps.size(); i++) {
-            if (s.mask.charAt(i) == 'u') {
+            if (s.mask().charAt(i) == 'u') {
                 call.append(", klap_mine.").append(fieldName(ps.get(i), i));
             }
         }
-        call.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); ").append(launchResult(s.child)).append(" });");
+        call.append(plans.hasKernelState(s.child()) ? ", klap_cks" : "").append("); ").append(launchResult(s.child())).append(" });");
         return call.toString();
     }
 
@@ -868,20 +486,20 @@ public final class AggregationPass {
      */
     private String launchResult(FunctionDef child) {
         return "cudaError_t klap_e = klap::launch_result(klap_pre); "
-                + (hasKernelState(child) ? "if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks); " : "")
+                + (plans.hasKernelState(child) ? "if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks); " : "")
                 + "return klap_e;";
     }
 
     /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
     private String childState(FunctionDef child) {
-        return hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + stateSize(child) + "); " : "";
+        return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child) + "); " : "";
     }
 
     /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
-    private String krecordCall(Site s, EditSet fine) {
-        List<Site> ks = kernelSites(s.fn);
-        if (perRound(s)) {
-            List<Site> rs = roundSites(s.fn);
+    private String krecordCall(SitePlan s, EditSet fine) {
+        List<SitePlan> ks = plans.kernelSites(s.fn());
+        if (plans.perRound(s)) {
+            List<SitePlan> rs = plans.roundSites(s.fn());
             return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
                     + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + ");";
         }
@@ -890,35 +508,35 @@ public final class AggregationPass {
 
     /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
     private String kfinishCall(FunctionDef f) {
-        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + roundSites(f).size() + "u");
-        for (Site s : kernelSites(f)) {
+        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + plans.roundSites(f).size() + "u");
+        for (SitePlan s : plans.kernelSites(f)) {
             String t = argsType(s);
             sb.append(", [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, unsigned klap_smem, ")
                     .append("cudaStream_t klap_stream) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                    .append(childState(s.child))
-                    .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
-                    .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
+                    .append(childState(s.child()))
+                    .append(qualifier(s)).append(variantName(s.child(), s.variantKey()))
+                    .append(s.launch().templateArgs() == null ? "" : s.launch().templateArgs())
                     .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_ksite");
-            List<Param> ps = s.child.params();
+            List<Param> ps = s.child().params();
             for (int i = 0; i < ps.size(); i++) {
-                if (s.mask.charAt(i) == 'u') {
+                if (s.mask().charAt(i) == 'u') {
                     sb.append(", klap::kfirst_args<").append(t).append(">(klap_ksite).").append(fieldName(ps.get(i), i));
                 }
             }
-            sb.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); ").append(launchResult(s.child)).append(" }");
+            sb.append(plans.hasKernelState(s.child()) ? ", klap_cks" : "").append("); ").append(launchResult(s.child())).append(" }");
         }
         return sb.append(");").toString();
     }
 
-    private String immediate(Site s, EditSet fine) {
-        String g = "klap_g" + s.id;
-        return "{ auto " + g + " = klap::warp_group::active(); auto klap_s" + s.id + " = klap::agg_begin<" + argsType(s)
+    private String immediate(SitePlan s, EditSet fine) {
+        String g = "klap_g" + s.id();
+        return "{ auto " + g + " = klap::warp_group::active(); auto klap_s" + s.id() + " = klap::agg_begin<" + argsType(s)
                 + ">(" + g + "); " + recordCall(s, fine) + " " + flushCall(s) + " }";
     }
 
-    private String qualifier(Site s) {
-        String callee = text.substring(s.launch.calleeRange().offset(), s.launch.calleeRange().end());
-        if (s.launch.templateArgs() != null) {
+    private String qualifier(SitePlan s) {
+        String callee = text.substring(s.launch().calleeRange().offset(), s.launch().calleeRange().end());
+        if (s.launch().templateArgs() != null) {
             int lt = callee.indexOf('<');
             if (lt >= 0) {
                 callee = callee.substring(0, lt);
@@ -928,17 +546,12 @@ public final class AggregationPass {
         return q < 0 ? "" : callee.substring(0, q + 2).replaceAll("\\s+", "");
     }
 
-    private String argsType(Site s) {
-        return qualifier(s) + argsName(s.child) + (s.launch.templateArgs() == null ? "" : s.launch.templateArgs());
+    private String argsType(SitePlan s) {
+        return qualifier(s) + argsName(s.child()) + (s.launch().templateArgs() == null ? "" : s.launch().templateArgs());
     }
 
     private static String argsName(FunctionDef k) {
         return "klap_args_" + k.name();
-    }
-
-    /** @return the variant a site launches: {@code agg[_mask]} (warp/block) or {@code kagg[_mask]} (kernel) */
-    private static String variantKey(Site s) {
-        return (s.kernelWide ? "kagg" : "agg") + (s.mask.isEmpty() ? "" : "_" + s.mask);
     }
 
     private static String maskOf(String key) {
@@ -1028,7 +641,7 @@ public final class AggregationPass {
                 sb.append(", ").append(paramDecl(k.params().get(i), i));
             }
         }
-        if (hasKernelState(k)) {
+        if (plans.hasKernelState(k)) {
             sb.append(", klap::kstate* klap_ks");
         }
         return sb.append(')').toString();
@@ -1055,7 +668,7 @@ public final class AggregationPass {
             sb.append(variantHead(k, key)).append(" {\n");
             // a variant that is itself a kernel-granularity parent counts every hardware thread in kfinish:
             // the threads past the original block size finish there before they leave
-            String leave = hasKernelState(k) ? "{ " + kfinishCall(k) + " return; }" : "return;";
+            String leave = plans.hasKernelState(k) ? "{ " + kfinishCall(k) + " return; }" : "return;";
             if (kernelWide) {
                 sb.append("  klap::vctx klap_v; const ").append(selfArgs(k)).append("* klap_a;\n");
                 sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");
@@ -1125,9 +738,9 @@ public final class AggregationPass {
             }
             if (e instanceof Expr.Launch l && kernels.containsKey(simpleName(l.kernelName()))) {
                 FunctionDef k = kernels.get(simpleName(l.kernelName()));
-                if (hasKernelState(k)) {
+                if (plans.hasKernelState(k)) {
                     out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate("
-                            + stateSize(k) + ")");
+                            + plans.stateSize(k) + ")");
                     out.replace(l.calleeRange().offset(), l.calleeRange().end(),
                             renamed(slice(l.calleeRange()), k.name(), twinName(k)));
                 }
@@ -1161,7 +774,7 @@ public final class AggregationPass {
         for (String key : variants.getOrDefault(k, Set.of())) {
             names.add(variantName(k, key));
         }
-        if (hasKernelState(k)) {
+        if (plans.hasKernelState(k)) {
             names.add(twinName(k));
         }
         if (names.isEmpty()) {
