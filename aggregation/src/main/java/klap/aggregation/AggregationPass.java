@@ -141,6 +141,7 @@ public final class AggregationPass {
     private final Map<String, FunctionDef> kernels;
     private final SitePlanner planner;
     private SitePlans plans;
+    private CudaText cuda;
     private final MallocAggregation mallocs;
     private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
     private final Set<FunctionDef> clones = new LinkedHashSet<>();
@@ -175,6 +176,7 @@ public final class AggregationPass {
             return new Result(text, diags, false, 0, "");
         }
         plans = planner.keepLaunchOrder();
+        cuda = new CudaText(ctx, plans);
         for (SitePlan s : plans.all()) {
             variants.computeIfAbsent(s.child(), k -> new LinkedHashSet<>()).add(s.variantKey());
         }
@@ -195,7 +197,7 @@ public final class AggregationPass {
             head.append("#define KLAP_POOL_SIZE_BYTES ").append(opt.poolSizeBytes()).append("ull\n");
         }
         head.append("#include \"klap/klap.cuh\" /* added by klap --granularity=")
-                .append(opt.granularity().cliName()).append(" */\n").append(lineDirective(0));
+                .append(opt.granularity().cliName()).append(" */\n").append(cuda.lineDirective(0));
         out.insert(0, head.toString());
         for (FunctionDef f : unit.functions()) {
             switch (f.kind()) {
@@ -205,12 +207,12 @@ public final class AggregationPass {
                 }
             }
             if (variants.containsKey(f)) {
-                out.insert(declStart(f), argsStruct(f) + variantPrototypes(f) + lineDirective(declStart(f)));
-                out.insert(f.range().end(), variantDefinitions(f) + lineDirective(f.range().end()));
+                out.insert(CudaText.declStart(f), cuda.argsStruct(f) + variantPrototypes(f) + cuda.lineDirective(CudaText.declStart(f)));
+                out.insert(f.range().end(), variantDefinitions(f) + cuda.lineDirective(f.range().end()));
             }
             if (clones.contains(f)) {
-                out.insert(declStart(f), clonePrototype(f) + lineDirective(declStart(f)));
-                out.insert(f.range().end(), cloneDefinition(f) + lineDirective(f.range().end()));
+                out.insert(CudaText.declStart(f), clonePrototype(f) + cuda.lineDirective(CudaText.declStart(f)));
+                out.insert(f.range().end(), cloneDefinition(f) + cuda.lineDirective(f.range().end()));
             }
         }
         try {
@@ -342,29 +344,24 @@ public final class AggregationPass {
             body.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
         }
         if (plans.hasKernelState(f)) {
-            out.insert(declStart(f), twinHead(f) + ";\n" + lineDirective(declStart(f)));
+            out.insert(CudaText.declStart(f), twinHead(f) + ";\n" + cuda.lineDirective(CudaText.declStart(f)));
             out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
                     + "' itself stays as written for code klap does not see */\n" + twinHead(f) + "\n"
-                    + lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
-                    + "\n" + lineDirective(f.range().end()));
+                    + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
+                    + "\n" + cuda.lineDirective(f.range().end()));
             return;
         }
         out.addAll(body);
     }
 
-    /** @return the name of the kernel-granularity twin of kernel {@code k} */
-    private static String twinName(FunctionDef k) {
-        return k.name() + "_klap_grid";
-    }
-
     /** Declaration of the twin of {@code f}: its head, name {@code f_klap_grid}, parameters plus {@code klap::kstate* klap_ks}. */
     private String twinHead(FunctionDef f) {
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        StringBuilder sb = new StringBuilder(templateHeader(f)).append(text, headStart, f.nameRange().offset())
-                .append(twinName(f)).append(text, f.nameRange().end(), f.paramsRange().offset());
+        StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(text, headStart, f.nameRange().offset())
+                .append(CudaText.twinName(f)).append(text, f.nameRange().end(), f.paramsRange().offset());
         List<String> ps = new ArrayList<>();
         for (int i = 0; i < f.params().size(); i++) {
-            String p = stripDefault(slice(f.params().get(i).range()));
+            String p = CudaText.stripDefault(cuda.slice(f.params().get(i).range()));
             if (!(f.params().size() == 1 && p.equals("void"))) {
                 ps.add(p);
             }
@@ -398,7 +395,7 @@ public final class AggregationPass {
             // kernel granularity (KLAP II-B on CDP2): every return of the body comes back here, then the
             // last block of the grid to finish launches the aggregated grids
             e.insert(f.body().range().offset() + 1, plans.roundSites(f).isEmpty() ? " [&]() {" : " [&]() { unsigned klap_seq = 0;");
-            e.insert(f.body().range().end() - 1, "}(); " + kfinishCall(f) + " ");
+            e.insert(f.body().range().end() - 1, "}(); " + cuda.kfinishCall(f) + " ");
         }
         // launch sites, grouped by region
         Map<Stmt, List<SitePlan>> regions = new LinkedHashMap<>();
@@ -407,7 +404,7 @@ public final class AggregationPass {
                 continue;
             }
             if (s.gridWide()) {
-                e.replace(s.stmt().range().offset(), s.stmt().range().end(), krecordCall(s, fine));
+                e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.krecordCall(s, fine));
             } else if (s.placement() instanceof Convergence.Placement.Deferred d) {
                 regions.computeIfAbsent(d.region().anchor(), k -> new ArrayList<>()).add(s);
             } else {
@@ -419,12 +416,10 @@ public final class AggregationPass {
             StringBuilder begin = new StringBuilder("{ ");
             StringBuilder flush = new StringBuilder(" ");
             for (SitePlan s : group) {
-                String g = "klap_g" + s.id();
                 String groupExpr = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
-                begin.append("auto ").append(g).append(" = ").append(groupExpr).append("; auto klap_s").append(s.id())
-                        .append(" = klap::agg_begin<").append(argsType(s)).append(">(").append(g).append("); ");
-                flush.append(flushCall(s)).append(' ');
-                e.replace(s.stmt().range().offset(), s.stmt().range().end(), recordCall(s, fine));
+                begin.append(cuda.aggBegin(s, groupExpr));
+                flush.append(cuda.flushCall(s)).append(' ');
+                e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));
             }
             e.insert(r.start(), begin.toString());
             for (Stmt.If g : r.guards()) {
@@ -438,207 +433,24 @@ public final class AggregationPass {
         return e;
     }
 
-    private String slice(EditSet fine, Expr x) {
-        return fine.render(x.range().offset(), x.range().end());
-    }
-
-    /**
-     * The arguments of a record call: {@code dim3(grid), dim3(block), smem, stream, Args(args)}, each
-     * sliced from the launch through the context's fine edits.
-     */
-    private String recordArgs(SitePlan s, EditSet fine) {
-        Expr.Launch l = s.launch();
-        String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
-        String stream = l.stream() == null || s.streamToNull() ? "(cudaStream_t)0"
-                : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
-        return "dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
-                + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")";
-    }
-
-    private String recordCall(SitePlan s, EditSet fine) {
-        return "klap_s" + s.id() + ".record(" + recordArgs(s, fine) + ");";
-    }
-
-    private String flushCall(SitePlan s) {
-        String t = argsType(s);
-        StringBuilder call = new StringBuilder();
-        call.append("klap_s").append(s.id()).append(".flush(klap_g").append(s.id())
-                .append(", [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, ")
-                .append("const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(t).append("* klap_args, const ")
-                .append(t).append("& klap_mine) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                .append(childState(s.child()))
-                .append(qualifier(s)).append(variantName(s.child(), s.variantKey()))
-                .append(s.launch().templateArgs() == null ? "" : s.launch().templateArgs())
-                .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args");
-        List<Param> ps = s.child().params();
-        for (int i = 0; i < ps.size(); i++) {
-            if (s.mask().charAt(i) == 'u') {
-                call.append(", klap_mine.").append(fieldName(ps.get(i), i));
-            }
-        }
-        call.append(plans.hasKernelState(s.child()) ? ", klap_cks" : "").append("); ").append(launchResult(s.child())).append(" });");
-        return call.toString();
-    }
-
-    /**
-     * The end of a launch lambda: the launch's own error (not one the user's code left pending,
-     * {@code klap::launch_result}); a fresh kernel-granularity state is given back if the launch failed.
-     */
-    private String launchResult(FunctionDef child) {
-        return "cudaError_t klap_e = klap::launch_result(klap_pre); "
-                + (plans.hasKernelState(child) ? "if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks); " : "")
-                + "return klap_e;";
-    }
-
-    /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
-    private String childState(FunctionDef child) {
-        return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child) + "); " : "";
-    }
-
-    /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
-    private String krecordCall(SitePlan s, EditSet fine) {
-        List<SitePlan> ks = plans.kernelSites(s.fn());
-        if (plans.perRound(s)) {
-            List<SitePlan> rs = plans.roundSites(s.fn());
-            return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
-                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + ");";
-        }
-        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + ");";
-    }
-
-    /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
-    private String kfinishCall(FunctionDef f) {
-        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + plans.roundSites(f).size() + "u");
-        for (SitePlan s : plans.kernelSites(f)) {
-            String t = argsType(s);
-            sb.append(", [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, unsigned klap_smem, ")
-                    .append("cudaStream_t klap_stream) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                    .append(childState(s.child()))
-                    .append(qualifier(s)).append(variantName(s.child(), s.variantKey()))
-                    .append(s.launch().templateArgs() == null ? "" : s.launch().templateArgs())
-                    .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_ksite");
-            List<Param> ps = s.child().params();
-            for (int i = 0; i < ps.size(); i++) {
-                if (s.mask().charAt(i) == 'u') {
-                    sb.append(", klap::kfirst_args<").append(t).append(">(klap_ksite).").append(fieldName(ps.get(i), i));
-                }
-            }
-            sb.append(plans.hasKernelState(s.child()) ? ", klap_cks" : "").append("); ").append(launchResult(s.child())).append(" }");
-        }
-        return sb.append(");").toString();
-    }
-
     private String immediate(SitePlan s, EditSet fine) {
-        String g = "klap_g" + s.id();
-        return "{ auto " + g + " = klap::warp_group::active(); auto klap_s" + s.id() + " = klap::agg_begin<" + argsType(s)
-                + ">(" + g + "); " + recordCall(s, fine) + " " + flushCall(s) + " }";
-    }
-
-    private String qualifier(SitePlan s) {
-        String callee = text.substring(s.launch().calleeRange().offset(), s.launch().calleeRange().end());
-        if (s.launch().templateArgs() != null) {
-            int lt = callee.indexOf('<');
-            if (lt >= 0) {
-                callee = callee.substring(0, lt);
-            }
-        }
-        int q = callee.lastIndexOf("::");
-        return q < 0 ? "" : callee.substring(0, q + 2).replaceAll("\\s+", "");
-    }
-
-    private String argsType(SitePlan s) {
-        return qualifier(s) + argsName(s.child()) + (s.launch().templateArgs() == null ? "" : s.launch().templateArgs());
-    }
-
-    private static String argsName(FunctionDef k) {
-        return "klap_args_" + k.name();
-    }
-
-    private static String maskOf(String key) {
-        int u = key.indexOf('_');
-        return u < 0 ? "" : key.substring(u + 1);
-    }
-
-    private static String variantName(FunctionDef k, String key) {
-        return k.name() + "_klap_" + key;
-    }
-
-    private static String fieldName(Param p, int i) {
-        return p.name().isEmpty() ? "klap_unnamed" + i : p.name();
-    }
-
-    /** @return the text of parameter {@code p} with its name replaced by {@code name} and any default removed */
-    private String paramWithName(Param p, String name) {
-        String decl;
-        if (p.nameRange() == null) {
-            decl = slice(p.range()) + " " + name;
-        } else {
-            decl = text.substring(p.range().offset(), p.nameRange().offset()) + name
-                    + text.substring(p.nameRange().end(), p.range().end());
-        }
-        return stripDefault(decl);
-    }
-
-    private String paramDecl(Param p, int i) {
-        return p.name().isEmpty() ? paramWithName(p, fieldName(p, i)) : stripDefault(slice(p.range()));
-    }
-
-    private static String stripDefault(String decl) {
-        int eq = TemplateParams.topLevelIndex(decl, '=');
-        return eq < 0 ? decl.trim() : decl.substring(0, eq).trim();
-    }
-
-    private String slice(SourceRange r) {
-        return text.substring(r.offset(), r.end());
-    }
-
-    private int declStart(FunctionDef f) {
-        return f.firstDeclaration() != null ? f.firstDeclaration().offset() : f.range().offset();
-    }
-
-    private String templateHeader(FunctionDef f) {
-        return f.templateHeader() == null ? "" : slice(f.templateHeader()) + "\n";
-    }
-
-    /** The per-slot argument record of child {@code k}: one field per parameter, built with a constructor. */
-    private String argsStruct(FunctionDef k) {
-        StringBuilder sb = new StringBuilder("/* klap: per-parent-thread arguments of '" + k.name() + "' */\n");
-        sb.append(templateHeader(k)).append("struct ").append(argsName(k)).append(" {");
-        List<Param> ps = k.params();
-        List<String> ctorParams = new ArrayList<>();
-        List<String> inits = new ArrayList<>();
-        for (int i = 0; i < ps.size(); i++) {
-            Param p = ps.get(i);
-            sb.append(' ').append(paramDecl(p, i)).append(';');
-            ctorParams.add(paramWithName(p, "klap_p" + i));
-            inits.add(fieldName(p, i) + "(klap_p" + i + ")");
-        }
-        sb.append(" __device__ ").append(argsName(k)).append('(').append(String.join(", ", ctorParams)).append(')');
-        if (!inits.isEmpty()) {
-            sb.append(" : ").append(String.join(", ", inits));
-        }
-        sb.append(" {} };\n");
-        return sb.toString();
-    }
-
-    private String selfArgs(FunctionDef k) {
-        return argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
+        return "{ " + cuda.aggBegin(s, "klap::warp_group::active()") + cuda.recordCall(s, fine) + " " + cuda.flushCall(s) + " }";
     }
 
     /** Declaration text of the variant {@code key} of {@code k}, up to and including the parameter list. */
     private String variantHead(FunctionDef k, String key) {
         int headStart = k.templateHeader() != null ? k.templateHeader().end() : k.range().offset();
         String head = text.substring(headStart, k.nameRange().offset()).trim();
-        String mask = maskOf(key);
-        StringBuilder sb = new StringBuilder(templateHeader(k)).append(head).append(' ').append(variantName(k, key));
+        String mask = CudaText.maskOf(key);
+        StringBuilder sb = new StringBuilder(cuda.templateHeader(k)).append(head).append(' ').append(CudaText.variantName(k, key));
         if (key.startsWith("kagg")) {
             sb.append("(const klap::ksite* klap_site");
         } else {
-            sb.append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(selfArgs(k)).append("* klap_args");
+            sb.append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(cuda.selfArgs(k)).append("* klap_args");
         }
         for (int i = 0; i < k.params().size(); i++) {
             if (mask.charAt(i) == 'u') {
-                sb.append(", ").append(paramDecl(k.params().get(i), i));
+                sb.append(", ").append(cuda.paramDecl(k.params().get(i), i));
             }
         }
         if (plans.hasKernelState(k)) {
@@ -659,7 +471,7 @@ public final class AggregationPass {
         String body = bodyEdits(k, Ctx.VARIANT).render(k.body().range().offset(), k.body().range().end());
         StringBuilder sb = new StringBuilder();
         for (String key : variants.get(k)) {
-            String mask = maskOf(key);
+            String mask = CudaText.maskOf(key);
             boolean kernelWide = key.startsWith("kagg");
             sb.append("\n/* klap: aggregated variant of '").append(k.name()).append("' (KLAP ")
                     .append(kernelWide ? "II-B): one grid for the children of a whole parent grid"
@@ -668,9 +480,9 @@ public final class AggregationPass {
             sb.append(variantHead(k, key)).append(" {\n");
             // a variant that is itself a kernel-granularity parent counts every hardware thread in kfinish:
             // the threads past the original block size finish there before they leave
-            String leave = plans.hasKernelState(k) ? "{ " + kfinishCall(k) + " return; }" : "return;";
+            String leave = plans.hasKernelState(k) ? "{ " + cuda.kfinishCall(k) + " return; }" : "return;";
             if (kernelWide) {
-                sb.append("  klap::vctx klap_v; const ").append(selfArgs(k)).append("* klap_a;\n");
+                sb.append("  klap::vctx klap_v; const ").append(cuda.selfArgs(k)).append("* klap_a;\n");
                 sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");
             } else {
                 sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
@@ -679,33 +491,33 @@ public final class AggregationPass {
             for (int i = 0; i < k.params().size(); i++) {
                 Param p = k.params().get(i);
                 if (mask.charAt(i) == 'v' && !p.name().isEmpty()) {
-                    sb.append("  ").append(paramDecl(p, i)).append(kernelWide ? " = klap_a->" : " = klap_args[klap_parent].")
+                    sb.append("  ").append(cuda.paramDecl(p, i)).append(kernelWide ? " = klap_a->" : " = klap_args[klap_parent].")
                             .append(p.name()).append(";\n");
                 }
             }
             // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
             sb.append(kernelWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
             sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
-            sb.append(lineDirective(k.body().range().offset())).append(body).append("\n}\n");
+            sb.append(cuda.lineDirective(k.body().range().offset())).append(body).append("\n}\n");
         }
         return sb.toString();
     }
 
     private String cloneHead(FunctionDef f) {
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        String params = slice(f.paramsRange()).trim();
+        String params = cuda.slice(f.paramsRange()).trim();
         boolean none = params.isEmpty() || params.equals("void");
         String afterParams = text.substring(f.paramsRange().end(), f.body().range().offset());
-        return templateHeader(f) + text.substring(headStart, f.paramsRange().offset()).trim()
+        return cuda.templateHeader(f) + text.substring(headStart, f.paramsRange().offset()).trim()
                 + "const klap::vctx& klap_v" + (none ? "" : ", " + params) + afterParams;
     }
 
     private String clonePrototype(FunctionDef f) {
-        StringBuilder sb = new StringBuilder(templateHeader(f));
+        StringBuilder sb = new StringBuilder(cuda.templateHeader(f));
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
         sb.append(text, headStart, f.paramsRange().offset()).append("const klap::vctx& klap_v");
         for (int i = 0; i < f.params().size(); i++) {
-            String p = stripDefault(slice(f.params().get(i).range()));
+            String p = CudaText.stripDefault(cuda.slice(f.params().get(i).range()));
             if (!(f.params().size() == 1 && p.equals("void"))) {
                 sb.append(", ").append(p);
             }
@@ -716,7 +528,7 @@ public final class AggregationPass {
 
     private String cloneDefinition(FunctionDef f) {
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cloneHead(f) + "\n" + lineDirective(f.body().range().offset())
+                + cloneHead(f) + "\n" + cuda.lineDirective(f.body().range().offset())
                 + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
     }
 
@@ -742,11 +554,11 @@ public final class AggregationPass {
                     out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate("
                             + plans.stateSize(k) + ")");
                     out.replace(l.calleeRange().offset(), l.calleeRange().end(),
-                            renamed(slice(l.calleeRange()), k.name(), twinName(k)));
+                            CudaText.renamed(cuda.slice(l.calleeRange()), k.name(), CudaText.twinName(k)));
                 }
                 if (l.stream() != null) {
                     out.replace(l.stream().range().offset(), l.stream().range().end(),
-                            "klap::host_prepare(" + slice(l.stream().range()) + ")");
+                            "klap::host_prepare(" + cuda.slice(l.stream().range()) + ")");
                 } else if (l.sharedMem() != null) {
                     out.insert(l.sharedMem().range().end(), ", klap::host_prepare()");
                 } else {
@@ -764,7 +576,7 @@ public final class AggregationPass {
      * the user's own call's.
      */
     private void copyAttributes(Expr.Call c, EditSet out) {
-        String first = slice(c.args().get(0).range()).trim();
+        String first = cuda.slice(c.args().get(0).range()).trim();
         String name = simpleName(first.replaceAll("<.*$", "").replace("&", "").replace("(", "").replace(")", "").trim());
         FunctionDef k = kernels.get(name);
         if (k == null) {
@@ -772,39 +584,22 @@ public final class AggregationPass {
         }
         List<String> names = new ArrayList<>();
         for (String key : variants.getOrDefault(k, Set.of())) {
-            names.add(variantName(k, key));
+            names.add(CudaText.variantName(k, key));
         }
         if (plans.hasKernelState(k)) {
-            names.add(twinName(k));
+            names.add(CudaText.twinName(k));
         }
         if (names.isEmpty()) {
             return;
         }
-        String call = slice(c.range());
+        String call = cuda.slice(c.range());
         int argOff = c.args().get(0).range().offset() - c.range().offset();
         int argEnd = c.args().get(0).range().end() - c.range().offset();
         StringBuilder sb = new StringBuilder("(");
         for (String n : names) {
-            sb.append(call, 0, argOff).append(renamed(first, k.name(), n)).append(call.substring(argEnd)).append(", ");
+            sb.append(call, 0, argOff).append(CudaText.renamed(first, k.name(), n)).append(call.substring(argEnd)).append(", ");
         }
         out.replace(c.range().offset(), c.range().end(), sb.append(call).append(')').toString());
-    }
-
-    /** @return {@code callee} ({@code k}, {@code ns::k}, {@code k<T>}, {@code &k}) with the kernel name {@code k} replaced */
-    private static String renamed(String callee, String k, String replacement) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(k)
-                + "(?![A-Za-z0-9_])").matcher(callee);
-        return m.find() ? callee.substring(0, m.start()) + replacement + callee.substring(m.end()) : callee;
-    }
-
-    /**
-     * A {@code #line} directive (on a line of its own) saying that the next line is the line of
-     * {@code offset} in the input, so that nvcc's diagnostics on the user's code, copied into
-     * variants or following inserted declarations, name the user's file and line (C++ [cpp.line]).
-     */
-    private String lineDirective(int offset) {
-        String name = String.valueOf(src.path()).replace("\\", "\\\\").replace("\"", "\\\"");
-        return "#line " + src.line(offset) + " \"" + name + "\"\n";
     }
 
     private static String simpleName(String qualified) {

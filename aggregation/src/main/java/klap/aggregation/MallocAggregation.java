@@ -93,7 +93,7 @@ final class MallocAggregation {
             }
             Expr.Call c = m.call;
             e.replace(c.range().offset(), c.range().end(), "klap::group_malloc(" + m.group + ", (void**)("
-                    + slice(fine, c.args().get(0)) + "), " + slice(fine, c.args().get(1)) + ")");
+                    + CudaText.slice(fine, c.args().get(0)) + "), " + CudaText.slice(fine, c.args().get(1)) + ")");
         }
         if (!mallocs.isEmpty()) {
             for (Expr.Call c : frees) {
@@ -102,10 +102,6 @@ final class MallocAggregation {
                 }
             }
         }
-    }
-
-    private static String slice(EditSet fine, Expr x) {
-        return fine.render(x.range().offset(), x.range().end());
     }
 
     /** @return true if {@code c} sits under {@code &&}, {@code ||}, {@code ?:} or a lambda in {@code owner} */
