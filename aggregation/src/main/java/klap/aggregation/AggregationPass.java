@@ -130,8 +130,6 @@ public final class AggregationPass {
         }
     }
 
-    private static final Set<String> BUILTINS = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
-
     private final AggregationContext ctx;
     private final CudaUnit unit;
     private final SourceFile src;
@@ -143,9 +141,7 @@ public final class AggregationPass {
     private SitePlans plans;
     private CudaText cuda;
     private final MallocAggregation mallocs;
-    private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
-    private final Set<FunctionDef> clones = new LinkedHashSet<>();
-    private final Set<String> cloneNames = new HashSet<>();
+    private ChildVariants variants;
     private final SyncSites syncs;
 
     private AggregationPass(CudaUnit unit, Options opt) {
@@ -177,15 +173,13 @@ public final class AggregationPass {
         }
         plans = planner.keepLaunchOrder();
         cuda = new CudaText(ctx, plans);
-        for (SitePlan s : plans.all()) {
-            variants.computeIfAbsent(s.child(), k -> new LinkedHashSet<>()).add(s.variantKey());
-        }
+        variants = new ChildVariants(ctx, plans, cuda);
         checkKernelStateUses();
         if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
             return new Result(text, diags, false, 0, summary());
         }
         if (!variants.isEmpty()) {
-            findClones();
+            variants.findClones();
         }
         boolean usesRuntime = !plans.all().isEmpty() || !mallocs.isEmpty();
         if (!usesRuntime) {
@@ -206,14 +200,7 @@ public final class AggregationPass {
                 default -> {
                 }
             }
-            if (variants.containsKey(f)) {
-                out.insert(CudaText.declStart(f), cuda.argsStruct(f) + variantPrototypes(f) + cuda.lineDirective(CudaText.declStart(f)));
-                out.insert(f.range().end(), variantDefinitions(f) + cuda.lineDirective(f.range().end()));
-            }
-            if (clones.contains(f)) {
-                out.insert(CudaText.declStart(f), clonePrototype(f) + cuda.lineDirective(CudaText.declStart(f)));
-                out.insert(f.range().end(), cloneDefinition(f) + cuda.lineDirective(f.range().end()));
-            }
+            variants.emit(f, out, () -> bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()));
         }
         try {
             return new Result(out.render(), diags, true, plans.all().size(), summary());
@@ -269,52 +256,6 @@ public final class AggregationPass {
                             + "use its kernel-granularity form", "kernel-state-ref"));
                 }
             });
-        }
-    }
-
-    /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
-    private void findClones() {
-        Map<String, List<FunctionDef>> device = new HashMap<>();
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
-                device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
-            }
-        }
-        Set<String> reading = new HashSet<>();
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (var entry : device.entrySet()) {
-                if (reading.contains(entry.getKey())) {
-                    continue;
-                }
-                for (FunctionDef f : entry.getValue()) {
-                    boolean[] r = {false};
-                    Trees.walkExprs(f.body(), e -> {
-                        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
-                            r[0] = true;
-                        } else if (e instanceof Expr.Call c && c.calleeName() != null && reading.contains(simpleName(c.calleeName()))) {
-                            r[0] = true;
-                        }
-                    });
-                    if (r[0]) {
-                        reading.add(entry.getKey());
-                        changed = true;
-                        break;
-                    }
-                }
-            }
-        }
-        for (String name : reading) {
-            for (FunctionDef f : device.get(name)) {
-                if (f.memberOf() != null) {
-                    warn(f.nameRange().offset(), "member function '" + name + "' reads blockIdx/blockDim/gridDim/threadIdx; "
-                            + "called from an aggregated child it sees the aggregated grid's values", "member-builtins");
-                    continue;
-                }
-                clones.add(f);
-                cloneNames.add(name);
-            }
         }
     }
 
@@ -381,14 +322,7 @@ public final class AggregationPass {
     private EditSet bodyEdits(FunctionDef f, Ctx ctx) {
         EditSet e = new EditSet(text);
         if (ctx == Ctx.VARIANT) {
-            Trees.walkExprs(f.body(), x -> {
-                if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
-                    e.replaceFine(n.range().offset(), n.range().end(), "klap_v." + n.name());
-                } else if (x instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
-                        && cloneNames.contains(simpleName(c.calleeName()))) {
-                    e.insertFine(c.argsRange().offset(), c.args().isEmpty() ? "klap_v" : "klap_v, ");
-                }
-            });
+            variants.retarget(f, e);
         }
         EditSet fine = e.fineOnly();
         if (plans.hasKernelState(f)) {
@@ -435,101 +369,6 @@ public final class AggregationPass {
 
     private String immediate(SitePlan s, EditSet fine) {
         return "{ " + cuda.aggBegin(s, "klap::warp_group::active()") + cuda.recordCall(s, fine) + " " + cuda.flushCall(s) + " }";
-    }
-
-    /** Declaration text of the variant {@code key} of {@code k}, up to and including the parameter list. */
-    private String variantHead(FunctionDef k, String key) {
-        int headStart = k.templateHeader() != null ? k.templateHeader().end() : k.range().offset();
-        String head = text.substring(headStart, k.nameRange().offset()).trim();
-        String mask = CudaText.maskOf(key);
-        StringBuilder sb = new StringBuilder(cuda.templateHeader(k)).append(head).append(' ').append(CudaText.variantName(k, key));
-        if (key.startsWith("kagg")) {
-            sb.append("(const klap::ksite* klap_site");
-        } else {
-            sb.append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(cuda.selfArgs(k)).append("* klap_args");
-        }
-        for (int i = 0; i < k.params().size(); i++) {
-            if (mask.charAt(i) == 'u') {
-                sb.append(", ").append(cuda.paramDecl(k.params().get(i), i));
-            }
-        }
-        if (plans.hasKernelState(k)) {
-            sb.append(", klap::kstate* klap_ks");
-        }
-        return sb.append(')').toString();
-    }
-
-    private String variantPrototypes(FunctionDef k) {
-        StringBuilder sb = new StringBuilder();
-        for (String key : variants.get(k)) {
-            sb.append(variantHead(k, key)).append(";\n");
-        }
-        return sb.toString();
-    }
-
-    private String variantDefinitions(FunctionDef k) {
-        String body = bodyEdits(k, Ctx.VARIANT).render(k.body().range().offset(), k.body().range().end());
-        StringBuilder sb = new StringBuilder();
-        for (String key : variants.get(k)) {
-            String mask = CudaText.maskOf(key);
-            boolean kernelWide = key.startsWith("kagg");
-            sb.append("\n/* klap: aggregated variant of '").append(k.name()).append("' (KLAP ")
-                    .append(kernelWide ? "II-B): one grid for the children of a whole parent grid"
-                            : "II-A): one grid for the children of a whole warp or block")
-                    .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
-            sb.append(variantHead(k, key)).append(" {\n");
-            // a variant that is itself a kernel-granularity parent counts every hardware thread in kfinish:
-            // the threads past the original block size finish there before they leave
-            String leave = plans.hasKernelState(k) ? "{ " + cuda.kfinishCall(k) + " return; }" : "return;";
-            if (kernelWide) {
-                sb.append("  klap::vctx klap_v; const ").append(cuda.selfArgs(k)).append("* klap_a;\n");
-                sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");
-            } else {
-                sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
-                sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) ").append(leave).append("\n");
-            }
-            for (int i = 0; i < k.params().size(); i++) {
-                Param p = k.params().get(i);
-                if (mask.charAt(i) == 'v' && !p.name().isEmpty()) {
-                    sb.append("  ").append(cuda.paramDecl(p, i)).append(kernelWide ? " = klap_a->" : " = klap_args[klap_parent].")
-                            .append(p.name()).append(";\n");
-                }
-            }
-            // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
-            sb.append(kernelWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
-            sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
-            sb.append(cuda.lineDirective(k.body().range().offset())).append(body).append("\n}\n");
-        }
-        return sb.toString();
-    }
-
-    private String cloneHead(FunctionDef f) {
-        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        String params = cuda.slice(f.paramsRange()).trim();
-        boolean none = params.isEmpty() || params.equals("void");
-        String afterParams = text.substring(f.paramsRange().end(), f.body().range().offset());
-        return cuda.templateHeader(f) + text.substring(headStart, f.paramsRange().offset()).trim()
-                + "const klap::vctx& klap_v" + (none ? "" : ", " + params) + afterParams;
-    }
-
-    private String clonePrototype(FunctionDef f) {
-        StringBuilder sb = new StringBuilder(cuda.templateHeader(f));
-        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        sb.append(text, headStart, f.paramsRange().offset()).append("const klap::vctx& klap_v");
-        for (int i = 0; i < f.params().size(); i++) {
-            String p = CudaText.stripDefault(cuda.slice(f.params().get(i).range()));
-            if (!(f.params().size() == 1 && p.equals("void"))) {
-                sb.append(", ").append(p);
-            }
-        }
-        String after = text.substring(f.paramsRange().end(), f.body().range().offset()).trim();
-        return sb.append(after).append(";\n").toString();
-    }
-
-    private String cloneDefinition(FunctionDef f) {
-        return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cloneHead(f) + "\n" + cuda.lineDirective(f.body().range().offset())
-                + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
     }
 
     /** Host calls that set a kernel's attributes; klap applies them to the kernel's variants and twin too. */
@@ -583,7 +422,7 @@ public final class AggregationPass {
             return;
         }
         List<String> names = new ArrayList<>();
-        for (String key : variants.getOrDefault(k, Set.of())) {
+        for (String key : variants.keys(k)) {
             names.add(CudaText.variantName(k, key));
         }
         if (plans.hasKernelState(k)) {
