@@ -142,6 +142,8 @@ public final class AggregationPass {
     private CudaText cuda;
     private final MallocAggregation mallocs;
     private ChildVariants variants;
+    private GroupAggregation group;
+    private GridAggregation grid;
     private final SyncSites syncs;
 
     private AggregationPass(CudaUnit unit, Options opt) {
@@ -174,6 +176,8 @@ public final class AggregationPass {
         plans = planner.keepLaunchOrder();
         cuda = new CudaText(ctx, plans);
         variants = new ChildVariants(ctx, plans, cuda);
+        group = new GroupAggregation(ctx, cuda);
+        grid = new GridAggregation(ctx, plans, cuda);
         checkKernelStateUses();
         if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
             return new Result(text, diags, false, 0, summary());
@@ -200,7 +204,7 @@ public final class AggregationPass {
                 default -> {
                 }
             }
-            variants.emit(f, out, () -> bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()));
+            variants.emit(f, out, () -> bodyEdits(f, Body.VARIANT).render(f.body().range().offset(), f.body().range().end()));
         }
         try {
             return new Result(out.render(), diags, true, plans.all().size(), summary());
@@ -262,7 +266,7 @@ public final class AggregationPass {
     // ------------------------------------------------------------------ emission
 
     /** Which body a piece of code is emitted into. */
-    private enum Ctx {
+    private enum Body {
         /** the user's function, edited in place */
         ORIGINAL,
         /** an aggregated child variant or a device-function clone: indices come from {@code klap_v} */
@@ -271,13 +275,10 @@ public final class AggregationPass {
 
     /**
      * Edits the body of {@code f} in place, or, for a kernel that gets kernel-granularity state,
-     * leaves {@code f} exactly as written and adds its aggregated form {@code f_klap_grid} with the
-     * trailing {@code klap::kstate*} parameter right after it: code klap does not see (other files,
-     * function pointers, {@code cudaFuncSetAttribute}, {@code cudaLaunchKernel}) keeps {@code f}'s
-     * name and signature and runs it as written; the host launches klap sees use the twin.
+     * leaves {@code f} as written and adds its twin ({@link GridAggregation#addTwin}).
      */
     private void emitOriginal(FunctionDef f, EditSet out) {
-        EditSet body = bodyEdits(f, Ctx.ORIGINAL);
+        EditSet body = bodyEdits(f, Body.ORIGINAL);
         if (body.isEmpty()) {
             return;
         }
@@ -285,90 +286,46 @@ public final class AggregationPass {
             body.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
         }
         if (plans.hasKernelState(f)) {
-            out.insert(CudaText.declStart(f), twinHead(f) + ";\n" + cuda.lineDirective(CudaText.declStart(f)));
-            out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
-                    + "' itself stays as written for code klap does not see */\n" + twinHead(f) + "\n"
-                    + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
-                    + "\n" + cuda.lineDirective(f.range().end()));
+            grid.addTwin(f, body, out);
             return;
         }
         out.addAll(body);
     }
 
-    /** Declaration of the twin of {@code f}: its head, name {@code f_klap_grid}, parameters plus {@code klap::kstate* klap_ks}. */
-    private String twinHead(FunctionDef f) {
-        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(text, headStart, f.nameRange().offset())
-                .append(CudaText.twinName(f)).append(text, f.nameRange().end(), f.paramsRange().offset());
-        List<String> ps = new ArrayList<>();
-        for (int i = 0; i < f.params().size(); i++) {
-            String p = CudaText.stripDefault(cuda.slice(f.params().get(i).range()));
-            if (!(f.params().size() == 1 && p.equals("void"))) {
-                ps.add(p);
-            }
-        }
-        ps.add("klap::kstate* klap_ks");
-        return sb.append(String.join(", ", ps)).append(text.substring(f.paramsRange().end(), f.body().range().offset()).trim())
-                .toString();
-    }
-
+    /** @return true if kernel {@code f} uses its hardware block group {@code klap_blk} (a region or a block's cudaMalloc) */
     private boolean needsBlockGroup(FunctionDef f) {
-        return f.kind() == FunctionDef.Kind.KERNEL
-                && (plans.hasRegion(f)
-                || mallocs.usesBlockGroup(f));
+        return f.kind() == FunctionDef.Kind.KERNEL && (plans.hasRegion(f) || mallocs.usesBlockGroup(f));
     }
 
-    /** All edits inside {@code f}'s body for context {@code ctx}. */
-    private EditSet bodyEdits(FunctionDef f, Ctx ctx) {
+    /**
+     * All edits inside {@code f}'s body for {@code body}: each launch site goes to the emitter of its
+     * plan (grid-wide, deferred to a region, in place), then the cudaMalloc/cudaFree calls.
+     */
+    private EditSet bodyEdits(FunctionDef f, Body body) {
         EditSet e = new EditSet(text);
-        if (ctx == Ctx.VARIANT) {
+        if (body == Body.VARIANT) {
             variants.retarget(f, e);
         }
         EditSet fine = e.fineOnly();
-        if (plans.hasKernelState(f)) {
-            // kernel granularity (KLAP II-B on CDP2): every return of the body comes back here, then the
-            // last block of the grid to finish launches the aggregated grids
-            e.insert(f.body().range().offset() + 1, plans.roundSites(f).isEmpty() ? " [&]() {" : " [&]() { unsigned klap_seq = 0;");
-            e.insert(f.body().range().end() - 1, "}(); " + cuda.kfinishCall(f) + " ");
-        }
-        // launch sites, grouped by region
+        grid.wrap(f, e);
         Map<Stmt, List<SitePlan>> regions = new LinkedHashMap<>();
         for (SitePlan s : plans.all()) {
             if (s.fn() != f) {
                 continue;
             }
             if (s.gridWide()) {
-                e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.krecordCall(s, fine));
-            } else if (s.placement() instanceof Convergence.Placement.Deferred d) {
-                regions.computeIfAbsent(d.region().anchor(), k -> new ArrayList<>()).add(s);
+                grid.record(s, e, fine);
+            } else if (s.region() != null) {
+                regions.computeIfAbsent(s.region().anchor(), k -> new ArrayList<>()).add(s);
             } else {
-                e.replace(s.stmt().range().offset(), s.stmt().range().end(), immediate(s, fine));
+                group.inPlace(s, e, fine);
             }
         }
-        for (List<SitePlan> group : regions.values()) {
-            Convergence.Region r = ((Convergence.Placement.Deferred) group.get(0).placement()).region();
-            StringBuilder begin = new StringBuilder("{ ");
-            StringBuilder flush = new StringBuilder(" ");
-            for (SitePlan s : group) {
-                String groupExpr = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
-                begin.append(cuda.aggBegin(s, groupExpr));
-                flush.append(cuda.flushCall(s)).append(' ');
-                e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));
-            }
-            e.insert(r.start(), begin.toString());
-            for (Stmt.If g : r.guards()) {
-                Stmt.Jump j = Convergence.guardJump(g);
-                e.replace(j.range().offset(), j.range().end(), g.then() == j ? "{}" : "");
-                e.insert(g.range().end(), " else {");
-            }
-            e.insert(r.end(), "}".repeat(r.guards().size()) + flush + "}");
+        for (List<SitePlan> sites : regions.values()) {
+            group.region(sites, e, fine);
         }
         mallocs.edit(f, e, fine);
         return e;
-    }
-
-    private String immediate(SitePlan s, EditSet fine) {
-        return "{ " + cuda.aggBegin(s, "klap::warp_group::active()") + cuda.recordCall(s, fine) + " " + cuda.flushCall(s) + " }";
     }
 
     /** Host calls that set a kernel's attributes; klap applies them to the kernel's variants and twin too. */
