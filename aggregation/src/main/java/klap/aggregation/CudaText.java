@@ -181,6 +181,22 @@ final class CudaText {
         return "#line " + ctx.src.line(offset) + " \"" + name + "\"\n";
     }
 
+    /** @return the first lines of the output: the pool size if given, the runtime's header, and a {@code #line 1} */
+    String prologue() {
+        StringBuilder head = new StringBuilder();
+        if (ctx.opt.poolSizeBytes() != null) {
+            head.append("#define KLAP_POOL_SIZE_BYTES ").append(ctx.opt.poolSizeBytes()).append("ull\n");
+        }
+        head.append("#include \"klap/klap.cuh\" /* added by klap --granularity=")
+                .append(ctx.opt.granularity().cliName()).append(" */\n").append(lineDirective(0));
+        return head.toString();
+    }
+
+    /** @return the declaration of {@code klap_blk}, the kernel's hardware block, that regions and cudaMalloc groups use */
+    static String hardwareBlockGroup() {
+        return " klap::block_group klap_blk = klap::block_group::hardware();";
+    }
+
     /** The per-slot argument record of child {@code k}: one field per parameter, built with a constructor. */
     String argsStruct(FunctionDef k) {
         StringBuilder sb = new StringBuilder("/* klap: per-parent-thread arguments of '" + k.name() + "' */\n");
