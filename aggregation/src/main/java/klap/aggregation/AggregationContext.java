@@ -35,6 +35,7 @@ final class AggregationContext {
     private final Map<FunctionDef, Uniformity> uniformity = new HashMap<>();
     private final Map<FunctionDef, Uniformity> gridUniformity = new HashMap<>();
 
+    /** Prepares a run on {@code unit}: finds its kernels and synchronization sites. */
     AggregationContext(CudaUnit unit, AggregationPass.Options opt) {
         this.unit = unit;
         this.src = unit.file();
@@ -73,14 +74,17 @@ final class AggregationContext {
         return diags.stream().anyMatch(d -> d.severity() == Severity.ERROR);
     }
 
+    /** Reports a warning at {@code offset} of the unit, with id {@code klap-<id>}. */
     void warn(int offset, String msg, String id) {
         diags.add(Diagnostic.at(Severity.WARNING, src, offset, msg, id));
     }
 
+    /** Reports a note at {@code offset} of the unit, with id {@code klap-<id>}. */
     void note(int offset, String msg, String id) {
         diags.add(Diagnostic.at(Severity.NOTE, src, offset, msg, id));
     }
 
+    /** Reports an error at {@code offset} of the unit, with id {@code klap-<id>}. */
     void error(int offset, String msg, String id) {
         diags.add(Diagnostic.at(Severity.ERROR, src, offset, msg, id));
     }

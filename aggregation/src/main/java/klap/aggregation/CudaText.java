@@ -36,6 +36,7 @@ final class CudaText {
     private final SitePlans plans;
     private final String text;
 
+    /** @param plans the final plans, which say which kernels have kernel-granularity state */
     CudaText(AggregationContext ctx, SitePlans plans) {
         this.ctx = ctx;
         this.plans = plans;

@@ -44,6 +44,7 @@ final class GridAggregation {
     private final SitePlans plans;
     private final CudaText cuda;
 
+    /** Emits the grid-wide sites of {@code plans} with the calls of {@code cuda}. */
     GridAggregation(AggregationContext ctx, SitePlans plans, CudaText cuda) {
         this.ctx = ctx;
         this.plans = plans;

@@ -38,6 +38,7 @@ final class GroupAggregation {
     private final AggregationContext ctx;
     private final CudaText cuda;
 
+    /** Emits warp/block sites with the calls of {@code cuda}; the group follows the granularity of {@code ctx}. */
     GroupAggregation(AggregationContext ctx, CudaText cuda) {
         this.ctx = ctx;
         this.cuda = cuda;

@@ -38,6 +38,7 @@ final class HostLaunches {
     private final ChildVariants variants;
     private final CudaText cuda;
 
+    /** Edits host code after {@code plans} (kernel state) and {@code variants} (attribute copies). */
     HostLaunches(AggregationContext ctx, SitePlans plans, ChildVariants variants, CudaText cuda) {
         this.ctx = ctx;
         this.plans = plans;

@@ -45,6 +45,7 @@ final class MallocAggregation {
     private final List<MallocSite> mallocs = new ArrayList<>();
     private final List<Expr.Call> frees = new ArrayList<>();
 
+    /** Starts with no call planned; the planner reports each call it finds. */
     MallocAggregation(AggregationContext ctx) {
         this.ctx = ctx;
     }
