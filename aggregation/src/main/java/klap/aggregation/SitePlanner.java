@@ -23,9 +23,9 @@ import klap.transform.Uniformity;
  * <pre>
  * __global__ void parent(float* p, int* cnt, int n) {
  *   int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   ext&lt;&lt;&lt;1, 1&gt;&gt;&gt;(p);                                   // ext is only declared here
  *   if (i &gt;= n) return;
  *   if (cnt[i] &gt; 0) child&lt;&lt;&lt;cnt[i], 32&gt;&gt;&gt;(p + i, n);
- *   ext&lt;&lt;&lt;1, 1&gt;&gt;&gt;(p);                                   // ext is only declared here
  * }
  * </pre>
  * <h2>Output</h2>
