@@ -1,34 +1,21 @@
 package klap.aggregation;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import klap.model.CudaUnit;
 import klap.model.Diagnostic;
 import klap.model.Diagnostic.Severity;
-import klap.model.Expr;
 import klap.model.FunctionDef;
-import klap.model.Param;
-import klap.model.SourceFile;
-import klap.model.SourceRange;
 import klap.model.Stmt;
-import klap.transform.Convergence;
 import klap.transform.EditSet;
-import klap.transform.SyncSites;
 import klap.transform.Granularity;
-import klap.transform.Trees;
-import klap.transform.Uniformity;
 
 /**
  * Launch aggregation at warp, block and kernel granularity (KLAP sections II-A, II-B, Fig. 2, Fig. 12) with
  * aggregated device {@code cudaMalloc}/{@code cudaFree} and scalarized uniform arguments (II-C),
  * for the CUDA 12/13 device runtime (CDP2, see shared/design/PLATFORM.md).
- *
  * <h2>Input</h2>
  * <pre>
  * __global__ void child(float* p, int n) { ... blockIdx.x ... helper() ... }
@@ -37,69 +24,35 @@ import klap.transform.Uniformity;
  *   if (i &gt;= n) return;
  *   if (cnt[i] &gt; 0) child&lt;&lt;&lt;cnt[i], 32&gt;&gt;&gt;(p + i, n);
  * }
+ * int main() { ... parent&lt;&lt;&lt;g, b&gt;&gt;&gt;(...); }
  * </pre>
  * <h2>Output (block granularity)</h2>
  * <pre>
  * #include "klap/klap.cuh"
- * struct klap_args_child { float* p; int n; __device__ klap_args_child(float* a, int b) : p(a), n(b) {} };
+ * struct klap_args_child { ... };                                   // ChildVariants: the record, the variant
  * __global__ void child_klap_agg_vu(const klap::launch_cfg*, unsigned, const klap_args_child*, int n);
  * __global__ void child(float* p, int n) { ...unchanged... }
- * __global__ void child_klap_agg_vu(const klap::launch_cfg* klap_cfg, unsigned klap_n,
- *                                   const klap_args_child* klap_args, int n) {
- *   klap::vctx klap_v; unsigned klap_parent;                   // find the parent slot (scan + search),
- *   if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;   // mask extra threads
- *   float* p = klap_args[klap_parent].p;                       // load the per-parent argument
- *   { ... klap_v.blockIdx.x ... helper(klap_v) ... }           // original body, original indices
+ * __global__ void child_klap_agg_vu(...) { ...finds its parent's record, original body with original indices... }
+ * __global__ void parent(float* p, int* cnt, int n) {             // GroupAggregation: one launch per block
+ *   ... { auto klap_s0 = klap::agg_begin&lt;klap_args_child&gt;(...); if (i &gt;= n) {} else {
+ *   if (cnt[i] &gt; 0) klap_s0.record(...); } klap_s0.flush(...); }
  * }
- * __global__ void parent(float* p, int* cnt, int n) {
- *   klap::block_group klap_blk = klap::block_group::hardware();
- *   int i = ...;
- *   { auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin&lt;klap_args_child&gt;(klap_g0);   // slots from the pool
- *   if (i &gt;= n) {} else {                                        // early return made convergent
- *   if (cnt[i] &gt; 0) klap_s0.record(dim3(cnt[i]), dim3(32), 0u, 0, klap_args_child(p + i, n));
- *   } klap_s0.flush(klap_g0, [&amp;](...) { child_klap_agg_vu&lt;&lt;&lt;...&gt;&gt;&gt;(cfg, n, args, mine.n); ... }); }
- * }
- * int main() { ... parent&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(...); }
+ * int main() { ... parent&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(...); }        // HostLaunches
  * </pre>
- * The variant's suffix names which parameters are passed as arrays ({@code v}) and which as
- * scalars ({@code u}, proven uniform across the group by {@link Uniformity}). Where no convergent
- * region exists ({@link Convergence}), the launch is aggregated among the threads of the warp that
- * arrive together ({@code klap::warp_group::active()}), with a warning at block granularity.
- * <h2>Kernel granularity (KLAP II-B, rebuilt for CDP2)</h2>
- * The paper launched the aggregated grid from the host after the parent ended, which excluded
- * device-launched parents and launches in loops. Here the parent's last block launches it:
+ * <h2>Parts</h2>
  * <pre>
- * __global__ void parent(float* p, int* cnt, int n, klap::kstate* klap_ks) { [&amp;]() {
- *   int i = ...; if (i &gt;= n) return;                       // returns reach the epilogue
- *   if (cnt[i] &gt; 0) klap::krecord&lt;klap_args_child&gt;(klap_ks, 0u, dim3(cnt[i]), dim3(32), ...);
- * }(); klap::kfinish(klap_ks, [&amp;](const klap::ksite* s, dim3 g, dim3 b, ...) { child_klap_kagg_vu&lt;&lt;&lt;g, b&gt;&gt;&gt;(s, ...); }); }
+ * SitePlanner        launch site + facts -&gt; SitePlan, or a refusal (left as written, with a warning)
+ * SitePlans          the final plans and the questions the emitters ask about them
+ * ChildVariants      child kernel -&gt; argument record, aggregated variants; clones of index-reading device functions
+ * GroupAggregation   warp/block (II-A): agg_begin before a region, record at the site, flush after; or in place
+ * GridAggregation    kernel (II-B): krecord at the site, kfinish by the grid's last block, the _klap_grid twin
+ * MallocAggregation  device cudaMalloc/cudaFree of a group (II-C)
+ * HostLaunches       host side: pool preparation, kernel-granularity state, attribute copies
+ * CudaText           the generated C++ they share
  * </pre>
- * {@code krecord} is the paper's out-of-order atomic scan (one 64-bit atomic gives the record's
- * index and block offset; threads that do not launch store nothing); {@code kfinish} makes each
- * block take an acq_rel ticket, and the last one launches one grid per site. The state
- * ({@code klap::kstate}, one per parent-grid instance) is a trailing kernel parameter: host
- * launches pass {@code klap::host_kstate(N)}, and an aggregated child that aggregates its own
- * launches (recursion) gets a fresh one from the pool. Launches in loops: launches into
- * {@code cudaStreamFireAndForget} are aggregated across all rounds (one grid per site); in a
- * kernel with a launch in a loop into an ordered stream, every ordered launch is aggregated per
- * round instead: each thread numbers its ordered launches ({@code klap_seq}), launch j goes to
- * bucket (j, site), and the last block launches the buckets round by round into its NULL stream,
- * so each thread's launches keep their order (at most {@code KLAP_KERNEL_MAX_ORDERED} per thread,
- * else a run-time error suggesting block granularity). Arguments are
- * scalarized when uniform across the grid ({@code blockIdx} is not). Device {@code cudaMalloc}
- * is aggregated per block (II-C).
- *
- * <p>Streams: a stream argument proven uniform (e.g. {@code cudaStreamFireAndForget},
- * {@code cudaStreamTailLaunch}) is kept. A thread-dependent stream (per-thread device streams) is
- * replaced by the NULL stream, which runs the launches of one block in order: every per-thread
- * order of the input is kept (and more is ordered), and the stream may already be destroyed when
- * the region ends. A launch followed in its region by {@code cudaEventRecord} or
- * {@code cudaStreamWaitEvent} is launched in place (not deferred) so events keep their meaning;
- * at kernel granularity, any such operation later in the kernel (or in a loop around the launch)
- * makes the launch go in place, aggregated per warp, with a warning.
- *
- * <p>Launches klap cannot aggregate but that stay correct as written (child defined elsewhere,
- * deduced template arguments, launches nested in expressions) are left unchanged with a warning.
+ * This class plans, then runs the emitters over the unit's functions in source order. Launches klap
+ * cannot aggregate but that stay correct as written are left unchanged with a warning; an input
+ * that cannot be compiled for CDP2 (device {@code cudaDeviceSynchronize}) is an error.
  */
 public final class AggregationPass {
 
@@ -130,67 +83,32 @@ public final class AggregationPass {
         }
     }
 
-    private static final Set<String> BUILTINS = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
-
-    /** One device-side launch site that will be aggregated. */
-    private static final class Site {
-        final int id;
-        final FunctionDef fn;
-        final Stmt.ExprStmt stmt;
-        final Expr.Launch launch;
-        final FunctionDef child;
-        String mask;
-        Convergence.Placement placement;
-        /** the stream argument is thread-dependent: launch into the block's NULL stream instead */
-        boolean streamToNull;
-        /** aggregated across the whole parent grid (kernel granularity): recorded, launched by the last block */
-        boolean kernelWide;
-        /** kernel granularity: the launch's stream orders launches (not cudaStreamFireAndForget) */
-        boolean ordered;
-        /** kernel granularity: the launch is inside a loop */
-        boolean inLoop;
-
-        Site(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, FunctionDef child, String mask,
-             Convergence.Placement placement, boolean streamToNull, boolean kernelWide) {
-            this.streamToNull = streamToNull;
-            this.kernelWide = kernelWide;
-            this.id = id;
-            this.fn = fn;
-            this.stmt = stmt;
-            this.launch = launch;
-            this.child = child;
-            this.mask = mask;
-            this.placement = placement;
-        }
+    /** Which body a piece of code is emitted into. */
+    private enum Body {
+        /** the user's function, edited in place */
+        ORIGINAL,
+        /** an aggregated child variant or a device-function clone: indices come from {@code klap_v} */
+        VARIANT
     }
 
-    /** One device cudaMalloc call and the group that allocates together. */
-    private record MallocSite(FunctionDef fn, Expr.Call call, String group) {
-    }
+    private final AggregationContext ctx;
+    private final SitePlans plans;
+    private final MallocAggregation mallocs;
+    private final CudaText cuda;
+    private final ChildVariants variants;
+    private final GroupAggregation group;
+    private final GridAggregation grid;
+    private final HostLaunches host;
 
-    private final CudaUnit unit;
-    private final SourceFile src;
-    private final String text;
-    private final Options opt;
-    private final List<Diagnostic> diags = new ArrayList<>();
-    private final Map<String, FunctionDef> kernels = new LinkedHashMap<>();
-    private final Map<FunctionDef, Uniformity> uniformity = new HashMap<>();
-    private final Map<FunctionDef, Uniformity> gridUniformity = new HashMap<>();
-    private final Set<Expr.Launch> unaggregated = new HashSet<>();
-    private final List<Site> sites = new ArrayList<>();
-    private final List<MallocSite> mallocs = new ArrayList<>();
-    private final List<Expr.Call> frees = new ArrayList<>();
-    private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
-    private final Set<FunctionDef> clones = new LinkedHashSet<>();
-    private final Set<String> cloneNames = new HashSet<>();
-    private final SyncSites syncs;
-
-    private AggregationPass(CudaUnit unit, Options opt) {
-        this.unit = unit;
-        this.src = unit.file();
-        this.text = src.text();
-        this.opt = opt;
-        this.syncs = new SyncSites(unit);
+    private AggregationPass(AggregationContext ctx, SitePlans plans, MallocAggregation mallocs) {
+        this.ctx = ctx;
+        this.plans = plans;
+        this.mallocs = mallocs;
+        this.cuda = new CudaText(ctx, plans);
+        this.variants = new ChildVariants(ctx, plans, cuda);
+        this.group = new GroupAggregation(ctx, cuda);
+        this.grid = new GridAggregation(ctx, plans, cuda);
+        this.host = new HostLaunches(ctx, plans, variants, cuda);
     }
 
     /**
@@ -199,1130 +117,121 @@ public final class AggregationPass {
      * @return the transformed text and diagnostics; never throws on user input
      */
     public static Result run(CudaUnit unit, Options opt) {
-        return new AggregationPass(unit, opt).run();
+        AggregationContext ctx = new AggregationContext(unit, opt);
+        MallocAggregation mallocs = new MallocAggregation(ctx);
+        SitePlanner planner = new SitePlanner(ctx, mallocs);
+        planner.planFunctions();
+        if (ctx.hasErrors()) {
+            return new Result(ctx.text, ctx.diags, false, 0, "");
+        }
+        return new AggregationPass(ctx, planner.keepLaunchOrder(), mallocs).emit();
     }
 
-    private Result run() {
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.KERNEL) {
-                kernels.putIfAbsent(f.name(), f);
-            }
-        }
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
-                findSites(f);
-            } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
-                Trees.walkExprs(f.body(), e -> {
-                    if (e instanceof Expr.Launch l) {
-                        unaggregated.add(l);
-                        warn(l.range().offset(), "launch of '" + l.kernelName() + "' in a __host__ __device__ function is "
-                                + "not aggregated; move it into a __global__ or __device__ function", "launch-host-device");
-                    }
-                });
-            }
-        }
-        if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
-            return new Result(text, diags, false, 0, "");
-        }
-        keepLaunchOrder();
-        for (Site s : sites) {
-            variants.computeIfAbsent(s.child, k -> new LinkedHashSet<>()).add(variantKey(s));
-        }
-        checkKernelStateUses();
-        if (diags.stream().anyMatch(d -> d.severity() == Severity.ERROR)) {
-            return new Result(text, diags, false, 0, summary());
-        }
+    private Result emit() {
+        host.noteStateReferences();
         if (!variants.isEmpty()) {
-            findClones();
+            variants.findClones();
         }
-        boolean usesRuntime = !sites.isEmpty() || !mallocs.isEmpty();
-        if (!usesRuntime) {
-            return new Result(text, diags, false, 0, summary());
+        if (plans.all().isEmpty() && mallocs.isEmpty()) {
+            return new Result(ctx.text, ctx.diags, false, 0, summary());
         }
-        EditSet out = new EditSet(text);
-        StringBuilder head = new StringBuilder();
-        if (opt.poolSizeBytes() != null) {
-            head.append("#define KLAP_POOL_SIZE_BYTES ").append(opt.poolSizeBytes()).append("ull\n");
-        }
-        head.append("#include \"klap/klap.cuh\" /* added by klap --granularity=")
-                .append(opt.granularity().cliName()).append(" */\n").append(lineDirective(0));
-        out.insert(0, head.toString());
-        for (FunctionDef f : unit.functions()) {
+        EditSet out = new EditSet(ctx.text);
+        out.insert(0, cuda.prologue());
+        for (FunctionDef f : ctx.unit.functions()) {
             switch (f.kind()) {
                 case KERNEL, DEVICE -> emitOriginal(f, out);
-                case HOST -> emitHostLaunches(f, out);
+                case HOST -> host.edit(f, out);
                 default -> {
                 }
             }
-            if (variants.containsKey(f)) {
-                out.insert(declStart(f), argsStruct(f) + variantPrototypes(f) + lineDirective(declStart(f)));
-                out.insert(f.range().end(), variantDefinitions(f) + lineDirective(f.range().end()));
-            }
-            if (clones.contains(f)) {
-                out.insert(declStart(f), clonePrototype(f) + lineDirective(declStart(f)));
-                out.insert(f.range().end(), cloneDefinition(f) + lineDirective(f.range().end()));
-            }
+            variants.emit(f, out, () -> bodyEdits(f, Body.VARIANT).render(f.body().range().offset(), f.body().range().end()));
         }
         try {
-            return new Result(out.render(), diags, true, sites.size(), summary());
+            return new Result(out.render(), ctx.diags, true, plans.all().size(), summary());
         } catch (IllegalStateException e) {
-            diags.add(Diagnostic.at(Severity.ERROR, src, 0, e.getMessage() + "; please report this input", "internal"));
-            return new Result(text, diags, false, 0, summary());
+            ctx.error(0, e.getMessage() + "; please report this input", "internal");
+            return new Result(ctx.text, ctx.diags, false, 0, summary());
         }
     }
 
     /** @return e.g. "5 device launch sites: 3 aggregated per block, 1 per warp in place, 1 left as written" */
     private String summary() {
-        long grid = sites.stream().filter(x -> x.kernelWide).count();
-        long group = sites.stream().filter(x -> !x.kernelWide && x.placement instanceof Convergence.Placement.Deferred).count();
-        long inPlace = sites.size() - grid - group;
-        int total = sites.size() + unaggregated.size();
+        List<SitePlan> sites = plans.all();
+        long gridWide = sites.stream().filter(SitePlan::gridWide).count();
+        long deferred = sites.stream().filter(x -> !x.gridWide() && x.region() != null).count();
+        long inPlace = sites.size() - gridWide - deferred;
+        int total = sites.size() + plans.unaggregated();
         if (total == 0) {
             return "";
         }
         List<String> parts = new ArrayList<>();
-        if (grid > 0) {
-            parts.add(grid + " aggregated per grid");
+        if (gridWide > 0) {
+            parts.add(gridWide + " aggregated per grid");
         }
-        if (group > 0) {
-            parts.add(group + " aggregated per " + (opt.granularity() == Granularity.WARP ? "warp" : "block"));
+        if (deferred > 0) {
+            parts.add(deferred + " aggregated per " + (ctx.opt.granularity() == Granularity.WARP ? "warp" : "block"));
         }
         if (inPlace > 0) {
             parts.add(inPlace + " aggregated in place among the threads of a warp that arrive together");
         }
-        if (!unaggregated.isEmpty()) {
-            parts.add(unaggregated.size() + " left as written (see the warnings)");
+        if (plans.unaggregated() > 0) {
+            parts.add(plans.unaggregated() + " left as written (see the warnings)");
         }
         return total + " device launch site" + (total == 1 ? "" : "s") + ": " + String.join(", ", parts);
     }
 
-    // ------------------------------------------------------------------ analysis
-
-    private Uniformity uni(FunctionDef f) {
-        return uniformity.computeIfAbsent(f, x -> new Uniformity(x, false, unit));
-    }
-
-    private Uniformity gridUni(FunctionDef f) {
-        return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true, unit));
-    }
-
-    /**
-     * @return the kernel-granularity sites of {@code f}: the plain ones (one bucket each, slots
-     *         0..P-1 of klap::kstate) in source order, then the per-round ones (Q of them)
-     */
-    private List<Site> kernelSites(FunctionDef f) {
-        List<Site> all = sites.stream().filter(s -> s.fn == f && s.kernelWide).toList();
-        List<Site> out = new ArrayList<>(all.stream().filter(s -> !perRound(s)).toList());
-        out.addAll(all.stream().filter(this::perRound).toList());
-        return out;
-    }
-
-    /**
-     * Per-round aggregation: in a kernel with a launch in a loop into an ordered stream, every
-     * launch into an ordered stream is numbered per thread (klap::krecord_seq) so that the
-     * thread's launches keep their order.
-     */
-    private boolean perRound(Site s) {
-        return s.kernelWide && s.ordered
-                && sites.stream().anyMatch(o -> o.fn == s.fn && o.kernelWide && o.ordered && o.inLoop);
-    }
-
-    private List<Site> roundSites(FunctionDef f) {
-        return kernelSites(f).stream().filter(this::perRound).toList();
-    }
-
-    /** @return the C++ expression of the number of klap::ksite slots {@code f}'s state needs */
-    private String stateSize(FunctionDef f) {
-        int q = roundSites(f).size();
-        int p = kernelSites(f).size() - q;
-        return q == 0 ? Integer.toString(p) : p + " + KLAP_KERNEL_MAX_ORDERED * " + q;
-    }
-
-    /** @return true if {@code k} gets the hidden {@code klap::kstate* klap_ks} parameter */
-    private boolean hasKernelState(FunctionDef k) {
-        return sites.stream().anyMatch(s -> s.fn == k && s.kernelWide);
-    }
-
-    /**
-     * Kernel granularity keeps every kernel's name and signature (see {@link #emitOriginal}): a use
-     * of the kernel other than a host launch (a function pointer, {@code cudaLaunchKernel}) runs it
-     * as written, not aggregated, which a note says.
-     */
-    private void checkKernelStateUses() {
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() != FunctionDef.Kind.HOST) {
-                continue;
-            }
-            Trees.walkExprs(f.body(), e -> {
-                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && kernels.containsKey(simpleName(n.name()))
-                        && hasKernelState(kernels.get(simpleName(n.name())))) {
-                    diags.add(Diagnostic.at(Severity.NOTE, src, n.range().offset(), "a launch of '" + n.name()
-                            + "' through this reference runs it as written (not aggregated); only its <<<...>>> launches "
-                            + "use its kernel-granularity form", "kernel-state-ref"));
-                }
-            });
-        }
-    }
-
-    private void findSites(FunctionDef f) {
-        Set<Expr> statementLaunches = new HashSet<>();
-        Convergence conv = new Convergence(src, f, uni(f), syncs);
-        Trees.walkStmts(f.body(), s -> {
-            if (s instanceof Stmt.ExprStmt es && es.expr() instanceof Expr.Launch l) {
-                statementLaunches.add(l);
-                planSite(f, es, l, conv);
-            }
-        });
-        Trees.walkStmts(f.body(), s -> {
-            for (Expr top : Trees.ownExprs(s)) {
-                Trees.walk(top, e -> {
-                    if (e instanceof Expr.Lambda lam && syncs.launchingOperations(lam.body()).stream()
-                            .anyMatch(x -> x instanceof Expr.Launch)) {
-                        warn(lam.range().offset(), "kernel launch inside a lambda is not aggregated; move it out of the "
-                                + "lambda (into the kernel or a __device__ function) to aggregate it", "launch-in-lambda");
-                        Trees.walkExprs(lam.body(), x -> {
-                            if (x instanceof Expr.Launch ll) {
-                                unaggregated.add(ll);
-                            }
-                        });
-                    }
-                    if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
-                        unaggregated.add(l);
-                        warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not aggregated; "
-                                + "write it as a statement of its own", "launch-in-expression");
-                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
-                        switch (c.calleeName()) {
-                            case "cudaDeviceSynchronize" -> error(c.range().offset(), "device-side cudaDeviceSynchronize() was "
-                                    + "removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the code "
-                                    + "that needs the children's results into a kernel launched into cudaStreamTailLaunch, "
-                                    + "or into a later host-launched kernel", "cdp1-sync");
-                            case "cudaMalloc" -> planMalloc(f, s, c, conv);
-                            case "cudaFree" -> frees.add(c);
-                            default -> {
-                            }
-                        }
-                    }
-                });
-            }
-        });
-    }
-
-    /** Cooperative-groups calls whose results depend on the hardware block or grid. */
-    private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
-            "this_multi_grid");
-
-    /**
-     * @return the first cooperative-groups name in {@code f} or the device functions it calls that
-     *         reads the hardware block or grid (what an aggregated child must not rely on), or null
-     */
-    private String blockGroupUse(FunctionDef f, Set<FunctionDef> seen) {
-        if (!seen.add(f)) {
-            return null;
-        }
-        String[] found = {null};
-        Trees.walkExprs(f.body(), e -> {
-            if (found[0] == null && e instanceof Expr.Name n && BLOCK_GROUPS.contains(simpleName(n.name()))) {
-                found[0] = n.name();
-            }
-        });
-        if (found[0] != null) {
-            return found[0];
-        }
-        List<String> callees = new ArrayList<>();
-        Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null) {
-                callees.add(simpleName(c.calleeName()));
-            }
-        });
-        for (FunctionDef g : unit.functions()) {
-            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
-                String r = blockGroupUse(g, seen);
-                if (r != null) {
-                    return r;
-                }
-            }
-        }
-        return null;
-    }
-
-    private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
-        FunctionDef child = kernels.get(simpleName(l.kernelName()));
-        unaggregated.add(l);
-        if (child == null) {
-            warn(l.range().offset(), "child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
-                    + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
-            return;
-        }
-        String cg = blockGroupUse(child, new HashSet<>());
-        if (cg != null) {
-            warn(l.range().offset(), "child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
-                    + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
-                    + "not aggregated", "child-cooperative-groups");
-            return;
-        }
-        if (child.templateHeader() != null && l.templateArgs() == null) {
-            warn(l.range().offset(), "launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
-                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
-            return;
-        }
-        if (l.args().size() != child.params().size()) {
-            warn(l.range().offset(), "launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
-                    + child.params().size() + " parameters (default arguments?); it is not aggregated", "argument-count");
-            return;
-        }
-        boolean kernelWide = opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
-        String inPlace = null;
-        String early = kernelWide ? returnBeforeBarrier(f) : null;
-        if (early != null) {
-            // kfinish ends with a block barrier: threads that returned would meet it while the others wait
-            // at the kernel's own barrier, pairing the two
-            kernelWide = false;
-            inPlace = early;
-        } else if (kernelWide && eventCallAfter(es, f)) {
-            // the grid's last block would launch it after the event: launch it in place instead
-            kernelWide = false;
-            inPlace = "a stream or event operation follows it in the kernel, so it cannot be launched later";
-        }
-        Uniformity u = kernelWide ? gridUni(f) : uni(f);
-        StringBuilder mask = new StringBuilder();
-        for (Expr a : l.args()) {
-            mask.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
-        }
-        if (kernelWide) {
-            boolean fireAndForget = fireAndForget(l);
-            Stmt loop = uni(f).trees().enclosingLoop(es);
-            if (loop != null || launchedFromKernel(f)) {
-                // records of different rounds are merged into one grid: a value uniform across the grid in
-                // one round differs between rounds, so no argument may come from a single record. And in the
-                // aggregated variant of a kernel that kernels launch (recursion), one hardware grid holds the
-                // virtual grids of many parent records: its parameters and blockDim/gridDim differ between them
-                mask = new StringBuilder("v".repeat(l.args().size()));
-            }
-            if (loop != null && !fireAndForget) {
-                diags.add(Diagnostic.at(Severity.NOTE, src, l.range().offset(), "launch of '" + l.kernelName()
-                        + "' in a loop (line " + src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
-                        + "round (one grid per round), which keeps each thread's launch order; launch into "
-                        + "cudaStreamFireAndForget if the rounds' children are independent, to aggregate all rounds at once",
-                        "kernel-per-round"));
-            }
-            boolean streamToNull = streamToNull(l, u);
-            unaggregated.remove(l);
-            Site site = new Site(sites.size(), f, es, l, child, mask.toString(), null, streamToNull, true);
-            site.ordered = !fireAndForget;
-            site.inLoop = loop != null;
-            sites.add(site);
-            return;
-        }
-        Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
-        if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
-            p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
-                    + "so it cannot be launched later");
-        }
-        boolean streamToNull = streamToNull(l, u);
-        if (p instanceof Convergence.Placement.Immediate im && opt.granularity() != Granularity.WARP) {
-            warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
-                    + opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
-        }
-        unaggregated.remove(l);
-        sites.add(new Site(sites.size(), f, es, l, child, mask.toString(), p, streamToNull, false));
-    }
-
-    /**
-     * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
-     *         barrier or warp collective of the kernel), or null
-     */
-    private String returnBeforeBarrier(FunctionDef f) {
-        Uniformity u = uni(f);
-        for (Stmt.Jump j : Trees.collect(f.body(), Stmt.Jump.class)) {
-            if (j.kind() != Stmt.JumpKind.RETURN) {
-                continue;
-            }
-            boolean divergent = false;
-            Stmt outerLoop = null;
-            for (Stmt x = u.trees().parent(j); x != null; x = u.trees().parent(x)) {
-                divergent |= !u.controlIsUniform(x);
-                if (x instanceof Stmt.Loop) {
-                    outerLoop = x;
-                }
-            }
-            if (!divergent) {
-                continue;
-            }
-            int from = outerLoop != null ? outerLoop.range().offset() : j.range().offset();
-            Integer sync = syncs.firstSync(f.body(), from, f.body().range().end(), List.of());
-            if (sync != null) {
-                return "the kernel synchronizes (line " + src.line(sync) + ") after a thread-dependent return (line "
-                        + src.line(j.range().offset()) + "); the returned threads cannot wait at the end of the grid";
-            }
-        }
-        return null;
-    }
-
-    /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */
-    private boolean launchedFromKernel(FunctionDef k) {
-        for (FunctionDef g : unit.functions()) {
-            if (g.kind() != FunctionDef.Kind.KERNEL) {
-                continue;
-            }
-            boolean[] found = {false};
-            Trees.walkExprs(g.body(), e -> {
-                if (e instanceof Expr.Launch l && simpleName(l.kernelName()).equals(k.name())) {
-                    found[0] = true;
-                }
-            });
-            if (found[0]) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean fireAndForget(Expr.Launch l) {
-        return l.stream() != null && slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
-    }
-
-    /**
-     * Launch order per thread (issue 10, "dependent launches of one thread"): a launch that klap
-     * defers (to the end of its region, or to the end of the grid at kernel granularity) must not
-     * be overtaken by a later launch of the same thread that goes out earlier: a launch made in
-     * place, a launch left as written, a launch in a {@code __device__} function called later, or a
-     * deferred launch of a region that ends first. Such a deferred site is launched in place
-     * instead (aggregated among the threads that arrive together), with a warning. Launches into
-     * {@code cudaStreamFireAndForget} are ordered with nothing and are exempt. Repeated until no
-     * site changes, since a site made in place can in turn overtake an earlier deferred one.
-     */
-    private void keepLaunchOrder() {
-        Map<Integer, Site> byOffset = new HashMap<>();
-        for (Site s : sites) {
-            byOffset.put(s.launch.range().offset(), s);
-        }
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (Site s : sites) {
-                if (fireAndForget(s.launch) || !(s.kernelWide || s.placement instanceof Convergence.Placement.Deferred)) {
-                    continue;
-                }
-                Integer later = overtakingLaunch(s, byOffset);
-                if (later == null) {
-                    continue;
-                }
-                String reason = "a later launch of the same thread (line " + src.line(later) + ") would go out before it; "
-                        + "launching it in place keeps their order";
-                if (s.kernelWide) {
-                    s.kernelWide = false;
-                    Uniformity u = uni(s.fn);
-                    StringBuilder m = new StringBuilder();
-                    for (Expr a : s.launch.args()) {
-                        m.append(opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
-                    }
-                    s.mask = m.toString();
-                    s.streamToNull = s.launch.stream() != null && !u.isUniform(s.launch.stream());
-                }
-                s.placement = new Convergence.Placement.Immediate(reason);
-                warn(s.launch.range().offset(), "launch of '" + s.launch.kernelName() + "' is aggregated per warp, not per "
-                        + opt.granularity().cliName() + ": " + reason, "launch-order");
-                changed = true;
-            }
-        }
-    }
-
-    /**
-     * @return the offset of a launching operation of {@code s}'s thread that would go out before
-     *         {@code s} although it runs after it, or null if none
-     */
-    private Integer overtakingLaunch(Site s, Map<Integer, Site> byOffset) {
-        FunctionDef f = s.fn;
-        int after = s.stmt.range().end();
-        int before;
-        Stmt loop = null;
-        if (s.kernelWide) {
-            before = f.body().range().end();
-            for (Stmt l = uni(f).trees().enclosingLoop(s.stmt); l != null; l = uni(f).trees().enclosingLoop(l)) {
-                loop = l;
-            }
-        } else {
-            before = ((Convergence.Placement.Deferred) s.placement).region().end();
-        }
-        Stmt outerLoop = loop;
-        for (Expr op : syncs.launchingOperations(f.body())) {
-            int off = op.range().offset();
-            boolean inRange = off >= after && off < before
-                    || outerLoop != null && outerLoop.range().contains(off) && off != s.launch.range().offset();
-            if (!inRange) {
-                continue;
-            }
-            if (op instanceof Expr.Launch l) {
-                if (fireAndForget(l)) {
-                    continue;
-                }
-                Site o = byOffset.get(off);
-                if (o != null && s.kernelWide && o.kernelWide) {
-                    continue; // both launched by the last block, in an order that keeps each thread's (kfinish)
-                }
-                if (o != null && !s.kernelWide && o.placement instanceof Convergence.Placement.Deferred d
-                        && d.region().anchor() == ((Convergence.Placement.Deferred) s.placement).region().anchor()) {
-                    continue; // flushed at the same region end, after s (source order)
-                }
-            }
-            return off;
-        }
-        return null;
-    }
-
-    /** @return true (with a note) if the launch's stream differs between threads and becomes the NULL stream */
-    private boolean streamToNull(Expr.Launch l, Uniformity u) {
-        boolean toNull = l.stream() != null && !u.isUniform(l.stream());
-        if (toNull) {
-            diags.add(Diagnostic.at(Severity.NOTE, src, l.stream().range().offset(), "the stream of this launch differs "
-                    + "between threads; the aggregated launch goes into the launching block's NULL stream, which keeps each "
-                    + "thread's launch order (and orders more)", "stream-serialized"));
-        }
-        return toNull;
-    }
-
-    private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
-            "cudaStreamWaitEvent");
-
-    /** @return true if a stream/event operation is evaluated in {@code region} after {@code site} */
-    private boolean eventCallAfter(Stmt site, Convergence.Region region) {
-        Stmt scope = region.guardBlock() != null ? region.guardBlock() : region.anchor();
-        return eventCallIn(scope, site.range().offset(), region.end());
-    }
-
-    /**
-     * @return true if a stream/event operation may run in kernel {@code f} after {@code site}: later
-     *         in the text, or anywhere in a loop around the site (kernel granularity defers launches
-     *         to the end of the whole grid)
-     */
-    private boolean eventCallAfter(Stmt site, FunctionDef f) {
-        Stmt loop = uni(f).trees().enclosingLoop(site);
-        Stmt outer = loop;
-        while (loop != null) {
-            outer = loop;
-            loop = uni(f).trees().enclosingLoop(loop);
-        }
-        return eventCallIn(f.body(), site.range().offset(), f.body().range().end())
-                || (outer != null && eventCallIn(outer, outer.range().offset(), outer.range().end()));
-    }
-
-    private boolean eventCallIn(Stmt scope, int after, int before) {
-        boolean[] found = {false};
-        Trees.walkExprs(scope, e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null && EVENT_CALLS.contains(c.calleeName())
-                    && c.range().offset() > after && c.range().offset() < before) {
-                found[0] = true;
-            }
-        });
-        return found[0];
-    }
-
-    private void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
-        if (c.args().size() != 2) {
-            warn(c.range().offset(), "cudaMalloc with " + c.args().size() + " arguments is not aggregated", "malloc-args");
-            return;
-        }
-        boolean together = f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(owner)
-                && !conditionallyEvaluated(owner, c);
-        String group;
-        if (together) {
-            group = opt.granularity() != Granularity.WARP ? "klap_blk" : "klap::warp_group::of(klap_blk)";
-        } else {
-            group = "klap::warp_group::active()";
-            if (opt.granularity() != Granularity.WARP) {
-                warn(c.range().offset(), "device cudaMalloc is under thread-dependent control flow; it is aggregated per "
-                        + "warp, not per block", "granularity-fallback");
-            }
-        }
-        mallocs.add(new MallocSite(f, c, group));
-    }
-
-    /** @return true if {@code c} sits under {@code &&}, {@code ||}, {@code ?:} or a lambda in {@code owner} */
-    private static boolean conditionallyEvaluated(Stmt owner, Expr.Call c) {
-        boolean[] found = {false};
-        for (Expr top : Trees.ownExprs(owner)) {
-            conditionalWalk(top, c, false, found);
-        }
-        return found[0];
-    }
-
-    private static void conditionalWalk(Expr e, Expr target, boolean cond, boolean[] found) {
-        if (e == target) {
-            found[0] |= cond;
-            return;
-        }
-        boolean c2 = cond || e instanceof Expr.Conditional || e instanceof Expr.Other
-                || (e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||")));
-        for (Expr ch : e.children()) {
-            conditionalWalk(ch, target, c2, found);
-        }
-    }
-
-    /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
-    private void findClones() {
-        Map<String, List<FunctionDef>> device = new HashMap<>();
-        for (FunctionDef f : unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
-                device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
-            }
-        }
-        Set<String> reading = new HashSet<>();
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (var entry : device.entrySet()) {
-                if (reading.contains(entry.getKey())) {
-                    continue;
-                }
-                for (FunctionDef f : entry.getValue()) {
-                    boolean[] r = {false};
-                    Trees.walkExprs(f.body(), e -> {
-                        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
-                            r[0] = true;
-                        } else if (e instanceof Expr.Call c && c.calleeName() != null && reading.contains(simpleName(c.calleeName()))) {
-                            r[0] = true;
-                        }
-                    });
-                    if (r[0]) {
-                        reading.add(entry.getKey());
-                        changed = true;
-                        break;
-                    }
-                }
-            }
-        }
-        for (String name : reading) {
-            for (FunctionDef f : device.get(name)) {
-                if (f.memberOf() != null) {
-                    warn(f.nameRange().offset(), "member function '" + name + "' reads blockIdx/blockDim/gridDim/threadIdx; "
-                            + "called from an aggregated child it sees the aggregated grid's values", "member-builtins");
-                    continue;
-                }
-                clones.add(f);
-                cloneNames.add(name);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ emission
-
-    /** Which body a piece of code is emitted into. */
-    private enum Ctx {
-        /** the user's function, edited in place */
-        ORIGINAL,
-        /** an aggregated child variant or a device-function clone: indices come from {@code klap_v} */
-        VARIANT
-    }
-
     /**
      * Edits the body of {@code f} in place, or, for a kernel that gets kernel-granularity state,
-     * leaves {@code f} exactly as written and adds its aggregated form {@code f_klap_grid} with the
-     * trailing {@code klap::kstate*} parameter right after it: code klap does not see (other files,
-     * function pointers, {@code cudaFuncSetAttribute}, {@code cudaLaunchKernel}) keeps {@code f}'s
-     * name and signature and runs it as written; the host launches klap sees use the twin.
+     * leaves {@code f} as written and adds its twin ({@link GridAggregation#addTwin}).
      */
     private void emitOriginal(FunctionDef f, EditSet out) {
-        EditSet body = bodyEdits(f, Ctx.ORIGINAL);
+        EditSet body = bodyEdits(f, Body.ORIGINAL);
         if (body.isEmpty()) {
             return;
         }
         if (needsBlockGroup(f)) {
-            body.insert(f.body().range().offset() + 1, " klap::block_group klap_blk = klap::block_group::hardware();");
+            body.insert(f.body().range().offset() + 1, CudaText.hardwareBlockGroup());
         }
-        if (hasKernelState(f)) {
-            out.insert(declStart(f), twinHead(f) + ";\n" + lineDirective(declStart(f)));
-            out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
-                    + "' itself stays as written for code klap does not see */\n" + twinHead(f) + "\n"
-                    + lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
-                    + "\n" + lineDirective(f.range().end()));
+        if (plans.hasKernelState(f)) {
+            grid.addTwin(f, body, out);
             return;
         }
         out.addAll(body);
     }
 
-    /** @return the name of the kernel-granularity twin of kernel {@code k} */
-    private static String twinName(FunctionDef k) {
-        return k.name() + "_klap_grid";
-    }
-
-    /** Declaration of the twin of {@code f}: its head, name {@code f_klap_grid}, parameters plus {@code klap::kstate* klap_ks}. */
-    private String twinHead(FunctionDef f) {
-        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        StringBuilder sb = new StringBuilder(templateHeader(f)).append(text, headStart, f.nameRange().offset())
-                .append(twinName(f)).append(text, f.nameRange().end(), f.paramsRange().offset());
-        List<String> ps = new ArrayList<>();
-        for (int i = 0; i < f.params().size(); i++) {
-            String p = stripDefault(slice(f.params().get(i).range()));
-            if (!(f.params().size() == 1 && p.equals("void"))) {
-                ps.add(p);
-            }
-        }
-        ps.add("klap::kstate* klap_ks");
-        return sb.append(String.join(", ", ps)).append(text.substring(f.paramsRange().end(), f.body().range().offset()).trim())
-                .toString();
-    }
-
+    /** @return true if kernel {@code f} uses its hardware block group {@code klap_blk} (a region or a block's cudaMalloc) */
     private boolean needsBlockGroup(FunctionDef f) {
-        return f.kind() == FunctionDef.Kind.KERNEL
-                && (sites.stream().anyMatch(s -> s.fn == f && s.placement instanceof Convergence.Placement.Deferred)
-                || mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk")));
+        return f.kind() == FunctionDef.Kind.KERNEL && (plans.hasRegion(f) || mallocs.usesBlockGroup(f));
     }
 
-    /** All edits inside {@code f}'s body for context {@code ctx}. */
-    private EditSet bodyEdits(FunctionDef f, Ctx ctx) {
-        EditSet e = new EditSet(text);
-        if (ctx == Ctx.VARIANT) {
-            Trees.walkExprs(f.body(), x -> {
-                if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
-                    e.replaceFine(n.range().offset(), n.range().end(), "klap_v." + n.name());
-                } else if (x instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
-                        && cloneNames.contains(simpleName(c.calleeName()))) {
-                    e.insertFine(c.argsRange().offset(), c.args().isEmpty() ? "klap_v" : "klap_v, ");
-                }
-            });
+    /**
+     * All edits inside {@code f}'s body for {@code body}: each launch site goes to the emitter of its
+     * plan (grid-wide, deferred to a region, in place), then the cudaMalloc/cudaFree calls.
+     */
+    private EditSet bodyEdits(FunctionDef f, Body body) {
+        EditSet e = new EditSet(ctx.text);
+        if (body == Body.VARIANT) {
+            variants.retarget(f, e);
         }
         EditSet fine = e.fineOnly();
-        if (hasKernelState(f)) {
-            // kernel granularity (KLAP II-B on CDP2): every return of the body comes back here, then the
-            // last block of the grid to finish launches the aggregated grids
-            e.insert(f.body().range().offset() + 1, roundSites(f).isEmpty() ? " [&]() {" : " [&]() { unsigned klap_seq = 0;");
-            e.insert(f.body().range().end() - 1, "}(); " + kfinishCall(f) + " ");
-        }
-        // launch sites, grouped by region
-        Map<Stmt, List<Site>> regions = new LinkedHashMap<>();
-        for (Site s : sites) {
-            if (s.fn != f) {
+        grid.wrap(f, e);
+        Map<Stmt, List<SitePlan>> regions = new LinkedHashMap<>();
+        for (SitePlan s : plans.all()) {
+            if (s.fn() != f) {
                 continue;
             }
-            if (s.kernelWide) {
-                e.replace(s.stmt.range().offset(), s.stmt.range().end(), krecordCall(s, fine));
-            } else if (s.placement instanceof Convergence.Placement.Deferred d) {
-                regions.computeIfAbsent(d.region().anchor(), k -> new ArrayList<>()).add(s);
+            if (s.gridWide()) {
+                grid.record(s, e, fine);
+            } else if (s.region() != null) {
+                regions.computeIfAbsent(s.region().anchor(), k -> new ArrayList<>()).add(s);
             } else {
-                e.replace(s.stmt.range().offset(), s.stmt.range().end(), immediate(s, fine));
+                group.inPlace(s, e, fine);
             }
         }
-        for (List<Site> group : regions.values()) {
-            Convergence.Region r = ((Convergence.Placement.Deferred) group.get(0).placement).region();
-            StringBuilder begin = new StringBuilder("{ ");
-            StringBuilder flush = new StringBuilder(" ");
-            for (Site s : group) {
-                String g = "klap_g" + s.id;
-                String groupExpr = opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
-                begin.append("auto ").append(g).append(" = ").append(groupExpr).append("; auto klap_s").append(s.id)
-                        .append(" = klap::agg_begin<").append(argsType(s)).append(">(").append(g).append("); ");
-                flush.append(flushCall(s)).append(' ');
-                e.replace(s.stmt.range().offset(), s.stmt.range().end(), recordCall(s, fine));
-            }
-            e.insert(r.start(), begin.toString());
-            for (Stmt.If g : r.guards()) {
-                Stmt.Jump j = Convergence.guardJump(g);
-                e.replace(j.range().offset(), j.range().end(), g.then() == j ? "{}" : "");
-                e.insert(g.range().end(), " else {");
-            }
-            e.insert(r.end(), "}".repeat(r.guards().size()) + flush + "}");
+        for (List<SitePlan> sites : regions.values()) {
+            group.region(sites, e, fine);
         }
-        for (MallocSite m : mallocs) {
-            if (m.fn != f) {
-                continue;
-            }
-            Expr.Call c = m.call;
-            e.replace(c.range().offset(), c.range().end(), "klap::group_malloc(" + m.group + ", (void**)("
-                    + slice(fine, c.args().get(0)) + "), " + slice(fine, c.args().get(1)) + ")");
-        }
-        if (!mallocs.isEmpty()) {
-            for (Expr.Call c : frees) {
-                if (f.range().contains(c.range())) {
-                    e.replace(c.callee().range().offset(), c.callee().range().end(), "klap::group_free");
-                }
-            }
-        }
+        mallocs.edit(f, e, fine);
         return e;
-    }
-
-    private String slice(EditSet fine, Expr x) {
-        return fine.render(x.range().offset(), x.range().end());
-    }
-
-    /**
-     * The arguments of a record call: {@code dim3(grid), dim3(block), smem, stream, Args(args)}, each
-     * sliced from the launch through the context's fine edits.
-     */
-    private String recordArgs(Site s, EditSet fine) {
-        Expr.Launch l = s.launch;
-        String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
-        String stream = l.stream() == null || s.streamToNull ? "(cudaStream_t)0"
-                : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
-        return "dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
-                + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")";
-    }
-
-    private String recordCall(Site s, EditSet fine) {
-        return "klap_s" + s.id + ".record(" + recordArgs(s, fine) + ");";
-    }
-
-    private String flushCall(Site s) {
-        String t = argsType(s);
-        StringBuilder call = new StringBuilder();
-        call.append("klap_s").append(s.id).append(".flush(klap_g").append(s.id)
-                .append(", [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, ")
-                .append("const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(t).append("* klap_args, const ")
-                .append(t).append("& klap_mine) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                .append(childState(s.child))
-                .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
-                .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
-                .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args");
-        List<Param> ps = s.child.params();
-        for (int i = 0; i < ps.size(); i++) {
-            if (s.mask.charAt(i) == 'u') {
-                call.append(", klap_mine.").append(fieldName(ps.get(i), i));
-            }
-        }
-        call.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); ").append(launchResult(s.child)).append(" });");
-        return call.toString();
-    }
-
-    /**
-     * The end of a launch lambda: the launch's own error (not one the user's code left pending,
-     * {@code klap::launch_result}); a fresh kernel-granularity state is given back if the launch failed.
-     */
-    private String launchResult(FunctionDef child) {
-        return "cudaError_t klap_e = klap::launch_result(klap_pre); "
-                + (hasKernelState(child) ? "if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks); " : "")
-                + "return klap_e;";
-    }
-
-    /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
-    private String childState(FunctionDef child) {
-        return hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + stateSize(child) + "); " : "";
-    }
-
-    /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
-    private String krecordCall(Site s, EditSet fine) {
-        List<Site> ks = kernelSites(s.fn);
-        if (perRound(s)) {
-            List<Site> rs = roundSites(s.fn);
-            return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
-                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + ");";
-        }
-        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + ");";
-    }
-
-    /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
-    private String kfinishCall(FunctionDef f) {
-        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + roundSites(f).size() + "u");
-        for (Site s : kernelSites(f)) {
-            String t = argsType(s);
-            sb.append(", [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, unsigned klap_smem, ")
-                    .append("cudaStream_t klap_stream) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                    .append(childState(s.child))
-                    .append(qualifier(s)).append(variantName(s.child, variantKey(s)))
-                    .append(s.launch.templateArgs() == null ? "" : s.launch.templateArgs())
-                    .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_ksite");
-            List<Param> ps = s.child.params();
-            for (int i = 0; i < ps.size(); i++) {
-                if (s.mask.charAt(i) == 'u') {
-                    sb.append(", klap::kfirst_args<").append(t).append(">(klap_ksite).").append(fieldName(ps.get(i), i));
-                }
-            }
-            sb.append(hasKernelState(s.child) ? ", klap_cks" : "").append("); ").append(launchResult(s.child)).append(" }");
-        }
-        return sb.append(");").toString();
-    }
-
-    private String immediate(Site s, EditSet fine) {
-        String g = "klap_g" + s.id;
-        return "{ auto " + g + " = klap::warp_group::active(); auto klap_s" + s.id + " = klap::agg_begin<" + argsType(s)
-                + ">(" + g + "); " + recordCall(s, fine) + " " + flushCall(s) + " }";
-    }
-
-    private String qualifier(Site s) {
-        String callee = text.substring(s.launch.calleeRange().offset(), s.launch.calleeRange().end());
-        if (s.launch.templateArgs() != null) {
-            int lt = callee.indexOf('<');
-            if (lt >= 0) {
-                callee = callee.substring(0, lt);
-            }
-        }
-        int q = callee.lastIndexOf("::");
-        return q < 0 ? "" : callee.substring(0, q + 2).replaceAll("\\s+", "");
-    }
-
-    private String argsType(Site s) {
-        return qualifier(s) + argsName(s.child) + (s.launch.templateArgs() == null ? "" : s.launch.templateArgs());
-    }
-
-    private static String argsName(FunctionDef k) {
-        return "klap_args_" + k.name();
-    }
-
-    /** @return the variant a site launches: {@code agg[_mask]} (warp/block) or {@code kagg[_mask]} (kernel) */
-    private static String variantKey(Site s) {
-        return (s.kernelWide ? "kagg" : "agg") + (s.mask.isEmpty() ? "" : "_" + s.mask);
-    }
-
-    private static String maskOf(String key) {
-        int u = key.indexOf('_');
-        return u < 0 ? "" : key.substring(u + 1);
-    }
-
-    private static String variantName(FunctionDef k, String key) {
-        return k.name() + "_klap_" + key;
-    }
-
-    private static String fieldName(Param p, int i) {
-        return p.name().isEmpty() ? "klap_unnamed" + i : p.name();
-    }
-
-    /** @return the text of parameter {@code p} with its name replaced by {@code name} and any default removed */
-    private String paramWithName(Param p, String name) {
-        String decl;
-        if (p.nameRange() == null) {
-            decl = slice(p.range()) + " " + name;
-        } else {
-            decl = text.substring(p.range().offset(), p.nameRange().offset()) + name
-                    + text.substring(p.nameRange().end(), p.range().end());
-        }
-        return stripDefault(decl);
-    }
-
-    private String paramDecl(Param p, int i) {
-        return p.name().isEmpty() ? paramWithName(p, fieldName(p, i)) : stripDefault(slice(p.range()));
-    }
-
-    private static String stripDefault(String decl) {
-        int eq = TemplateParams.topLevelIndex(decl, '=');
-        return eq < 0 ? decl.trim() : decl.substring(0, eq).trim();
-    }
-
-    private String slice(SourceRange r) {
-        return text.substring(r.offset(), r.end());
-    }
-
-    private int declStart(FunctionDef f) {
-        return f.firstDeclaration() != null ? f.firstDeclaration().offset() : f.range().offset();
-    }
-
-    private String templateHeader(FunctionDef f) {
-        return f.templateHeader() == null ? "" : slice(f.templateHeader()) + "\n";
-    }
-
-    /** The per-slot argument record of child {@code k}: one field per parameter, built with a constructor. */
-    private String argsStruct(FunctionDef k) {
-        StringBuilder sb = new StringBuilder("/* klap: per-parent-thread arguments of '" + k.name() + "' */\n");
-        sb.append(templateHeader(k)).append("struct ").append(argsName(k)).append(" {");
-        List<Param> ps = k.params();
-        List<String> ctorParams = new ArrayList<>();
-        List<String> inits = new ArrayList<>();
-        for (int i = 0; i < ps.size(); i++) {
-            Param p = ps.get(i);
-            sb.append(' ').append(paramDecl(p, i)).append(';');
-            ctorParams.add(paramWithName(p, "klap_p" + i));
-            inits.add(fieldName(p, i) + "(klap_p" + i + ")");
-        }
-        sb.append(" __device__ ").append(argsName(k)).append('(').append(String.join(", ", ctorParams)).append(')');
-        if (!inits.isEmpty()) {
-            sb.append(" : ").append(String.join(", ", inits));
-        }
-        sb.append(" {} };\n");
-        return sb.toString();
-    }
-
-    private String selfArgs(FunctionDef k) {
-        return argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
-    }
-
-    /** Declaration text of the variant {@code key} of {@code k}, up to and including the parameter list. */
-    private String variantHead(FunctionDef k, String key) {
-        int headStart = k.templateHeader() != null ? k.templateHeader().end() : k.range().offset();
-        String head = text.substring(headStart, k.nameRange().offset()).trim();
-        String mask = maskOf(key);
-        StringBuilder sb = new StringBuilder(templateHeader(k)).append(head).append(' ').append(variantName(k, key));
-        if (key.startsWith("kagg")) {
-            sb.append("(const klap::ksite* klap_site");
-        } else {
-            sb.append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(selfArgs(k)).append("* klap_args");
-        }
-        for (int i = 0; i < k.params().size(); i++) {
-            if (mask.charAt(i) == 'u') {
-                sb.append(", ").append(paramDecl(k.params().get(i), i));
-            }
-        }
-        if (hasKernelState(k)) {
-            sb.append(", klap::kstate* klap_ks");
-        }
-        return sb.append(')').toString();
-    }
-
-    private String variantPrototypes(FunctionDef k) {
-        StringBuilder sb = new StringBuilder();
-        for (String key : variants.get(k)) {
-            sb.append(variantHead(k, key)).append(";\n");
-        }
-        return sb.toString();
-    }
-
-    private String variantDefinitions(FunctionDef k) {
-        String body = bodyEdits(k, Ctx.VARIANT).render(k.body().range().offset(), k.body().range().end());
-        StringBuilder sb = new StringBuilder();
-        for (String key : variants.get(k)) {
-            String mask = maskOf(key);
-            boolean kernelWide = key.startsWith("kagg");
-            sb.append("\n/* klap: aggregated variant of '").append(k.name()).append("' (KLAP ")
-                    .append(kernelWide ? "II-B): one grid for the children of a whole parent grid"
-                            : "II-A): one grid for the children of a whole warp or block")
-                    .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
-            sb.append(variantHead(k, key)).append(" {\n");
-            // threads past the original block size exit; kfinish's block barrier does not wait for them
-            String leave = "return;";
-            if (kernelWide) {
-                sb.append("  klap::vctx klap_v; const ").append(selfArgs(k)).append("* klap_a;\n");
-                sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");
-            } else {
-                sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
-                sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) ").append(leave).append("\n");
-            }
-            for (int i = 0; i < k.params().size(); i++) {
-                Param p = k.params().get(i);
-                if (mask.charAt(i) == 'v' && !p.name().isEmpty()) {
-                    sb.append("  ").append(paramDecl(p, i)).append(kernelWide ? " = klap_a->" : " = klap_args[klap_parent].")
-                            .append(p.name()).append(";\n");
-                }
-            }
-            // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
-            sb.append(kernelWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
-            sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
-            sb.append(lineDirective(k.body().range().offset())).append(body).append("\n}\n");
-        }
-        return sb.toString();
-    }
-
-    private String cloneHead(FunctionDef f) {
-        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        String params = slice(f.paramsRange()).trim();
-        boolean none = params.isEmpty() || params.equals("void");
-        String afterParams = text.substring(f.paramsRange().end(), f.body().range().offset());
-        return templateHeader(f) + text.substring(headStart, f.paramsRange().offset()).trim()
-                + "const klap::vctx& klap_v" + (none ? "" : ", " + params) + afterParams;
-    }
-
-    private String clonePrototype(FunctionDef f) {
-        StringBuilder sb = new StringBuilder(templateHeader(f));
-        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
-        sb.append(text, headStart, f.paramsRange().offset()).append("const klap::vctx& klap_v");
-        for (int i = 0; i < f.params().size(); i++) {
-            String p = stripDefault(slice(f.params().get(i).range()));
-            if (!(f.params().size() == 1 && p.equals("void"))) {
-                sb.append(", ").append(p);
-            }
-        }
-        String after = text.substring(f.paramsRange().end(), f.body().range().offset()).trim();
-        return sb.append(after).append(";\n").toString();
-    }
-
-    private String cloneDefinition(FunctionDef f) {
-        return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cloneHead(f) + "\n" + lineDirective(f.body().range().offset())
-                + bodyEdits(f, Ctx.VARIANT).render(f.body().range().offset(), f.body().range().end()) + "\n";
-    }
-
-    /** Host calls that set a kernel's attributes; klap applies them to the kernel's variants and twin too. */
-    private static final Set<String> ATTRIBUTE_CALLS = Set.of("cudaFuncSetAttribute", "cudaFuncSetCacheConfig",
-            "cudaFuncSetSharedMemConfig");
-
-    private void emitHostLaunches(FunctionDef f, EditSet out) {
-        Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Lambda lam && syncs.launchingOperations(lam.body()).stream()
-                    .anyMatch(x -> x instanceof Expr.Launch)) {
-                warn(lam.range().offset(), "host launch inside a lambda is left as written: a kernel klap transformed "
-                        + "runs there as written at kernel granularity, and needs klap::host_prepare() before its first "
-                        + "launch at warp and block granularity; launch it outside the lambda", "launch-in-lambda");
-            }
-            if (e instanceof Expr.Call c && c.calleeName() != null && ATTRIBUTE_CALLS.contains(c.calleeName())
-                    && !c.args().isEmpty()) {
-                copyAttributes(c, out);
-            }
-            if (e instanceof Expr.Launch l && kernels.containsKey(simpleName(l.kernelName()))) {
-                FunctionDef k = kernels.get(simpleName(l.kernelName()));
-                if (hasKernelState(k)) {
-                    out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate("
-                            + stateSize(k) + ")");
-                    out.replace(l.calleeRange().offset(), l.calleeRange().end(),
-                            renamed(slice(l.calleeRange()), k.name(), twinName(k)));
-                }
-                if (l.stream() != null) {
-                    out.replace(l.stream().range().offset(), l.stream().range().end(),
-                            "klap::host_prepare(" + slice(l.stream().range()) + ")");
-                } else if (l.sharedMem() != null) {
-                    out.insert(l.sharedMem().range().end(), ", klap::host_prepare()");
-                } else {
-                    out.insert(l.block().range().end(), ", 0, klap::host_prepare()");
-                }
-            }
-        });
-    }
-
-    /**
-     * {@code cudaFuncSetAttribute(k, a, v)} on a kernel with aggregated variants (or a
-     * kernel-granularity twin) becomes {@code (cudaFuncSetAttribute(k_variant, a, v), ...,
-     * cudaFuncSetAttribute(k, a, v))}: the variants run the kernel's code and need its maximum
-     * dynamic shared memory, cache configuration and carveout; the value of the expression is still
-     * the user's own call's.
-     */
-    private void copyAttributes(Expr.Call c, EditSet out) {
-        String first = slice(c.args().get(0).range()).trim();
-        String name = simpleName(first.replaceAll("<.*$", "").replace("&", "").replace("(", "").replace(")", "").trim());
-        FunctionDef k = kernels.get(name);
-        if (k == null) {
-            return;
-        }
-        List<String> names = new ArrayList<>();
-        for (String key : variants.getOrDefault(k, Set.of())) {
-            names.add(variantName(k, key));
-        }
-        if (hasKernelState(k)) {
-            names.add(twinName(k));
-        }
-        if (names.isEmpty()) {
-            return;
-        }
-        String call = slice(c.range());
-        int argOff = c.args().get(0).range().offset() - c.range().offset();
-        int argEnd = c.args().get(0).range().end() - c.range().offset();
-        StringBuilder sb = new StringBuilder("(");
-        for (String n : names) {
-            sb.append(call, 0, argOff).append(renamed(first, k.name(), n)).append(call.substring(argEnd)).append(", ");
-        }
-        out.replace(c.range().offset(), c.range().end(), sb.append(call).append(')').toString());
-    }
-
-    /** @return {@code callee} ({@code k}, {@code ns::k}, {@code k<T>}, {@code &k}) with the kernel name {@code k} replaced */
-    private static String renamed(String callee, String k, String replacement) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(k)
-                + "(?![A-Za-z0-9_])").matcher(callee);
-        return m.find() ? callee.substring(0, m.start()) + replacement + callee.substring(m.end()) : callee;
-    }
-
-    /**
-     * A {@code #line} directive (on a line of its own) saying that the next line is the line of
-     * {@code offset} in the input, so that nvcc's diagnostics on the user's code, copied into
-     * variants or following inserted declarations, name the user's file and line (C++ [cpp.line]).
-     */
-    private String lineDirective(int offset) {
-        String name = String.valueOf(src.path()).replace("\\", "\\\\").replace("\"", "\\\"");
-        return "#line " + src.line(offset) + " \"" + name + "\"\n";
-    }
-
-    private static String simpleName(String qualified) {
-        int q = qualified.lastIndexOf("::");
-        return q < 0 ? qualified : qualified.substring(q + 2);
-    }
-
-    private void warn(int offset, String msg, String id) {
-        diags.add(Diagnostic.at(Severity.WARNING, src, offset, msg, id));
-    }
-
-    private void error(int offset, String msg, String id) {
-        diags.add(Diagnostic.at(Severity.ERROR, src, offset, msg, id));
     }
 }

@@ -36,20 +36,13 @@ final class TemplateParams {
         return "<" + String.join(", ", names) + ">";
     }
 
+    /** @return the parts of {@code s} between its commas outside brackets (a blank last part is dropped) */
     private static List<String> splitTopLevel(String s) {
         List<String> out = new ArrayList<>();
-        int depth = 0;
         int start = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '<' || c == '(' || c == '[' || c == '{') {
-                depth++;
-            } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-                depth--;
-            } else if (c == ',' && depth == 0) {
-                out.add(s.substring(start, i));
-                start = i + 1;
-            }
+        for (int comma = topLevelIndex(s, ','); comma >= 0; comma = topLevelIndex(s.substring(start), ',')) {
+            out.add(s.substring(start, start + comma));
+            start += comma + 1;
         }
         if (!s.substring(start).isBlank()) {
             out.add(s.substring(start));

@@ -18,6 +18,7 @@ final class Check {
     private Check() {
     }
 
+    /** @return {@code code} parsed as {@code test.cu}; fails the test if it does not parse */
     static CudaUnit parse(String code) {
         CudaUnit u = CudaParser.parse(Path.of("test.cu"), code, List.of());
         if (u.hasErrors()) {
@@ -26,14 +27,17 @@ final class Check {
         return u;
     }
 
+    /** @return the pass run on {@code code} at granularity {@code g}, scalarizing */
     static AggregationPass.Result run(String code, Granularity g) {
         return AggregationPass.run(parse(code), new AggregationPass.Options(g, true, null));
     }
 
+    /** @return the pass run on {@code code} at granularity {@code g} */
     static AggregationPass.Result run(String code, Granularity g, boolean scalarize) {
         return AggregationPass.run(parse(code), new AggregationPass.Options(g, scalarize, null));
     }
 
+    /** @return the pattern of a check: literal text in which {@code {{regex}}} embeds a regular expression */
     static Pattern compile(String check) {
         StringBuilder re = new StringBuilder();
         int i = 0;
@@ -71,6 +75,7 @@ final class Check {
         }
     }
 
+    /** @return true if {@code r} has a diagnostic of severity {@code s} and id {@code id} */
     static boolean hasDiag(AggregationPass.Result r, Diagnostic.Severity s, String id) {
         return r.diagnostics().stream().anyMatch(d -> d.severity() == s && d.id().equals(id));
     }

@@ -1,0 +1,97 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.Diagnostic.Severity;
+import klap.model.FunctionDef;
+import klap.model.SourceFile;
+import klap.model.SourceRange;
+import klap.transform.SyncSites;
+import klap.transform.Uniformity;
+
+/**
+ * What every part of one run of {@link AggregationPass} shares: the unit and its text, the
+ * options, the diagnostics in the order they are reported, the unit's kernels by name, and the
+ * facts computed once per function ({@link Uniformity} per block/warp and per grid,
+ * {@link SyncSites} for the unit). The planner and the emitters read the facts here instead of
+ * deriving them again from text.
+ */
+final class AggregationContext {
+    final CudaUnit unit;
+    final SourceFile src;
+    /** the original text of the unit: every offset refers to it */
+    final String text;
+    final AggregationPass.Options opt;
+    /** diagnostics in the order they are reported */
+    final List<Diagnostic> diags = new ArrayList<>();
+    /** the unit's kernels by unqualified name (the first definition of a name) */
+    final Map<String, FunctionDef> kernels = new LinkedHashMap<>();
+    final SyncSites syncs;
+    private final Map<FunctionDef, Uniformity> uniformity = new HashMap<>();
+    private final Map<FunctionDef, Uniformity> gridUniformity = new HashMap<>();
+
+    /** Prepares a run on {@code unit}: finds its kernels and synchronization sites. */
+    AggregationContext(CudaUnit unit, AggregationPass.Options opt) {
+        this.unit = unit;
+        this.src = unit.file();
+        this.text = src.text();
+        this.opt = opt;
+        this.syncs = new SyncSites(unit);
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.KERNEL) {
+                kernels.putIfAbsent(f.name(), f);
+            }
+        }
+    }
+
+    /** @return which values of {@code f} are uniform across a warp or block (computed once) */
+    Uniformity uni(FunctionDef f) {
+        return uniformity.computeIfAbsent(f, x -> new Uniformity(x, false, unit));
+    }
+
+    /** @return which values of {@code f} are uniform across the whole grid (computed once) */
+    Uniformity gridUni(FunctionDef f) {
+        return gridUniformity.computeIfAbsent(f, x -> new Uniformity(x, true, unit));
+    }
+
+    /** @return the kernel that a (possibly qualified) kernel name refers to, or null */
+    FunctionDef kernel(String name) {
+        return kernels.get(simpleName(name));
+    }
+
+    /** @return the original text of {@code r} */
+    String slice(SourceRange r) {
+        return text.substring(r.offset(), r.end());
+    }
+
+    /** @return true if an error was reported */
+    boolean hasErrors() {
+        return diags.stream().anyMatch(d -> d.severity() == Severity.ERROR);
+    }
+
+    /** Reports a warning at {@code offset} of the unit, with id {@code klap-<id>}. */
+    void warn(int offset, String msg, String id) {
+        diags.add(Diagnostic.at(Severity.WARNING, src, offset, msg, id));
+    }
+
+    /** Reports a note at {@code offset} of the unit, with id {@code klap-<id>}. */
+    void note(int offset, String msg, String id) {
+        diags.add(Diagnostic.at(Severity.NOTE, src, offset, msg, id));
+    }
+
+    /** Reports an error at {@code offset} of the unit, with id {@code klap-<id>}. */
+    void error(int offset, String msg, String id) {
+        diags.add(Diagnostic.at(Severity.ERROR, src, offset, msg, id));
+    }
+
+    /** @return {@code a::b::name} without its qualifier: {@code name} */
+    static String simpleName(String qualified) {
+        int q = qualified.lastIndexOf("::");
+        return q < 0 ? qualified : qualified.substring(q + 2);
+    }
+}

@@ -1,0 +1,245 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.transform.EditSet;
+import klap.transform.Trees;
+
+/**
+ * A child kernel's aggregated variants (KLAP II-A warp/block, II-B kernel), with uniform arguments
+ * passed as scalars (II-C), and the clones of the device functions they call that read the
+ * thread and block indices. The original kernel is kept unchanged.
+ * <h2>Input</h2>
+ * <pre>
+ * __device__ int helper() { return blockIdx.x; }
+ * __global__ void child(float* p, int n) { ... blockIdx.x ... helper() ... }
+ * </pre>
+ * <h2>Output (a site launching {@code child} with {@code n} uniform, at block granularity)</h2>
+ * <pre>
+ * __device__ int helper(const klap::vctx&amp; klap_v);
+ * __device__ int helper() { return blockIdx.x; }
+ * __device__ int helper(const klap::vctx&amp; klap_v) { return klap_v.blockIdx.x; }
+ * struct klap_args_child { float* p; int n; __device__ klap_args_child(float* klap_p0, int klap_p1) : p(klap_p0), n(klap_p1) {} };
+ * __global__ void child_klap_agg_vu(const klap::launch_cfg* klap_cfg, unsigned klap_n, const klap_args_child* klap_args, int n);
+ * __global__ void child(float* p, int n) { ...unchanged... }
+ * __global__ void child_klap_agg_vu(const klap::launch_cfg* klap_cfg, unsigned klap_n,
+ *                                   const klap_args_child* klap_args, int n) {
+ *   klap::vctx klap_v; unsigned klap_parent;                   // find the parent slot (scan + search),
+ *   if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;   // mask extra threads
+ *   float* p = klap_args[klap_parent].p;                       // load the per-parent argument
+ *   klap::child_release(klap_cfg, klap_n);                     // the records are copied: release them
+ *   klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;
+ *   { ... klap_v.blockIdx.x ... helper(klap_v) ... }           // original body, original indices
+ * }
+ * </pre>
+ * The suffix names which parameters are passed through the records ({@code v}) and which as
+ * scalars ({@code u}). The kernel-granularity variant {@code child_klap_kagg_vu(const klap::ksite*
+ * klap_site, int n)} finds its record with {@code klap::kchild_enter} and reads scalars from the
+ * first record. A variant of a child that is itself a kernel-granularity parent takes a trailing
+ * {@code klap::kstate* klap_ks}, and its threads past the original block size finish in
+ * {@code kfinish} before they leave. A member function that reads the indices is not cloned (a
+ * warning).
+ */
+final class ChildVariants {
+    private static final Set<String> BUILTINS = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
+
+    private final AggregationContext ctx;
+    private final SitePlans plans;
+    private final CudaText cuda;
+    /** child kernel -> the keys of its variants ({@code agg_vu}, {@code kagg_v}), in the order sites need them */
+    private final Map<FunctionDef, Set<String>> variants = new LinkedHashMap<>();
+    private final Set<FunctionDef> clones = new LinkedHashSet<>();
+    private final Set<String> cloneNames = new HashSet<>();
+
+    /** Collects the variants that the plans launch. */
+    ChildVariants(AggregationContext ctx, SitePlans plans, CudaText cuda) {
+        this.ctx = ctx;
+        this.plans = plans;
+        this.cuda = cuda;
+        for (SitePlan s : plans.all()) {
+            variants.computeIfAbsent(s.child(), k -> new LinkedHashSet<>()).add(s.variantKey());
+        }
+    }
+
+    /** @return true if no child needs a variant */
+    boolean isEmpty() {
+        return variants.isEmpty();
+    }
+
+    /** @return the keys of {@code k}'s variants, empty if it has none */
+    Set<String> keys(FunctionDef k) {
+        return variants.getOrDefault(k, Set.of());
+    }
+
+    /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
+    void findClones() {
+        Map<String, List<FunctionDef>> device = new HashMap<>();
+        for (FunctionDef f : ctx.unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
+            }
+        }
+        Set<String> reading = new HashSet<>();
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (var entry : device.entrySet()) {
+                if (reading.contains(entry.getKey())) {
+                    continue;
+                }
+                for (FunctionDef f : entry.getValue()) {
+                    boolean[] r = {false};
+                    Trees.walkExprs(f.body(), e -> {
+                        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
+                            r[0] = true;
+                        } else if (e instanceof Expr.Call c && c.calleeName() != null
+                                && reading.contains(AggregationContext.simpleName(c.calleeName()))) {
+                            r[0] = true;
+                        }
+                    });
+                    if (r[0]) {
+                        reading.add(entry.getKey());
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        for (String name : reading) {
+            for (FunctionDef f : device.get(name)) {
+                if (f.memberOf() != null) {
+                    ctx.warn(f.nameRange().offset(), "member function '" + name + "' reads blockIdx/blockDim/gridDim/"
+                            + "threadIdx; called from an aggregated child it sees the aggregated grid's values", "member-builtins");
+                    continue;
+                }
+                clones.add(f);
+                cloneNames.add(name);
+            }
+        }
+    }
+
+    /**
+     * Adds the fine edits that make the body of {@code f} run inside a variant or clone: the
+     * indices come from {@code klap_v}, and calls of cloned functions pass it on.
+     */
+    void retarget(FunctionDef f, EditSet e) {
+        Trees.walkExprs(f.body(), x -> {
+            if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
+                e.replaceFine(n.range().offset(), n.range().end(), "klap_v." + n.name());
+            } else if (x instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
+                    && cloneNames.contains(AggregationContext.simpleName(c.calleeName()))) {
+                e.insertFine(c.argsRange().offset(), c.args().isEmpty() ? "klap_v" : "klap_v, ");
+            }
+        });
+    }
+
+    /**
+     * Adds {@code f}'s argument record, variants and clone, if it has any, around {@code f}.
+     *
+     * @param variantBody {@code f}'s body as it runs in a variant or clone (asked for only if needed)
+     */
+    void emit(FunctionDef f, EditSet out, Supplier<String> variantBody) {
+        int declStart = CudaText.declStart(f);
+        int end = f.range().end();
+        if (variants.containsKey(f)) {
+            out.insert(declStart, cuda.argsStruct(f) + variantPrototypes(f) + cuda.lineDirective(declStart));
+            out.insert(end, variantDefinitions(f, variantBody.get()) + cuda.lineDirective(end));
+        }
+        if (clones.contains(f)) {
+            out.insert(declStart, clonePrototype(f) + cuda.lineDirective(declStart));
+            out.insert(end, cloneDefinition(f, variantBody.get()) + cuda.lineDirective(end));
+        }
+    }
+
+    /** Declaration text of the variant {@code key} of {@code k}, up to and including the parameter list. */
+    private String variantHead(FunctionDef k, String key) {
+        String head = cuda.declaration(k, k.nameRange().offset()).trim();
+        String mask = CudaText.maskOf(key);
+        StringBuilder sb = new StringBuilder(cuda.templateHeader(k)).append(head).append(' ')
+                .append(CudaText.variantName(k, key));
+        if (key.startsWith("kagg")) {
+            sb.append("(const klap::ksite* klap_site");
+        } else {
+            sb.append("(const klap::launch_cfg* klap_cfg, unsigned klap_n, const ").append(cuda.selfArgs(k)).append("* klap_args");
+        }
+        for (int i = 0; i < k.params().size(); i++) {
+            if (mask.charAt(i) == 'u') {
+                sb.append(", ").append(cuda.paramDecl(k.params().get(i), i));
+            }
+        }
+        if (plans.hasKernelState(k)) {
+            sb.append(", klap::kstate* klap_ks");
+        }
+        return sb.append(')').toString();
+    }
+
+    private String variantPrototypes(FunctionDef k) {
+        StringBuilder sb = new StringBuilder();
+        for (String key : variants.get(k)) {
+            sb.append(variantHead(k, key)).append(";\n");
+        }
+        return sb.toString();
+    }
+
+    private String variantDefinitions(FunctionDef k, String body) {
+        StringBuilder sb = new StringBuilder();
+        for (String key : variants.get(k)) {
+            String mask = CudaText.maskOf(key);
+            boolean gridWide = key.startsWith("kagg");
+            sb.append("\n/* klap: aggregated variant of '").append(k.name()).append("' (KLAP ")
+                    .append(gridWide ? "II-B): one grid for the children of a whole parent grid"
+                            : "II-A): one grid for the children of a whole warp or block")
+                    .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
+            sb.append(variantHead(k, key)).append(" {\n");
+            // threads past the original block size exit; kfinish's block barrier does not wait for them
+            String leave = "return;";
+            if (gridWide) {
+                sb.append("  klap::vctx klap_v; const ").append(cuda.selfArgs(k)).append("* klap_a;\n");
+                sb.append("  if (!klap::kchild_enter(klap_site, klap_v, klap_a)) ").append(leave).append("\n");
+            } else {
+                sb.append("  klap::vctx klap_v; unsigned klap_parent;\n");
+                sb.append("  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) ").append(leave).append("\n");
+            }
+            for (int i = 0; i < k.params().size(); i++) {
+                Param p = k.params().get(i);
+                if (mask.charAt(i) == 'v' && !p.name().isEmpty()) {
+                    sb.append("  ").append(cuda.paramDecl(p, i)).append(gridWide ? " = klap_a->" : " = klap_args[klap_parent].")
+                            .append(p.name()).append(";\n");
+                }
+            }
+            // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
+            sb.append(gridWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
+            sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
+            sb.append(cuda.lineDirective(k.body().range().offset())).append(body).append("\n}\n");
+        }
+        return sb.toString();
+    }
+
+    private String clonePrototype(FunctionDef f) {
+        StringBuilder sb = new StringBuilder(cuda.templateHeader(f))
+                .append(cuda.declaration(f, f.paramsRange().offset())).append("const klap::vctx& klap_v");
+        for (String p : cuda.paramDecls(f)) {
+            sb.append(", ").append(p);
+        }
+        return sb.append(cuda.afterParams(f).trim()).append(";\n").toString();
+    }
+
+    private String cloneDefinition(FunctionDef f, String body) {
+        String params = cuda.slice(f.paramsRange()).trim();
+        boolean none = params.isEmpty() || params.equals("void");
+        return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
+                + cuda.templateHeader(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
+                + "const klap::vctx& klap_v" + (none ? "" : ", " + params) + cuda.afterParams(f) + "\n"
+                + cuda.lineDirective(f.body().range().offset()) + body + "\n";
+    }
+}

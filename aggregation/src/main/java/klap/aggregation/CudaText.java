@@ -1,0 +1,317 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.SourceRange;
+import klap.transform.EditSet;
+
+/**
+ * The one place that builds the generated C++ that more than one emitter uses: names, the
+ * per-parent argument record, parameter declarations, and the runtime calls at a launch site.
+ * User text (configurations, arguments, types) is sliced from the original source, through the
+ * body's fine edits where it lies in a rewritten body, so that macros survive.
+ * <h2>Names, for child {@code child}, parent {@code parent} and site 0</h2>
+ * <pre>
+ * klap_args_child          per-parent argument record       child_klap_agg_vu, child_klap_kagg_vu   variants
+ * parent_klap_grid         kernel-granularity twin          klap_s0, klap_g0                        a site's slots and group
+ * </pre>
+ * <h2>Calls (KLAP II-A, II-B)</h2>
+ * <pre>
+ * child&lt;&lt;&lt;cnt[i], 32&gt;&gt;&gt;(p + i, n);
+ *   record:  klap_s0.record(dim3(cnt[i]), dim3(32), 0u, (cudaStream_t)0, klap_args_child(p + i, n));
+ *   flush:   klap_s0.flush(klap_g0, [&amp;](..., const klap_args_child&amp; klap_mine) -&gt; cudaError_t {
+ *              cudaError_t klap_pre = cudaPeekAtLastError(); child_klap_agg_vu&lt;&lt;&lt;...&gt;&gt;&gt;(klap_cfg, klap_n, klap_args, klap_mine.n);
+ *              cudaError_t klap_e = klap::launch_result(klap_pre); return klap_e; });
+ *   krecord: klap::krecord&lt;klap_args_child&gt;(klap_ks, 0u, dim3(cnt[i]), ...);
+ *   kfinish: klap::kfinish(klap_ks, 0u, [&amp;](const klap::ksite* klap_ksite, ...) -&gt; cudaError_t { ... });
+ * </pre>
+ */
+final class CudaText {
+    private final AggregationContext ctx;
+    private final SitePlans plans;
+    private final String text;
+
+    /** @param plans the final plans, which say which kernels have kernel-granularity state */
+    CudaText(AggregationContext ctx, SitePlans plans) {
+        this.ctx = ctx;
+        this.plans = plans;
+        this.text = ctx.text;
+    }
+
+    // ------------------------------------------------------------------ names
+
+    /** @return the name of the per-parent argument record of child {@code k} */
+    static String argsName(FunctionDef k) {
+        return "klap_args_" + k.name();
+    }
+
+    /** @return the name of variant {@code key} ({@code agg_vu}, {@code kagg_u}) of child {@code k} */
+    static String variantName(FunctionDef k, String key) {
+        return k.name() + "_klap_" + key;
+    }
+
+    /** @return the scalar mask of variant {@code key}: {@code agg_vu} gives {@code vu} */
+    static String maskOf(String key) {
+        int u = key.indexOf('_');
+        return u < 0 ? "" : key.substring(u + 1);
+    }
+
+    /** @return the name of the kernel-granularity twin of kernel {@code k} */
+    static String twinName(FunctionDef k) {
+        return k.name() + "_klap_grid";
+    }
+
+    /** @return the record field of parameter {@code p}, the {@code i}-th: its name, or a made-up one */
+    static String fieldName(Param p, int i) {
+        return p.name().isEmpty() ? "klap_unnamed" + i : p.name();
+    }
+
+    /** @return {@code callee} ({@code k}, {@code ns::k}, {@code k<T>}, {@code &k}) with the kernel name {@code k} replaced */
+    static String renamed(String callee, String k, String replacement) {
+        Matcher m = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(k) + "(?![A-Za-z0-9_])").matcher(callee);
+        return m.find() ? callee.substring(0, m.start()) + replacement + callee.substring(m.end()) : callee;
+    }
+
+    /** @return the namespace qualifier of the site's callee as written ({@code ns::}), or empty */
+    String qualifier(SitePlan s) {
+        String callee = text.substring(s.launch().calleeRange().offset(), s.launch().calleeRange().end());
+        if (s.launch().templateArgs() != null) {
+            int lt = callee.indexOf('<');
+            if (lt >= 0) {
+                callee = callee.substring(0, lt);
+            }
+        }
+        int q = callee.lastIndexOf("::");
+        return q < 0 ? "" : callee.substring(0, q + 2).replaceAll("\\s+", "");
+    }
+
+    /** @return the argument record type a site fills: {@code ns::klap_args_child<T>} */
+    String argsType(SitePlan s) {
+        return qualifier(s) + argsName(s.child()) + templateArgs(s);
+    }
+
+    /** @return the record type of template child {@code k} inside its own variants: {@code klap_args_child<T, N>} */
+    String selfArgs(FunctionDef k) {
+        return argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
+    }
+
+    private static String templateArgs(SitePlan s) {
+        return s.launch().templateArgs() == null ? "" : s.launch().templateArgs();
+    }
+
+    // ------------------------------------------------------------------ declarations
+
+    /** @return the original text of {@code r} */
+    String slice(SourceRange r) {
+        return ctx.slice(r);
+    }
+
+    /** @return the text of {@code x} with the fine edits of {@code fine} applied */
+    static String slice(EditSet fine, Expr x) {
+        return fine.render(x.range().offset(), x.range().end());
+    }
+
+    /** @return where declarations of {@code f} go: its first declaration, or the definition */
+    static int declStart(FunctionDef f) {
+        return f.firstDeclaration() != null ? f.firstDeclaration().offset() : f.range().offset();
+    }
+
+    /** @return {@code f}'s template header and a newline, or empty */
+    String templateHeader(FunctionDef f) {
+        return f.templateHeader() == null ? "" : slice(f.templateHeader()) + "\n";
+    }
+
+    /** @return the text of {@code f}'s declaration after its template header, up to {@code upTo} */
+    String declaration(FunctionDef f, int upTo) {
+        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
+        return text.substring(headStart, upTo);
+    }
+
+    /** @return the text between {@code f}'s parameter list and its body ({@code ) const}, attributes) */
+    String afterParams(FunctionDef f) {
+        return text.substring(f.paramsRange().end(), f.body().range().offset());
+    }
+
+    /** @return the declarations of {@code f}'s parameters without defaults (none for {@code (void)}) */
+    List<String> paramDecls(FunctionDef f) {
+        List<String> ps = new ArrayList<>();
+        for (int i = 0; i < f.params().size(); i++) {
+            String p = stripDefault(slice(f.params().get(i).range()));
+            if (!(f.params().size() == 1 && p.equals("void"))) {
+                ps.add(p);
+            }
+        }
+        return ps;
+    }
+
+    /** @return the text of parameter {@code p} with its name replaced by {@code name} and any default removed */
+    private String paramWithName(Param p, String name) {
+        String decl;
+        if (p.nameRange() == null) {
+            decl = slice(p.range()) + " " + name;
+        } else {
+            decl = text.substring(p.range().offset(), p.nameRange().offset()) + name
+                    + text.substring(p.nameRange().end(), p.range().end());
+        }
+        return stripDefault(decl);
+    }
+
+    /** @return the declaration of parameter {@code p}, the {@code i}-th, named by its field, without default */
+    String paramDecl(Param p, int i) {
+        return p.name().isEmpty() ? paramWithName(p, fieldName(p, i)) : stripDefault(slice(p.range()));
+    }
+
+    /** @return {@code decl} without its default argument, trimmed */
+    static String stripDefault(String decl) {
+        int eq = TemplateParams.topLevelIndex(decl, '=');
+        return eq < 0 ? decl.trim() : decl.substring(0, eq).trim();
+    }
+
+    /**
+     * A {@code #line} directive (on a line of its own) saying that the next line is the line of
+     * {@code offset} in the input, so that nvcc's diagnostics on the user's code, copied into
+     * variants or following inserted declarations, name the user's file and line (C++ [cpp.line]).
+     */
+    String lineDirective(int offset) {
+        String name = String.valueOf(ctx.src.path()).replace("\\", "\\\\").replace("\"", "\\\"");
+        return "#line " + ctx.src.line(offset) + " \"" + name + "\"\n";
+    }
+
+    /** @return the first lines of the output: the pool size if given, the runtime's header, and a {@code #line 1} */
+    String prologue() {
+        StringBuilder head = new StringBuilder();
+        if (ctx.opt.poolSizeBytes() != null) {
+            head.append("#define KLAP_POOL_SIZE_BYTES ").append(ctx.opt.poolSizeBytes()).append("ull\n");
+        }
+        head.append("#include \"klap/klap.cuh\" /* added by klap --granularity=")
+                .append(ctx.opt.granularity().cliName()).append(" */\n").append(lineDirective(0));
+        return head.toString();
+    }
+
+    /** @return the declaration of {@code klap_blk}, the kernel's hardware block, that regions and cudaMalloc groups use */
+    static String hardwareBlockGroup() {
+        return " klap::block_group klap_blk = klap::block_group::hardware();";
+    }
+
+    /** The per-slot argument record of child {@code k}: one field per parameter, built with a constructor. */
+    String argsStruct(FunctionDef k) {
+        StringBuilder sb = new StringBuilder("/* klap: per-parent-thread arguments of '" + k.name() + "' */\n");
+        sb.append(templateHeader(k)).append("struct ").append(argsName(k)).append(" {");
+        List<Param> ps = k.params();
+        List<String> ctorParams = new ArrayList<>();
+        List<String> inits = new ArrayList<>();
+        for (int i = 0; i < ps.size(); i++) {
+            Param p = ps.get(i);
+            sb.append(' ').append(paramDecl(p, i)).append(';');
+            ctorParams.add(paramWithName(p, "klap_p" + i));
+            inits.add(fieldName(p, i) + "(klap_p" + i + ")");
+        }
+        sb.append(" __device__ ").append(argsName(k)).append('(').append(String.join(", ", ctorParams)).append(')');
+        if (!inits.isEmpty()) {
+            sb.append(" : ").append(String.join(", ", inits));
+        }
+        sb.append(" {} };\n");
+        return sb.toString();
+    }
+
+    // ------------------------------------------------------------------ calls at a launch site
+
+    /** @return {@code auto klap_g0 = group; auto klap_s0 = klap::agg_begin<Args>(klap_g0); }: the group's slots */
+    String aggBegin(SitePlan s, String group) {
+        String g = "klap_g" + s.id();
+        return "auto " + g + " = " + group + "; auto klap_s" + s.id() + " = klap::agg_begin<" + argsType(s) + ">(" + g
+                + "); ";
+    }
+
+    /**
+     * The arguments of a record call: {@code dim3(grid), dim3(block), smem, stream, Args(args)}, each
+     * sliced from the launch through the context's fine edits.
+     */
+    private String recordArgs(SitePlan s, EditSet fine) {
+        Expr.Launch l = s.launch();
+        String smem = l.sharedMem() == null ? "0u" : "(unsigned)(" + slice(fine, l.sharedMem()) + ")";
+        String stream = l.stream() == null || s.streamToNull() ? "(cudaStream_t)0"
+                : "(cudaStream_t)(" + slice(fine, l.stream()) + ")";
+        return "dim3(" + slice(fine, l.grid()) + "), dim3(" + slice(fine, l.block()) + "), " + smem + ", " + stream + ", "
+                + argsType(s) + "(" + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")";
+    }
+
+    /** @return the statement that replaces a warp/block launch: the thread records it in its slot */
+    String recordCall(SitePlan s, EditSet fine) {
+        return "klap_s" + s.id() + ".record(" + recordArgs(s, fine) + ");";
+    }
+
+    /** @return the group's scan and one launch of the aggregated variant (the end of a region) */
+    String flushCall(SitePlan s) {
+        String t = argsType(s);
+        return "klap_s" + s.id() + ".flush(klap_g" + s.id() + ", " + launcher(s, "dim3 klap_grid, dim3 klap_block, "
+                + "unsigned klap_smem, cudaStream_t klap_stream, const klap::launch_cfg* klap_cfg, unsigned klap_n, const "
+                + t + "* klap_args, const " + t + "& klap_mine", "klap_cfg, klap_n, klap_args", "klap_mine.") + ");";
+    }
+
+    /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
+    String krecordCall(SitePlan s, EditSet fine) {
+        List<SitePlan> ks = plans.kernelSites(s.fn());
+        if (plans.perRound(s)) {
+            List<SitePlan> rs = plans.roundSites(s.fn());
+            return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
+                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + ");";
+        }
+        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + ");";
+    }
+
+    /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
+    String kfinishCall(FunctionDef f) {
+        StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + plans.roundSites(f).size() + "u");
+        for (SitePlan s : plans.kernelSites(f)) {
+            sb.append(", ").append(launcher(s, "const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
+                    + "unsigned klap_smem, cudaStream_t klap_stream", "klap_ksite",
+                    "klap::kfirst_args<" + argsType(s) + ">(klap_ksite)."));
+        }
+        return sb.append(");").toString();
+    }
+
+    /**
+     * A lambda that launches the site's aggregated variant and returns the launch's error:
+     * {@code [&](params) -> cudaError_t { ... variant<<<klap_grid, ...>>>(first, scalars...); ... }}.
+     *
+     * @param first   the variant's leading arguments (where the records are)
+     * @param scalars how a scalar argument is read, followed by its field name
+     */
+    private String launcher(SitePlan s, String params, String first, String scalars) {
+        StringBuilder sb = new StringBuilder("[&](").append(params)
+                .append(") -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
+                .append(childState(s.child()))
+                .append(qualifier(s)).append(variantName(s.child(), s.variantKey())).append(templateArgs(s))
+                .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(").append(first);
+        List<Param> ps = s.child().params();
+        for (int i = 0; i < ps.size(); i++) {
+            if (s.mask().charAt(i) == 'u') {
+                sb.append(", ").append(scalars).append(fieldName(ps.get(i), i));
+            }
+        }
+        return sb.append(plans.hasKernelState(s.child()) ? ", klap_cks" : "").append("); ")
+                .append(launchResult(s.child())).append(" }").toString();
+    }
+
+    /**
+     * The end of a launch lambda: the launch's own error (not one the user's code left pending,
+     * {@code klap::launch_result}); a fresh kernel-granularity state is given back if the launch failed.
+     */
+    private String launchResult(FunctionDef child) {
+        return "cudaError_t klap_e = klap::launch_result(klap_pre); "
+                + (plans.hasKernelState(child) ? "if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks); " : "")
+                + "return klap_e;";
+    }
+
+    /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
+    private String childState(FunctionDef child) {
+        return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child) + "); "
+                : "";
+    }
+}

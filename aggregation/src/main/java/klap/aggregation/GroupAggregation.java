@@ -1,0 +1,76 @@
+package klap.aggregation;
+
+import java.util.List;
+import klap.model.Stmt;
+import klap.transform.Convergence;
+import klap.transform.EditSet;
+import klap.transform.Granularity;
+
+/**
+ * Warp and block granularity (KLAP II-A, Fig. 2): the launches of a group of threads become one
+ * launch of the child's aggregated variant ({@link ChildVariants}).
+ * <h2>Input</h2>
+ * <pre>
+ * __global__ void parent(float* p, int* cnt, int n) {
+ *   int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   if (i &gt;= n) return;
+ *   if (cnt[i] &gt; 0) child&lt;&lt;&lt;cnt[i], 32&gt;&gt;&gt;(p + i, n);
+ * }
+ * </pre>
+ * <h2>Output (block granularity)</h2>
+ * <pre>
+ * __global__ void parent(float* p, int* cnt, int n) { klap::block_group klap_blk = klap::block_group::hardware();
+ *   int i = ...;
+ *   { auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin&lt;klap_args_child&gt;(klap_g0);   // slots from the pool
+ *   if (i &gt;= n) {} else {                                        // early return made convergent
+ *   if (cnt[i] &gt; 0) klap_s0.record(dim3(cnt[i]), dim3(32), 0u, (cudaStream_t)0, klap_args_child(p + i, n));
+ *   } klap_s0.flush(klap_g0, [&amp;](...) { child_klap_agg_vu&lt;&lt;&lt;...&gt;&gt;&gt;(klap_cfg, klap_n, klap_args, klap_mine.n); ... }); }
+ * }
+ * </pre>
+ * A site deferred to a region ({@link Convergence.Placement.Deferred}) records in its slot; the
+ * region begins with the group's {@code agg_begin} and ends with its {@code flush} (scan, one
+ * launch), the sites of one region in source order. The group is the block ({@code klap_blk}) or,
+ * at warp granularity, the block's warp ({@code klap::warp_group::of(klap_blk)}). A site without a
+ * convergent region is aggregated in place among the threads of the warp that arrive together:
+ * {@code { auto klap_g0 = klap::warp_group::active(); ... record ... flush ... }}.
+ */
+final class GroupAggregation {
+    private final AggregationContext ctx;
+    private final CudaText cuda;
+
+    /** Emits warp/block sites with the calls of {@code cuda}; the group follows the granularity of {@code ctx}. */
+    GroupAggregation(AggregationContext ctx, CudaText cuda) {
+        this.ctx = ctx;
+        this.cuda = cuda;
+    }
+
+    /** Replaces the launch of {@code s} by its aggregation among the threads of its warp that arrive together. */
+    void inPlace(SitePlan s, EditSet e, EditSet fine) {
+        e.replace(s.stmt().range().offset(), s.stmt().range().end(), "{ " + cuda.aggBegin(s, "klap::warp_group::active()")
+                + cuda.recordCall(s, fine) + " " + cuda.flushCall(s) + " }");
+    }
+
+    /**
+     * Aggregates the sites of one region (same anchor, source order): slots before it, records at
+     * the sites, its divergent guards rewritten ({@code if (c) return; rest} becomes
+     * {@code if (c) {} else { rest }}), and the flushes at its end.
+     */
+    void region(List<SitePlan> sites, EditSet e, EditSet fine) {
+        Convergence.Region r = sites.get(0).region();
+        StringBuilder begin = new StringBuilder("{ ");
+        StringBuilder flush = new StringBuilder(" ");
+        for (SitePlan s : sites) {
+            String group = ctx.opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+            begin.append(cuda.aggBegin(s, group));
+            flush.append(cuda.flushCall(s)).append(' ');
+            e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));
+        }
+        e.insert(r.start(), begin.toString());
+        for (Stmt.If g : r.guards()) {
+            Stmt.Jump j = Convergence.guardJump(g);
+            e.replace(j.range().offset(), j.range().end(), g.then() == j ? "{}" : "");
+            e.insert(g.range().end(), " else {");
+        }
+        e.insert(r.end(), "}".repeat(r.guards().size()) + flush + "}");
+    }
+}

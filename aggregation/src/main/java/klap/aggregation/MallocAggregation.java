@@ -1,0 +1,128 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.List;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Stmt;
+import klap.transform.Convergence;
+import klap.transform.EditSet;
+import klap.transform.Granularity;
+import klap.transform.Trees;
+
+/**
+ * Aggregated device memory allocation (KLAP II-C): the device {@code cudaMalloc} calls of a group
+ * of threads become one allocation that the group shares, and device {@code cudaFree} releases a
+ * share.
+ * <h2>Input</h2>
+ * <pre>
+ * __global__ void parent(float** out, int n) {
+ *   float* a; cudaMalloc(&amp;a, 64 * sizeof(float));          // every thread of the block gets here
+ *   if (threadIdx.x &lt; n) { float* b; cudaMalloc((void**)&amp;b, n); out[threadIdx.x] = b; cudaFree(b); }
+ *   cudaFree(a);
+ * }
+ * </pre>
+ * <h2>Output (block granularity)</h2>
+ * <pre>
+ *   float* a; klap::group_malloc(klap_blk, (void**)(&amp;a), 64 * sizeof(float));
+ *   if (threadIdx.x &lt; n) { float* b; klap::group_malloc(klap::warp_group::active(), (void**)((void**)&amp;b), n); ...
+ *     klap::group_free(b); }
+ *   klap::group_free(a);
+ * </pre>
+ * A call that the threads of a kernel reach together ({@link Convergence#reachedTogether}, and not
+ * under {@code &&}, {@code ||}, {@code ?:} or a lambda) allocates per block ({@code klap_blk}) at
+ * block and kernel granularity and per warp of the block at warp granularity; any other call, and
+ * every call in a {@code __device__} function, allocates among the threads of the warp that arrive
+ * together, with a warning at block and kernel granularity.
+ */
+final class MallocAggregation {
+
+    /** One device cudaMalloc call and the group that allocates together. */
+    private record MallocSite(FunctionDef fn, Expr.Call call, String group) {
+    }
+
+    private final AggregationContext ctx;
+    private final List<MallocSite> mallocs = new ArrayList<>();
+    private final List<Expr.Call> frees = new ArrayList<>();
+
+    /** Starts with no call planned; the planner reports each call it finds. */
+    MallocAggregation(AggregationContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** Plans the device {@code cudaMalloc} call {@code c} of statement {@code owner} in {@code f}. */
+    void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
+        if (c.args().size() != 2) {
+            ctx.warn(c.range().offset(), "cudaMalloc with " + c.args().size() + " arguments is not aggregated", "malloc-args");
+            return;
+        }
+        boolean together = f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(owner)
+                && !conditionallyEvaluated(owner, c);
+        String group;
+        if (together) {
+            group = ctx.opt.granularity() != Granularity.WARP ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+        } else {
+            group = "klap::warp_group::active()";
+            if (ctx.opt.granularity() != Granularity.WARP) {
+                ctx.warn(c.range().offset(), "device cudaMalloc is under thread-dependent control flow; it is aggregated per "
+                        + "warp, not per block", "granularity-fallback");
+            }
+        }
+        mallocs.add(new MallocSite(f, c, group));
+    }
+
+    /** Records a device {@code cudaFree} call: it becomes {@code klap::group_free} if any cudaMalloc is aggregated. */
+    void planFree(Expr.Call c) {
+        frees.add(c);
+    }
+
+    /** @return true if no cudaMalloc call is aggregated */
+    boolean isEmpty() {
+        return mallocs.isEmpty();
+    }
+
+    /** @return true if an aggregated cudaMalloc of {@code f} allocates per block (uses {@code klap_blk}) */
+    boolean usesBlockGroup(FunctionDef f) {
+        return mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk"));
+    }
+
+    /** Adds the edits of {@code f}'s cudaMalloc and cudaFree calls to {@code e}; arguments are sliced through {@code fine}. */
+    void edit(FunctionDef f, EditSet e, EditSet fine) {
+        for (MallocSite m : mallocs) {
+            if (m.fn != f) {
+                continue;
+            }
+            Expr.Call c = m.call;
+            e.replace(c.range().offset(), c.range().end(), "klap::group_malloc(" + m.group + ", (void**)("
+                    + CudaText.slice(fine, c.args().get(0)) + "), " + CudaText.slice(fine, c.args().get(1)) + ")");
+        }
+        if (!mallocs.isEmpty()) {
+            for (Expr.Call c : frees) {
+                if (f.range().contains(c.range())) {
+                    e.replace(c.callee().range().offset(), c.callee().range().end(), "klap::group_free");
+                }
+            }
+        }
+    }
+
+    /** @return true if {@code c} sits under {@code &&}, {@code ||}, {@code ?:} or a lambda in {@code owner} */
+    private static boolean conditionallyEvaluated(Stmt owner, Expr.Call c) {
+        boolean[] found = {false};
+        for (Expr top : Trees.ownExprs(owner)) {
+            conditionalWalk(top, c, false, found);
+        }
+        return found[0];
+    }
+
+    private static void conditionalWalk(Expr e, Expr target, boolean cond, boolean[] found) {
+        if (e == target) {
+            found[0] |= cond;
+            return;
+        }
+        boolean c2 = cond || e instanceof Expr.Conditional || e instanceof Expr.Other
+                || (e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||")));
+        for (Expr ch : e.children()) {
+            conditionalWalk(ch, target, c2, found);
+        }
+    }
+}

@@ -1,0 +1,460 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Stmt;
+import klap.transform.Convergence;
+import klap.transform.Granularity;
+import klap.transform.Trees;
+import klap.transform.Uniformity;
+
+/**
+ * Decides, for every device-side launch, how it is aggregated (KLAP II-A warp/block, II-B kernel,
+ * II-C scalarized arguments), from the facts: {@link Uniformity} (which arguments and streams are
+ * uniform across the group or the grid), {@link Convergence} (where the threads of a block meet)
+ * and {@link klap.transform.SyncSites} (launching operations, barriers).
+ * <h2>Input</h2>
+ * <pre>
+ * __global__ void parent(float* p, int* cnt, int n) {
+ *   int i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   ext&lt;&lt;&lt;1, 1&gt;&gt;&gt;(p);                                   // ext is only declared here
+ *   if (i &gt;= n) return;
+ *   if (cnt[i] &gt; 0) child&lt;&lt;&lt;cnt[i], 32&gt;&gt;&gt;(p + i, n);
+ * }
+ * </pre>
+ * <h2>Output</h2>
+ * <pre>
+ * child (block):  SitePlan(mask "vu", Deferred(region from the guard to the end of the body))
+ * child (kernel): SitePlan(mask "vu", gridWide, ordered)
+ * ext:            refused: warning [klap-child-not-defined], left as written
+ * </pre>
+ * A launch is refused (left as written, with a warning that names the reason) when klap cannot
+ * build the child's variant: the child is not defined in this file, it uses cooperative groups
+ * that read the hardware block or grid, a template child is launched without explicit template
+ * arguments, or arguments are defaulted; likewise a launch inside an expression, a lambda or a
+ * {@code __host__ __device__} function. Device {@code cudaDeviceSynchronize} is an error (CDP2).
+ *
+ * <p>Where no convergent region exists, the launch is aggregated in place among the threads of a
+ * warp that arrive together, with a warning at block granularity. A stream argument proven uniform
+ * ({@code cudaStreamFireAndForget}, {@code cudaStreamTailLaunch}) is kept; a thread-dependent one is
+ * replaced by the NULL stream, which keeps every per-thread order of the input (a note). A launch
+ * followed in its region by {@code cudaEventRecord} or {@code cudaStreamWaitEvent} goes in place so
+ * events keep their meaning; at kernel granularity, any such operation later in the kernel (or in a
+ * loop around the launch) makes the launch go in place, aggregated per warp. At kernel granularity a
+ * launch in a loop passes every argument per record (rounds are merged), and one into an ordered
+ * stream makes every ordered launch of its kernel aggregated per round (a note). Last,
+ * {@link #keepLaunchOrder} makes a deferred launch go in place where a later launch of the same
+ * thread would overtake it.
+ */
+final class SitePlanner {
+
+    /** Why a launch is left as written: the warning's message and id. */
+    private record Refusal(String message, String id) {
+    }
+
+    /** Cooperative-groups calls whose results depend on the hardware block or grid. */
+    private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
+            "this_multi_grid");
+
+    private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
+            "cudaStreamWaitEvent");
+
+    private final AggregationContext ctx;
+    private final MallocAggregation mallocs;
+    private final List<SitePlan> sites = new ArrayList<>();
+    private final Set<Expr.Launch> unaggregated = new HashSet<>();
+
+    /** @param mallocs receives the device cudaMalloc/cudaFree calls found on the way */
+    SitePlanner(AggregationContext ctx, MallocAggregation mallocs) {
+        this.ctx = ctx;
+        this.mallocs = mallocs;
+    }
+
+    /** Plans every device-side launch (and finds the device cudaMalloc/cudaFree calls) of the unit, in source order. */
+    void planFunctions() {
+        for (FunctionDef f : ctx.unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
+                findSites(f);
+            } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                Trees.walkExprs(f.body(), e -> {
+                    if (e instanceof Expr.Launch l) {
+                        unaggregated.add(l);
+                        ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' in a __host__ __device__ function is "
+                                + "not aggregated; move it into a __global__ or __device__ function", "launch-host-device");
+                    }
+                });
+            }
+        }
+    }
+
+    private void findSites(FunctionDef f) {
+        Set<Expr> statementLaunches = new HashSet<>();
+        Convergence conv = new Convergence(ctx.src, f, ctx.uni(f), ctx.syncs);
+        Trees.walkStmts(f.body(), s -> {
+            if (s instanceof Stmt.ExprStmt es && es.expr() instanceof Expr.Launch l) {
+                statementLaunches.add(l);
+                planSite(f, es, l, conv);
+            }
+        });
+        Trees.walkStmts(f.body(), s -> {
+            for (Expr top : Trees.ownExprs(s)) {
+                Trees.walk(top, e -> {
+                    if (e instanceof Expr.Lambda lam && ctx.syncs.launchingOperations(lam.body()).stream()
+                            .anyMatch(x -> x instanceof Expr.Launch)) {
+                        ctx.warn(lam.range().offset(), "kernel launch inside a lambda is not aggregated; move it out of the "
+                                + "lambda (into the kernel or a __device__ function) to aggregate it", "launch-in-lambda");
+                        Trees.walkExprs(lam.body(), x -> {
+                            if (x instanceof Expr.Launch ll) {
+                                unaggregated.add(ll);
+                            }
+                        });
+                    }
+                    if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
+                        unaggregated.add(l);
+                        ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not "
+                                + "aggregated; write it as a statement of its own", "launch-in-expression");
+                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
+                        switch (c.calleeName()) {
+                            case "cudaDeviceSynchronize" -> ctx.error(c.range().offset(), "device-side cudaDeviceSynchronize() "
+                                    + "was removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the "
+                                    + "code that needs the children's results into a kernel launched into "
+                                    + "cudaStreamTailLaunch, or into a later host-launched kernel", "cdp1-sync");
+                            case "cudaMalloc" -> mallocs.planMalloc(f, s, c, conv);
+                            case "cudaFree" -> mallocs.planFree(c);
+                            default -> {
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
+        FunctionDef child = ctx.kernel(l.kernelName());
+        unaggregated.add(l);
+        Refusal refusal = refusal(l, child);
+        if (refusal != null) {
+            ctx.warn(l.range().offset(), refusal.message, refusal.id);
+            return;
+        }
+        boolean gridWide = ctx.opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
+        String inPlace = null;
+        String early = gridWide ? returnBeforeBarrier(f) : null;
+        if (early != null) {
+            // kfinish ends with a block barrier: threads that returned would meet it while the others wait
+            // at the kernel's own barrier, pairing the two
+            gridWide = false;
+            inPlace = early;
+        } else if (gridWide && eventCallAfter(es, f)) {
+            // the grid's last block would launch it after the event: launch it in place instead
+            gridWide = false;
+            inPlace = "a stream or event operation follows it in the kernel, so it cannot be launched later";
+        }
+        SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
+        unaggregated.remove(l);
+        sites.add(plan);
+    }
+
+    /** @return why klap cannot build the aggregated variant {@code l} needs, or null if it can */
+    private Refusal refusal(Expr.Launch l, FunctionDef child) {
+        if (child == null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
+                    + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
+        }
+        String cg = blockGroupUse(child, new HashSet<>());
+        if (cg != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
+                    + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
+                    + "not aggregated", "child-cooperative-groups");
+        }
+        if (child.templateHeader() != null && l.templateArgs() == null) {
+            return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
+                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
+        }
+        if (l.args().size() != child.params().size()) {
+            return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
+                    + child.params().size() + " parameters (default arguments?); it is not aggregated", "argument-count");
+        }
+        return null;
+    }
+
+    /** Kernel granularity (II-B): recorded by every thread of the grid, launched by its last block. */
+    private SitePlan gridPlan(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, FunctionDef child) {
+        Uniformity u = ctx.gridUni(f);
+        String mask = scalarMask(l, u);
+        boolean fireAndForget = fireAndForget(l);
+        Stmt loop = ctx.uni(f).trees().enclosingLoop(es);
+        if (loop != null || launchedFromKernel(f)) {
+            // records of different rounds are merged into one grid: a value uniform across the grid in
+            // one round differs between rounds, so no argument may come from a single record. And in the
+            // aggregated variant of a kernel that kernels launch (recursion), one hardware grid holds the
+            // virtual grids of many parent records: its parameters and blockDim/gridDim differ between them
+            mask = "v".repeat(l.args().size());
+        }
+        if (loop != null && !fireAndForget) {
+            ctx.note(l.range().offset(), "launch of '" + l.kernelName() + "' in a loop (line "
+                    + ctx.src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
+                    + "round (one grid per round), which keeps each thread's launch order; launch into "
+                    + "cudaStreamFireAndForget if the rounds' children are independent, to aggregate all rounds at once",
+                    "kernel-per-round");
+        }
+        boolean streamToNull = streamToNull(l, u);
+        return new SitePlan(sites.size(), f, es, l, child, mask, null, streamToNull, true, !fireAndForget, loop != null);
+    }
+
+    /** Warp/block granularity (II-A): deferred to the end of a convergent region, or in place. */
+    private SitePlan groupPlan(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, FunctionDef child, Convergence conv,
+                               String inPlace) {
+        Uniformity u = ctx.uni(f);
+        String mask = scalarMask(l, u);
+        Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
+        if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
+            p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
+                    + "so it cannot be launched later");
+        }
+        boolean streamToNull = streamToNull(l, u);
+        if (p instanceof Convergence.Placement.Immediate im && ctx.opt.granularity() != Granularity.WARP) {
+            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
+                    + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
+        }
+        return new SitePlan(sites.size(), f, es, l, child, mask, p, streamToNull, false, false, false);
+    }
+
+    /** @return the scalar mask of {@code l}: {@code u} for an argument uniform by {@code u} (when scalarizing), else {@code v} */
+    private String scalarMask(Expr.Launch l, Uniformity u) {
+        StringBuilder mask = new StringBuilder();
+        for (Expr a : l.args()) {
+            mask.append(ctx.opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
+        }
+        return mask.toString();
+    }
+
+    /**
+     * @return the first cooperative-groups name in {@code f} or the device functions it calls that
+     *         reads the hardware block or grid (what an aggregated child must not rely on), or null
+     */
+    private String blockGroupUse(FunctionDef f, Set<FunctionDef> seen) {
+        if (!seen.add(f)) {
+            return null;
+        }
+        String[] found = {null};
+        Trees.walkExprs(f.body(), e -> {
+            if (found[0] == null && e instanceof Expr.Name n && BLOCK_GROUPS.contains(AggregationContext.simpleName(n.name()))) {
+                found[0] = n.name();
+            }
+        });
+        if (found[0] != null) {
+            return found[0];
+        }
+        List<String> callees = new ArrayList<>();
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null) {
+                callees.add(AggregationContext.simpleName(c.calleeName()));
+            }
+        });
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
+                String r = blockGroupUse(g, seen);
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
+     *         barrier or warp collective of the kernel), or null
+     */
+    private String returnBeforeBarrier(FunctionDef f) {
+        Uniformity u = ctx.uni(f);
+        for (Stmt.Jump j : Trees.collect(f.body(), Stmt.Jump.class)) {
+            if (j.kind() != Stmt.JumpKind.RETURN) {
+                continue;
+            }
+            boolean divergent = false;
+            Stmt outerLoop = null;
+            for (Stmt x = u.trees().parent(j); x != null; x = u.trees().parent(x)) {
+                divergent |= !u.controlIsUniform(x);
+                if (x instanceof Stmt.Loop) {
+                    outerLoop = x;
+                }
+            }
+            if (!divergent) {
+                continue;
+            }
+            int from = outerLoop != null ? outerLoop.range().offset() : j.range().offset();
+            Integer sync = ctx.syncs.firstSync(f.body(), from, f.body().range().end(), List.of());
+            if (sync != null) {
+                return "the kernel synchronizes (line " + ctx.src.line(sync) + ") after a thread-dependent return (line "
+                        + ctx.src.line(j.range().offset()) + "); the returned threads cannot wait at the end of the grid";
+            }
+        }
+        return null;
+    }
+
+    /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */
+    private boolean launchedFromKernel(FunctionDef k) {
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind() != FunctionDef.Kind.KERNEL) {
+                continue;
+            }
+            boolean[] found = {false};
+            Trees.walkExprs(g.body(), e -> {
+                if (e instanceof Expr.Launch l && ctx.kernel(l.kernelName()) == k) {
+                    found[0] = true;
+                }
+            });
+            if (found[0]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean fireAndForget(Expr.Launch l) {
+        return l.stream() != null && ctx.slice(l.stream().range()).trim().equals("cudaStreamFireAndForget");
+    }
+
+    /** @return true if the launch's stream differs between threads (by {@code u}) */
+    private static boolean threadDependentStream(Expr.Launch l, Uniformity u) {
+        return l.stream() != null && !u.isUniform(l.stream());
+    }
+
+    /** @return true (with a note) if the launch's stream differs between threads and becomes the NULL stream */
+    private boolean streamToNull(Expr.Launch l, Uniformity u) {
+        boolean toNull = threadDependentStream(l, u);
+        if (toNull) {
+            ctx.note(l.stream().range().offset(), "the stream of this launch differs "
+                    + "between threads; the aggregated launch goes into the launching block's NULL stream, which keeps each "
+                    + "thread's launch order (and orders more)", "stream-serialized");
+        }
+        return toNull;
+    }
+
+    /** @return true if a stream/event operation is evaluated in {@code region} after {@code site} */
+    private boolean eventCallAfter(Stmt site, Convergence.Region region) {
+        Stmt scope = region.guardBlock() != null ? region.guardBlock() : region.anchor();
+        return eventCallIn(scope, site.range().offset(), region.end());
+    }
+
+    /**
+     * @return true if a stream/event operation may run in kernel {@code f} after {@code site}: later
+     *         in the text, or anywhere in a loop around the site (kernel granularity defers launches
+     *         to the end of the whole grid)
+     */
+    private boolean eventCallAfter(Stmt site, FunctionDef f) {
+        Stmt outer = outermostLoop(f, site);
+        return eventCallIn(f.body(), site.range().offset(), f.body().range().end())
+                || (outer != null && eventCallIn(outer, outer.range().offset(), outer.range().end()));
+    }
+
+    /** @return the outermost loop of {@code f} around {@code s}, or null */
+    private Stmt outermostLoop(FunctionDef f, Stmt s) {
+        Stmt outer = null;
+        for (Stmt l = ctx.uni(f).trees().enclosingLoop(s); l != null; l = ctx.uni(f).trees().enclosingLoop(l)) {
+            outer = l;
+        }
+        return outer;
+    }
+
+    private boolean eventCallIn(Stmt scope, int after, int before) {
+        boolean[] found = {false};
+        Trees.walkExprs(scope, e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null && EVENT_CALLS.contains(c.calleeName())
+                    && c.range().offset() > after && c.range().offset() < before) {
+                found[0] = true;
+            }
+        });
+        return found[0];
+    }
+
+    /**
+     * Launch order per thread (issue 10, "dependent launches of one thread"): a launch that klap
+     * defers (to the end of its region, or to the end of the grid at kernel granularity) must not
+     * be overtaken by a later launch of the same thread that goes out earlier: a launch made in
+     * place, a launch left as written, a launch in a {@code __device__} function called later, or a
+     * deferred launch of a region that ends first. Such a deferred site is launched in place
+     * instead (aggregated among the threads that arrive together), with a warning. Launches into
+     * {@code cudaStreamFireAndForget} are ordered with nothing and are exempt. Repeated until no
+     * site changes, since a site made in place can in turn overtake an earlier deferred one.
+     *
+     * @return the final plans
+     */
+    SitePlans keepLaunchOrder() {
+        Map<Integer, SitePlan> byOffset = new HashMap<>();
+        for (SitePlan s : sites) {
+            byOffset.put(s.launch().range().offset(), s);
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int i = 0; i < sites.size(); i++) {
+                SitePlan s = sites.get(i);
+                if (fireAndForget(s.launch()) || !s.deferred()) {
+                    continue;
+                }
+                Integer later = overtakingLaunch(s, byOffset);
+                if (later == null) {
+                    continue;
+                }
+                String reason = "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before "
+                        + "it; launching it in place keeps their order";
+                SitePlan inPlace;
+                if (s.gridWide()) {
+                    Uniformity u = ctx.uni(s.fn());
+                    inPlace = s.inPlace(reason, scalarMask(s.launch(), u), threadDependentStream(s.launch(), u));
+                } else {
+                    inPlace = s.inPlace(reason, s.mask(), s.streamToNull());
+                }
+                sites.set(i, inPlace);
+                byOffset.put(s.launch().range().offset(), inPlace);
+                ctx.warn(s.launch().range().offset(), "launch of '" + s.launch().kernelName() + "' is aggregated per warp, "
+                        + "not per " + ctx.opt.granularity().cliName() + ": " + reason, "launch-order");
+                changed = true;
+            }
+        }
+        return new SitePlans(sites, unaggregated.size());
+    }
+
+    /**
+     * @return the offset of a launching operation of {@code s}'s thread that would go out before
+     *         {@code s} although it runs after it, or null if none
+     */
+    private Integer overtakingLaunch(SitePlan s, Map<Integer, SitePlan> byOffset) {
+        FunctionDef f = s.fn();
+        int after = s.stmt().range().end();
+        int before = s.gridWide() ? f.body().range().end() : s.region().end();
+        Stmt outerLoop = s.gridWide() ? outermostLoop(f, s.stmt()) : null;
+        for (Expr op : ctx.syncs.launchingOperations(f.body())) {
+            int off = op.range().offset();
+            boolean inRange = off >= after && off < before
+                    || outerLoop != null && outerLoop.range().contains(off) && off != s.launch().range().offset();
+            if (!inRange) {
+                continue;
+            }
+            if (op instanceof Expr.Launch l) {
+                if (fireAndForget(l)) {
+                    continue;
+                }
+                SitePlan o = byOffset.get(off);
+                if (o != null && s.gridWide() && o.gridWide()) {
+                    continue; // both launched by the last block, in an order that keeps each thread's (kfinish)
+                }
+                if (o != null && !s.gridWide() && o.region() != null && o.region().anchor() == s.region().anchor()) {
+                    continue; // flushed at the same region end, after s (source order)
+                }
+            }
+            return off;
+        }
+        return null;
+    }
+}
