@@ -53,7 +53,16 @@ final class GroupAggregation {
     /**
      * Aggregates the sites of one region (same anchor, source order): slots before it, records at
      * the sites, its divergent guards rewritten ({@code if (c) return; rest} becomes
-     * {@code if (c) {} else { rest }}), and the flushes at its end.
+     * {@code if (c) {} else { rest }}), and the flushes at its end. A jump that leaves the region
+     * ({@link Convergence.Region#exits}) goes through its end first, so that what the group recorded
+     * before it is launched:
+     * <pre>
+     * if (blockIdx.x % 2) return;   becomes   if (blockIdx.x % 2) { klap_x0 = 1; goto klap_r0; }
+     * ... } klap_r0:; klap_s0.flush(...); ... if (klap_x0 == 1) return; }
+     * </pre>
+     * ({@code int klap_x0 = 0;} is declared with the slots, before the region, so the goto jumps
+     * over no initialization; 1 = return, 2 = break, 3 = continue of the loop or switch around the
+     * region).
      */
     void region(List<SitePlan> sites, EditSet e, EditSet fine) {
         Convergence.Region r = sites.get(0).region();
@@ -65,12 +74,30 @@ final class GroupAggregation {
             flush.append(cuda.flushCall(s)).append(' ');
             e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));
         }
+        StringBuilder leave = new StringBuilder();
+        if (!r.exits().isEmpty()) {
+            // every exit of the region passes through its end: the records made before it are launched
+            String x = "klap_x" + sites.get(0).id();
+            String label = "klap_r" + sites.get(0).id();
+            begin.append("int ").append(x).append(" = 0; ");
+            flush.insert(0, " " + label + ":;");
+            for (Stmt.JumpKind k : List.of(Stmt.JumpKind.RETURN, Stmt.JumpKind.BREAK, Stmt.JumpKind.CONTINUE)) {
+                if (r.exits().stream().anyMatch(j -> j.kind() == k)) {
+                    leave.append("if (").append(x).append(" == ").append(k.ordinal() + 1).append(") ")
+                            .append(k.name().toLowerCase(java.util.Locale.ROOT)).append("; ");
+                }
+            }
+            for (Stmt.Jump j : r.exits()) {
+                e.replace(j.range().offset(), j.range().end(), "{ " + x + " = " + (j.kind().ordinal() + 1) + "; goto "
+                        + label + "; }");
+            }
+        }
         e.insert(r.start(), begin.toString());
         for (Stmt.If g : r.guards()) {
             Stmt.Jump j = Convergence.guardJump(g);
             e.replace(j.range().offset(), j.range().end(), g.then() == j ? "{}" : "");
             e.insert(g.range().end(), " else {");
         }
-        e.insert(r.end(), "}".repeat(r.guards().size()) + flush + "}");
+        e.insert(r.end(), "}".repeat(r.guards().size()) + flush + leave + "}");
     }
 }

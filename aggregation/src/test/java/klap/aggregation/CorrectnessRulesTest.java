@@ -103,4 +103,119 @@ class CorrectnessRulesTest {
                 g);
         assertFalse(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
     }
+
+    /** Found on the GPU (random seed 3000014): a return uniform across the block after a launch in its region. */
+    static final String UNIFORM_RETURN_AFTER_LAUNCH = """
+            __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+            __global__ void parent(int* a, int n, int k) {
+              int i = blockIdx.x * blockDim.x + threadIdx.x;
+              if (i >= n) return;
+              child<<<1, 32>>>(a, i);
+              if ((k + blockIdx.x) % 4 == 2) return;
+              child<<<1, 8>>>(a, i + n);
+            }
+            """;
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aReturnAfterALaunchStillLaunchesWhatWasRecorded(Granularity g) {
+        var r = Check.run(UNIFORM_RETURN_AFTER_LAUNCH, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertTrue(r.sites() == 2, "both launches stay aggregated");
+        if (g == Granularity.KERNEL) {
+            // every return of the body comes back to the epilogue
+            inOrder(r.text(), "[&]() {", "if ((k + blockIdx.x) % 4 == 2) return;", "}(); klap::kfinish(");
+        } else {
+            // the return goes through the region's end: flush, then leave
+            inOrder(r.text(), "int klap_x0 = 0; if (i >= n) {} else {", "klap_s0.record(",
+                    "if ((k + blockIdx.x) % 4 == 2) { klap_x0 = 1; goto klap_r0; }", "klap_s1.record(",
+                    "} klap_r0:; klap_s0.flush(", "klap_s1.flush(", "if (klap_x0 == 1) return; }");
+            none(r.text(), "% 4 == 2) return;");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aContinueAfterALaunchInAGuardedLoopBodyGoesThroughTheFlush(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  for (int r = 0; r < 3; ++r) {
+                    if ((i + r) % 4 == 3) continue;
+                    child<<<1, 4>>>(a, i * 3 + r);
+                    if ((i + k) % 2 == 1) continue;
+                    child<<<1, 2>>>(a, i * 3 + r + n);
+                  }
+                }
+                """, g);
+        assertTrue(r.sites() == 2 && r.diagnostics().isEmpty(), r.diagnostics().toString());
+        inOrder(r.text(), "if ((i + r) % 4 == 3) {} else {", "if ((i + k) % 2 == 1) {} else {", "klap_s1.record(",
+                "}} klap_s0.flush(");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aThreadDependentReturnInsideADivergentIfGoesThroughTheFlush(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i % 3 == 0) {
+                    child<<<1, 5>>>(a, i);
+                    if (i % 2 == 1) return;
+                    child<<<1, 6>>>(a, i + n);
+                  }
+                  a[i] = 0;
+                }
+                """, g);
+        assertTrue(r.sites() == 2 && r.diagnostics().isEmpty(), r.diagnostics().toString());
+        inOrder(r.text(), "int klap_x0 = 0; if (i % 3 == 0) {", "if (i % 2 == 1) { klap_x0 = 1; goto klap_r0; }",
+                "} klap_r0:; klap_s0.flush(", "if (klap_x0 == 1) return; }", "a[i] = 0;");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aThreadDependentReturnBeforeABarrierKeepsTheLaunchInPlace(Granularity g) {
+        // the returned threads would wait at klap's collective while the others wait at __syncthreads()
+        var r = Check.run("""
+                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i % 3 == 0) {
+                    child<<<1, 5>>>(a, i);
+                    if (i % 2 == 1) return;
+                    __syncthreads();
+                    a[i] = 1;
+                  }
+                }
+                """, g);
+        assertTrue(r.sites() == 1, "the launch stays aggregated");
+        none(r.text(), "goto klap_r");
+        inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "klap_s0.flush(",
+                "if (i % 2 == 1) return;");
+        if (g == Granularity.BLOCK) {
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aBreakAfterAGuardIsNotTakenForTheGroupsExit(Granularity g) {
+        // the guard's threads stay in the loop while the others break: no region inside the loop
+        var r = Check.run("""
+                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  for (int r = 0; r < 3; ++r) {
+                    if ((i + r) % 4 == 3) continue;
+                    child<<<1, 4>>>(a, i * 3 + r);
+                    if ((k + r) % 3 == 1) break;
+                  }
+                }
+                """, g);
+        assertTrue(r.sites() == 1, "the launch stays aggregated");
+        none(r.text(), "goto klap_r");
+        inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "if ((k + r) % 3 == 1) break;");
+    }
 }

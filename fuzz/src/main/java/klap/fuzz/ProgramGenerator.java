@@ -116,6 +116,8 @@ public final class ProgramGenerator {
     }
 
     private final Random rnd;
+    /** draws whether a program has a shape added after the first GPU run (keeps the older draws of {@link #rnd}) */
+    private final Random late;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -129,6 +131,7 @@ public final class ProgramGenerator {
     private ProgramGenerator(long seed) {
         this.seed = seed;
         this.rnd = new Random(seed * 0x9E3779B97F4A7C15L + 12345);
+        this.late = new Random(seed * 0x2545F4914F6CDD1DL + 777);
     }
 
     /**
@@ -949,6 +952,59 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev, cpu, body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#EXIT_AFTER_LAUNCH}: a launch followed, in the same region, by a jump that leaves it:
+     * {@code if (c) return;} in the kernel body, or {@code break}, {@code continue} or {@code return}
+     * in a loop of rounds (whose body may start with a {@code continue} guard), with c uniform across
+     * the block or thread-dependent; sometimes another launch after the jump and a
+     * {@code __syncthreads()} after a {@code return}. The launches recorded before the jump must
+     * still be launched.
+     */
+    private Extra makeExit(int id) {
+        String name = "fz_e" + id;
+        List<Code> body = new ArrayList<>();
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        boolean loop = chance(0.6);
+        String ind = loop ? "    " : "  ";
+        String r = loop ? "r" : "0";
+        if (loop) {
+            body.add(Code.same("  for (int r = 0; r < " + (2 + pick(3)) + "; ++r) {"));
+            if (chance(0.3)) {
+                body.add(Code.same("    if ((gt + r) % 4 == 3) continue;"));
+                features.add("exit:continue-guard");
+            }
+        }
+        int site = siteCount++;
+        Child c = anyChild();
+        String pre = chance(0.4) ? "if ((gt + " + r + ") % 3 != 0) " : "";
+        Code first = childLaunch(c, "1 + (gt + " + r + ") % 2", "1 + (lt * 5 + " + r + ") % 48", null, "data + (gt + " + r
+                + ") % 256", tag(site, " + " + r + " * 7919"), "(gt + " + r + ") % 50", r + " % 2");
+        body.add(new Code(ind + pre + first.device, ind + pre + first.cpu));
+        boolean uniform = chance(0.5);
+        String cond = uniform ? "(k + bl + " + r + ") % 3 == 1" : "(gt * 7 + " + r + ") % 5 == 2";
+        String[] jumps = loop ? new String[] {"return", "break", "continue"} : new String[] {"return"};
+        String jump = jumps[pick(jumps.length)];
+        body.add(Code.same(ind + "if (" + cond + ") " + jump + ";"));
+        features.add("exit:" + jump + (uniform ? "-uniform" : "-divergent"));
+        if (jump.equals("return") && chance(0.25)) {
+            // the original is valid: threads that returned have exited, and exited threads do not hold up a barrier
+            body.add(Code.same(ind + "__syncthreads();"));
+            features.add("exit:barrier-after");
+        }
+        if (chance(0.6)) {
+            int site2 = siteCount++;
+            Child c2 = anyChild();
+            Code second = childLaunch(c2, "1", "32", null, "data", tag(site2, " + " + r + " * 7919"), "(lt + " + r + ") % 50", "1");
+            body.add(new Code(ind + second.device, ind + second.cpu));
+        }
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1003,7 +1059,11 @@ public final class ProgramGenerator {
             shapes.add(Shape.RANDOM);
         }
         for (Shape s : Shape.values()) {
-            if (s != Shape.RANDOM && (requested == null ? chance(s.probability) : requested.contains(s))) {
+            // a shape added after the GPU run of 2026-11-22 draws from its own generator, so that the
+            // programs of the seeds run then stay the same
+            if (s != Shape.RANDOM && (requested == null
+                    ? (s == Shape.EXIT_AFTER_LAUNCH ? late.nextDouble() < s.probability : chance(s.probability))
+                    : requested.contains(s))) {
                 shapes.add(s);
             }
         }
@@ -1020,6 +1080,7 @@ public final class ProgramGenerator {
                     case BARRIER_RETURN -> makeBarrier(id);
                     case DEPENDENT -> makeDependent(id);
                     case FF_LOOP -> makeFfLoop(id);
+                    case EXIT_AFTER_LAUNCH -> makeExit(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -60,7 +60,16 @@ public enum Shape {
      * built with {@code nvcc -rdc=true kernels.cu main.cu}. A variant replaces only kernels.cu.
      * This is a form of the whole program and combines with any of the others.
      */
-    TWO_FILES("two-files", 0.2);
+    TWO_FILES("two-files", 0.2),
+    /**
+     * Issue 10, found on the GPU (random seed 3000014): "a jump out of the region after a launch".
+     * A launch deferred to the end of its convergent region, then {@code if (c) return;} (or a
+     * {@code break}/{@code continue} of a loop of rounds) before that end, c uniform across the
+     * block or thread-dependent. The threads that jump must still launch what they recorded: klap
+     * passes them through the region's end. Drawn from a generator of its own, so the programs of
+     * older seeds do not change.
+     */
+    EXIT_AFTER_LAUNCH("exit-after-launch", 0.25);
 
     /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */
     public final String cliName;

@@ -326,8 +326,12 @@ class ConstructsTableTest {
                   }
                 }
                 """;
-        warpFallback("nested_return.cu", src, 6, 5, WB);
-        transformed("nested_return.cu", src, KERNEL);
+        // the return is an exit of the region (the divergent if): it goes through the flush first
+        Map<String, String> out = transformed("nested_return.cu", src, ALL);
+        for (String g : new String[] {"warp", "block"}) {
+            assertTrue(out.get(g).contains("if (p[i] == 0) { klap_x0 = 1; goto klap_r0; }"), out.get(g));
+            assertTrue(out.get(g).contains("klap_r0:; klap_s0.flush("), out.get(g));
+        }
     }
 
     @Test
@@ -777,6 +781,26 @@ class ConstructsTableTest {
         assertEquals(0, k.run().rc(), k.run().toString());
         assertDiagnostic(k, "warning", "barrier_return.cu", 6, 13, "granularity-fallback");
         assertFalse(k.output().contains("klap::kfinish("), k.output());
+    }
+
+    @Test
+    void exitAfterLaunchInItsRegion() throws IOException {
+        Map<String, String> out = transformed("exit_after_launch.cu", CHILD + """
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  child<<<1, 32>>>(p + i);
+                  if (blockIdx.x % 2) return;
+                  child<<<1, 8>>>(p + n + i);
+                }
+                """, ALL);
+        for (String g : new String[] {"warp", "block"}) {
+            String t = out.get(g);
+            assertTrue(t.contains("if (blockIdx.x % 2) { klap_x0 = 1; goto klap_r0; }"), t);
+            assertTrue(t.matches("(?s).*\\} klap_r0:; klap_s0\\.flush\\(.*klap_s1\\.flush\\(.*if \\(klap_x0 == 1\\) return; \\}.*"), t);
+        }
+        String k = out.get("kernel");
+        assertTrue(k.contains("if (blockIdx.x % 2) return;") && k.contains("klap::kfinish("), k);
     }
 
     @Test

@@ -101,8 +101,8 @@ class ShapeFixturesTest {
                 }
             }
         }
-        assertEquals(5, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
-                "expected the five fixtures");
+        assertEquals(6, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
+                "expected the six fixtures");
         return tests.stream();
     }
 }

@@ -25,11 +25,16 @@ import klap.model.Stmt;
  * <em>guard</em> {@code if (c) return;} in the function body (or {@code if (c) continue;} in a loop
  * body) whose condition is divergent is rewritten to {@code if (c) {} else { rest of the block }};
  * the region then starts at the guard and ends with the block, which threads that took the guard
- * still reach. Any other jump that could make a thread skip the region's end (a divergent
- * {@code return} before or in the region, a divergent {@code break}/{@code continue} of an
- * enclosing loop, any {@code goto}), or a loop with a divergent trip count between the region and
- * the launch, makes the site non-convergent: it is then aggregated among the threads that arrive
- * together ({@link Placement.Immediate}).
+ * still reach. A jump inside the region that leaves it (its {@link Region#exits}: a {@code return},
+ * or a {@code break}/{@code continue} of a loop or switch around it) must not skip the region's
+ * end, or the launches recorded before it are lost: the emitter makes it pass through the end
+ * first ({@code { klap_x0 = 1; goto klap_r0; }} ... {@code klap_r0:; flush; if (klap_x0 == 1)
+ * return;}), which is correct when the whole group takes the jump together or when it leaves the
+ * way a guard does ({@link #exitThreat}). Any other jump that could make a thread skip the region's
+ * end (a divergent {@code return} before the region, a divergent {@code break}/{@code continue} of
+ * an enclosing loop, any {@code goto}), an exit that would split the group, or a loop with a
+ * divergent trip count between the region and the launch, makes the site non-convergent: it is
+ * then aggregated among the threads that arrive together ({@link Placement.Immediate}).
  */
 public final class Convergence {
 
@@ -41,8 +46,12 @@ public final class Convergence {
      * @param guardBlock for a guard region, the block whose guards are rewritten (the region then
      *                   extends to the block's closing brace); null for a single-statement region
      * @param guards     the guards of {@code guardBlock} to rewrite, in source order
+     * @param exits      the jumps inside the region (other than the guards' own) that leave it: a
+     *                   {@code return}, or a {@code break}/{@code continue} of a loop or switch around
+     *                   the region. Each must go through the region's end (the collective) before it
+     *                   leaves, or the launches recorded before it would be lost; in source order
      */
-    public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards) {
+    public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits) {
         /** @return offset where the region starts */
         public int start() {
             return anchor.range().offset();
@@ -140,7 +149,8 @@ public final class Convergence {
                         + src.line(path.get(i).range().offset()) + ")");
             }
         }
-        Region region = new Region(anchor, guardBlock, guards);
+        Region region = new Region(anchor, guardBlock, guards, List.of());
+        region = new Region(anchor, guardBlock, guards, exits(region));
         if (syncs != null && !guards.isEmpty()) {
             Integer sync = syncs.firstSync(guardBlock, guards.get(0).range().offset(), region.end(), List.of());
             if (sync != null) {
@@ -171,11 +181,79 @@ public final class Convergence {
         return p instanceof Placement.Deferred d && d.region().anchor() == owner && d.region().guardBlock() == null;
     }
 
+    /** @return the jumps of this function inside {@code r} (not a guard's) that leave it, in source order */
+    private List<Stmt.Jump> exits(Region r) {
+        List<Stmt.Jump> l = new ArrayList<>();
+        for (Stmt.Jump j : jumps) {
+            int at = j.range().offset();
+            if (at < r.start() || at >= r.end() || r.guards().stream().anyMatch(g -> trees.isAncestorOrSelf(g, j))) {
+                continue;
+            }
+            if (j.kind() == Stmt.JumpKind.RETURN) {
+                l.add(j);
+            } else if (j.kind() == Stmt.JumpKind.BREAK || j.kind() == Stmt.JumpKind.CONTINUE) {
+                Stmt target = trees.jumpTarget(j);
+                if (target != null && !inside(target, r)) {
+                    l.add(j);
+                }
+            }
+        }
+        return l;
+    }
+
+    /** @return true if statement {@code s} lies within the region */
+    private boolean inside(Stmt s, Region r) {
+        return s.range().offset() >= r.start() && s.range().end() <= (r.guardBlock() == null ? r.anchor().range().end()
+                : r.guardBlock().range().end() - 1);
+    }
+
+    /**
+     * Why the exit {@code j} of region {@code r} cannot be made to pass through the region's end, or
+     * null if it can. Rewritten, the exit first goes to the region's collective and leaves from
+     * there; that keeps the group whole for every later collective when
+     * <ul>
+     * <li>the whole group takes it together (a guard-free region, a uniform path to the jump), or</li>
+     * <li>it leaves the way a guard does: a {@code return} from a guard region of the function body
+     *     (nothing follows that region), a {@code continue} of the loop whose body a guard region
+     *     ends, or a {@code return} from a guard-free region outside every loop (later regions
+     *     already treat a divergent return before them as a threat).</li>
+     * </ul>
+     * A thread-dependent exit is refused when a barrier or warp collective follows it in the region:
+     * the exiting threads would wait at klap's collective while the others wait at that barrier.
+     */
+    private String exitThreat(Stmt.Jump j, Region r) {
+        Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
+        boolean together = r.guards().isEmpty() && uniformPath(j, target);
+        boolean likeGuard = j.kind() == Stmt.JumpKind.RETURN
+                ? (r.guardBlock() == fn.body() || r.guards().isEmpty() && enclosingLoops(r.anchor()).isEmpty())
+                : j.kind() == Stmt.JumpKind.CONTINUE && r.guardBlock() != null && target == trees.parent(r.guardBlock());
+        String what = "a thread-dependent " + j.kind().name().toLowerCase(java.util.Locale.ROOT) + " (line "
+                + src.line(j.range().offset()) + ")";
+        if (!together && !likeGuard) {
+            return what + " may skip it";
+        }
+        if (!together && syncs != null) {
+            Integer sync = syncs.firstSync(r.guardBlock() != null ? r.guardBlock() : r.anchor(), j.range().end(), r.end(),
+                    List.of());
+            if (sync != null) {
+                return "the kernel synchronizes (line " + src.line(sync) + ") after " + what + "; the threads that "
+                        + "leave there cannot join a collective at the region's end without pairing it with that barrier";
+            }
+        }
+        return null;
+    }
+
     /** Which jump could make a thread skip the region's end; null if none. */
     private String threat(Region r) {
+        for (Stmt.Jump j : r.exits()) {
+            String t = exitThreat(j, r);
+            if (t != null) {
+                return t;
+            }
+        }
         for (Stmt.Jump j : jumps) {
             boolean rewritten = r.guards().stream().anyMatch(g -> trees.isAncestorOrSelf(g, j));
-            if (rewritten) {
+            if (rewritten || r.exits().contains(j)) {
                 continue;
             }
             switch (j.kind()) {

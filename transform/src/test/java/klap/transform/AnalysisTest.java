@@ -94,7 +94,7 @@ class AnalysisTest {
     }
 
     @Test
-    void returnInsideTheRegionOrDivergentLoopMakesItImmediate() {
+    void divergentLoopMakesItImmediateAndAReturnInsideTheRegionIsAnExit() {
         CudaUnit u = parse("""
                 __global__ void c(int x) {}
                 __global__ void k1(int n) { if (threadIdx.x < n) { c<<<1, 1>>>(1); if (n) return; } }
@@ -102,7 +102,14 @@ class AnalysisTest {
                 __global__ void k3(int n) { for (int i = 0; i < n; i++) { if (threadIdx.x == i) break; c<<<1, 1>>>(i); } }
                 __global__ void k4(int n) { for (int i = 0; i < n; i++) { if (threadIdx.x == i) continue; c<<<1, 1>>>(i); } }
                 """);
-        for (String name : List.of("k1", "k2", "k3")) {
+        // a return inside the region after the launch is an exit of the region: it is made to pass
+        // through the region's end (the flush), so the launch recorded before it is not lost
+        FunctionDef k1 = fn(u, "k1");
+        var d = assertInstanceOf(Convergence.Placement.Deferred.class,
+                new Convergence(u.file(), k1, new Uniformity(k1)).place(launchStmt(k1)));
+        assertEquals(1, d.region().exits().size());
+        assertEquals("return;", u.file().slice(d.region().exits().get(0).range()));
+        for (String name : List.of("k2", "k3")) {
             FunctionDef k = fn(u, name);
             assertInstanceOf(Convergence.Placement.Immediate.class,
                     new Convergence(u.file(), k, new Uniformity(k)).place(launchStmt(k)), name);
