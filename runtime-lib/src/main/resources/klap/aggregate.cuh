@@ -149,7 +149,8 @@ __device__ agg_site<Args> agg_begin(const G& g) {
   const unsigned me = g.rank();
   const unsigned long long cfg_bytes = detail::align16(static_cast<unsigned long long>(n) * sizeof(launch_cfg));
   char* p = nullptr;
-  if (me == 0) p = static_cast<char*>(pool_alloc(cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args)));
+  if (me == 0) p = static_cast<char*>(pool_alloc(cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args),
+                                                  "the slots of an aggregated launch (klap::agg_begin)"));
   p = group_broadcast(g, p, 0u);
   agg_site<Args> s{reinterpret_cast<launch_cfg*>(p), reinterpret_cast<Args*>(p + cfg_bytes), n, me};
   ::new (static_cast<void*>(&s.cfg[me])) launch_cfg{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};

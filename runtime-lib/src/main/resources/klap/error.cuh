@@ -15,14 +15,22 @@
 
 namespace klap {
 
-// Prints `klap: error: <what><detail> [<where>]`, sets pool_dev.error = 1, then __trap().
-// Never returns. `detail` may be "" (used by check_launch for the CUDA error string).
-static __device__ __noinline__ void fail_detail(const char* what, const char* detail, const char* where) {
-  printf("klap: error: %s%s [%s]\n", what, detail, where);
+namespace detail {
+// Sets pool_dev.error = 1, makes it visible to the host, then __trap(). Never returns. The caller
+// has printed the `klap: error: ...` line.
+static __device__ __noinline__ void fail_raise() {
   cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(pool_dev.error)
       .store(1u, cuda::std::memory_order_relaxed);
   __threadfence_system();
   __trap();
+}
+}  // namespace detail
+
+// Prints `klap: error: <what><detail> [<where>]`, sets pool_dev.error = 1, then __trap().
+// Never returns. `detail` may be "" (used by check_launch for the CUDA error string).
+static __device__ __noinline__ void fail_detail(const char* what, const char* detail, const char* where) {
+  printf("klap: error: %s%s [%s]\n", what, detail, where);
+  detail::fail_raise();
 }
 
 // Fatal error: prints `klap: error: <what> [<where>]`, sets the pool's error flag, then __trap().

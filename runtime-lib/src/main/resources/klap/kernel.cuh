@@ -125,7 +125,8 @@ template <class Args>
 __device__ char* kchunk(ksite& s, unsigned c, bool first) {
   cuda::atomic_ref<char*, cuda::thread_scope_device> slot(s.chunk[c]);
   if (first) {
-    char* p = static_cast<char*>(pool_alloc(kargs_offset(c) + kcap(c) * sizeof(Args)));
+    char* p = static_cast<char*>(pool_alloc(kargs_offset(c) + kcap(c) * sizeof(Args),
+                                                "a chunk of kernel-granularity launch records (klap::krecord)"));
     slot.store(p, cuda::std::memory_order_release);
     return p;
   }
@@ -261,7 +262,7 @@ __device__ inline void kchild_release(const ksite* s) { (void)s; }
 // parent (the aggregated child of a recursive kernel). Called by one thread.
 __device__ kstate* kstate_new(unsigned nsites) {
   const unsigned long long bytes = detail::kstate_bytes(nsites);
-  unsigned long long* p = static_cast<unsigned long long*>(pool_alloc(bytes));
+  unsigned long long* p = static_cast<unsigned long long*>(pool_alloc(bytes, "the state of a kernel-granularity child grid (klap::kstate_new)"));
   for (unsigned long long i = 0; i < bytes / 8ull; ++i) p[i] = 0ull;
   __threadfence();
   kstate* ks = reinterpret_cast<kstate*>(p);

@@ -24,29 +24,46 @@
 
 namespace klap {
 
+namespace detail {
+
+// Prints what the exhausted pool was asked for and how to get more, then fails (never returns):
+//   klap: error: memory pool exhausted while allocating <what> (<bytes> bytes; <in use> of
+//   <capacity> bytes in use); raise it with klap --pool-size=<suggestion> or
+//   -DKLAP_POOL_SIZE_BYTES, or let the host synchronize between launches ... [klap::pool_alloc]
+static __device__ __noinline__ void pool_exhausted(const char* what, unsigned long long bytes, unsigned long long used) {
+  const unsigned long long cap = pool_dev.capacity;
+  unsigned long long mib = ((cap > used ? cap : used) + bytes) / (1024ull * 1024ull) * 2ull + 1ull;
+  printf("klap: error: memory pool exhausted while allocating %s (%llu bytes; %llu of %llu bytes in use); "
+         "raise it with klap --pool-size=%lluM or -DKLAP_POOL_SIZE_BYTES, or synchronize the host between "
+         "launches of transformed kernels (klap::host_prepare recycles the pool only when every earlier launch "
+         "has completed) [klap::pool_alloc]\n",
+         what, bytes, used < cap ? used : cap, cap, mib);
+  fail_raise();
+}
+
+}  // namespace detail
+
 // Allocates `bytes` bytes (rounded up to a multiple of 16) from the pool and returns a 16-byte
 // aligned device pointer; bytes == 0 gives a valid pointer to 0 bytes. Any thread may call it,
 // concurrently: one device-scope atomic fetch_add on pool_dev.offset (cuda::atomic_ref, relaxed:
 // the returned range is private to the caller). If the range would pass the end of the pool, or
 // the pool was never set up, it calls klap::fail() (which traps): it never returns memory past the
-// end. The memory is not zeroed and stays valid until the host recycles the pool (host_prepare
-// after every earlier launch completed).
-static __device__ inline void* pool_alloc(unsigned long long bytes) {
+// end; the message names `what` (e.g. "aggregated launch slots (agg_begin)"), the request, the
+// bytes in use and a pool size that would do. The memory is not zeroed and stays valid until the
+// host recycles the pool (host_prepare after every earlier launch completed).
+static __device__ inline void* pool_alloc(unsigned long long bytes, const char* what = "klap runtime memory") {
   if (pool_dev.base == nullptr)
     fail("memory pool not set up: launch the kernel through klap::host_prepare(stream)",
          "klap::pool_alloc");
   const unsigned long long rounded = (bytes + 15ull) & ~15ull;
   if (rounded < bytes || rounded > pool_dev.capacity)  // wrapped around, or larger than the pool
-    fail("memory pool exhausted; raise it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES",
-         "klap::pool_alloc");
+    detail::pool_exhausted(what, bytes, 0ull);
   const unsigned long long off =
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.offset)
           .fetch_add(rounded, cuda::std::memory_order_relaxed);
   // off + rounded cannot wrap: offset grows by at most capacity (< 2^63) per call and
   // every caller that passes the end traps.
-  if (off > pool_dev.capacity || pool_dev.capacity - off < rounded)
-    fail("memory pool exhausted; raise it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES",
-         "klap::pool_alloc");
+  if (off > pool_dev.capacity || pool_dev.capacity - off < rounded) detail::pool_exhausted(what, bytes, off);
   return pool_dev.base + off;
 }
 
