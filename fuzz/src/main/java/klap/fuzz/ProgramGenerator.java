@@ -1059,8 +1059,8 @@ public final class ProgramGenerator {
             shapes.add(Shape.RANDOM);
         }
         for (Shape s : Shape.values()) {
-            // a shape added after the GPU run of 2026-11-22 draws from its own generator, so that the
-            // programs of the seeds run then stay the same
+            // a shape added after the GPU run of 2026-11-22 draws from its own generator, so that every
+            // other draw of a seed stays the same (a seed that draws it only gains its kernel)
             if (s != Shape.RANDOM && (requested == null
                     ? (s == Shape.EXIT_AFTER_LAUNCH ? late.nextDouble() < s.probability : chance(s.probability))
                     : requested.contains(s))) {

@@ -66,8 +66,9 @@ public enum Shape {
      * A launch deferred to the end of its convergent region, then {@code if (c) return;} (or a
      * {@code break}/{@code continue} of a loop of rounds) before that end, c uniform across the
      * block or thread-dependent. The threads that jump must still launch what they recorded: klap
-     * passes them through the region's end. Drawn from a generator of its own, so the programs of
-     * older seeds do not change.
+     * passes them through the region's end. Whether a default program has it is drawn from a
+     * generator of its own, so every other draw of a seed stays what it was (a seed that draws this
+     * shape gains one kernel; the rest of its program is unchanged).
      */
     EXIT_AFTER_LAUNCH("exit-after-launch", 0.25);
 
