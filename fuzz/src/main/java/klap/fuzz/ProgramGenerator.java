@@ -115,8 +115,11 @@ public final class ProgramGenerator {
         }
     }
 
-    private final Random rnd;
-    /** draws whether a program has a shape added after the first GPU run (keeps the older draws of {@link #rnd}) */
+    private Random rnd;
+    /**
+     * draws whether a program has a shape added after the first GPU run, and that shape's kernel
+     * (so that every draw of {@link #rnd} stays what it was for the older seeds)
+     */
     private final Random late;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
@@ -1072,6 +1075,10 @@ public final class ProgramGenerator {
             if (s == Shape.RANDOM || !s.addsKernels()) {
                 continue;
             }
+            Random main = rnd;
+            if (s == Shape.EXIT_AFTER_LAUNCH) {
+                rnd = late;
+            }
             int count = chance(0.25) ? 2 : 1;
             for (int i = 0; i < count; i++) {
                 int id = extras.size();
@@ -1084,6 +1091,7 @@ public final class ProgramGenerator {
                     default -> throw new IllegalStateException(s.toString());
                 });
             }
+            rnd = main;
         }
         boolean two = shapes.contains(Shape.TWO_FILES);
         boolean declInHeader = two && chance(0.5);
