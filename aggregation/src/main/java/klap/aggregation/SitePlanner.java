@@ -41,7 +41,9 @@ import klap.transform.Uniformity;
  * {@code __host__ __device__} function. Device {@code cudaDeviceSynchronize} is an error (CDP2).
  *
  * <p>Where no convergent region exists, the launch is aggregated in place among the threads of a
- * warp that arrive together, with a warning at block granularity. A stream argument proven uniform
+ * warp that arrive together, with a warning at block granularity. Those lanes may be in different
+ * iterations of a loop around the launch, so there an argument that reads a variable the loop
+ * defines is passed per record, never as a scalar. A stream argument proven uniform
  * ({@code cudaStreamFireAndForget}, {@code cudaStreamTailLaunch}) is kept; a thread-dependent one is
  * replaced by the NULL stream, which keeps every per-thread order of the input (a note). A launch
  * followed in its region by {@code cudaEventRecord} or {@code cudaStreamWaitEvent} goes in place so
@@ -213,18 +215,103 @@ final class SitePlanner {
     private SitePlan groupPlan(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, FunctionDef child, Convergence conv,
                                String inPlace) {
         Uniformity u = ctx.uni(f);
-        String mask = scalarMask(l, u);
         Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
         if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
         }
-        boolean streamToNull = streamToNull(l, u);
+        boolean immediate = p instanceof Convergence.Placement.Immediate;
+        String mask = immediate ? inPlaceMask(f, es, l, u) : scalarMask(l, u);
+        boolean streamToNull = immediate ? inPlaceStreamToNull(f, es, l, u) : streamToNull(l, u);
         if (p instanceof Convergence.Placement.Immediate im && ctx.opt.granularity() != Granularity.WARP) {
             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
                     + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
         }
         return new SitePlan(sites.size(), f, es, l, child, mask, p, streamToNull, false, false, false);
+    }
+
+    /**
+     * The scalar mask of a launch aggregated in place among the lanes that arrive together
+     * ({@code klap::warp_group::active()}). Those lanes need not be in the same iteration of a loop
+     * around the launch (independent thread scheduling, sm_70+: lanes of one warp at the same
+     * instruction may come from different iterations), so a value uniform in each iteration may
+     * still differ between them: inside a loop, an argument is scalarized only if it is uniform and
+     * reads no variable that the outermost loop around the launch defines.
+     */
+    private String inPlaceMask(FunctionDef f, Stmt site, Expr.Launch l, Uniformity u) {
+        Set<String> defined = definedInLoop(f, site);
+        StringBuilder mask = new StringBuilder();
+        for (Expr a : l.args()) {
+            mask.append(ctx.opt.scalarize() && u.isUniform(a) && !readsAny(a, defined) ? 'u' : 'v');
+        }
+        return mask.toString();
+    }
+
+    /** {@link #streamToNull} for a launch aggregated in place: a stream that varies between iterations counts as thread-dependent */
+    private boolean inPlaceStreamToNull(FunctionDef f, Stmt site, Expr.Launch l, Uniformity u) {
+        return loopVariantStream(f, site, l, u) || streamToNull(l, u);
+    }
+
+    /** @return true (with a note) if the stream is uniform but may differ between iterations of a loop around the launch */
+    private boolean loopVariantStream(FunctionDef f, Stmt site, Expr.Launch l, Uniformity u) {
+        if (l.stream() != null && u.isUniform(l.stream()) && readsAny(l.stream(), definedInLoop(f, site))) {
+            ctx.note(l.stream().range().offset(), "the stream of this launch may differ between the loop's iterations, "
+                    + "which the lanes aggregated together may be in; the aggregated launch goes into the launching block's "
+                    + "NULL stream, which keeps each thread's launch order (and orders more)", "stream-serialized");
+            return true;
+        }
+        return false;
+    }
+
+    /** @return the variables the outermost loop of {@code f} around {@code site} declares or assigns (empty if none) */
+    private Set<String> definedInLoop(FunctionDef f, Stmt site) {
+        Set<String> defined = new HashSet<>();
+        Stmt loop = outermostLoop(f, site);
+        if (loop == null) {
+            return defined;
+        }
+        Trees.walkStmts(loop, x -> {
+            if (x instanceof Stmt.Decl d) {
+                d.vars().forEach(v -> defined.add(v.name()));
+            }
+            for (Expr top : Trees.ownExprs(x)) {
+                Trees.walk(top, e -> {
+                    if (e instanceof Expr.Binary b && b.isAssignment()) {
+                        defined.add(rootName(b.lhs()));
+                    } else if (e instanceof Expr.Unary un && (un.op().contains("++") || un.op().contains("--"))) {
+                        defined.add(rootName(un.operand()));
+                    }
+                });
+            }
+        });
+        return defined;
+    }
+
+    /** @return the name at the root of {@code x}, {@code x.f}, {@code x[i]}, {@code *x}, or null */
+    private static String rootName(Expr e) {
+        while (true) {
+            if (e instanceof Expr.Member m) {
+                e = m.owner();
+            } else if (e instanceof Expr.Subscript sub) {
+                e = sub.array();
+            } else if (e instanceof Expr.Unary un) {
+                e = un.operand();
+            } else if (e instanceof Expr.Cast c) {
+                e = c.operand();
+            } else {
+                return e instanceof Expr.Name n ? n.name() : null;
+            }
+        }
+    }
+
+    /** @return true if {@code e} names one of {@code names} */
+    private static boolean readsAny(Expr e, Set<String> names) {
+        if (names.isEmpty()) {
+            return false;
+        }
+        boolean[] found = {false};
+        Trees.walk(e, x -> found[0] |= x instanceof Expr.Name n && names.contains(n.name()));
+        return found[0];
     }
 
     /** @return the scalar mask of {@code l}: {@code u} for an argument uniform by {@code u} (when scalarizing), else {@code v} */
@@ -408,17 +495,19 @@ final class SitePlanner {
                 }
                 String reason = "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before "
                         + "it; launching it in place keeps their order";
-                SitePlan inPlace;
-                if (s.gridWide()) {
-                    Uniformity u = ctx.uni(s.fn());
-                    inPlace = s.inPlace(reason, scalarMask(s.launch(), u), threadDependentStream(s.launch(), u));
-                } else {
-                    inPlace = s.inPlace(reason, s.mask(), s.streamToNull());
-                }
+                // aggregated in place among the lanes that arrive together: recompute the mask for them
+                Uniformity u = ctx.uni(s.fn());
+                boolean toNull = s.gridWide() ? threadDependentStream(s.launch(), u) : s.streamToNull();
+                SitePlan inPlace = s.inPlace(reason, inPlaceMask(s.fn(), s.stmt(), s.launch(), u),
+                        toNull || loopVariantStream(s.fn(), s.stmt(), s.launch(), u));
                 sites.set(i, inPlace);
                 byOffset.put(s.launch().range().offset(), inPlace);
-                ctx.warn(s.launch().range().offset(), "launch of '" + s.launch().kernelName() + "' is aggregated per warp, "
-                        + "not per " + ctx.opt.granularity().cliName() + ": " + reason, "launch-order");
+                String how = ctx.opt.granularity() == Granularity.WARP
+                        ? "is aggregated in place among the threads of its warp that arrive together, not at the end of its "
+                        + "region"
+                        : "is aggregated per warp, not per " + ctx.opt.granularity().cliName();
+                ctx.warn(s.launch().range().offset(), "launch of '" + s.launch().kernelName() + "' " + how + ": " + reason,
+                        "launch-order");
                 changed = true;
             }
         }

@@ -218,4 +218,31 @@ class CorrectnessRulesTest {
         none(r.text(), "goto klap_r");
         inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "if ((k + r) % 3 == 1) break;");
     }
+
+    /**
+     * Found by reading the GPU failure of random seed 1024: the lanes that a launch aggregated in
+     * place groups ({@code klap::warp_group::active()}) may be in different iterations of the loop
+     * around it, so the loop's counter (uniform in each iteration) must not be one scalar.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void anInPlaceLaunchInALoopPassesWhatTheLoopDefinesPerRecord(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                __global__ void parent(int* a, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  __syncthreads();
+                  for (int r = 0; r < 3; ++r) {
+                    int q = r * 2;
+                    if ((i + r) % 2) child<<<1, 4>>>(a, q, k);
+                  }
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertTrue(r.sites() == 1, "the launch stays aggregated");
+        // in place (the barrier after the guarded return), per warp: q per record, a and k scalars
+        inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "child_klap_agg_uvu<<<");
+        none(r.text(), "child_klap_agg_uuu");
+    }
 }

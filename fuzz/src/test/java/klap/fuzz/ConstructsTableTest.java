@@ -804,6 +804,40 @@ class ConstructsTableTest {
     }
 
     @Test
+    void inPlaceLaunchInLoop() throws IOException {
+        Map<String, String> out = transformed("in_place_loop.cu", """
+                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                __global__ void parent(int* a, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  __syncthreads();
+                  for (int r = 0; r < 3; ++r) {
+                    int q = r * 2;
+                    if ((i + r) % 2) child<<<1, 4>>>(a, q, k);
+                  }
+                }
+                """, "warp");
+        assertTrue(out.get("warp").contains("child_klap_agg_uvu<<<") && !out.get("warp").contains("child_klap_agg_uuu"),
+                out.get("warp"));
+        for (String g : new String[] {"block", "kernel"}) {
+            Outcome o = klap(g, "in_place_loop.cu", """
+                    __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                    __global__ void parent(int* a, int n, int k) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i >= n) return;
+                      __syncthreads();
+                      for (int r = 0; r < 3; ++r) {
+                        int q = r * 2;
+                        if ((i + r) % 2) child<<<1, 4>>>(a, q, k);
+                      }
+                    }
+                    """);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertTrue(o.output().contains("child_klap_agg_uvu<<<") && !o.output().contains("child_klap_agg_uuu"), o.output());
+        }
+    }
+
+    @Test
     void dependentLaunchesOfOneThread() throws IOException {
         String src = """
                 __global__ void produce(int* a, int i) { a[i * 32 + threadIdx.x] = i; }
