@@ -1008,6 +1008,37 @@ public final class ProgramGenerator {
         return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#IN_PLACE_LOOP}: {@code if (gt >= n) return;}, then a loop of rounds; in each round
+     * a busy stretch whose length depends on the thread, then a launch whose argument (and sometimes
+     * tag, pointer or grid) is derived from the round counter, under a thread-dependent condition.
+     */
+    private Extra makeInPlaceLoop(int id) {
+        String name = "fz_i" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        body.add(Code.same("  unsigned fz_w = (unsigned)gt;"));
+        String bound = chance(0.5) ? String.valueOf(2 + pick(3)) : "(2 + k % 3)";
+        body.add(Code.same("  for (int r = 0; r < " + bound + "; ++r) {"));
+        // lanes leave this loop after different numbers of rounds: they drift apart
+        body.add(Code.same("    for (int j = 0; j < 1 + ((gt ^ r) * 7) % " + (3 + pick(30)) + "; ++j) fz_w = fz_mix(fz_w, (unsigned)j);"));
+        String q = new String[] {"r * 3 + k", "r", "(r + 1) * (k + 1)"}[pick(3)];
+        body.add(Code.same("    int q = " + q + ";"));
+        features.add("in-place-loop:" + (q.equals("r") ? "counter" : "derived"));
+        String grid = chance(0.3) ? "1 + q % 2" : "1";
+        String ptr = chance(0.3) ? "data + q % 256" : "data";
+        String tagText = chance(0.5) ? "(unsigned)(" + (site + 1) + " * 100003 + q * 7919)" : tag(site, " + q * 7919");
+        Code launch = childLaunch(c, grid, "32", null, ptr, tagText, "q % 50", "q % 2");
+        String cond = "if ((gt + r) % " + (2 + pick(2)) + " == 0) ";
+        body.add(new Code("    " + cond + launch.device, "    " + cond + launch.cpu));
+        body.add(Code.same("  }"));
+        body.add(new Code("  atomicAdd(&out[(unsigned)gt % " + OUT_N + "u], fz_w & 1u);",
+                "  out[(unsigned)gt % " + OUT_N + "u] += fz_w & 1u;"));
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1065,7 +1096,7 @@ public final class ProgramGenerator {
             // a shape added after the GPU run of 2026-11-22 draws from its own generator, so that every
             // other draw of a seed stays the same (a seed that draws it only gains its kernel)
             if (s != Shape.RANDOM && (requested == null
-                    ? (s == Shape.EXIT_AFTER_LAUNCH ? late.nextDouble() < s.probability : chance(s.probability))
+                    ? (s.late() ? late.nextDouble() < s.probability : chance(s.probability))
                     : requested.contains(s))) {
                 shapes.add(s);
             }
@@ -1076,7 +1107,7 @@ public final class ProgramGenerator {
                 continue;
             }
             Random main = rnd;
-            if (s == Shape.EXIT_AFTER_LAUNCH) {
+            if (s.late()) {
                 rnd = late;
             }
             int count = chance(0.25) ? 2 : 1;
@@ -1088,6 +1119,7 @@ public final class ProgramGenerator {
                     case DEPENDENT -> makeDependent(id);
                     case FF_LOOP -> makeFfLoop(id);
                     case EXIT_AFTER_LAUNCH -> makeExit(id);
+                    case IN_PLACE_LOOP -> makeInPlaceLoop(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

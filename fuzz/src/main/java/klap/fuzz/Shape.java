@@ -70,7 +70,21 @@ public enum Shape {
      * generator of its own, so every other draw of a seed stays what it was (a seed that draws this
      * shape gains one kernel; the rest of its program is unchanged).
      */
-    EXIT_AFTER_LAUNCH("exit-after-launch", 0.25);
+    EXIT_AFTER_LAUNCH("exit-after-launch", 0.25),
+    /**
+     * Issue 10, found on the GPU (random seeds 122, 1024): "an in-place launch in a loop". A launch
+     * that klap aggregates in place among the lanes that arrive together (a loop between the early
+     * return's region and the launch), inside a loop of rounds whose counter feeds an argument,
+     * after a stretch whose length differs between threads. Lanes of different rounds can arrive
+     * together (independent thread scheduling), so the counter must not be passed as one scalar.
+     * Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     */
+    IN_PLACE_LOOP("in-place-loop", 0.25);
+
+    /** @return true for the shapes added after the GPU run of 2026-11-22, drawn from a generator of their own */
+    boolean late() {
+        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP;
+    }
 
     /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */
     public final String cliName;

@@ -101,8 +101,8 @@ class ShapeFixturesTest {
                 }
             }
         }
-        assertEquals(6, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
-                "expected the six fixtures");
+        assertEquals(7, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
+                "expected the seven fixtures");
         return tests.stream();
     }
 }
