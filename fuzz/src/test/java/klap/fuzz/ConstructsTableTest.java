@@ -805,7 +805,7 @@ class ConstructsTableTest {
 
     @Test
     void inPlaceLaunchInLoop() throws IOException {
-        Map<String, String> out = transformed("in_place_loop.cu", """
+        String src = """
                 __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
                 __global__ void parent(int* a, int n, int k) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -816,23 +816,13 @@ class ConstructsTableTest {
                     if ((i + r) % 2) child<<<1, 4>>>(a, q, k);
                   }
                 }
-                """, "warp");
-        assertTrue(out.get("warp").contains("child_klap_agg_uvu<<<") && !out.get("warp").contains("child_klap_agg_uuu"),
-                out.get("warp"));
+                """;
+        String w = transformed("in_place_loop.cu", src, "warp").get("warp");
+        assertTrue(w.contains("child_klap_agg_uvu<<<") && !w.contains("child_klap_agg_uuu"), w);
         for (String g : new String[] {"block", "kernel"}) {
-            Outcome o = klap(g, "in_place_loop.cu", """
-                    __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
-                    __global__ void parent(int* a, int n, int k) {
-                      int i = blockIdx.x * blockDim.x + threadIdx.x;
-                      if (i >= n) return;
-                      __syncthreads();
-                      for (int r = 0; r < 3; ++r) {
-                        int q = r * 2;
-                        if ((i + r) % 2) child<<<1, 4>>>(a, q, k);
-                      }
-                    }
-                    """);
+            Outcome o = klap(g, "in_place_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, "warning", "in_place_loop.cu", 8, 22, "granularity-fallback");
             assertTrue(o.output().contains("child_klap_agg_uvu<<<") && !o.output().contains("child_klap_agg_uuu"), o.output());
         }
     }

@@ -55,7 +55,10 @@ class GeneratedProgramsTest {
             "ff-loop:up", "ff-loop:down", "ff-loop:step-2", "ff-loop:from-k", "ff-loop:while", "ff-loop:device-function",
             "ff-loop:uniform-tag",
             "two-files:header", "two-files:declared-in-main", "two-files:declared-in-main-extern", "two-files:plain",
-            "two-files:cache-config", "two-files:function-pointer", "two-files:launch-kernel");
+            "two-files:cache-config", "two-files:function-pointer", "two-files:launch-kernel",
+            "exit:return-uniform", "exit:return-divergent", "exit:break-uniform", "exit:break-divergent",
+            "exit:continue-uniform", "exit:continue-divergent", "exit:continue-guard", "exit:barrier-after",
+            "in-place-loop:counter", "in-place-loop:derived");
 
     @TempDir
     Path dir;
@@ -107,7 +110,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         assertEquals(Shape.parseList("ref-out,TWO_FILES"), EnumSet.of(Shape.REF_OUT, Shape.TWO_FILES));
