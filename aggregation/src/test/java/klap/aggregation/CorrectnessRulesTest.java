@@ -245,4 +245,22 @@ class CorrectnessRulesTest {
         inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "child_klap_agg_uvu<<<");
         none(r.text(), "child_klap_agg_uuu");
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"BLOCK"})
+    void aUniformLoopAfterAGuardSaysWhyItsLaunchGoesInPlace(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* a, int r) { a[r * 32 + threadIdx.x] += r; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  for (int r = 0; r < 3; ++r) {
+                    if ((i + r) % 2) child<<<1, 4>>>(a, r);
+                  }
+                }
+                """, g);
+        assertTrue(r.diagnostics().stream().anyMatch(d -> d.message().contains(
+                "it is in a loop (line 5) after the thread-dependent return at line 4")), r.diagnostics().toString());
+        inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "child_klap_agg_uv<<<");
+    }
 }

@@ -144,9 +144,16 @@ public final class Convergence {
         // no loop between the region and the site
         int from = guardBlock == null ? path.indexOf(anchor) : walkedTo;
         for (int i = from; i < path.size() - 1; i++) {
-            if (path.get(i) instanceof Stmt.Loop) {
+            if (path.get(i) instanceof Stmt.Loop lp) {
+                if (guardBlock != null && uni.controlIsUniform(lp) && uniformPath(lp, guardBlock)) {
+                    // the loop itself is uniform, but the threads that took the guard never enter it
+                    return new Placement.Immediate("it is in a loop (line " + src.line(lp.range().offset()) + ") after "
+                            + "the thread-dependent " + (guardJump(guards.get(0)).kind() == Stmt.JumpKind.RETURN ? "return"
+                            : "continue") + " at line " + src.line(guards.get(0).range().offset()) + ", so the threads "
+                            + "that left there cannot meet the others at a collective inside the loop");
+                }
                 return new Placement.Immediate("it is in a loop whose trip count may differ between threads (line "
-                        + src.line(path.get(i).range().offset()) + ")");
+                        + src.line(lp.range().offset()) + ")");
             }
         }
         Region region = new Region(anchor, guardBlock, guards, List.of());
