@@ -221,8 +221,8 @@ final class SitePlanner {
                     + "so it cannot be launched later");
         }
         boolean immediate = p instanceof Convergence.Placement.Immediate;
-        String mask = immediate ? inPlaceMask(f, es, l, u) : scalarMask(l, u);
-        boolean streamToNull = immediate ? inPlaceStreamToNull(f, es, l, u) : streamToNull(l, u);
+        String mask = immediate ? inPlaceMask(es, l, u) : scalarMask(l, u);
+        boolean streamToNull = immediate ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);
         if (p instanceof Convergence.Placement.Immediate im && ctx.opt.granularity() != Granularity.WARP) {
             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
                     + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
@@ -238,80 +238,28 @@ final class SitePlanner {
      * still differ between them: inside a loop, an argument is scalarized only if it is uniform and
      * reads no variable that the outermost loop around the launch defines.
      */
-    private String inPlaceMask(FunctionDef f, Stmt site, Expr.Launch l, Uniformity u) {
-        Set<String> defined = definedInLoop(f, site);
+    private String inPlaceMask(Stmt site, Expr.Launch l, Uniformity u) {
         StringBuilder mask = new StringBuilder();
         for (Expr a : l.args()) {
-            mask.append(ctx.opt.scalarize() && u.isUniform(a) && !readsAny(a, defined) ? 'u' : 'v');
+            mask.append(ctx.opt.scalarize() && u.isUniformAcrossIterations(a, site) ? 'u' : 'v');
         }
         return mask.toString();
     }
 
     /** {@link #streamToNull} for a launch aggregated in place: a stream that varies between iterations counts as thread-dependent */
-    private boolean inPlaceStreamToNull(FunctionDef f, Stmt site, Expr.Launch l, Uniformity u) {
-        return loopVariantStream(f, site, l, u) || streamToNull(l, u);
+    private boolean inPlaceStreamToNull(Stmt site, Expr.Launch l, Uniformity u) {
+        return loopVariantStream(site, l, u) || streamToNull(l, u);
     }
 
     /** @return true (with a note) if the stream is uniform but may differ between iterations of a loop around the launch */
-    private boolean loopVariantStream(FunctionDef f, Stmt site, Expr.Launch l, Uniformity u) {
-        if (l.stream() != null && u.isUniform(l.stream()) && readsAny(l.stream(), definedInLoop(f, site))) {
+    private boolean loopVariantStream(Stmt site, Expr.Launch l, Uniformity u) {
+        if (l.stream() != null && u.isUniform(l.stream()) && !u.isUniformAcrossIterations(l.stream(), site)) {
             ctx.note(l.stream().range().offset(), "the stream of this launch may differ between the loop's iterations, "
                     + "which the lanes aggregated together may be in; the aggregated launch goes into the launching block's "
                     + "NULL stream, which keeps each thread's launch order (and orders more)", "stream-serialized");
             return true;
         }
         return false;
-    }
-
-    /** @return the variables the outermost loop of {@code f} around {@code site} declares or assigns (empty if none) */
-    private Set<String> definedInLoop(FunctionDef f, Stmt site) {
-        Set<String> defined = new HashSet<>();
-        Stmt loop = outermostLoop(f, site);
-        if (loop == null) {
-            return defined;
-        }
-        Trees.walkStmts(loop, x -> {
-            if (x instanceof Stmt.Decl d) {
-                d.vars().forEach(v -> defined.add(v.name()));
-            }
-            for (Expr top : Trees.ownExprs(x)) {
-                Trees.walk(top, e -> {
-                    if (e instanceof Expr.Binary b && b.isAssignment()) {
-                        defined.add(rootName(b.lhs()));
-                    } else if (e instanceof Expr.Unary un && (un.op().contains("++") || un.op().contains("--"))) {
-                        defined.add(rootName(un.operand()));
-                    }
-                });
-            }
-        });
-        return defined;
-    }
-
-    /** @return the name at the root of {@code x}, {@code x.f}, {@code x[i]}, {@code *x}, or null */
-    private static String rootName(Expr e) {
-        while (true) {
-            if (e instanceof Expr.Member m) {
-                e = m.owner();
-            } else if (e instanceof Expr.Subscript sub) {
-                e = sub.array();
-            } else if (e instanceof Expr.Unary un) {
-                e = un.operand();
-            } else if (e instanceof Expr.Cast c) {
-                e = c.operand();
-            } else {
-                return e instanceof Expr.Name n ? n.name() : null;
-            }
-        }
-    }
-
-    /** @return true if {@code e} names one of {@code names} */
-    private static boolean readsAny(Expr e, Set<String> names) {
-        if (names.isEmpty()) {
-            return false;
-        }
-        boolean[] found = {false};
-        Trees.walk(e, x -> found[0] |= x instanceof Expr.Name n && names.contains(n.name()));
-        return found[0];
     }
 
     /** @return the scalar mask of {@code l}: {@code u} for an argument uniform by {@code u} (when scalarizing), else {@code v} */
@@ -498,8 +446,8 @@ final class SitePlanner {
                 // aggregated in place among the lanes that arrive together: recompute the mask for them
                 Uniformity u = ctx.uni(s.fn());
                 boolean toNull = s.gridWide() ? threadDependentStream(s.launch(), u) : s.streamToNull();
-                SitePlan inPlace = s.inPlace(reason, inPlaceMask(s.fn(), s.stmt(), s.launch(), u),
-                        toNull || loopVariantStream(s.fn(), s.stmt(), s.launch(), u));
+                SitePlan inPlace = s.inPlace(reason, inPlaceMask(s.stmt(), s.launch(), u),
+                        toNull || loopVariantStream(s.stmt(), s.launch(), u));
                 sites.set(i, inPlace);
                 byOffset.put(s.launch().range().offset(), inPlace);
                 String how = ctx.opt.granularity() == Granularity.WARP

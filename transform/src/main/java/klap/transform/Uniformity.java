@@ -306,6 +306,64 @@ public final class Uniformity {
         return false;
     }
 
+    /**
+     * Uniform across loop iterations: true if {@code e} is uniform ({@link #isUniform}) and reads no
+     * variable that the outermost loop around {@code site} declares or assigns, so that it has one
+     * value in every thread of the block in every iteration. Needed where threads of different
+     * iterations can meet: the lanes that arrive together at a launch aggregated in place (independent
+     * thread scheduling, sm_70+, lets lanes of one warp reach the same instruction in different
+     * iterations). Without a loop around {@code site} it is {@link #isUniform}.
+     *
+     * @param e    an expression evaluated at {@code site}
+     * @param site a statement of the analysed function
+     */
+    public boolean isUniformAcrossIterations(Expr e, Stmt site) {
+        if (!isUniform(e)) {
+            return false;
+        }
+        Set<String> defined = definedInOutermostLoop(site);
+        boolean[] reads = {false};
+        Trees.walk(e, x -> reads[0] |= x instanceof Expr.Name n && defined.contains(n.name()));
+        return !reads[0];
+    }
+
+    /** @return the variables the outermost loop around {@code site} declares or assigns (empty without a loop) */
+    private Set<String> definedInOutermostLoop(Stmt site) {
+        Stmt outer = null;
+        for (Stmt l = trees.enclosingLoop(site); l != null; l = trees.enclosingLoop(l)) {
+            outer = l;
+        }
+        Set<String> defined = new HashSet<>();
+        if (outer == null) {
+            return defined;
+        }
+        Trees.walkStmts(outer, x -> {
+            if (x instanceof Stmt.Decl d) {
+                d.vars().forEach(v -> defined.add(v.name()));
+            }
+            for (Expr top : Trees.ownExprs(x)) {
+                Trees.walk(top, y -> {
+                    Expr target = y instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
+                            : y instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
+                    String name = baseName(target);
+                    if (name != null) {
+                        defined.add(name);
+                    }
+                });
+            }
+        });
+        return defined;
+    }
+
+    /** @return the name at the base of {@code x}, {@code x.f}, {@code x[i]}, {@code *x}, {@code (T)x}; null if none */
+    private static String baseName(Expr e) {
+        while (e instanceof Expr.Member || e instanceof Expr.Subscript || e instanceof Expr.Unary || e instanceof Expr.Cast) {
+            e = e instanceof Expr.Member m ? m.owner() : e instanceof Expr.Subscript sub ? sub.array()
+                    : e instanceof Expr.Unary u ? u.operand() : ((Expr.Cast) e).operand();
+        }
+        return e instanceof Expr.Name n ? n.name() : null;
+    }
+
     /** @return the statement trees the analysis indexed */
     public Trees trees() {
         return trees;

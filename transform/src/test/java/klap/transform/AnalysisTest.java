@@ -35,6 +35,38 @@ class AnalysisTest {
     }
 
     @Test
+    void uniformAcrossIterationsExcludesWhatTheLoopDefines() {
+        CudaUnit u = parse("""
+                __global__ void c(int a, int b, int d, int e) {}
+                __global__ void k(int n, int m) {
+                  int s = n + 1;
+                  int t = 0;
+                  for (int r = 0; r < 3; ++r) {
+                    int q = r * 2;
+                    t += 1;
+                    for (int j = 0; j < 2; ++j) c<<<1, 1>>>(q, s, t, n * m);
+                  }
+                  c<<<1, 1>>>(t, s, n, 0);
+                }
+                """);
+        FunctionDef k = fn(u, "k");
+        Uniformity uni = new Uniformity(k);
+        List<Stmt.ExprStmt> launches = Trees.collect(k.body(), Stmt.ExprStmt.class).stream()
+                .filter(x -> x.expr() instanceof Expr.Launch).toList();
+        List<Expr> in = ((Expr.Launch) launches.get(0).expr()).args();
+        // every argument is uniform in each iteration...
+        assertTrue(in.stream().allMatch(uni::isUniform), uni.divergentLocals().toString());
+        // ...but q (declared in the loop) and t (assigned in it) differ between iterations; s and n * m do not
+        assertFalse(uni.isUniformAcrossIterations(in.get(0), launches.get(0)));
+        assertTrue(uni.isUniformAcrossIterations(in.get(1), launches.get(0)));
+        assertFalse(uni.isUniformAcrossIterations(in.get(2), launches.get(0)));
+        assertTrue(uni.isUniformAcrossIterations(in.get(3), launches.get(0)));
+        // after the loop, no loop is around the launch: t is as uniform as it is
+        List<Expr> after = ((Expr.Launch) launches.get(1).expr()).args();
+        assertTrue(uni.isUniformAcrossIterations(after.get(0), launches.get(1)));
+    }
+
+    @Test
     void uniformityFollowsDefinitionsAndControl() {
         CudaUnit u = parse("""
                 __global__ void k(int* p, int n) {
