@@ -18,11 +18,16 @@ namespace klap {
 //             It may pass `capacity` after a failed allocation (the allocation then fails).
 //   error     0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
 //             launch failed, ...). Read from the host with klap::host_pool_error().
+//   setup     who made the buffer: 0 = nobody yet, or klap::host_prepare (base set by the host);
+//             on the device (a transformed kernel launched without host_prepare, e.g. from a file
+//             klap never saw): 1 = a thread is making it, 2 = made from the device heap, 3 = the
+//             device heap had no room (see detail::pool_setup_on_device in pool.cuh)
 struct pool_state {
   char* base;
   unsigned long long capacity;
   unsigned long long offset;
   unsigned int error;
+  unsigned int setup;
 };
 
 // One pool per translation unit: `static` gives internal linkage, so this works with -rdc=true and
