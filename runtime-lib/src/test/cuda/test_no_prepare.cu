@@ -1,12 +1,11 @@
 // Test of the pool of a transformed kernel launched without klap::host_prepare (issue 11: kernels
-// launched from files klap never saw): the first pool_alloc of the grid makes a pool from the
-// device heap (klap::detail::pool_setup_on_device) while the threads of 64 blocks race for it;
-// every aggregated launch must run its children with the right arguments. A later host_prepare
-// must keep that pool (it may be in use) and recycle it, and launches without host_prepare must go
-// on working after that.
-// Checks: each parent thread's child ran exactly once per round with its own argument; the pool
-// was made on the device (setup == 2, base in the device heap) and survives host_prepare; no
-// klap error.
+// launched from files klap never saw): before any host_prepare, the 64 blocks of the grid allocate
+// from the translation unit's static reserve pool (klap::pool_reserve); every aggregated launch
+// must run its children with the right arguments. After a host_prepare, launches (with it or
+// without it) use the cudaMalloc'ed pool.
+// Checks: each parent thread's child ran exactly once per round with its own argument; round 0
+// used the reserve (pool_dev has no buffer, the reserve's offset grew), rounds 1 and 2 the
+// host-prepared pool (the reserve's offset no longer grows); no klap error.
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>
@@ -38,9 +37,9 @@ __global__ void parent(unsigned* hits, unsigned round) {
   });
 }
 
-static klap::pool_state read_pool() {
+static klap::pool_state read(const klap::pool_state& sym) {
   klap::pool_state st{};
-  KT_CUDA(cudaMemcpyFromSymbol(&st, klap::pool_dev, sizeof(st)));
+  KT_CUDA(cudaMemcpyFromSymbol(&st, sym, sizeof(st)));
   return st;
 }
 
@@ -50,24 +49,28 @@ int main() {
   unsigned* hits;
   KT_CUDA(cudaMalloc(&hits, sizeof(unsigned) * rounds * N * CT));
   KT_CUDA(cudaMemset(hits, 0, sizeof(unsigned) * rounds * N * CT));
-  // round 0: no host_prepare ever ran, so the grid makes its pool on the device
+  // round 0: no host_prepare ever ran, so the grid allocates from the reserve
   parent<<<NB, NT>>>(hits, 0u);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
-  const klap::pool_state first = read_pool();
-  KT_EXPECT(first.setup == 2u && first.base != nullptr && first.capacity >= 64u * 1024u,
-            "pool made on the device: setup %u base %p capacity %llu", first.setup, (void*)first.base, first.capacity);
-  // round 1: through host_prepare, which must keep (and may recycle) the device-made pool
+  const klap::pool_state dev0 = read(klap::pool_dev), res0 = read(klap::pool_reserve);
+  KT_EXPECT(dev0.base == nullptr && res0.base != nullptr && res0.offset > 0u && res0.offset <= res0.capacity,
+            "round 0 used the reserve: pool_dev.base %p, reserve offset %llu of %llu", (void*)dev0.base, res0.offset,
+            res0.capacity);
+  // round 1: through host_prepare, which sets up pool_dev
   parent<<<NB, NT, 0, klap::host_prepare(0)>>>(hits, 1u);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
-  const klap::pool_state second = read_pool();
-  KT_EXPECT(second.base == first.base && second.setup == 2u, "host_prepare replaced the device-made pool (%p -> %p)",
-            (void*)first.base, (void*)second.base);
-  // round 2: without host_prepare again
+  const klap::pool_state dev1 = read(klap::pool_dev), res1 = read(klap::pool_reserve);
+  KT_EXPECT(dev1.base != nullptr && dev1.offset > 0u && res1.offset == res0.offset,
+            "round 1 used pool_dev: base %p offset %llu, reserve offset %llu -> %llu", (void*)dev1.base, dev1.offset,
+            res0.offset, res1.offset);
+  // round 2: without host_prepare again, but pool_dev is set up now
   parent<<<NB, NT>>>(hits, 2u);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
+  const klap::pool_state res2 = read(klap::pool_reserve);
+  KT_EXPECT(res2.offset == res0.offset, "round 2 allocated from the reserve (%llu -> %llu)", res0.offset, res2.offset);
   std::vector<unsigned> h(rounds * N * CT);
   KT_CUDA(cudaMemcpy(h.data(), hits, sizeof(unsigned) * h.size(), cudaMemcpyDeviceToHost));
   for (unsigned r = 0; r < rounds; ++r)

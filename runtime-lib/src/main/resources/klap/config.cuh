@@ -15,16 +15,15 @@
 //                              pool: a device launch past it fails (CUDA programming guide,
 //                              "CUDA Dynamic Parallelism", "Launch Environment Configuration").
 //                              Default 32768.
-//   KLAP_DEVICE_POOL_BYTES     bytes of the pool a transformed kernel makes for itself, from the
-//                              device heap (device malloc), when it was launched without
-//                              klap::host_prepare() (from code klap did not transform). Halved
-//                              down to 64 KiB while the heap has no room; never recycled. The
-//                              heap is cudaLimitMallocHeapSize (default 8 MB). Default 4 MiB.
+//   KLAP_RESERVE_POOL_BYTES    bytes of each translation unit's reserve pool: a static __device__
+//                              array that transformed kernels allocate from while no
+//                              klap::host_prepare() has run (a kernel launched only from code klap
+//                              did not transform). Nothing recycles it. Default 8 MiB.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
-#ifndef KLAP_DEVICE_POOL_BYTES
-#define KLAP_DEVICE_POOL_BYTES (4ull * 1024ull * 1024ull)
+#ifndef KLAP_RESERVE_POOL_BYTES
+#define KLAP_RESERVE_POOL_BYTES (8ull * 1024ull * 1024ull)
 #endif
 
 #ifndef KLAP_POOL_SIZE_BYTES

@@ -4,8 +4,8 @@
 //
 // Device side: klap::pool_alloc(), a 16-byte aligned bump allocator on klap::pool_dev
 // (declared in pool_state.cuh, one pool per translation unit) that reports exhaustion instead of
-// handing out memory past the end. A kernel launched without host_prepare (from a file klap never
-// saw) makes its pool on the device, from the device heap (detail::pool_setup_on_device).
+// handing out memory past the end. Until host_prepare has run (a kernel launched from a file klap
+// never saw), it allocates from a static reserve pool (pool_state.cuh).
 // Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
 // of a transformed kernel: it allocates the pool on first use, sizes the CDP2 pending-launch limit
 // and recycles the pool when nothing that may still use it is in flight;
@@ -27,70 +27,19 @@ namespace klap {
 
 namespace detail {
 
-// %globaltimer in nanoseconds (PTX ISA, "Special Registers"), for the timeout of a wait.
-__device__ inline unsigned long long pool_now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// The pool of a transformed kernel launched without klap::host_prepare (from a file klap never
-// saw: nobody set pool_dev up). The first thread to get here (CAS of pool_dev.setup 0 -> 1) takes
-// KLAP_DEVICE_POOL_BYTES from the device heap (device malloc, 16-byte aligned; halved down to
-// 64 KiB while the heap has no room), publishes capacity and base (relaxed stores) and then
-// setup = 2 with a release store; every other thread waits for setup != 1 with an acquire load
-// (__nanosleep back-off; independent thread scheduling lets the setting thread progress even in
-// the waiter's warp) and then reads base. No room at all: setup = 3 and every thread fails with
-// a message. A wait longer than 5 s fails too. The region is never recycled (no host step runs);
-// when it is used up, pool_alloc reports exhaustion with the way out.
-static __device__ __noinline__ void pool_setup_on_device() {
-  cuda::atomic_ref<unsigned, cuda::thread_scope_device> setup(pool_dev.setup);
-  unsigned expected = 0u;
-  if (setup.compare_exchange_strong(expected, 1u, cuda::std::memory_order_acq_rel, cuda::std::memory_order_acquire)) {
-    unsigned long long bytes = KLAP_DEVICE_POOL_BYTES;
-    char* p = nullptr;
-    while (p == nullptr && bytes >= 64ull * 1024ull) {
-      p = static_cast<char*>(malloc(bytes));
-      if (p == nullptr) bytes /= 2ull;
-    }
-    if (p == nullptr) {
-      setup.store(3u, cuda::std::memory_order_release);
-    } else {
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.capacity)
-          .store(bytes, cuda::std::memory_order_relaxed);
-      cuda::atomic_ref<char*, cuda::thread_scope_device>(pool_dev.base).store(p, cuda::std::memory_order_relaxed);
-      setup.store(2u, cuda::std::memory_order_release);
-    }
-  }
-  const unsigned long long t0 = pool_now_ns();
-  unsigned ns = 64;
-  while (setup.load(cuda::std::memory_order_acquire) == 1u) {
-    __nanosleep(ns);
-    if (ns < 65536u) ns <<= 1;
-    if (pool_now_ns() - t0 > 5000000000ull)
-      fail("memory pool not set up after 5 s: another thread of the grid was making it from the device heap",
-           "klap::pool_alloc");
-  }
-  if (setup.load(cuda::std::memory_order_acquire) == 3u)
-    fail("memory pool not set up: the kernel was launched without klap::host_prepare(stream) (from code klap did "
-         "not transform) and the device heap has no 64 KiB left for a pool; launch it through klap::host_prepare, "
-         "transform the launching file too (klap-nvcc does), or raise cudaLimitMallocHeapSize",
-         "klap::pool_alloc");
-}
-
 // Prints what the exhausted pool was asked for and how to get more, then fails (never returns):
 //   klap: error: memory pool exhausted while allocating <what> (<bytes> bytes; <in use> of
 //   <capacity> bytes in use); raise it with klap --pool-size=<suggestion> or
 //   -DKLAP_POOL_SIZE_BYTES, or let the host synchronize between launches ... [klap::pool_alloc]
-static __device__ __noinline__ void pool_exhausted(const char* what, unsigned long long bytes, unsigned long long used) {
-  const unsigned long long cap = pool_dev.capacity;
+static __device__ __noinline__ void pool_exhausted(const pool_state& P, const char* what, unsigned long long bytes,
+                                                   unsigned long long used) {
+  const unsigned long long cap = P.capacity;
   unsigned long long mib = ((cap > used ? cap : used) + bytes) / (1024ull * 1024ull) * 2ull + 1ull;
-  if (pool_dev.setup == 2u) {
-    printf("klap: error: memory pool exhausted while allocating %s (%llu bytes; %llu of %llu bytes in use); the "
-           "kernel was launched without klap::host_prepare(stream) (from code klap did not transform), so its pool "
-           "came from the device heap and is never recycled: launch it through klap::host_prepare, transform the "
-           "launching file too (klap-nvcc does), or raise -DKLAP_DEVICE_POOL_BYTES and cudaLimitMallocHeapSize "
-           "[klap::pool_alloc]\n",
+  if (&P == &pool_reserve) {
+    printf("klap: error: memory pool exhausted while allocating %s (%llu bytes; %llu of %llu bytes in use): no "
+           "klap::host_prepare(stream) has run (the kernel was launched from code klap did not transform), so the "
+           "launches used the reserve pool, which nothing recycles; launch through klap::host_prepare, transform the "
+           "launching file too (klap-nvcc does), or raise -DKLAP_RESERVE_POOL_BYTES [klap::pool_alloc]\n",
            what, bytes, used < cap ? used : cap, cap);
     fail_raise();
   }
@@ -111,22 +60,26 @@ static __device__ __noinline__ void pool_exhausted(const char* what, unsigned lo
 // the pool was never set up, it calls klap::fail() (which traps): it never returns memory past the
 // end; the message names `what` (e.g. "aggregated launch slots (agg_begin)"), the request, the
 // bytes in use and a pool size that would do. The memory is not zeroed and stays valid until the
-// host recycles the pool (host_prepare after every earlier launch completed). A kernel launched
-// without host_prepare (nobody set the pool up) first makes a pool of KLAP_DEVICE_POOL_BYTES from
-// the device heap (detail::pool_setup_on_device), which no host step recycles.
+// host recycles the pool (host_prepare after every earlier launch completed). While no
+// host_prepare has run (a kernel launched from code klap did not transform), it allocates from
+// the unit's reserve pool (pool_reserve, KLAP_RESERVE_POOL_BYTES of static device memory), which
+// nothing recycles.
 static __device__ inline void* pool_alloc(unsigned long long bytes, const char* what = "klap runtime memory") {
-  if (cuda::atomic_ref<char*, cuda::thread_scope_device>(pool_dev.base).load(cuda::std::memory_order_acquire) == nullptr)
-    detail::pool_setup_on_device();  // launched without host_prepare: the pool comes from the device heap
+  // before any host_prepare (a launch from code klap did not transform), the reserve pool; the host
+  // writes pool_dev.base last (host_prepare), so a thread that sees it also sees its capacity
+  char* const hb = cuda::atomic_ref<char*, cuda::thread_scope_device>(pool_dev.base).load(cuda::std::memory_order_acquire);
+  pool_state& P = hb != nullptr ? pool_dev : pool_reserve;
+  char* const base = hb != nullptr ? hb : P.base;
+  const unsigned long long cap = P.capacity;
   const unsigned long long rounded = (bytes + 15ull) & ~15ull;
-  if (rounded < bytes || rounded > pool_dev.capacity)  // wrapped around, or larger than the pool
-    detail::pool_exhausted(what, bytes, 0ull);
+  if (rounded < bytes || rounded > cap)  // wrapped around, or larger than the pool
+    detail::pool_exhausted(P, what, bytes, 0ull);
   const unsigned long long off =
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.offset)
-          .fetch_add(rounded, cuda::std::memory_order_relaxed);
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(P.offset).fetch_add(rounded, cuda::std::memory_order_relaxed);
   // off + rounded cannot wrap: offset grows by at most capacity (< 2^63) per call and
   // every caller that passes the end traps.
-  if (off > pool_dev.capacity || pool_dev.capacity - off < rounded) detail::pool_exhausted(what, bytes, off);
-  return pool_dev.base + off;
+  if (off > cap || cap - off < rounded) detail::pool_exhausted(P, what, bytes, off);
+  return base + off;
 }
 
 namespace detail {
@@ -187,8 +140,7 @@ static inline cudaEvent_t host_new_event(host_pool& hp) {
 // HOST. Prepares the pool for one host launch of a transformed kernel and returns `s` unchanged,
 // so that generated host code reads `parent<<<g, b, smem, klap::host_prepare(s)>>>(...)`.
 //   First call: cudaMalloc's the pool (KLAP_POOL_SIZE_BYTES), copies {base, capacity, 0, 0} to
-//   klap::pool_dev (unless a kernel launched without host_prepare already made a pool on the
-//   device: that one is kept, and recycled from then on), and raises cudaLimitDevRuntimePendingLaunchCount to at least
+//   klap::pool_dev (base last: until then, kernels allocate from the reserve pool), and raises cudaLimitDevRuntimePendingLaunchCount to at least
 //   KLAP_PENDING_LAUNCH_LIMIT (never lowers it; CUDA programming guide, CDP, "Launch Environment
 //   Configuration": set it before the first kernel that launches from the device; if the driver
 //   refuses, a warning is printed and the program goes on).
@@ -211,21 +163,19 @@ static void host_prepare_this_unit(cudaStream_t s) {
   detail::host_pool& hp = detail::host_pool_instance();
   std::lock_guard<std::mutex> lock(hp.mu);
   if (!hp.ready) {
-    // A kernel of this unit launched earlier without host_prepare may have made a pool on the
-    // device (pool_dev.setup != 0): keep it (it may be in use), and recycle it from now on.
-    pool_state cur{};
-    detail::host_check(cudaMemcpyFromSymbol(&cur, pool_dev, sizeof(cur)),
-                       "klap::host_prepare: cudaMemcpyFromSymbol(klap::pool_dev)");
-    if (cur.setup == 0u) {
-      pool_state st{};
-      detail::host_check(cudaMalloc(reinterpret_cast<void**>(&st.base),
-                                    static_cast<size_t>(KLAP_POOL_SIZE_BYTES)),
-                         "klap::host_prepare: cudaMalloc of the memory pool "
-                         "(lower it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES)");
-      st.capacity = static_cast<unsigned long long>(KLAP_POOL_SIZE_BYTES);
-      detail::host_check(cudaMemcpyToSymbol(pool_dev, &st, sizeof(st)),
-                         "klap::host_prepare: cudaMemcpyToSymbol(klap::pool_dev)");
-    }
+    pool_state st{};
+    detail::host_check(cudaMalloc(reinterpret_cast<void**>(&st.base),
+                                  static_cast<size_t>(KLAP_POOL_SIZE_BYTES)),
+                       "klap::host_prepare: cudaMalloc of the memory pool "
+                       "(lower it with klap --pool-size or -DKLAP_POOL_SIZE_BYTES)");
+    st.capacity = static_cast<unsigned long long>(KLAP_POOL_SIZE_BYTES);
+    // everything but base first, then base: a kernel already running (launched without
+    // host_prepare, allocating from the reserve) switches to this pool only once base is set
+    detail::host_check(cudaMemcpyToSymbol(pool_dev, reinterpret_cast<const char*>(&st) + sizeof(st.base),
+                                          sizeof(st) - sizeof(st.base), sizeof(st.base)),
+                       "klap::host_prepare: cudaMemcpyToSymbol(klap::pool_dev)");
+    detail::host_check(cudaMemcpyToSymbol(pool_dev, &st.base, sizeof(st.base), 0),
+                       "klap::host_prepare: cudaMemcpyToSymbol(klap::pool_dev.base)");
     size_t pending = 0;
     detail::host_check(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount),
                        "klap::host_prepare: cudaDeviceGetLimit(cudaLimitDevRuntimePendingLaunchCount)");

@@ -18,16 +18,11 @@ namespace klap {
 //             It may pass `capacity` after a failed allocation (the allocation then fails).
 //   error     0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
 //             launch failed, ...). Read from the host with klap::host_pool_error().
-//   setup     who made the buffer: 0 = nobody yet, or klap::host_prepare (base set by the host);
-//             on the device (a transformed kernel launched without host_prepare, e.g. from a file
-//             klap never saw): 1 = a thread is making it, 2 = made from the device heap, 3 = the
-//             device heap had no room (see detail::pool_setup_on_device in pool.cuh)
 struct pool_state {
   char* base;
   unsigned long long capacity;
   unsigned long long offset;
   unsigned int error;
-  unsigned int setup;
 };
 
 // One pool per translation unit: `static` gives internal linkage, so this works with -rdc=true and
@@ -38,6 +33,14 @@ struct pool_state {
 // linkage too (`static` or an unnamed namespace), so that the device linker never merges two
 // translation units' copies into one that uses the other unit's pool.
 static __device__ pool_state pool_dev;
+
+// The reserve pool of this translation unit: KLAP_RESERVE_POOL_BYTES of static device memory that
+// pool_alloc uses while pool_dev has no buffer, i.e. before any klap::host_prepare() ran (a
+// transformed kernel launched only from code klap did not transform). Statically initialized, so
+// it needs no set-up step on the host or the device; never recycled. Its error flag is unused
+// (errors go to pool_dev.error).
+static __device__ __align__(16) char pool_reserve_bytes[KLAP_RESERVE_POOL_BYTES];
+static __device__ pool_state pool_reserve = {pool_reserve_bytes, KLAP_RESERVE_POOL_BYTES, 0ull, 0u};
 
 }  // namespace klap
 
