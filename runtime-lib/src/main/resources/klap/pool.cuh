@@ -55,10 +55,9 @@ static __device__ __noinline__ void pool_exhausted(const pool_state& P, const ch
 
 // Allocates `bytes` bytes (rounded up to a multiple of 16) from the pool and returns a 16-byte
 // aligned device pointer; bytes == 0 gives a valid pointer to 0 bytes. Any thread may call it,
-// concurrently: one device-scope atomic fetch_add on pool_dev.offset (cuda::atomic_ref, relaxed:
-// the returned range is private to the caller). If the range would pass the end of the pool, or
-// the pool was never set up, it calls klap::fail() (which traps): it never returns memory past the
-// end; the message names `what` (e.g. "aggregated launch slots (agg_begin)"), the request, the
+// concurrently: one device-scope atomic fetch_add on the offset of the pool in use (cuda::atomic_ref,
+// relaxed: the returned range is private to the caller). If the range would pass the end of the
+// pool, it calls klap::fail() (which traps): it never returns memory past the end; the message names `what` (e.g. "aggregated launch slots (agg_begin)"), the request, the
 // bytes in use and a pool size that would do. The memory is not zeroed and stays valid until the
 // host recycles the pool (host_prepare after every earlier launch completed). While no
 // host_prepare has run (a kernel launched from code klap did not transform), it allocates from
@@ -140,8 +139,8 @@ static inline cudaEvent_t host_new_event(host_pool& hp) {
 // HOST. Prepares the pool for one host launch of a transformed kernel and returns `s` unchanged,
 // so that generated host code reads `parent<<<g, b, smem, klap::host_prepare(s)>>>(...)`.
 //   First call: cudaMalloc's the pool (KLAP_POOL_SIZE_BYTES), copies {base, capacity, 0, 0} to
-//   klap::pool_dev (base last: until then, kernels allocate from the reserve pool), and raises cudaLimitDevRuntimePendingLaunchCount to at least
-//   KLAP_PENDING_LAUNCH_LIMIT (never lowers it; CUDA programming guide, CDP, "Launch Environment
+//   klap::pool_dev (base last: until then, kernels allocate from the reserve pool), and raises
+//   cudaLimitDevRuntimePendingLaunchCount to at least KLAP_PENDING_LAUNCH_LIMIT (never lowers it; CUDA programming guide, CDP, "Launch Environment
 //   Configuration": set it before the first kernel that launches from the device; if the driver
 //   refuses, a warning is printed and the program goes on).
 //   Every call: the launch prepared by the previous call has been issued by now, so an event is
