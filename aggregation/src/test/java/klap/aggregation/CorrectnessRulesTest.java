@@ -263,4 +263,27 @@ class CorrectnessRulesTest {
                 "it is in a loop (line 5) after the thread-dependent return at line 4")), r.diagnostics().toString());
         inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "child_klap_agg_uv<<<");
     }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aThreadDependentContinueInsideADivergentIfGoesThroughTheFlush(Granularity g) {
+        // the threads that continue meet the others again at the region's next instance
+        var r = Check.run("""
+                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  for (int r = 0; r < 3; ++r) {
+                    if ((i + r) % 2) {
+                      child<<<1, 4>>>(a, i * 3 + r);
+                      if (i % 3 == 0) continue;
+                      child<<<1, 2>>>(a, i * 3 + r + n);
+                    }
+                    a[i] += r;
+                  }
+                }
+                """, g);
+        assertTrue(r.sites() == 2 && r.diagnostics().isEmpty(), r.diagnostics().toString());
+        inOrder(r.text(), "int klap_x0 = 0; if ((i + r) % 2) {", "if (i % 3 == 0) { klap_x0 = 3; goto klap_r0; }",
+                "} klap_r0:; klap_s0.flush(", "klap_s1.flush(", "if (klap_x0 == 3) continue; }", "a[i] += r;");
+    }
 }

@@ -981,7 +981,14 @@ public final class ProgramGenerator {
         }
         int site = siteCount++;
         Child c = anyChild();
-        String pre = chance(0.4) ? "if ((gt + " + r + ") % 3 != 0) " : "";
+        // the launch, the jump and what follows inside a thread-dependent if: the if is the region
+        boolean nest = chance(0.35);
+        String pre = !nest && chance(0.4) ? "if ((gt + " + r + ") % 3 != 0) " : "";
+        if (nest) {
+            body.add(Code.same(ind + "if ((gt + " + r + ") % 3 != 0) {"));
+            ind = ind + "  ";
+            features.add("exit:in-divergent-if");
+        }
         Code first = childLaunch(c, "1 + (gt + " + r + ") % 2", "1 + (lt * 5 + " + r + ") % 48", null, "data + (gt + " + r
                 + ") % 256", tag(site, " + " + r + " * 7919"), "(gt + " + r + ") % 50", r + " % 2");
         body.add(new Code(ind + pre + first.device, ind + pre + first.cpu));
@@ -991,7 +998,7 @@ public final class ProgramGenerator {
         String jump = jumps[pick(jumps.length)];
         body.add(Code.same(ind + "if (" + cond + ") " + jump + ";"));
         features.add("exit:" + jump + (uniform ? "-uniform" : "-divergent"));
-        if (jump.equals("return") && chance(0.25)) {
+        if (jump.equals("return") && !nest && chance(0.25)) {
             // the original is valid: threads that returned have exited, and exited threads do not hold up a barrier
             body.add(Code.same(ind + "__syncthreads();"));
             features.add("exit:barrier-after");
@@ -1001,6 +1008,10 @@ public final class ProgramGenerator {
             Child c2 = anyChild();
             Code second = childLaunch(c2, "1", "32", null, "data", tag(site2, " + " + r + " * 7919"), "(lt + " + r + ") % 50", "1");
             body.add(new Code(ind + second.device, ind + second.cpu));
+        }
+        if (nest) {
+            ind = ind.substring(2);
+            body.add(Code.same(ind + "}"));
         }
         if (loop) {
             body.add(Code.same("  }"));

@@ -58,6 +58,7 @@ class GeneratedProgramsTest {
             "two-files:cache-config", "two-files:function-pointer", "two-files:launch-kernel",
             "exit:return-uniform", "exit:return-divergent", "exit:break-uniform", "exit:break-divergent",
             "exit:continue-uniform", "exit:continue-divergent", "exit:continue-guard", "exit:barrier-after",
+            "exit:in-divergent-if",
             "in-place-loop:counter", "in-place-loop:derived");
 
     @TempDir

@@ -221,9 +221,11 @@ public final class Convergence {
      * <ul>
      * <li>the whole group takes it together (a guard-free region, a uniform path to the jump), or</li>
      * <li>it leaves the way a guard does: a {@code return} from a guard region of the function body
-     *     (nothing follows that region), a {@code continue} of the loop whose body a guard region
-     *     ends, or a {@code return} from a guard-free region outside every loop (later regions
-     *     already treat a divergent return before them as a threat).</li>
+     *     (nothing follows that region), a {@code return} from a guard-free region outside every
+     *     loop (later regions already treat a divergent return before them as a threat), or a
+     *     {@code continue} of the innermost loop around the region (the threads that continue meet
+     *     the others again at the region's next instance; a later region of the same body already
+     *     treats such a continue as a threat).</li>
      * </ul>
      * A thread-dependent exit is refused when a barrier or warp collective follows it in the region:
      * the exiting threads would wait at klap's collective while the others wait at that barrier.
@@ -231,9 +233,10 @@ public final class Convergence {
     private String exitThreat(Stmt.Jump j, Region r) {
         Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
         boolean together = r.guards().isEmpty() && uniformPath(j, target);
+        List<Stmt.Loop> loops = enclosingLoops(r.anchor());
         boolean likeGuard = j.kind() == Stmt.JumpKind.RETURN
-                ? (r.guardBlock() == fn.body() || r.guards().isEmpty() && enclosingLoops(r.anchor()).isEmpty())
-                : j.kind() == Stmt.JumpKind.CONTINUE && r.guardBlock() != null && target == trees.parent(r.guardBlock());
+                ? (r.guardBlock() == fn.body() || r.guards().isEmpty() && loops.isEmpty())
+                : j.kind() == Stmt.JumpKind.CONTINUE && !loops.isEmpty() && target == loops.get(0);
         String what = "a thread-dependent " + j.kind().name().toLowerCase(java.util.Locale.ROOT) + " (line "
                 + src.line(j.range().offset()) + ")";
         if (!together && !likeGuard) {
