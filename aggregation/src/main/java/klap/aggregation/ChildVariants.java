@@ -28,7 +28,7 @@ import klap.transform.Trees;
  * <pre>
  * __device__ int helper(const klap::vctx&amp; klap_v);
  * __device__ int helper() { return blockIdx.x; }
- * __device__ int helper(const klap::vctx&amp; klap_v) { return klap_v.blockIdx.x; }
+ * __device__ int helper(const klap::vctx&amp; klap_v) { KLAP_SHADOWS { return blockIdx.x; } }
  * struct klap_args_child { float* p; int n; __device__ klap_args_child(float* klap_p0, int klap_p1) : p(klap_p0), n(klap_p1) {} };
  * __global__ void child_klap_agg_vu(const klap::launch_cfg* klap_cfg, unsigned klap_n, const klap_args_child* klap_args, int n);
  * __global__ void child(float* p, int n) { ...unchanged... }
@@ -39,9 +39,16 @@ import klap.transform.Trees;
  *   float* p = klap_args[klap_parent].p;                       // load the per-parent argument
  *   klap::child_release(klap_cfg, klap_n);                     // the records are copied: release them
  *   klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;
- *   { ... klap_v.blockIdx.x ... helper(klap_v) ... }           // original body, original indices
+ *   KLAP_SHADOWS                                               // the original indices, see below
+ *   { ... blockIdx.x ... helper(klap_v) ... }                  // original body, as written
  * }
  * </pre>
+ * {@code KLAP_SHADOWS} stands for local constants that shadow the built-in variables with the
+ * original (virtual) indices: {@code [[maybe_unused]] const uint3 threadIdx = klap_v.threadIdx;}
+ * and likewise {@code blockIdx}, {@code blockDim}, {@code gridDim}. The body keeps its text, so
+ * indices read through the user's macros ({@code #define TID (blockIdx.x * blockDim.x +
+ * threadIdx.x)}) see the original values too; klap's runtime reads the hardware ones as
+ * {@code ::threadIdx}.
  * The suffix names which parameters are passed through the records ({@code v}) and which as
  * scalars ({@code u}). The kernel-granularity variant {@code child_klap_kagg_vu(const klap::ksite*
  * klap_site, int n)} finds its record with {@code klap::kchild_enter} and reads scalars from the
@@ -129,19 +136,28 @@ final class ChildVariants {
     }
 
     /**
-     * Adds the fine edits that make the body of {@code f} run inside a variant or clone: the
-     * indices come from {@code klap_v}, and calls of cloned functions pass it on.
+     * Adds the fine edits that make the body of {@code f} run inside a variant or clone: calls of
+     * cloned functions pass {@code klap_v} on. (The indices need no edit: the variant or clone
+     * declares {@link #SHADOWS} around the body.)
      */
     void retarget(FunctionDef f, EditSet e) {
         Trees.walkExprs(f.body(), x -> {
-            if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
-                e.replaceFine(n.range().offset(), n.range().end(), "klap_v." + n.name());
-            } else if (x instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
+            if (x instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
                     && cloneNames.contains(AggregationContext.simpleName(c.calleeName()))) {
                 e.insertFine(c.argsRange().offset(), c.args().isEmpty() ? "klap_v" : "klap_v, ");
             }
         });
     }
+
+    /**
+     * Local constants that shadow the built-in index variables with the original (virtual) ones of
+     * {@code klap_v}, for a variant's or clone's body (C++ name lookup finds the innermost
+     * declaration; nvcc 13 accepts shadowing the built-ins). The body's own text, macros included,
+     * then reads the original indices without any edit.
+     */
+    static final String SHADOWS = "[[maybe_unused]] const uint3 threadIdx = klap_v.threadIdx; [[maybe_unused]] const uint3 "
+            + "blockIdx = klap_v.blockIdx; [[maybe_unused]] const dim3 blockDim = klap_v.blockDim; [[maybe_unused]] const dim3 "
+            + "gridDim = klap_v.gridDim;";
 
     /**
      * Adds {@code f}'s argument record, variants and clone, if it has any, around {@code f}.
@@ -220,6 +236,7 @@ final class ChildVariants {
             // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
             sb.append(gridWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
             sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
+            sb.append("  ").append(SHADOWS).append('\n');
             sb.append(cuda.lineDirective(k.body().range().offset())).append(body).append("\n}\n");
         }
         return sb.toString();
@@ -239,7 +256,8 @@ final class ChildVariants {
         boolean none = params.isEmpty() || params.equals("void");
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
                 + cuda.templateHeader(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
-                + "const klap::vctx& klap_v" + (none ? "" : ", " + params) + cuda.afterParams(f) + "\n"
-                + cuda.lineDirective(f.body().range().offset()) + body + "\n";
+                + "const klap::vctx& klap_v" + (none ? "" : ", " + params)
+                + cuda.afterParams(f).trim() + " { " + SHADOWS + "\n"
+                + cuda.lineDirective(f.body().range().offset()) + body + "\n}\n";
     }
 }

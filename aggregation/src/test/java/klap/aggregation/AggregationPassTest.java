@@ -49,7 +49,11 @@ class AggregationPassTest {
                 // the aggregated variant: parent lookup, masked threads, per-parent loads, original indices
                 "child_klap_agg_uuvvu(", "klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;",
                 "int start = klap_args[klap_parent].start;", "int count = klap_args[klap_parent].count;",
-                "klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x",
+                // the built-in indices are shadowed by the original ones; the body keeps its text
+                "[[maybe_unused]] const uint3 threadIdx = klap_v.threadIdx; [[maybe_unused]] const uint3 blockIdx = "
+                        + "klap_v.blockIdx; [[maybe_unused]] const dim3 blockDim = klap_v.blockDim; [[maybe_unused]] const "
+                        + "dim3 gridDim = klap_v.gridDim;",
+                "blockIdx.x * blockDim.x + threadIdx.x",
                 // the parent: hardware block group, region begins before the guard
                 "__global__ void parent(", "klap::block_group klap_blk = klap::block_group::hardware();",
                 "{ auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0);",
@@ -130,7 +134,8 @@ class AggregationPassTest {
                 "__global__ void build(int* out, int depth) {", "klap::agg_begin<klap_args_build>",
                 "build_klap_agg_uu<<<", "out[blockIdx.x] = depth;",
                 "__global__ void build_klap_agg_uu(", "klap::block_group::virtual_block(klap_v)",
-                "klap_v.threadIdx.x < 4", "dim3(klap_v.blockDim.x)", "build_klap_agg_uu<<<", "out[klap_v.blockIdx.x] = depth;",
+                "const uint3 threadIdx = klap_v.threadIdx;", "threadIdx.x < 4", "dim3(blockDim.x)", "build_klap_agg_uu<<<",
+                "out[blockIdx.x] = depth;",
                 "build<<<1, 32, 0, klap::host_prepare()>>>");
     }
 
@@ -147,9 +152,11 @@ class AggregationPassTest {
         inOrder(r.text(),
                 "__device__ int gid(const klap::vctx& klap_v);",
                 "__device__ int gid() { return blockIdx.x",
-                "__device__ int gid(const klap::vctx& klap_v){{\\s*#line 1 \"test.cu\"\\s*}}{ return klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x; }",
+                "__device__ int gid(const klap::vctx& klap_v) { [[maybe_unused]] const uint3 threadIdx = klap_v.threadIdx;",
+                "{{\\s*#line 1 \"test.cu\"\\s*}}{ return blockIdx.x * blockDim.x + threadIdx.x; }",
                 "__device__ int twice(const klap::vctx& klap_v, int x);",
-                "__device__ int twice(const klap::vctx& klap_v, int x){{\\s*#line 2 \"test.cu\"\\s*}}{ return 2 * x + gid(klap_v); }",
+                "__device__ int twice(const klap::vctx& klap_v, int x) {",
+                "{{\\s*#line 2 \"test.cu\"\\s*}}{ return 2 * x + gid(klap_v); }",
                 "p[gid(klap_v)] = twice(klap_v, 1);");
     }
 

@@ -24,7 +24,7 @@ class KernelGranularityTest {
                 "int start = klap_a->start;", "int count = klap_a->count;",
                 // the records are copied: the pool memory is released before the body runs
                 "klap::kchild_release(klap_site);",
-                "klap_v.blockIdx.x * klap_v.blockDim.x + klap_v.threadIdx.x",
+                "const uint3 threadIdx = klap_v.threadIdx;", "blockIdx.x * blockDim.x + threadIdx.x",
                 // the parent keeps its name and signature, as written, for code klap does not see ...
                 "__global__ void parent_klap_grid(int* level, const int* off, const int* adj, int n, int cur, klap::kstate* klap_ks);",
                 "__global__ void parent(int* level, const int* off, const int* adj, int n, int cur) {",

@@ -444,10 +444,13 @@ class ConstructsTableTest {
         String out = outs.get("block");
         String variant = out.substring(out.indexOf("child_klap_agg_v(const klap::launch_cfg* klap_cfg, unsigned klap_n, "
                 + "const klap_args_child* klap_args) {"));
-        assertTrue(variant.contains("__syncthreads()") && variant.contains("s[klap_v.threadIdx.x]"), variant);
+        String shadow = "const uint3 threadIdx = klap_v.threadIdx;";
+        assertTrue(variant.contains("__syncthreads()") && variant.contains(shadow) && variant.contains("s[threadIdx.x]"),
+                variant);
         String k = outs.get("kernel");
         String kvariant = k.substring(k.indexOf("child_klap_kagg_v(const klap::ksite* klap_site) {"));
-        assertTrue(kvariant.contains("__syncthreads()") && kvariant.contains("s[klap_v.threadIdx.x]"), kvariant);
+        assertTrue(kvariant.contains("__syncthreads()") && kvariant.contains(shadow) && kvariant.contains("s[threadIdx.x]"),
+                kvariant);
     }
 
     @Test
@@ -460,7 +463,27 @@ class ConstructsTableTest {
                 """, ALL);
         for (String g : ALL) {
             String out = outs.get(g);
-            assertTrue(out.contains("klap_v.gridDim.x") && out.contains("klap_v.blockIdx.x"), "virtual indices in the variant at " + g);
+            assertTrue(out.contains("const dim3 gridDim = klap_v.gridDim;") && out.contains("const uint3 blockIdx = klap_v.blockIdx;"),
+                    "virtual indices in the variant at " + g);
+        }
+    }
+
+    @Test
+    void childReadingIndicesThroughAMacro() throws IOException {
+        // the body keeps its text: the macro expands to the shadowing constants of the variant
+        Map<String, String> outs = transformed("macro_index.cu", """
+                #define TID (blockIdx.x * blockDim.x + threadIdx.x)
+                __global__ void child(int* a, int i) { a[i * 32 + TID] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) child<<<2, 4>>>(a, i);
+                }
+                """, ALL);
+        for (String g : ALL) {
+            String out = outs.get(g);
+            int v = out.indexOf(g.equals("kernel") ? "child_klap_kagg_" : "child_klap_agg_");
+            assertTrue(v >= 0 && out.indexOf("const uint3 threadIdx = klap_v.threadIdx;", v) > v
+                    && out.indexOf("{ a[i * 32 + TID] += 1; }", v) > v, "the variant at " + g + ":\n" + out);
         }
     }
 
