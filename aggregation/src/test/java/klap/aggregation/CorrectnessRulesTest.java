@@ -286,4 +286,30 @@ class CorrectnessRulesTest {
         inOrder(r.text(), "int klap_x0 = 0; if ((i + r) % 2) {", "if (i % 3 == 0) { klap_x0 = 3; goto klap_r0; }",
                 "} klap_r0:; klap_s0.flush(", "klap_s1.flush(", "if (klap_x0 == 3) continue; }", "a[i] += r;");
     }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aGuardOrExitWrittenByAMacroIsNeverRewritten(Granularity g) {
+        // the nodes of CHECK's expansion all carry the range of "CHECK(a[0] > 0)": rewriting it as a
+        // guard used to replace the whole use by "{}", losing the condition
+        var r = Check.run("""
+                #define CHECK(x) if (!(x)) return;
+                #define BAIL return
+                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  child<<<1, 4>>>(a, i);
+                  CHECK(a[0] > 0)
+                  child<<<1, 2>>>(a, i + n);
+                  if (blockIdx.x == 3) BAIL;
+                  child<<<1, 2>>>(a, i + 2 * n);
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertTrue(r.sites() == 3, "the launches stay aggregated");
+        inOrder(r.text(), "CHECK(a[0] > 0)", "if (blockIdx.x == 3) BAIL;");
+        none(r.text(), "{} else {");
+        none(r.text(), "goto klap_r");
+    }
 }

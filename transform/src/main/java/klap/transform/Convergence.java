@@ -230,7 +230,26 @@ public final class Convergence {
      * A thread-dependent exit is refused when a barrier or warp collective follows it in the region:
      * the exiting threads would wait at klap's collective while the others wait at that barrier.
      */
+    /**
+     * @return true if the source text of {@code s} starts with {@code keyword} as a whole word: the
+     *         statement is written out, not produced by a macro expansion (whose nodes all carry
+     *         the range of the macro's use, e.g. {@code CHECK(x)} for {@code if (!(x)) return;})
+     */
+    private boolean spelled(Stmt s, String keyword) {
+        String t = src.slice(s.range());
+        return t.startsWith(keyword) && (t.length() == keyword.length()
+                || !Character.isJavaIdentifierPart(t.charAt(keyword.length())));
+    }
+
+    private static String keyword(Stmt.Jump j) {
+        return j.kind().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     private String exitThreat(Stmt.Jump j, Region r) {
+        if (!spelled(j, keyword(j))) {
+            return "a " + keyword(j) + " written by a macro (line " + src.line(j.range().offset()) + ") leaves its "
+                    + "region, and klap cannot rewrite a macro's expansion";
+        }
         Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
         boolean together = r.guards().isEmpty() && uniformPath(j, target);
         List<Stmt.Loop> loops = enclosingLoops(r.anchor());
@@ -350,8 +369,8 @@ public final class Convergence {
             return false;
         }
         Stmt.Jump last = guardJump(i);
-        if (last == null) {
-            return false;
+        if (last == null || !spelled(i, "if") || !spelled(last, keyword(last))) {
+            return false; // written by a macro: its text cannot be rewritten
         }
         if (last.kind() == Stmt.JumpKind.RETURN) {
             return last.value() == null && b == fn.body();
