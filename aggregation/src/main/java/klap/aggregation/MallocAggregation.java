@@ -44,6 +44,8 @@ final class MallocAggregation {
     private final AggregationContext ctx;
     private final List<MallocSite> mallocs = new ArrayList<>();
     private final List<Expr.Call> frees = new ArrayList<>();
+    /** a device cudaMalloc or cudaFree of the file is written by a macro: none is aggregated */
+    private boolean inMacro;
 
     /** Starts with no call planned; the planner reports each call it finds. */
     MallocAggregation(AggregationContext ctx) {
@@ -52,6 +54,9 @@ final class MallocAggregation {
 
     /** Plans the device {@code cudaMalloc} call {@code c} of statement {@code owner} in {@code f}. */
     void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
+        if (writtenByMacro(c, "cudaMalloc")) {
+            return;
+        }
         if (c.args().size() != 2) {
             ctx.warn(c.range().offset(), "cudaMalloc with " + c.args().size() + " arguments is not aggregated", "malloc-args");
             return;
@@ -73,21 +78,44 @@ final class MallocAggregation {
 
     /** Records a device {@code cudaFree} call: it becomes {@code klap::group_free} if any cudaMalloc is aggregated. */
     void planFree(Expr.Call c) {
-        frees.add(c);
+        if (!writtenByMacro(c, "cudaFree")) {
+            frees.add(c);
+        }
+    }
+
+    /**
+     * @return true (with a warning, once per file) if the call {@code c} of {@code name} is written by
+     *         a macro: its nodes carry the range of the macro's use, so klap cannot rewrite it. Then no
+     *         device cudaMalloc of the file is aggregated: a cudaFree left as written must never free
+     *         a share of an aggregated allocation, and a cudaMalloc left as written is a plain one.
+     */
+    private boolean writtenByMacro(Expr.Call c, String name) {
+        if (ctx.slice(c.callee().range()).trim().equals(name)) {
+            return false;
+        }
+        if (!inMacro) {
+            ctx.warn(c.range().offset(), "device " + name + " written by a macro: klap cannot rewrite it, so no device "
+                    + "cudaMalloc of this file is aggregated (each thread allocates as written)", "malloc-in-macro");
+        }
+        inMacro = true;
+        return true;
     }
 
     /** @return true if no cudaMalloc call is aggregated */
     boolean isEmpty() {
-        return mallocs.isEmpty();
+        return inMacro || mallocs.isEmpty();
     }
 
     /** @return true if an aggregated cudaMalloc of {@code f} allocates per block (uses {@code klap_blk}) */
     boolean usesBlockGroup(FunctionDef f) {
-        return mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk"));
+        return !inMacro && mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk"));
     }
 
     /** Adds the edits of {@code f}'s cudaMalloc and cudaFree calls to {@code e}; arguments are sliced through {@code fine}. */
     void edit(FunctionDef f, EditSet e, EditSet fine) {
+        if (inMacro) {
+            return;
+        }
         for (MallocSite m : mallocs) {
             if (m.fn != f) {
                 continue;

@@ -569,6 +569,29 @@ class ConstructsTableTest {
     }
 
     @Test
+    void deviceCudaMallocWrittenByAMacro() throws IOException {
+        // the macro's nodes carry the range of its use: rewriting them produced 'klap::group_free;'
+        Map<String, String> outs = transformedWith("warning", "malloc_macro.cu", CHILD + """
+                #define ALLOC(p, n) cudaMalloc((void**)&p, n)
+                #define FREE(p) cudaFree(p)
+                __global__ void parent(int n) {
+                  int* buf;
+                  ALLOC(buf, n * sizeof(int));
+                  child<<<1, 32>>>(buf);
+                  int* more;
+                  cudaMalloc((void**)&more, n * sizeof(int));
+                  FREE(more);
+                }
+                """, 6, 3, "malloc-in-macro", ALL);
+        for (String g : ALL) {
+            String out = outs.get(g);
+            assertTrue(out.contains("ALLOC(buf, n * sizeof(int));") && out.contains("FREE(more);")
+                    && out.contains("cudaMalloc((void**)&more, n * sizeof(int));") && !out.contains("group_malloc(")
+                    && !out.contains("group_free"), "no device cudaMalloc of the file is aggregated at " + g + ":\n" + out);
+        }
+    }
+
+    @Test
     void deviceCudaMallocAndFree() throws IOException {
         Map<String, String> outs = transformed("malloc.cu", CHILD + """
                 __global__ void parent(int** q) {
