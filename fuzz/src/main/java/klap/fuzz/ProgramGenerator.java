@@ -1050,6 +1050,45 @@ public final class ProgramGenerator {
         return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#MACROS}: what a kernel writes through macros, which klap must never edit: a child
+     * that reads its indices through an index macro, a guard macro {@code FZ_M_GUARD(c)} ({@code
+     * if (!(c)) return;}) and a return macro after a launch in the parent, and (sometimes) a device
+     * cudaMalloc/cudaFree through macros. The CPU reference uses the same guard and return macros
+     * (they are plain C++).
+     */
+    private Extra makeMacros(int id) {
+        String name = "fz_m" + id;
+        String child = "fz_mc" + id;
+        int site = siteCount++;
+        int site2 = siteCount++;
+        String defs = "#ifndef FZ_M_GUARD\n#define FZ_M_GUARD(c) if (!(c)) return;\n#define FZ_M_BAIL return\n"
+                + "#define FZ_M_TID (blockIdx.x * blockDim.x + threadIdx.x)\n"
+                + "#define FZ_M_ALLOC(p, n) cudaMalloc((void**)&p, n)\n#define FZ_M_FREE(p) cudaFree(p)\n#endif\n";
+        String dev = defs + "__global__ void " + child + "(unsigned* out, unsigned tag) {\n"
+                + "  atomicAdd(&out[(tag * 31u + FZ_M_TID) % " + OUT_N + "u], tag + FZ_M_TID * 7u);\n}\n";
+        String cpu = defs + "static void " + child + "_cpu(dim3 gD, dim3 bD, unsigned* out, unsigned tag) {\n  ++fz_launches;\n"
+                + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < bD.x; ++t) {\n"
+                + "    unsigned i = b * bD.x + t;\n    out[(tag * 31u + i) % " + OUT_N + "u] += tag + i * 7u;\n  }\n}\n";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  FZ_M_GUARD(gt < n)"));
+        String tag1 = "(unsigned)(" + (site + 1) + " * 100003 + gt * 31)";
+        body.add(new Code("  " + child + "<<<1 + gt % 2, 8>>>(out, " + tag1 + ");",
+                "  " + child + "_cpu(dim3(1 + gt % 2), dim3(8), out, " + tag1 + ");"));
+        if (chance(0.5)) {
+            features.add("macros:malloc");
+            body.add(new Code("  { int* fz_b; if (FZ_M_ALLOC(fz_b, 4 * sizeof(int)) == cudaSuccess) { fz_b[0] = gt; "
+                    + "atomicAdd(&out[(unsigned)fz_b[0] % " + OUT_N + "u], 1u); FZ_M_FREE(fz_b); } }",
+                    "  out[(unsigned)gt % " + OUT_N + "u] += 1u;"));
+        }
+        String cond = chance(0.5) ? "(k + bl) % 3 == 1" : "gt % 4 == 1";
+        features.add(cond.startsWith("gt") ? "macros:bail-divergent" : "macros:bail-uniform");
+        body.add(Code.same("  if (" + cond + ") FZ_M_BAIL;"));
+        String tag2 = "(unsigned)(" + (site2 + 1) + " * 100003 + gt * 31)";
+        body.add(new Code("  " + child + "<<<1, 4>>>(out, " + tag2 + ");", "  " + child + "_cpu(dim3(1), dim3(4), out, " + tag2 + ");"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1131,6 +1170,7 @@ public final class ProgramGenerator {
                     case FF_LOOP -> makeFfLoop(id);
                     case EXIT_AFTER_LAUNCH -> makeExit(id);
                     case IN_PLACE_LOOP -> makeInPlaceLoop(id);
+                    case MACROS -> makeMacros(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -79,11 +79,19 @@ public enum Shape {
      * together (independent thread scheduling), so the counter must not be passed as one scalar.
      * Drawn like {@link #EXIT_AFTER_LAUNCH}.
      */
-    IN_PLACE_LOOP("in-place-loop", 0.25);
+    IN_PLACE_LOOP("in-place-loop", 0.25),
+    /**
+     * Found by reading, 2026-11-23: "written by a macro". A child that reads its indices through a
+     * macro, a guard, a return and device cudaMalloc/cudaFree written by macros in the parent. Every
+     * node of a macro's expansion carries the range of the macro's use, so klap must never edit it:
+     * before, the index macro stopped klap (overlapping edits), the guard macro lost its condition
+     * and a cudaFree macro became a no-op. Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     */
+    MACROS("macros", 0.2);
 
     /** @return true for the shapes added after the GPU run of 2026-11-22, drawn from a generator of their own */
     boolean late() {
-        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP;
+        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP || this == MACROS;
     }
 
     /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */

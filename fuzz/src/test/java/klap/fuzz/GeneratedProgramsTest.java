@@ -59,7 +59,7 @@ class GeneratedProgramsTest {
             "exit:return-uniform", "exit:return-divergent", "exit:break-uniform", "exit:break-divergent",
             "exit:continue-uniform", "exit:continue-divergent", "exit:continue-guard", "exit:barrier-after",
             "exit:in-divergent-if",
-            "in-place-loop:counter", "in-place-loop:derived");
+            "in-place-loop:counter", "in-place-loop:derived", "macros:malloc", "macros:bail-uniform", "macros:bail-divergent");
 
     @TempDir
     Path dir;
@@ -111,7 +111,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         assertEquals(Shape.parseList("ref-out,TWO_FILES"), EnumSet.of(Shape.REF_OUT, Shape.TWO_FILES));

@@ -101,8 +101,8 @@ class ShapeFixturesTest {
                 }
             }
         }
-        assertEquals(7, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
-                "expected the seven fixtures");
+        assertEquals(8, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
+                "expected the eight fixtures");
         return tests.stream();
     }
 }
