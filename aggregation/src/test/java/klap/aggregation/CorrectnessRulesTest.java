@@ -18,9 +18,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class CorrectnessRulesTest {
 
+    /** The child most cases launch: each of its threads adds 1 to its own slot of row i. */
+    static final String CHILD = "__global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }\n";
+
     /** Case 1: threads past n return, the others meet at __syncthreads() before the launch (hung). */
-    static final String BARRIER_AFTER_RETURN = """
-            __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+    static final String BARRIER_AFTER_RETURN = CHILD + """
             __global__ void parent(int* a, int n) {
               __shared__ int s[256];
               int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -105,8 +107,7 @@ class CorrectnessRulesTest {
     }
 
     /** Found on the GPU (random seed 3000014): a return uniform across the block after a launch in its region. */
-    static final String UNIFORM_RETURN_AFTER_LAUNCH = """
-            __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+    static final String UNIFORM_RETURN_AFTER_LAUNCH = CHILD + """
             __global__ void parent(int* a, int n, int k) {
               int i = blockIdx.x * blockDim.x + threadIdx.x;
               if (i >= n) return;
@@ -137,8 +138,7 @@ class CorrectnessRulesTest {
     @ParameterizedTest
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
     void aContinueAfterALaunchInAGuardedLoopBodyGoesThroughTheFlush(Granularity g) {
-        var r = Check.run("""
-                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+        var r = Check.run(CHILD + """
                 __global__ void parent(int* a, int n, int k) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   for (int r = 0; r < 3; ++r) {
@@ -157,8 +157,7 @@ class CorrectnessRulesTest {
     @ParameterizedTest
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
     void aThreadDependentReturnInsideADivergentIfGoesThroughTheFlush(Granularity g) {
-        var r = Check.run("""
-                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+        var r = Check.run(CHILD + """
                 __global__ void parent(int* a, int n) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   if (i % 3 == 0) {
@@ -178,8 +177,7 @@ class CorrectnessRulesTest {
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
     void aThreadDependentReturnBeforeABarrierKeepsTheLaunchInPlace(Granularity g) {
         // the returned threads would wait at klap's collective while the others wait at __syncthreads()
-        var r = Check.run("""
-                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+        var r = Check.run(CHILD + """
                 __global__ void parent(int* a, int n) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   if (i % 3 == 0) {
@@ -203,8 +201,7 @@ class CorrectnessRulesTest {
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
     void aBreakAfterAGuardIsNotTakenForTheGroupsExit(Granularity g) {
         // the guard's threads stay in the loop while the others break: no region inside the loop
-        var r = Check.run("""
-                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+        var r = Check.run(CHILD + """
                 __global__ void parent(int* a, int n, int k) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   for (int r = 0; r < 3; ++r) {
@@ -268,8 +265,7 @@ class CorrectnessRulesTest {
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
     void aThreadDependentContinueInsideADivergentIfGoesThroughTheFlush(Granularity g) {
         // the threads that continue meet the others again at the region's next instance
-        var r = Check.run("""
-                __global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+        var r = Check.run(CHILD + """
                 __global__ void parent(int* a, int n) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   for (int r = 0; r < 3; ++r) {
