@@ -176,6 +176,12 @@ final class SitePlanner {
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
                     + "not aggregated", "child-cooperative-groups");
         }
+        String viaMacro = deviceCallViaMacro(child, new HashSet<>());
+        if (viaMacro != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' calls '" + viaMacro + "' through a macro; klap "
+                    + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
+                    "child-call-in-macro");
+        }
         if (child.templateHeader() != null && l.templateArgs() == null) {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
                     + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
@@ -297,6 +303,49 @@ final class SitePlanner {
         for (FunctionDef g : ctx.unit.functions()) {
             if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
                 String r = blockGroupUse(g, seen);
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the name of a {@code __device__} function of the unit that {@code f} (or a device
+     *         function it calls) calls through a macro (the call's callee is not written out where
+     *         the call is, e.g. {@code #define G gid()} used as {@code a[G]}), or null. The variant
+     *         would have to rewrite that call to pass {@code klap_v}, inside the macro's expansion.
+     */
+    private String deviceCallViaMacro(FunctionDef f, Set<FunctionDef> seen) {
+        if (!seen.add(f)) {
+            return null;
+        }
+        Set<String> device = new HashSet<>();
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL) {
+                device.add(g.name());
+            }
+        }
+        String[] found = {null};
+        List<String> callees = new ArrayList<>();
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
+                    && device.contains(AggregationContext.simpleName(c.calleeName()))) {
+                String name = AggregationContext.simpleName(c.calleeName());
+                callees.add(name);
+                String text = ctx.slice(c.callee().range()).trim();
+                if (found[0] == null && !text.equals(name) && !text.endsWith("::" + name)) {
+                    found[0] = name;
+                }
+            }
+        });
+        if (found[0] != null) {
+            return found[0];
+        }
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
+                String r = deviceCallViaMacro(g, seen);
                 if (r != null) {
                     return r;
                 }

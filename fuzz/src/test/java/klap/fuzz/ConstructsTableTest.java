@@ -488,6 +488,18 @@ class ConstructsTableTest {
     }
 
     @Test
+    void childCallingAnIndexReadingHelperThroughAMacro() throws IOException {
+        // the variant would have to pass klap_v to gid() inside the macro's expansion
+        String src = """
+                __device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+                #define G gid()
+                __global__ void child(int* a) { a[G] = 1; }
+                __global__ void parent(int* a) { child<<<2, 64>>>(a + 128 * threadIdx.x); }
+                """;
+        unchangedWithWarning("call_macro.cu", src, 4, 34, "child-call-in-macro", ALL);
+    }
+
+    @Test
     void childWithDynamicSharedMemory() throws IOException {
         Map<String, String> outs = transformed("dynshared.cu", """
                 __global__ void child(int* p) { extern __shared__ int s[]; s[threadIdx.x] = 1; __syncthreads(); p[threadIdx.x] = s[0]; }
