@@ -160,6 +160,22 @@ final class ChildVariants {
             + "gridDim = klap_v.gridDim;";
 
     /**
+     * @return {@link #SHADOWS} without the constants for built-ins that a parameter of {@code f}
+     *         already shadows (a parameter named {@code blockDim}: declaring it again in the
+     *         function's outermost block would not compile, and the body means the parameter)
+     */
+    static String shadows(FunctionDef f) {
+        StringBuilder sb = new StringBuilder();
+        for (String decl : SHADOWS.split("(?<=;) ")) {
+            String name = decl.substring(decl.lastIndexOf(' ', decl.indexOf(" =") - 1) + 1, decl.indexOf(" ="));
+            if (f.params().stream().noneMatch(p -> p.name().equals(name))) {
+                sb.append(sb.length() == 0 ? "" : " ").append(decl);
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
      * Adds {@code f}'s argument record, variants and clone, if it has any, around {@code f}.
      *
      * @param variantBody {@code f}'s body as it runs in a variant or clone (asked for only if needed)
@@ -236,7 +252,7 @@ final class ChildVariants {
             // the per-parent arguments are copied: the pool memory behind them is released here (issue 11)
             sb.append(gridWide ? "  klap::kchild_release(klap_site);\n" : "  klap::child_release(klap_cfg, klap_n);\n");
             sb.append("  klap::block_group klap_blk = klap::block_group::virtual_block(klap_v); (void)klap_blk;\n");
-            sb.append("  ").append(SHADOWS).append('\n');
+            sb.append("  ").append(shadows(k)).append('\n');
             sb.append(cuda.lineDirective(k.body().range().offset())).append(body).append("\n}\n");
         }
         return sb.toString();
@@ -257,7 +273,7 @@ final class ChildVariants {
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
                 + cuda.templateHeader(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
                 + "const klap::vctx& klap_v" + (none ? "" : ", " + params)
-                + cuda.afterParams(f).trim() + " { " + SHADOWS + "\n"
+                + cuda.afterParams(f).trim() + " { " + shadows(f) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body + "\n}\n";
     }
 }

@@ -268,4 +268,17 @@ class AggregationPassTest {
         assertFalse(r.usesRuntime());
         assertEquals(code, r.text());
     }
+
+    @Test
+    void aParameterNamedLikeABuiltInIsNotShadowedAgain() {
+        var r = Check.run("""
+                __global__ void child(int* a, unsigned blockDim) { a[threadIdx.x] = blockDim + gridDim.x; }
+                __global__ void parent(int* a) { child<<<2, 64>>>(a + 128 * threadIdx.x, 7u); }
+                """, Granularity.BLOCK);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        // the body's blockDim is the parameter; the other built-ins are the original indices
+        inOrder(r.text(), "child_klap_agg_vu(", "const uint3 threadIdx = klap_v.threadIdx;",
+                "const dim3 gridDim = klap_v.gridDim;", "a[threadIdx.x] = blockDim + gridDim.x;");
+        none(r.text(), "const dim3 blockDim = klap_v.blockDim;");
+    }
 }
