@@ -58,7 +58,10 @@ import klap.transform.Trees;
  * warning).
  */
 final class ChildVariants {
-    private static final Set<String> BUILTINS = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
+    /** The built-in index variables and their types (CUDA programming guide, "Built-in Variables"), in the order of {@code klap::vctx}. */
+    private static final List<String[]> INDEX_BUILTINS = List.of(new String[] {"uint3", "threadIdx"},
+            new String[] {"uint3", "blockIdx"}, new String[] {"dim3", "blockDim"}, new String[] {"dim3", "gridDim"});
+    private static final Set<String> BUILTINS = INDEX_BUILTINS.stream().map(b -> b[1]).collect(java.util.stream.Collectors.toSet());
 
     private final AggregationContext ctx;
     private final SitePlans plans;
@@ -138,7 +141,7 @@ final class ChildVariants {
     /**
      * Adds the fine edits that make the body of {@code f} run inside a variant or clone: calls of
      * cloned functions pass {@code klap_v} on. (The indices need no edit: the variant or clone
-     * declares {@link #SHADOWS} around the body.)
+     * declares {@link #shadows} around the body.)
      */
     void retarget(FunctionDef f, EditSet e) {
         Trees.walkExprs(f.body(), x -> {
@@ -151,25 +154,19 @@ final class ChildVariants {
 
     /**
      * Local constants that shadow the built-in index variables with the original (virtual) ones of
-     * {@code klap_v}, for a variant's or clone's body (C++ name lookup finds the innermost
-     * declaration; nvcc 13 accepts shadowing the built-ins). The body's own text, macros included,
-     * then reads the original indices without any edit.
-     */
-    static final String SHADOWS = "[[maybe_unused]] const uint3 threadIdx = klap_v.threadIdx; [[maybe_unused]] const uint3 "
-            + "blockIdx = klap_v.blockIdx; [[maybe_unused]] const dim3 blockDim = klap_v.blockDim; [[maybe_unused]] const dim3 "
-            + "gridDim = klap_v.gridDim;";
-
-    /**
-     * @return {@link #SHADOWS} without the constants for built-ins that a parameter of {@code f}
-     *         already shadows (a parameter named {@code blockDim}: declaring it again in the
-     *         function's outermost block would not compile, and the body means the parameter)
+     * {@code klap_v}, for the body of {@code f}'s variant or clone (C++ name lookup finds the
+     * innermost declaration; nvcc 13 accepts shadowing the built-ins), e.g.
+     * {@code [[maybe_unused]] const uint3 threadIdx = klap_v.threadIdx;}. The body's own text,
+     * macros included, then reads the original indices without any edit. A built-in that a
+     * parameter of {@code f} already names gets no constant: declaring it again in the function's
+     * outermost block would not compile, and the body means the parameter there.
      */
     static String shadows(FunctionDef f) {
         StringBuilder sb = new StringBuilder();
-        for (String decl : SHADOWS.split("(?<=;) ")) {
-            String name = decl.substring(decl.lastIndexOf(' ', decl.indexOf(" =") - 1) + 1, decl.indexOf(" ="));
-            if (f.params().stream().noneMatch(p -> p.name().equals(name))) {
-                sb.append(sb.length() == 0 ? "" : " ").append(decl);
+        for (String[] b : INDEX_BUILTINS) {
+            if (f.params().stream().noneMatch(p -> p.name().equals(b[1]))) {
+                sb.append(sb.length() == 0 ? "" : " ").append("[[maybe_unused]] const ").append(b[0]).append(' ')
+                        .append(b[1]).append(" = klap_v.").append(b[1]).append(';');
             }
         }
         return sb.toString();

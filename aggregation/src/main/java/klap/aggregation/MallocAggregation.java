@@ -90,7 +90,7 @@ final class MallocAggregation {
      *         a share of an aggregated allocation, and a cudaMalloc left as written is a plain one.
      */
     private boolean writtenByMacro(Expr.Call c, String name) {
-        if (ctx.slice(c.callee().range()).trim().equals(name)) {
+        if (ctx.src.startsWithWord(c.callee().range(), name)) {
             return false;
         }
         if (!inMacro) {

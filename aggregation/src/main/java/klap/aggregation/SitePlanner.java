@@ -436,18 +436,9 @@ final class SitePlanner {
      *         to the end of the whole grid)
      */
     private boolean eventCallAfter(Stmt site, FunctionDef f) {
-        Stmt outer = outermostLoop(f, site);
+        Stmt outer = ctx.uni(f).trees().outermostLoop(site);
         return eventCallIn(f.body(), site.range().offset(), f.body().range().end())
                 || (outer != null && eventCallIn(outer, outer.range().offset(), outer.range().end()));
-    }
-
-    /** @return the outermost loop of {@code f} around {@code s}, or null */
-    private Stmt outermostLoop(FunctionDef f, Stmt s) {
-        Stmt outer = null;
-        for (Stmt l = ctx.uni(f).trees().enclosingLoop(s); l != null; l = ctx.uni(f).trees().enclosingLoop(l)) {
-            outer = l;
-        }
-        return outer;
     }
 
     private boolean eventCallIn(Stmt scope, int after, int before) {
@@ -519,7 +510,7 @@ final class SitePlanner {
         FunctionDef f = s.fn();
         int after = s.stmt().range().end();
         int before = s.gridWide() ? f.body().range().end() : s.region().end();
-        Stmt outerLoop = s.gridWide() ? outermostLoop(f, s.stmt()) : null;
+        Stmt outerLoop = s.gridWide() ? ctx.uni(f).trees().outermostLoop(s.stmt()) : null;
         for (Expr op : ctx.syncs.launchingOperations(f.body())) {
             int off = op.range().offset();
             boolean inRange = off >= after && off < before

@@ -46,6 +46,16 @@ public final class SourceFile {
         return text.substring(r.offset(), r.end());
     }
 
+    /**
+     * @return true if the text of {@code r} starts with {@code word} as a whole word: a construct
+     *         written out in the source, not produced by a macro (every node of a macro's expansion
+     *         carries the range of the macro's use, e.g. {@code CHECK(x)} for {@code if (!(x)) return;})
+     */
+    public boolean startsWithWord(SourceRange r, String word) {
+        String t = slice(r);
+        return t.startsWith(word) && (t.length() == word.length() || !Character.isJavaIdentifierPart(t.charAt(word.length())));
+    }
+
     /** @return the 1-based line of {@code offset} */
     public int line(int offset) {
         int i = Arrays.binarySearch(lineStarts, offset);

@@ -230,23 +230,12 @@ public final class Convergence {
      * A thread-dependent exit is refused when a barrier or warp collective follows it in the region:
      * the exiting threads would wait at klap's collective while the others wait at that barrier.
      */
-    /**
-     * @return true if the source text of {@code s} starts with {@code keyword} as a whole word: the
-     *         statement is written out, not produced by a macro expansion (whose nodes all carry
-     *         the range of the macro's use, e.g. {@code CHECK(x)} for {@code if (!(x)) return;})
-     */
-    private boolean spelled(Stmt s, String keyword) {
-        String t = src.slice(s.range());
-        return t.startsWith(keyword) && (t.length() == keyword.length()
-                || !Character.isJavaIdentifierPart(t.charAt(keyword.length())));
-    }
-
     private static String keyword(Stmt.Jump j) {
         return j.kind().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     private String exitThreat(Stmt.Jump j, Region r) {
-        if (!spelled(j, keyword(j))) {
+        if (!src.startsWithWord(j.range(), keyword(j))) {
             return "a " + keyword(j) + " written by a macro (line " + src.line(j.range().offset()) + ") leaves its "
                     + "region, and klap cannot rewrite a macro's expansion";
         }
@@ -256,7 +245,7 @@ public final class Convergence {
         boolean likeGuard = j.kind() == Stmt.JumpKind.RETURN
                 ? (r.guardBlock() == fn.body() || r.guards().isEmpty() && loops.isEmpty())
                 : j.kind() == Stmt.JumpKind.CONTINUE && !loops.isEmpty() && target == loops.get(0);
-        String what = "a thread-dependent " + j.kind().name().toLowerCase(java.util.Locale.ROOT) + " (line "
+        String what = "a thread-dependent " + keyword(j) + " (line "
                 + src.line(j.range().offset()) + ")";
         if (!together && !likeGuard) {
             return what + " may skip it";
@@ -369,7 +358,7 @@ public final class Convergence {
             return false;
         }
         Stmt.Jump last = guardJump(i);
-        if (last == null || !spelled(i, "if") || !spelled(last, keyword(last))) {
+        if (last == null || !src.startsWithWord(i.range(), "if") || !src.startsWithWord(last.range(), keyword(last))) {
             return false; // written by a macro: its text cannot be rewritten
         }
         if (last.kind() == Stmt.JumpKind.RETURN) {

@@ -149,6 +149,15 @@ public final class Trees {
         return null;
     }
 
+    /** @return the outermost loop around {@code s} (excluding {@code s}), or null */
+    public Stmt.Loop outermostLoop(Stmt s) {
+        Stmt.Loop outer = null;
+        for (Stmt.Loop l = enclosingLoop(s); l != null; l = enclosingLoop(l)) {
+            outer = l;
+        }
+        return outer;
+    }
+
     /**
      * @return the statement a {@code break} or {@code continue} leaves: the nearest enclosing loop
      *         (or, for break, switch), or null if none

@@ -329,10 +329,7 @@ public final class Uniformity {
 
     /** @return the variables the outermost loop around {@code site} declares or assigns (empty without a loop) */
     private Set<String> definedInOutermostLoop(Stmt site) {
-        Stmt outer = null;
-        for (Stmt l = trees.enclosingLoop(site); l != null; l = trees.enclosingLoop(l)) {
-            outer = l;
-        }
+        Stmt outer = trees.outermostLoop(site);
         Set<String> defined = new HashSet<>();
         if (outer == null) {
             return defined;
