@@ -178,8 +178,7 @@ final class CudaText {
      * variants or following inserted declarations, name the user's file and line (C++ [cpp.line]).
      */
     String lineDirective(int offset) {
-        String name = String.valueOf(ctx.src.path()).replace("\\", "\\\\").replace("\"", "\\\"");
-        return "#line " + ctx.src.line(offset) + " \"" + name + "\"\n";
+        return ctx.src.lineDirective(offset);
     }
 
     /** @return the first lines of the output: the pool size if given, the runtime's header, and a {@code #line 1} */

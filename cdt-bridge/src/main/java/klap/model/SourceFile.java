@@ -67,6 +67,17 @@ public final class SourceFile {
         return offset - lineStarts[line(offset) - 1] + 1;
     }
 
+    /**
+     * A {@code #line} directive (on a line of its own) saying that the next line is the line of
+     * {@code offset} in this file, so that nvcc's diagnostics on the user's code, copied into
+     * generated functions or following inserted declarations, name the user's file and line
+     * (C++ [cpp.line]).
+     */
+    public String lineDirective(int offset) {
+        String name = String.valueOf(path).replace("\\", "\\\\").replace("\"", "\\\"");
+        return "#line " + line(offset) + " \"" + name + "\"\n";
+    }
+
     /** @return the offset of the first character of 1-based {@code line} */
     public int lineStart(int line) {
         return lineStarts[line - 1];

@@ -1,0 +1,226 @@
+package klap.promotion;
+
+import java.util.ArrayList;
+import java.util.List;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.Pragma;
+import klap.model.SourceFile;
+import klap.transform.EditSet;
+
+/**
+ * Rewrites one promotable kernel (a {@link PromotionPlan}) into its promoted form, KLAP section III
+ * on the device runtime {@code klap/promote.cuh}. Input (KLAP Fig. 5a / Fig. 7a):
+ * <pre>
+ * __global__ void K(const int* in, int t, long long before) {
+ *   Pi;                                   // independent prologue (only with PO/PAO)
+ *   #pragma klap overlap
+ *   Pd;                                   // dependent prologue
+ *   if (threadIdx.x == 0 &amp;&amp; cond) K&lt;&lt;&lt;1, B&gt;&gt;&gt;(in, t + 1, before + s);   // PASS, INDUCTION, POSTPONED
+ *   epilogue;
+ * }
+ * </pre>
+ * Output (one text that replaces the definition; Fig. 7b/7c with the pool of III-B):
+ * <pre>
+ * struct K_klap_post { long long before; };               // the postponed arguments
+ * static __device__ void K_klap_body(block_ctx&amp; klap_pc, const uint3 blockIdx, const dim3 gridDim,
+ *                                   const int* in, int t) {     // the indices: a descendant is block 0 of 1
+ *   Pi;
+ *   if (!acquire(klap_pc)) return;                       // wait for the release (or the abort)
+ *   if (launches_next(klap_pc) &amp;&amp; thread0()) {            // the host instance, the last of a pool
+ *     pool = new_pool(n); K_klap_pro&lt;&lt;&lt;n, B, S, cudaStreamFireAndForget&gt;&gt;&gt;(pool, in, t + 1); launched(...);
+ *   }
+ *   long long before = klap_pc.in.before;
+ *   Pd;
+ *   if (threadIdx.x == 0 &amp;&amp; cond) { K_klap_post a; a.before = before + s; release(klap_pc, a); }
+ *   epilogue;
+ * }
+ * __global__ void K_klap_pro(pool_header* p, const int* in, int t) {   // the descendants: n per launch
+ *   j = enter(klap_pc, p); K_klap_body(klap_pc, {0,0,0}, {1,1,1}, in, t + j * 1); finish(klap_pc);
+ * }
+ * __global__ void K(const int* in, int t, long long before) {          // the host instance, same signature
+ *   if (a 2-D block and the guard tests threadIdx.x only) fail(...);  // each block starts its own chain
+ *   host_instance(klap_pc, {before}); K_klap_body(klap_pc, blockIdx, gridDim, in, t); finish(klap_pc);
+ * }
+ * </pre>
+ * The kernel keeps its name and signature for the code that launches it (the host, other files).
+ * Inserted code stays on the lines it replaces and every copied body starts with a {@code #line},
+ * so nvcc's messages about the user's code name the user's lines.
+ */
+final class PromotedKernel {
+    private final PromotionPlan plan;
+    private final SourceFile src;
+    private final FunctionDef k;
+    private final String post;
+    private final String body;
+    private final String pro;
+    private final List<Pragma> pragmas;
+
+    /**
+     * @param plan    the plan
+     * @param src     the source file
+     * @param pragmas the {@code #pragma klap ...} directives inside the kernel's body (commented
+     *                out in the output, except the overlap point, which becomes the acquire)
+     */
+    PromotedKernel(PromotionPlan plan, SourceFile src, List<Pragma> pragmas) {
+        this.plan = plan;
+        this.src = src;
+        this.k = plan.kernel();
+        this.post = k.name() + "_klap_post";
+        this.body = k.name() + "_klap_body";
+        this.pro = k.name() + "_klap_pro";
+        this.pragmas = pragmas;
+    }
+
+    /** @return the text that replaces the kernel's definition */
+    String emit(String modeName) {
+        String header = src.text().substring(k.range().offset(), k.body().range().offset()).strip();
+        String prefix = src.text().substring(k.range().offset(), k.nameRange().offset());
+        String ctx = "klap::promote::block_ctx<" + post + ">";
+        StringBuilder sb = new StringBuilder();
+        sb.append("/* klap --promote=").append(modeName).append(": '").append(k.name())
+                .append("' launches its successor early and releases it at the launch site (KLAP III) */\n");
+        sb.append("struct ").append(post).append(" {");
+        for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
+            sb.append(' ').append(member(a.param())).append(';');
+        }
+        sb.append(" };\n");
+        sb.append(header).append(";\n");
+        sb.append(prefix).append(pro).append('(').append(params("klap::promote::pool_header* klap_pool", plan.available()))
+                .append(");\n");
+        // the promoted body
+        sb.append("static __device__ void ").append(body).append('(')
+                .append(params(ctx + "& klap_pc, const uint3 blockIdx, const dim3 gridDim", plan.available()))
+                .append(")\n");
+        sb.append(src.lineDirective(k.body().range().offset())).append(promotedBody()).append('\n');
+        // the descendants: one launch of n blocks, each takes its position from the pool's ticket
+        sb.append(prefix).append(pro).append('(').append(params("klap::promote::pool_header* klap_pool", plan.available()))
+                .append(") {\n");
+        sb.append("  __shared__ ").append(ctx).append(" klap_pc;\n");
+        sb.append("  const unsigned klap_j = klap::promote::enter(klap_pc, klap_pool);\n");
+        List<String> callArgs = new ArrayList<>();
+        callArgs.add("klap_pc, make_uint3(0u, 0u, 0u), dim3(1u, 1u, 1u)");
+        for (PromotionPlan.Arg a : plan.available()) {
+            callArgs.add(a.kind() == PromotionPlan.ArgKind.PASS ? a.param().name()
+                    : a.param().name() + (a.minus() ? " - " : " + ") + "(long long)klap_j * (" + text(a.step()) + ")");
+        }
+        sb.append("  ").append(body).append('(').append(String.join(", ", callArgs)).append(");\n");
+        sb.append("  klap::promote::finish(klap_pc);\n}\n");
+        // the host instance: K's own name and signature
+        sb.append(header).append(" {\n");
+        if (!plan.anyBlockShape()) {
+            sb.append("  if (blockDim.y * blockDim.z != 1u) klap::promote::fail(\"'").append(k.name())
+                    .append("' was promoted for one-dimensional blocks (its launch is guarded by threadIdx.x == 0 only) "
+                            + "but launched with (blockDim.y, blockDim.z)\", blockDim.y, blockDim.z);\n");
+        }
+        sb.append("  __shared__ ").append(ctx).append(" klap_pc;\n");
+        sb.append("  ").append(post).append(" klap_a;");
+        for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
+            sb.append(" klap_a.").append(a.param().name()).append(" = ").append(a.param().name()).append(';');
+        }
+        sb.append("\n  klap::promote::host_instance(klap_pc, klap_a);\n");
+        List<String> names = new ArrayList<>();
+        names.add("klap_pc, blockIdx, gridDim");
+        plan.available().forEach(a -> names.add(a.param().name()));
+        sb.append("  ").append(body).append('(').append(String.join(", ", names)).append(");\n");
+        sb.append("  klap::promote::finish(klap_pc);\n}\n");
+        sb.append(src.lineDirective(k.range().end()));
+        return sb.toString();
+    }
+
+    /** The kernel body with the shadowed indices, the acquire, the successor launch and the release. */
+    private String promotedBody() {
+        EditSet e = new EditSet(src.text());
+        int open = k.body().range().offset() + 1;
+        if (plan.overlap() == null) {
+            e.insert(open, " if (!klap::promote::acquire(klap_pc)) return;" + launchNext("true") + postponed());
+        } else {
+            // two release-acquire chains (KLAP III-D): existence first, then the postponed values
+            List<String> cs = plan.condition().stream().map(c -> "(" + text(c) + ")").toList();
+            e.insert(open, " if (!klap::promote::await_exists(klap_pc)) return; if (klap::promote::thread0()) {"
+                    + " const bool klap_c = " + (cs.isEmpty() ? "true" : String.join(" && ", cs)) + ";"
+                    + launchNext("klap_c") + " klap::promote::announce(klap_pc, klap_c); }");
+        }
+        for (Pragma p : pragmas) {  // the overlap point gets the acquire; nvcc would warn about the pragma
+            e.replace(p.range().offset(), p.range().end(), p.equals(plan.overlap())
+                    ? "if (!klap::promote::acquire(klap_pc)) return;" + postponed()
+                    : "/* " + src.slice(p.range()) + " */");
+        }
+        StringBuilder rel = new StringBuilder("{ " + post + " klap_a;");
+        for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
+            rel.append(" klap_a.").append(a.param().name()).append(" = (").append(text(a.arg())).append(");");
+        }
+        rel.append(" klap::promote::release(klap_pc, klap_a); }");
+        e.replace(plan.site().range().offset(), plan.site().range().end(), rel.toString());
+        return e.render(k.body().range().offset(), k.body().range().end());
+    }
+
+    /**
+     * The launch of the next pool by the host instance and the last descendant of each pool, when
+     * {@code cond} holds (one line; thread 0 only: its other threads go on at once).
+     */
+    private String launchNext(String cond) {
+        Expr.Launch l = plan.launch();
+        int n = plan.poolSize();
+        List<String> args = new ArrayList<>();
+        args.add("klap_np");
+        for (PromotionPlan.Arg a : plan.available()) {
+            args.add(a.kind() == PromotionPlan.ArgKind.PASS ? a.param().name() : "(" + text(a.arg()) + ")");
+        }
+        return " if (" + (cond.equals("true") ? "" : cond + " && ") + "klap::promote::launches_next(klap_pc)"
+                + (cond.equals("true") ? " && klap::promote::thread0()" : "") + ") {"
+                + " klap::promote::pool_header* klap_np = klap::promote::new_pool<" + post + ">(" + n + "u);"
+                + " " + pro + "<<<" + n + "u, (" + text(l.block()) + "), "
+                + (l.sharedMem() == null ? "0" : "(" + text(l.sharedMem()) + ")")
+                + ", cudaStreamFireAndForget>>>(" + String.join(", ", args) + ");"
+                + " klap::promote::launched(klap_pc, klap_np, cudaGetLastError()); }";
+    }
+
+    /** The postponed parameters, declared as locals from the released values (one line). */
+    private String postponed() {
+        StringBuilder sb = new StringBuilder();
+        for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
+            sb.append(' ').append(declaration(a.param())).append(" = klap_pc.in.").append(a.param().name()).append(';');
+        }
+        return sb.toString();
+    }
+
+    private String params(String first, List<PromotionPlan.Arg> args) {
+        List<String> out = new ArrayList<>();
+        if (first != null) {
+            out.add(first);
+        }
+        for (PromotionPlan.Arg a : args) {
+            out.add(declaration(a.param()));
+        }
+        return String.join(", ", out);
+    }
+
+    /** @return the parameter's declaration without a default argument, on one line */
+    private String declaration(Param p) {
+        String d = src.slice(p.range());
+        int eq = d.indexOf('=');
+        return (eq >= 0 ? d.substring(0, eq) : d).replaceAll("\\s+", " ").strip();
+    }
+
+    /**
+     * @return the parameter's declaration as a member of the postponed-arguments struct: without
+     *         its top-level {@code const} (the struct is assigned), e.g. {@code const int n} ->
+     *         {@code int n}, {@code float* const p} -> {@code float* p}; {@code const float* p} stays
+     */
+    private String member(Param p) {
+        String type = src.text().substring(p.range().offset(), p.nameRange().offset());
+        int star = type.lastIndexOf('*');
+        String head = star >= 0 ? type.substring(0, star + 1) : "";
+        String tail = star >= 0 ? type.substring(star + 1) : type;
+        tail = tail.replaceAll("\\bconst\\b", " ");
+        return (head + tail).replaceAll("\\s+", " ").strip() + " " + p.name();
+    }
+
+    /** @return the source text of {@code e} on one line (unless it holds a line comment) */
+    private String text(Expr e) {
+        String t = src.slice(e.range());
+        return t.contains("//") ? t : t.replaceAll("\\s*\\R\\s*", " ");
+    }
+}

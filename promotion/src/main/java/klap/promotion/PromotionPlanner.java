@@ -1,0 +1,730 @@
+package klap.promotion;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.Pragma;
+import klap.model.SourceFile;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+import klap.transform.Mutations;
+import klap.transform.Trees;
+
+/**
+ * Decides which kernels launch promotion applies to (KLAP section III) and proves the facts the
+ * rewrite relies on. Input: a kernel of the unit. Output: a {@link PromotionPlan}, or a warning that
+ * says why the kernel is left as written, or nothing for a kernel that does not launch itself.
+ *
+ * <p>A kernel K is promoted only when all of these hold (each is what makes the rewritten chain
+ * equivalent to the CDP one under CDP2's rules; PLATFORM.md):
+ * <ol>
+ *   <li>K is not a template, member or {@code extern "C"} function, its parameters are named
+ *       values (no references, no arrays), and its body has no {@code goto};</li>
+ *   <li>its only device launch is one statement {@code K<<<1, B[, S[, stream]]>>>(args);}
+ *       written out in the source (not by a macro), outside every loop, with grid 1, the stream
+ *       absent, 0 or {@code cudaStreamFireAndForget}, and B and S built only from values every
+ *       descendant has (pass-through parameters, constants, or exactly {@code blockDim}/
+ *       {@code blockDim.x});</li>
+ *   <li>only thread 0 can reach it: it lies in the then-branch of an {@code if} whose condition
+ *       has a top-level conjunct {@code threadIdx.x == 0} (or a local that holds
+ *       {@code threadIdx.x} and is never written). Descendants get one-dimensional blocks; unless
+ *       the guard also has {@code threadIdx.y == 0} and {@code threadIdx.z == 0}, the generated host
+ *       instance fails loudly at run time if it is launched with a block that is not
+ *       one-dimensional. Each block of a multi-block host launch starts a chain of its own, as
+ *       each block's thread 0 did;</li>
+ *   <li>each argument is classified (PASS, INDUCTION, POSTPONED, see {@link PromotionPlan.ArgKind}):
+ *       only parameters that no statement of K writes ({@link Mutations}) are PASS or INDUCTION.</li>
+ * </ol>
+ * For PO and PAO, the statements before a top-level {@code #pragma klap overlap} run before the
+ * acquire (KLAP III-C). The planner checks the paper's two conditions as far as the source shows
+ * them, and keeps the overlap only if: the part uses no postponed parameter and contains no
+ * return, launch or jump; it writes nothing but locals and {@code __shared__} arrays and calls
+ * nothing that may have a visible effect (a speculative descendant that is later aborted has run
+ * it); no pointer it reads through is written through between the pragma and the launch (the
+ * parent's dependent prologue). Pointers that are different parameters are assumed not to overlap,
+ * and the warning {@code klap-overlap-alias} says so.
+ */
+public final class PromotionPlanner {
+    private static final Set<String> GRID_ONE = Set.of("1", "1u", "1U", "dim3(1)", "dim3(1,1)", "dim3(1,1,1)");
+    private static final Set<String> STREAM_OK = Set.of("0", "NULL", "nullptr", "cudaStreamFireAndForget",
+            "(cudaStream_t)0");
+    private static final Set<String> BLOCK_DIM = Set.of("blockDim", "blockDim.x");
+    private static final Pattern INTEGRAL_OR_POINTER = Pattern.compile(
+            "(?s)(\\s|const|volatile|unsigned|signed|int|long|short|char|size_t|ptrdiff_t|u?int(8|16|32|64)_t|__restrict__)*");
+    /** Calls allowed in an overlapped prologue: no visible effect besides their own results and shared memory. */
+    private static final Set<String> OVERLAP_CALLS = Set.of("__syncthreads", "__syncwarp", "__shfl_sync",
+            "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
+            "__activemask", "__ldg", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or");
+
+    /**
+     * Methods of CUB block collectives (BlockLoad, BlockReduce, BlockScan, BlockExchange,
+     * BlockDiscontinuity, BlockRadixSort, BlockHistogram) that write only their reference arguments
+     * and their temp storage; BlockStore's Store is not among them.
+     */
+    private static final Set<String> BLOCK_COLLECTIVES = Set.of("Load", "Reduce", "Sum", "ExclusiveSum",
+            "InclusiveSum", "ExclusiveScan", "InclusiveScan", "BlockedToStriped", "StripedToBlocked",
+            "BlockedToWarpStriped", "WarpStripedToBlocked", "ScatterToBlocked", "ScatterToStriped", "FlagHeads",
+            "FlagTails", "FlagHeadsAndTails", "Sort", "SortDescending", "SortBlockedToStriped",
+            "SortDescendingBlockedToStriped", "Histogram", "Composite", "InitHistogram");
+
+    private final CudaUnit unit;
+    private final SourceFile src;
+    private final PromoteMode mode;
+    private final int depth;
+    private final List<Diagnostic> diags;
+
+    /**
+     * @param unit  the parsed unit
+     * @param mode  the variant asked for
+     * @param depth the n of PA-n/PAO-n (ignored for P and PO)
+     * @param diags where warnings go
+     */
+    public PromotionPlanner(CudaUnit unit, PromoteMode mode, int depth, List<Diagnostic> diags) {
+        this.unit = unit;
+        this.src = unit.file();
+        this.mode = mode;
+        this.depth = depth;
+        this.diags = diags;
+    }
+
+    /** A refusal: the kernel stays as written. */
+    private static final class Refusal extends Exception {
+        final int offset;
+
+        Refusal(int offset, String message) {
+            super(message, null, false, false);
+            this.offset = offset;
+        }
+    }
+
+    /**
+     * @param k a function of the unit
+     * @return the plan, or null if {@code k} is not a kernel that launches itself, or cannot be
+     *         promoted (then a warning {@code klap-promote} was added)
+     */
+    public PromotionPlan plan(FunctionDef k) {
+        if (k.kind() != FunctionDef.Kind.KERNEL) {
+            return null;
+        }
+        List<Expr.Launch> launches = new ArrayList<>();
+        Trees.walkExprs(k.body(), e -> {
+            if (e instanceof Expr.Launch l) {
+                launches.add(l);
+            }
+        });
+        List<Expr.Launch> self = launches.stream().filter(l -> simple(l.kernelName()).equals(k.name())).toList();
+        if (self.isEmpty()) {
+            return null;
+        }
+        try {
+            return planSelfLaunch(k, launches, self.get(0));
+        } catch (Refusal r) {
+            warn(r.offset, "kernel '" + k.name() + "' is not promoted: " + r.getMessage(), "promote");
+            return null;
+        }
+    }
+
+    private PromotionPlan planSelfLaunch(FunctionDef k, List<Expr.Launch> launches, Expr.Launch l) throws Refusal {
+        int at = l.range().offset();
+        if (k.templateHeader() != null) {
+            throw new Refusal(at, "template kernels are not promoted yet");
+        }
+        if (k.memberOf() != null || k.externC()) {
+            throw new Refusal(at, "member and extern \"C\" kernels are not promoted");
+        }
+        if (launches.size() != 1) {
+            throw new Refusal(at, "it has " + launches.size() + " device launch sites; promotion applies to a kernel "
+                    + "whose only launch is one launch of itself (KLAP III, Fig. 5a)");
+        }
+        Trees trees = new Trees(k.body());
+        Stmt owner = trees.owner(l);
+        if (!(owner instanceof Stmt.ExprStmt site) || !site.expr().range().equals(l.range())) {
+            throw new Refusal(at, "the launch is part of a larger expression; write it as a statement of its own");
+        }
+        if (!src.startsWithWord(l.range(), k.name())) {
+            throw new Refusal(at, "the launch is written by a macro");
+        }
+        if (trees.enclosingLoop(site) != null) {
+            throw new Refusal(at, "the launch is inside a loop, so one kernel may launch several successors");
+        }
+        if (!Trees.collect(k.body(), Stmt.Jump.class).stream().noneMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+            throw new Refusal(at, "its body uses goto");
+        }
+        for (Param p : k.params()) {
+            String decl = src.slice(p.range());
+            if (p.name().isEmpty() || decl.contains("&") || decl.contains("[")) {
+                throw new Refusal(p.range().offset(), "parameter '" + decl.strip()
+                        + "' is unnamed, a reference or an array");
+            }
+        }
+        if (l.args().size() != k.params().size()) {
+            throw new Refusal(at, "the launch passes " + l.args().size() + " arguments for " + k.params().size()
+                    + " parameters");
+        }
+        if (!GRID_ONE.contains(compact(l.grid()))) {
+            throw new Refusal(l.grid().range().offset(), "the grid of the launch is '" + src.slice(l.grid().range())
+                    + "', not 1: promotion applies to single-block kernels (KLAP III)");
+        }
+        if (l.stream() != null && !STREAM_OK.contains(compact(l.stream()))) {
+            throw new Refusal(l.stream().range().offset(), "the launch names the stream '"
+                    + src.slice(l.stream().range()) + "'; promoted descendants run in cudaStreamFireAndForget");
+        }
+        if (!threadZeroGuarded(k, trees, site)) {
+            throw new Refusal(at, "cannot prove that only one thread runs the launch: put it under "
+                    + "'if (threadIdx.x == 0 ...)'");
+        }
+        Set<String> written = Mutations.of(k, unit);
+        List<PromotionPlan.Arg> args = classify(k, l, written);
+        Set<String> pass = new HashSet<>();
+        for (PromotionPlan.Arg a : args) {
+            if (a.kind() == PromotionPlan.ArgKind.PASS) {
+                pass.add(a.param().name());
+            }
+        }
+        if (!BLOCK_DIM.contains(compact(l.block())) && (compact(l.block()).contains("dim3")
+                || !invariant(l.block(), pass))) {
+            throw new Refusal(l.block().range().offset(), "the block size '" + src.slice(l.block().range())
+                    + "' is not the same for every descendant (use blockDim.x, a constant, or a parameter passed "
+                    + "on unchanged)");
+        }
+        if (l.sharedMem() != null && !invariant(l.sharedMem(), pass)) {
+            throw new Refusal(l.sharedMem().range().offset(), "the dynamic shared memory size '"
+                    + src.slice(l.sharedMem().range()) + "' is not the same for every descendant");
+        }
+        List<Expr> condition = mode.overlaps() ? condition(k, trees, site, args) : null;
+        Pragma overlap = condition != null ? overlap(k, site, args) : null;
+        return new PromotionPlan(k, site, l, args, overlap, overlap == null ? null : condition,
+                mode.aggregates() ? depth : 1,
+                guardedOn(trees, site, "threadIdx.y") && guardedOn(trees, site, "threadIdx.z"));
+    }
+
+    /** Classifies every argument of the self-launch (PASS first, then INDUCTION, which needs PASS). */
+    private List<PromotionPlan.Arg> classify(FunctionDef k, Expr.Launch l, Set<String> written) {
+        Set<String> pass = new HashSet<>();
+        for (int i = 0; i < k.params().size(); i++) {
+            Param p = k.params().get(i);
+            if (!written.contains(p.name()) && isParam(l.args().get(i), p.name())) {
+                pass.add(p.name());
+            }
+        }
+        List<PromotionPlan.Arg> out = new ArrayList<>();
+        for (int i = 0; i < k.params().size(); i++) {
+            Param p = k.params().get(i);
+            Expr a = l.args().get(i);
+            if (pass.contains(p.name())) {
+                out.add(new PromotionPlan.Arg(p, PromotionPlan.ArgKind.PASS, a, false, null));
+                continue;
+            }
+            PromotionPlan.Arg ind = null;
+            if (!written.contains(p.name()) && inductionType(p) && a instanceof Expr.Binary b
+                    && (b.op().equals("+") || b.op().equals("-"))) {
+                if (isParam(b.lhs(), p.name()) && invariant(b.rhs(), pass)) {
+                    ind = new PromotionPlan.Arg(p, PromotionPlan.ArgKind.INDUCTION, a, b.op().equals("-"), b.rhs());
+                } else if (b.op().equals("+") && isParam(b.rhs(), p.name()) && invariant(b.lhs(), pass)) {
+                    ind = new PromotionPlan.Arg(p, PromotionPlan.ArgKind.INDUCTION, a, false, b.lhs());
+                }
+            }
+            out.add(ind != null ? ind : new PromotionPlan.Arg(p, PromotionPlan.ArgKind.POSTPONED, a, false, null));
+        }
+        return out;
+    }
+
+    /** @return true if the parameter's type is integral or a pointer (exact induction arithmetic) */
+    private boolean inductionType(Param p) {
+        String type = src.text().substring(p.range().offset(), p.nameRange().offset());
+        return type.contains("*") || INTEGRAL_OR_POINTER.matcher(type).matches();
+    }
+
+    /**
+     * @return true if {@code e} has the same value in every descendant: literals, constants,
+     *         parameters passed on unchanged, and operators on them (no loads, calls or writes)
+     */
+    private static boolean invariant(Expr e, Set<String> pass) {
+        if (e instanceof Expr.Literal) {
+            return true;
+        }
+        if (e instanceof Expr.Name n) {
+            return n.kind() == Expr.NameKind.CONSTANT || (n.kind() == Expr.NameKind.PARAM && pass.contains(n.name()));
+        }
+        if (e instanceof Expr.Unary u) {
+            return u.op().equals("sizeof") || (Set.of("-", "+", "~", "!").contains(u.op()) && invariant(u.operand(), pass));
+        }
+        if (e instanceof Expr.Binary b) {
+            return !b.isAssignment() && !b.op().equals(",") && invariant(b.lhs(), pass) && invariant(b.rhs(), pass);
+        }
+        if (e instanceof Expr.Cast c) {
+            return invariant(c.operand(), pass);
+        }
+        if (e instanceof Expr.Conditional c) {
+            return invariant(c.cond(), pass) && invariant(c.then(), pass) && invariant(c.otherwise(), pass);
+        }
+        return false;
+    }
+
+    private static boolean isParam(Expr e, String name) {
+        return e instanceof Expr.Name n && n.kind() == Expr.NameKind.PARAM && n.name().equals(name);
+    }
+
+    /** @return true if {@code site} lies in the then-branch of an if with a conjunct "thread 0" */
+    private boolean threadZeroGuarded(FunctionDef k, Trees trees, Stmt site) {
+        Set<String> aliases = threadIdxAliases(k);
+        List<Stmt> path = trees.path(site);
+        for (int i = 0; i + 1 < path.size(); i++) {
+            if (path.get(i) instanceof Stmt.If f && path.get(i + 1) == f.then()) {
+                for (Expr c : conjuncts(f.cond())) {
+                    if (threadZero(c, aliases)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The launch condition for the overlap (KLAP III-A, "the launch condition ... promotable"): a
+     * descendant runs its independent prologue only once its predecessor knows that it launches it,
+     * so the predecessor must be able to evaluate the condition at its start. Returns the conjuncts
+     * of the ifs around the launch other than the thread-0 tests (empty: always launched), or null,
+     * with a warning, if the condition uses values computed in the kernel or the launch can be
+     * skipped in other ways (a return before it, a switch or label around it).
+     */
+    private List<Expr> condition(FunctionDef k, Trees trees, Stmt site, List<PromotionPlan.Arg> args) {
+        Set<String> avail = new HashSet<>();
+        for (PromotionPlan.Arg a : args) {
+            if (a.kind() != PromotionPlan.ArgKind.POSTPONED) {
+                avail.add(a.param().name());
+            }
+        }
+        Set<String> aliases = threadIdxAliases(k);
+        List<Expr> out = new ArrayList<>();
+        List<Stmt> path = trees.path(site);
+        for (int i = 0; i + 1 < path.size(); i++) {
+            Stmt s = path.get(i);
+            if (s instanceof Stmt.If f && path.get(i + 1) == f.then()) {
+                for (Expr c : conjuncts(f.cond())) {
+                    String t = compact(c);
+                    if (threadZero(c, aliases) || Set.of("threadIdx.y==0", "threadIdx.z==0", "0==threadIdx.y",
+                            "0==threadIdx.z", "!threadIdx.y", "!threadIdx.z").contains(t)) {
+                        continue;
+                    }
+                    if (!availableAtStart(c, avail)) {
+                        noOverlap(c.range().offset(), k, "the launch condition '" + src.slice(c.range())
+                                + "' uses a value computed in the kernel, so a descendant cannot know early that it "
+                                + "will run (KLAP III-A: the condition must be promotable)");
+                        return null;
+                    }
+                    out.add(c);
+                }
+            } else if (!(s instanceof Stmt.Block)) {
+                noOverlap(s.range().offset(), k, "the launch is inside a statement other than if and { }");
+                return null;
+            }
+        }
+        for (Stmt.Jump j : Trees.collect(k.body(), Stmt.Jump.class)) {
+            if (j.kind() == Stmt.JumpKind.RETURN && j.range().offset() < site.range().offset()) {
+                noOverlap(j.range().offset(), k, "a return before the launch may skip it even when its condition holds");
+                return null;
+            }
+        }
+        return out;
+    }
+
+    /** @return true if {@code e} only uses values a kernel has at its start (never-written available parameters) */
+    private static boolean availableAtStart(Expr e, Set<String> avail) {
+        if (e instanceof Expr.Member m && !m.arrow() && m.owner() instanceof Expr.Name n
+                && Set.of("blockDim", "gridDim", "blockIdx").contains(n.name())) {
+            return true;
+        }
+        if (e instanceof Expr.Name n) {
+            return n.kind() == Expr.NameKind.CONSTANT || (n.kind() == Expr.NameKind.PARAM && avail.contains(n.name()));
+        }
+        if (e instanceof Expr.Call c) {
+            return Mutations.pure(c.calleeName()) && c.args().stream().allMatch(a -> availableAtStart(a, avail));
+        }
+        if (e instanceof Expr.Binary b && (b.isAssignment() || b.op().equals(","))) {
+            return false;
+        }
+        if (e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--") || u.op().equals("*")
+                || u.op().equals("&"))) {
+            return false;
+        }
+        if (e instanceof Expr.Literal || e instanceof Expr.Binary || e instanceof Expr.Unary || e instanceof Expr.Cast
+                || e instanceof Expr.Conditional) {
+            return e.children().stream().allMatch(c -> c == null || availableAtStart(c, avail));
+        }
+        return false;
+    }
+
+    /** @return true if {@code site} lies in the then-branch of an if with a conjunct {@code index == 0} */
+    private boolean guardedOn(Trees trees, Stmt site, String index) {
+        List<Stmt> path = trees.path(site);
+        for (int i = 0; i + 1 < path.size(); i++) {
+            if (path.get(i) instanceof Stmt.If f && path.get(i + 1) == f.then()) {
+                for (Expr c : conjuncts(f.cond())) {
+                    String t = compact(c);
+                    if (t.equals(index + "==0") || t.equals("0==" + index) || t.equals("!" + index)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** @return locals declared as exactly {@code threadIdx.x} and never written */
+    private Set<String> threadIdxAliases(FunctionDef k) {
+        Set<String> written = Mutations.of(k, unit);
+        Set<String> out = new HashSet<>();
+        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                if (v.init() != null && compact(v.init()).equals("threadIdx.x") && !v.reference() && !v.array()
+                        && !v.shared() && !v.isStatic() && !written.contains(v.name())) {
+                    out.add(v.name());
+                }
+            }
+        }
+        return out;
+    }
+
+    private boolean threadZero(Expr c, Set<String> aliases) {
+        String t = compact(c);
+        for (String x : aliases(aliases)) {
+            if (t.equals(x + "==0") || t.equals("0==" + x) || t.equals("!" + x) || t.equals("!(" + x + ")")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<String> aliases(Set<String> locals) {
+        List<String> out = new ArrayList<>(locals);
+        out.add("threadIdx.x");
+        return out;
+    }
+
+    private static List<Expr> conjuncts(Expr e) {
+        List<Expr> out = new ArrayList<>();
+        if (e instanceof Expr.Binary b && b.op().equals("&&")) {
+            out.addAll(conjuncts(b.lhs()));
+            out.addAll(conjuncts(b.rhs()));
+        } else if (e != null) {
+            out.add(e);
+        }
+        return out;
+    }
+
+    /**
+     * Finds the overlap pragma of {@code k} and checks the independent prologue before it
+     * (KLAP III-C). Returns null, with a warning, if the overlap cannot be kept.
+     */
+    private Pragma overlap(FunctionDef k, Stmt.ExprStmt site, List<PromotionPlan.Arg> args) {
+        List<Pragma> ps = unit.pragmas().stream()
+                .filter(p -> k.body().range().contains(p.range()) && compactText(p.text()).equals("klapoverlap"))
+                .toList();
+        if (ps.isEmpty()) {
+            warn(k.nameRange().offset(), "kernel '" + k.name() + "' has no '#pragma klap overlap': promoted without "
+                    + "overlap (as " + (mode.aggregates() ? "PA" : "P") + ")", "overlap");
+            return null;
+        }
+        Pragma p = ps.get(0);
+        if (ps.size() > 1) {
+            warn(ps.get(1).range().offset(), "only the first '#pragma klap overlap' of '" + k.name() + "' counts",
+                    "overlap");
+        }
+        int at = p.range().offset();
+        List<Stmt> before = new ArrayList<>();
+        for (Stmt s : k.body().stmts()) {
+            if (s.range().contains(at)) {
+                return noOverlap(at, k, "the pragma must be at the top level of the kernel body, not inside a statement");
+            }
+            if (s.range().end() <= at) {
+                before.add(s);
+            }
+        }
+        if (site.range().offset() < at) {
+            return noOverlap(at, k, "the launch comes before the pragma");
+        }
+        Set<String> postponed = new HashSet<>();
+        for (PromotionPlan.Arg a : args) {
+            if (a.kind() == PromotionPlan.ArgKind.POSTPONED) {
+                postponed.add(a.param().name());
+            }
+        }
+        Set<String> localArrays = new HashSet<>();
+        Set<String> read = new HashSet<>();
+        for (Stmt s : before) {
+            String why = independent(s, postponed, localArrays, read);
+            if (why != null) {
+                return noOverlap(s.range().offset(), k, why);
+            }
+        }
+        // the parent's dependent prologue (from the pragma to the launch) must not write what this part reads
+        Set<String> writtenAfter = new HashSet<>();
+        int launchAt = site.range().offset();
+        for (Stmt s : k.body().stmts()) {
+            if (s.range().offset() >= at && s.range().offset() < launchAt) {
+                Trees.walkExprs(s, y -> {
+                    if (y.range().end() <= launchAt) {
+                        storedThrough(y, writtenAfter);
+                    }
+                });
+            }
+        }
+        Set<String> both = new HashSet<>(read);
+        both.retainAll(writtenAfter);
+        if (!both.isEmpty() || (writtenAfter.contains("") && !read.isEmpty())) {
+            return noOverlap(at, k, "the prologue after the pragma writes through " + (both.isEmpty() ? "a pointer"
+                    : "'" + String.join("', '", both) + "'") + ", which the part before it reads (KLAP III-C, condition 2)");
+        }
+        if (!read.isEmpty() && !writtenAfter.isEmpty()) {
+            warn(at, "overlap in '" + k.name() + "' assumes that '" + String.join("', '", new java.util.TreeSet<>(read))
+                    + "' and '" + String.join("', '", new java.util.TreeSet<>(writtenAfter))
+                    + "' do not point into the same memory", "overlap-alias");
+        }
+        return p;
+    }
+
+    private Pragma noOverlap(int offset, FunctionDef k, String why) {
+        warn(offset, "no overlap for '" + k.name() + "' (promoted as " + (mode.aggregates() ? "PA" : "P") + "): "
+                + why, "overlap");
+        return null;
+    }
+
+    /**
+     * Checks one top-level statement of the independent prologue; collects the local arrays it
+     * declares and the pointers it reads through. Returns why it is not independent, or null.
+     */
+    private String independent(Stmt s, Set<String> postponed, Set<String> localArrays, Set<String> read) {
+        String[] why = {null};
+        Trees.walkStmts(s, x -> {
+            if (x instanceof Stmt.Jump j && j.kind() != Stmt.JumpKind.BREAK && j.kind() != Stmt.JumpKind.CONTINUE) {
+                why[0] = "the part before the pragma has a " + j.kind().name().toLowerCase() + " statement";
+            }
+            if (x instanceof Stmt.Jump j && j.kind() != Stmt.JumpKind.RETURN && new Trees(s).jumpTarget(j) == null) {
+                why[0] = "the part before the pragma jumps out of itself";
+            }
+            if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")) {
+                why[0] = "the part before the pragma has an asm statement";
+            }
+            if (x instanceof Stmt.Decl d) {
+                for (VarDecl v : d.vars()) {
+                    if (v.array() || v.shared()) {
+                        localArrays.add(v.name());
+                    }
+                    if (v.isStatic() && !v.shared()) {
+                        why[0] = "the part before the pragma declares a static variable";
+                    }
+                }
+            }
+            for (Expr top : Trees.ownExprs(x)) {
+                Trees.walk(top, e -> {
+                    String w = effect(e, postponed, localArrays, read);
+                    if (w != null && why[0] == null) {
+                        why[0] = w;
+                    }
+                });
+            }
+        });
+        return why[0];
+    }
+
+    /** One expression of the independent prologue: null if harmless, else the reason. */
+    private String effect(Expr e, Set<String> postponed, Set<String> localArrays, Set<String> read) {
+        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.PARAM && postponed.contains(n.name())) {
+            return "the part before the pragma uses '" + n.name() + "', whose value comes from the parent (postponed)";
+        }
+        if (e instanceof Expr.Launch) {
+            return "the part before the pragma launches a kernel";
+        }
+        if (e instanceof Expr.Subscript sub) {
+            String root = pointerRoot(sub.array());
+            if (root != null && !localArrays.contains(root)) {
+                read.add(root);
+            }
+        }
+        if (e instanceof Expr.Unary u && u.op().equals("*")) {
+            String root = pointerRoot(u.operand());
+            read.add(root == null ? "" : root);
+        }
+        Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
+                : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
+        if (target != null && !localStore(target, localArrays)) {
+            return "the part before the pragma writes '" + src.slice(target.range())
+                    + "', which may be global memory (a speculative descendant would leave it changed)";
+        }
+        if (e instanceof Expr.Call c) {
+            boolean ok;
+            if (c.callee() instanceof Expr.Member m) {
+                // a CUB block collective on a temporary built from block-local storage, e.g.
+                // cub::BlockScan<...>(temp).ExclusiveSum(x, y): writes only its reference arguments and
+                // the temp storage; pointer arguments (BlockLoad's input) are read
+                ok = BLOCK_COLLECTIVES.contains(m.member()) && localObject(m.owner(), localArrays);
+            } else {
+                String name = c.calleeName();
+                ok = name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name)
+                        || harmless(name, new HashSet<>()))
+                        || c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE;
+            }
+            if (!ok) {
+                return "the part before the pragma calls '" + src.slice(c.callee().range())
+                        + "', which may have an effect outside the block";
+            }
+            for (Expr a : c.args()) {
+                String root = pointerRoot(a);
+                if (root != null && !localArrays.contains(root)) {
+                    read.add(root);
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return true if every definition of device function {@code name} in the unit takes values only
+     *         (no pointer or reference parameter) and changes nothing but its own locals: no store
+     *         through a pointer or to a global, no asm, no launch, and calls only functions that are
+     *         themselves harmless (a predicate such as {@code __device__ bool keep(int x)})
+     */
+    private boolean harmless(String name, Set<String> seen) {
+        if (!seen.add(name)) {
+            return true; // recursion: the other calls decide
+        }
+        List<FunctionDef> defs = unit.functions().stream().filter(f -> f.name().equals(name)).toList();
+        if (defs.isEmpty()) {
+            return false;
+        }
+        for (FunctionDef f : defs) {
+            if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.HOST
+                    || f.params().stream().anyMatch(p -> src.slice(p.range()).matches("(?s).*[*&\\[].*"))) {
+                return false;
+            }
+            boolean[] ok = {true};
+            Trees.walkStmts(f.body(), x -> {
+                if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")) {
+                    ok[0] = false;
+                }
+                if (x instanceof Stmt.Decl d && d.vars().stream().anyMatch(v -> v.isStatic() || v.shared())) {
+                    ok[0] = false;
+                }
+            });
+            Trees.walkExprs(f.body(), e -> {
+                Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
+                        : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
+                if (target != null && !(target instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
+                        || target instanceof Expr.Name p && p.kind() == Expr.NameKind.PARAM)) {
+                    ok[0] = false;
+                }
+                if (e instanceof Expr.Launch || e instanceof Expr.Lambda) {
+                    ok[0] = false;
+                }
+                if (e instanceof Expr.Call c && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)
+                        && (c.calleeName() == null || !(Mutations.pure(c.calleeName()) || harmless(c.calleeName(), seen)))) {
+                    ok[0] = false;
+                }
+            });
+            if (!ok[0]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return true for a temporary built only from block-local storage ({@code BlockScan(temp)}, {@code BlockLoad(sm.load)}) */
+    private static boolean localObject(Expr o, Set<String> localArrays) {
+        if (o instanceof Expr.Call c && c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
+            return c.args().stream().allMatch(a -> {
+                Expr r = a;
+                while (r instanceof Expr.Member m && !m.arrow()) {
+                    r = m.owner();
+                }
+                return r instanceof Expr.Name x && (x.kind() == Expr.NameKind.LOCAL || localArrays.contains(x.name()));
+            });
+        }
+        return false;
+    }
+
+    /** @return true if assigning to {@code target} changes only a local variable or a local/shared array */
+    private static boolean localStore(Expr target, Set<String> localArrays) {
+        Expr t = target;
+        while (t instanceof Expr.Member m && !m.arrow()) {
+            t = m.owner();
+        }
+        if (t instanceof Expr.Name n) {
+            return n.kind() == Expr.NameKind.LOCAL;
+        }
+        if (t instanceof Expr.Subscript s) {
+            Expr a = s.array();
+            while (a instanceof Expr.Subscript inner) {
+                a = inner.array();
+            }
+            while (a instanceof Expr.Member m && !m.arrow()) {
+                a = m.owner();
+            }
+            return a instanceof Expr.Name n && localArrays.contains(n.name());
+        }
+        return false;
+    }
+
+    /** Adds the pointer a store in the dependent prologue writes through ("" when unknown). */
+    private static void storedThrough(Expr e, Set<String> out) {
+        Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
+                : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
+        if (target instanceof Expr.Subscript s) {
+            String r = pointerRoot(s.array());
+            out.add(r == null ? "" : r);
+        } else if (target instanceof Expr.Unary u && u.op().equals("*")) {
+            String r = pointerRoot(u.operand());
+            out.add(r == null ? "" : r);
+        } else if (target instanceof Expr.Member m && m.arrow()) {
+            String r = pointerRoot(m.owner());
+            out.add(r == null ? "" : r);
+        }
+        if (e instanceof Expr.Call c && c.calleeName() != null && c.calleeName().startsWith("atomic") && !c.args().isEmpty()) {
+            String r = pointerRoot(c.args().get(0));
+            out.add(r == null ? "" : r);
+        }
+    }
+
+    /** @return the parameter or local at the root of a pointer expression ({@code p}, {@code p + i}), or null */
+    private static String pointerRoot(Expr e) {
+        if (e instanceof Expr.Name n && (n.kind() == Expr.NameKind.PARAM || n.kind() == Expr.NameKind.LOCAL
+                || n.kind() == Expr.NameKind.GLOBAL)) {
+            return n.name();
+        }
+        if (e instanceof Expr.Binary b && (b.op().equals("+") || b.op().equals("-"))) {
+            String l = pointerRoot(b.lhs());
+            return l != null ? l : pointerRoot(b.rhs());
+        }
+        if (e instanceof Expr.Unary u && u.op().equals("&") && u.operand() instanceof Expr.Subscript s) {
+            return pointerRoot(s.array());
+        }
+        if (e instanceof Expr.Cast c) {
+            return pointerRoot(c.operand());
+        }
+        return null;
+    }
+
+    private String compact(Expr e) {
+        return compactText(src.slice(e.range()));
+    }
+
+    private static String compactText(String s) {
+        return s.replaceAll("\\s+", "");
+    }
+
+    private static String simple(String name) {
+        return name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name;
+    }
+
+    private void warn(int offset, String message, String id) {
+        diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, offset, message, id));
+    }
+}
