@@ -145,4 +145,18 @@ inline int report(bool ok, const std::vector<float> &times, const char *reason) 
     return 0;
 }
 
+// As report() above, with the throughput appended: ` <unit>=<work / seconds>`, where the time is
+// the warm median (repetitions 2..R) or, for one repetition, the first. `work` is what one
+// repetition processes in the unit's numerator, e.g. bytes read plus written divided by 1e9 for
+// unit "gbps" (GB/s), or rays for unit "rays_per_s". Used by the promotion benchmarks
+// (testcases/promotion, KLAP Table I reports their throughput, section IV-C).
+inline int report(bool ok, const std::vector<float> &times, const char *reason, const char *unit, double work) {
+    if (!ok || times.empty()) return report(false, 0.0f, reason ? reason : "no repetition timed");
+    std::printf("PASS %s time_ms=%.3f first_ms=%.3f", g_name, median(times), times[0]);
+    const float ms = times.size() > 1 ? medianFrom(times, 1) : times[0];
+    if (times.size() > 1) std::printf(" warm_ms=%.3f", ms);
+    std::printf(" reps=%zu %s=%.6g\n", times.size(), unit, ms > 0.0f ? work / (ms * 1e-3) : 0.0);
+    return 0;
+}
+
 }  // namespace bb

@@ -19,6 +19,8 @@ import klap.bridge.CudaParser;
 import klap.model.CudaUnit;
 import klap.model.Diagnostic;
 import klap.model.SourceFile;
+import klap.promotion.PromoteMode;
+import klap.promotion.PromotionPass;
 import klap.runtime.RuntimeHeaders;
 import klap.transform.Granularity;
 import picocli.CommandLine;
@@ -40,7 +42,8 @@ import picocli.CommandLine.Parameters;
         description = {
             "Rewrites a CUDA dynamic-parallelism program so that the child grids launched by the threads of a "
                 + "warp or block are aggregated into one launch (KLAP, MICRO 2016), for the CUDA 12/13 device "
-                + "runtime (CDP2, sm_75+).",
+                + "runtime (CDP2, sm_75+). With --promote, it instead promotes recursive single-block kernels "
+                + "(KLAP section III: P, PA-n, PO, PAO-n).",
             "Compile the result with: nvcc -rdc=true -arch=sm_90 OUT.cu (the runtime headers klap/*.cuh are "
                 + "written next to OUT.cu)."},
         exitCodeListHeading = "%nExit codes:%n",
@@ -60,6 +63,22 @@ public final class Klap implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "OUT.cu",
             description = "output file; its directory also receives the runtime headers klap/*.cuh. Default: stdout")
     Path output;
+
+    @Option(names = "--promote", paramLabel = "P|PA|PO|PAO", converter = PromoteConverter.class,
+            description = "launch promotion (KLAP section III) instead of aggregation: for each single-block "
+                + "kernel that launches itself once from thread 0, launch the successor early and hand its late "
+                + "arguments over through memory. P: basic; PA: n descendants per launch (--promote-depth); "
+                + "PO/PAO: also run the prologue before '#pragma klap overlap' before waiting. Other launches stay "
+                + "as written")
+    PromoteMode promote;
+
+    @Option(names = "--promote-depth", paramLabel = "N",
+            description = "the n of PA-n and PAO-n: descendants per launch, dividing the nesting depth by n "
+                + "(default " + PromoteMode.DEFAULT_DEPTH + ", the paper's PA and PAO)")
+    Integer promoteDepth;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--pool-size", paramLabel = "BYTES", converter = SizeConverter.class,
             description = "size of the device memory pool for argument and configuration arrays, e.g. 256M, 1G "
@@ -158,6 +177,10 @@ public final class Klap implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String usage = promotionUsage();
+        if (usage != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), usage);
+        }
         if (emitRuntime != null) {
             try {
                 RuntimeHeaders.writeTo(emitRuntime);
@@ -192,23 +215,40 @@ public final class Klap implements Callable<Integer> {
             err.println(input + ":1:1: error: the file is empty [klap-empty]");
             return 1;
         }
-        AggregationPass.Result r = AggregationPass.run(unit,
-                new AggregationPass.Options(granularity, !noScalarize, poolSize));
-        boolean failed = report(r.diagnostics());
-        if (failed || r.hasErrors()) {
-            return 1;
+        String text2;
+        String summary;
+        boolean usesRuntime;
+        if (promote != null) {
+            PromotionPass.Result r = PromotionPass.run(unit, new PromotionPass.Options(promote,
+                    promote.aggregates() ? (promoteDepth == null ? PromoteMode.DEFAULT_DEPTH : promoteDepth) : 1));
+            if (report(r.diagnostics())) {
+                return 1;
+            }
+            text2 = r.text();
+            summary = r.summary();
+            usesRuntime = r.usesRuntime();
+        } else {
+            AggregationPass.Result r = AggregationPass.run(unit,
+                    new AggregationPass.Options(granularity, !noScalarize, poolSize));
+            boolean failed = report(r.diagnostics());
+            if (failed || r.hasErrors()) {
+                return 1;
+            }
+            text2 = r.text();
+            summary = r.summary();
+            usesRuntime = r.usesRuntime();
         }
-        if (!quiet && !noSummary && !r.summary().isEmpty()) {
-            err.println(input + ": note: " + r.summary() + " [klap-summary]");
+        if (!quiet && !noSummary && !summary.isEmpty()) {
+            err.println(input + ": note: " + summary + " [klap-summary]");
             err.flush();
         }
         try {
             if (output == null) {
-                out.print(r.text());
+                out.print(text2);
                 out.flush();
             } else {
-                writeAtomically(output, r.text());
-                if (r.usesRuntime() && !noRuntimeHeaders) {
+                writeAtomically(output, text2);
+                if (usesRuntime && !noRuntimeHeaders) {
                     Path dir = output.toAbsolutePath().getParent();
                     RuntimeHeaders.writeTo(dir);
                 }
@@ -218,6 +258,22 @@ public final class Klap implements Callable<Integer> {
             return 1;
         }
         return 0;
+    }
+
+    /** @return why the promotion options do not fit together, or null if they do */
+    private String promotionUsage() {
+        boolean granularityGiven = spec.commandLine().getParseResult().hasMatchedOption("--granularity");
+        if (promote != null && (granularityGiven || noScalarize || poolSize != null)) {
+            return "--promote cannot be combined with --granularity, --no-scalarize or --pool-size: promotion "
+                    + "leaves the launches it does not promote as written";
+        }
+        if (promoteDepth != null && (promote == null || !promote.aggregates())) {
+            return "--promote-depth applies to --promote=PA and --promote=PAO";
+        }
+        if (promoteDepth != null && (promoteDepth < 1 || promoteDepth > 65535)) {
+            return "--promote-depth must be between 1 and 65535, got " + promoteDepth;
+        }
+        return null;
     }
 
     /** Prints diagnostics; returns true if one of them counts as an error. */
@@ -300,6 +356,18 @@ public final class Klap implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("expected warp, block or kernel, got '" + value + "'");
+        }
+    }
+
+    /** Parses P|PA|PO|PAO. */
+    static final class PromoteConverter implements CommandLine.ITypeConverter<PromoteMode> {
+        @Override
+        public PromoteMode convert(String value) {
+            try {
+                return PromoteMode.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
         }
     }
 

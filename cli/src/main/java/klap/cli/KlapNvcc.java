@@ -57,6 +57,9 @@ public final class KlapNvcc {
     /** The {@code --klap-} options, from {@code KLAP_FLAGS} and the command line (later wins). */
     static final class Options {
         String granularity = "block";
+        boolean granularityGiven;
+        String promote;
+        String promoteDepth;
         boolean keep;
         Path keepDir;
         Long poolSize;
@@ -179,6 +182,13 @@ public final class KlapNvcc {
                 rest.add(a);
             }
         }
+        if (opts.promote != null && (opts.granularityGiven || opts.poolSize != null || opts.noScalarize)) {
+            throw new UsageException("--klap-promote cannot be combined with --klap-granularity, --klap-pool-size or "
+                    + "--klap-no-scalarize: promotion leaves the launches it does not promote as written");
+        }
+        if (opts.promoteDepth != null && !("PA".equals(opts.promote) || "PAO".equals(opts.promote))) {
+            throw new UsageException("--klap-promote-depth applies to --klap-promote=PA and --klap-promote=PAO");
+        }
         int depth = parseDepth(env.get(DEPTH_ENV));
         if (depth >= 3) {
             err.println(NAME + ": error: klap-nvcc runs itself again and again; set KLAP_NVCC to the real nvcc");
@@ -229,8 +239,12 @@ public final class KlapNvcc {
                 continue; // nvcc reports missing files itself
             }
             Path tmp = tempFileFor(src, transformed.size());
-            List<String> kargs = new ArrayList<>(List.of("--granularity=" + opts.granularity, "--no-summary", in.path(), "-o",
+            List<String> kargs = new ArrayList<>(List.of(opts.promote != null ? "--promote=" + opts.promote
+                    : "--granularity=" + opts.granularity, "--no-summary", in.path(), "-o",
                     tmp.toString(), "--no-runtime-headers"));
+            if (opts.promoteDepth != null) {
+                kargs.add("--promote-depth=" + opts.promoteDepth);
+            }
             for (String dir : cl.values("--include-path")) {
                 kargs.add("-I");
                 kargs.add(dir);
@@ -344,6 +358,19 @@ public final class KlapNvcc {
                     throw new UsageException("--klap-granularity=warp|block|kernel expected, got '" + a + "'");
                 }
                 opts.granularity = value;
+                opts.granularityGiven = true;
+            }
+            case "--klap-promote" -> {
+                if (value == null || !List.of("P", "PA", "PO", "PAO").contains(value.toUpperCase(java.util.Locale.ROOT))) {
+                    throw new UsageException("--klap-promote=P|PA|PO|PAO expected, got '" + a + "'");
+                }
+                opts.promote = value.toUpperCase(java.util.Locale.ROOT);
+            }
+            case "--klap-promote-depth" -> {
+                if (value == null || !value.matches("[0-9]{1,5}")) {
+                    throw new UsageException("--klap-promote-depth=N expected (descendants per launch), got '" + a + "'");
+                }
+                opts.promoteDepth = value;
             }
             case "--klap-keep" -> {
                 opts.keep = true;
@@ -624,6 +651,8 @@ public final class KlapNvcc {
 
             klap options (on the command line or in the environment variable KLAP_FLAGS):
               --klap-granularity=warp|block|kernel  one aggregated launch per warp, per block or per parent grid (default block)
+              --klap-promote=P|PA|PO|PAO     launch promotion (KLAP section III) instead of aggregation
+              --klap-promote-depth=N         descendants per launch for PA and PAO (default 128)
               --klap-pool-size=BYTES         device memory pool for launch arguments, e.g. 256M
               --klap-no-scalarize            pass every argument through per-parent arrays
               --klap-keep[=DIR]              keep the transformed files (in DIR, or a printed temp dir)

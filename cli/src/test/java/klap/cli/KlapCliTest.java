@@ -59,6 +59,49 @@ class KlapCliTest {
         assertEquals(2, klap("--pool-size=lots", "x.cu").rc);
     }
 
+    static final String CHAIN = """
+            __global__ void chain(int* p, int t, int n, long long acc) {
+              __shared__ int s;
+              if (threadIdx.x == 0) s = p[t];
+              __syncthreads();
+              if (threadIdx.x == 0 && t + 1 < n) chain<<<1, blockDim.x>>>(p, t + 1, n, acc + s);
+              p[t] = (int)acc;
+            }
+            int main() { chain<<<1, 32>>>(0, 0, 4, 0); return 0; }
+            """;
+
+    @Test
+    void promoteWritesThePromotedKernelAndThePromotionHeader() throws IOException {
+        Path in = dir.resolve("chain.cu");
+        Files.writeString(in, CHAIN);
+        Path out = dir.resolve("out/chain.klap.cu");
+        Run r = klap("--promote=PA", "--promote-depth=8", in.toString(), "-o", out.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("note: 1 kernel promoted (PA-8): chain [klap-summary]"), r.err);
+        String text = Files.readString(out);
+        assertTrue(text.startsWith("#include \"klap/promote.cuh\" /* added by klap --promote=PA-8 */"), text);
+        assertTrue(text.contains("chain_klap_pro<<<8u, (blockDim.x)"), text);
+        assertTrue(Files.isRegularFile(dir.resolve("out/klap/promote.cuh")));
+        Run p = klap("--promote=p", in.toString());
+        assertEquals(0, p.rc, p.err);
+        assertTrue(p.out.contains("new_pool<chain_klap_post>(1u)"), p.out);
+    }
+
+    @Test
+    void promoteUsageErrorsExit2() {
+        Run r = klap("--promote=PX", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("expected P, PA, PO or PAO"), r.err);
+        r = klap("--promote=P", "--promote-depth=4", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("--promote-depth applies to --promote=PA and --promote=PAO"), r.err);
+        r = klap("--promote=PA", "--granularity=warp", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("cannot be combined"), r.err);
+        assertEquals(2, klap("--promote=PAO", "--promote-depth=0", "x.cu").rc);
+        assertEquals(2, klap("--promote-depth=4", "x.cu").rc);
+    }
+
     @Test
     void transformsToAFileWithTheRuntimeHeadersAndLeavesTheInputAlone() throws IOException {
         Path in = dir.resolve("prog.cu");

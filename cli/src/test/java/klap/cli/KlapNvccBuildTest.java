@@ -122,6 +122,28 @@ class KlapNvccBuildTest {
         assertTrue(Files.isRegularFile(keep.resolve("klap/klap.cuh")));
     }
 
+    /** Issue 12: --klap-promote builds a promoted program; promotion options that do not fit are usage errors. */
+    @Test
+    void promoteBuildsAndRejectsMixedOptions() throws Exception {
+        Files.createDirectories(dir.resolve("src"));
+        Files.writeString(dir.resolve("src/chain.cu"), KlapCliTest.CHAIN);
+        Path keep = dir.resolve("kept");
+        Run r = wrapper(dir, "--klap-keep=" + keep, "--klap-promote=PAO", "--klap-promote-depth=4", "-arch=sm_90",
+                "src/chain.cu", "-o", "chain");
+        assertEquals(0, r.rc, r.err);
+        assertTrue(Files.isExecutable(dir.resolve("chain")));
+        Path abs = dir.resolve("src").toAbsolutePath();
+        String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("chain.cu"));
+        assertTrue(text.contains("/* added by klap --promote=PAO-4 */"), text);
+        Run mixed = wrapper(dir, "--klap-promote=PA", "--klap-granularity=warp", "-c", "src/chain.cu");
+        assertEquals(2, mixed.rc);
+        assertTrue(mixed.err.contains("cannot be combined"), mixed.err);
+        Run depth = wrapper(dir, "--klap-promote=P", "--klap-promote-depth=4", "-c", "src/chain.cu");
+        assertEquals(2, depth.rc);
+        Run bad = wrapper(dir, "--klap-promote=Q", "-c", "src/chain.cu");
+        assertEquals(2, bad.rc);
+    }
+
     /**
      * Issue 10, interfaces kept: at kernel granularity the kernel file is transformed and main.cu
      * (host launch, cudaFuncSetCacheConfig, a function pointer) is compiled untouched; they link

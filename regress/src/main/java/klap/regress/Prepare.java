@@ -121,8 +121,9 @@ public final class Prepare {
         StringWriter so = new StringWriter();
         StringWriter se = new StringWriter();
         long t0 = System.nanoTime();
-        int rc = Klap.run(new String[] {"--granularity=" + v.granularity().cliName(), "-I", benchDir.toString(),
-            in.toString(), "-o", out.toString()}, new PrintWriter(so), new PrintWriter(se));
+        List<String> args = new java.util.ArrayList<>(v.klapArgs());
+        args.addAll(List.of("-I", benchDir.toString(), in.toString(), "-o", out.toString()));
+        int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(so), new PrintWriter(se));
         String secs = String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - t0) / 1e9);
         String err = se.toString();
         String label = b.name() + "/" + v.name();

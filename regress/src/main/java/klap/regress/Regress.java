@@ -80,7 +80,8 @@ public final class Regress implements Callable<Integer> {
     List<String> only = new ArrayList<>();
 
     @Option(names = "--variants", split = ",", paramLabel = "VARIANT",
-            description = "only these variants (default: all: cdp, flat and every klap granularity)")
+            description = "only these variants (default: cdp, flat and every klap granularity; for a benchmark "
+                + "set named promotion, cdp, flat, p, pa2, pa128, po, pao2, pao128)")
     List<String> variantNames = new ArrayList<>();
 
     @Option(names = "--runs", defaultValue = "5", paramLabel = "N",
@@ -156,7 +157,7 @@ public final class Regress implements Callable<Integer> {
         }
         List<Variant> variants;
         try {
-            variants = variantNames.isEmpty() ? Variant.all() : Variant.select(variantNames);
+            variants = variantNames.isEmpty() ? Variant.defaultsFor(bench) : Variant.select(variantNames);
         } catch (IllegalArgumentException e) {
             err.println("regress: " + e.getMessage());
             return 2;

@@ -22,6 +22,19 @@ class VariantTest {
     }
 
     @Test
+    void thePromotionSetHasThePapersSixVariants() {
+        List<Variant> p = Variant.promotion();
+        assertEquals(List.of("cdp", "flat", "p", "pa2", "pa128", "po", "pao2", "pao128"),
+                p.stream().map(Variant::name).toList());
+        assertEquals(List.of("--promote=PA", "--promote-depth=2"), p.get(3).klapArgs());
+        assertEquals(List.of("--promote=PO"), p.get(5).klapArgs());
+        assertEquals(List.of("--granularity=warp"), Variant.all().get(2).klapArgs());
+        assertEquals(p, Variant.defaultsFor(java.nio.file.Path.of("testcases", "promotion")));
+        assertEquals(Variant.all(), Variant.defaultsFor(java.nio.file.Path.of("testcases", "bench")));
+        assertEquals(List.of(Variant.CDP, p.get(7)), Variant.select(List.of("pao128", "cdp")));
+    }
+
+    @Test
     void selectKeepsTheCanonicalOrderAndRejectsUnknownNames() {
         assertEquals(List.of(Variant.CDP, new Variant("block", Granularity.BLOCK)),
                 Variant.select(List.of("block", "cdp")));
