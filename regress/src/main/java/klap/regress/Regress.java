@@ -69,7 +69,8 @@ public final class Regress implements Callable<Integer> {
 
     @Option(names = "--scale", description = "prepare/run a scale sweep instead of the benchmark set: "
             + "bfs, bt, qt and sp (or --only) at every --scale-factors times their default input size; "
-            + "default work folder build/regress-scale")
+            + "with --bench-dir testcases/promotion and --scale-factors 2,25,3000, the promotion set's small, "
+            + "medium and large datasets; default work folder build/regress-scale")
     boolean scale;
 
     @Option(names = "--scale-factors", split = ",", paramLabel = "F", defaultValue = "1,10,100",

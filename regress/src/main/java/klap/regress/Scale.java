@@ -21,6 +21,9 @@ import java.util.TreeSet;
  * <tr><td>bt</td><td>{@code -n 25600F}</td><td>Bezier lines</td></tr>
  * <tr><td>qt</td><td>{@code -n 40000F}</td><td>points</td></tr>
  * <tr><td>sp</td><td>{@code -v 10000F -m 42000F} (4.2 clauses per variable kept)</td><td>variables</td></tr>
+ * <tr><td>sc, pt, unq</td><td>{@code -n 8192F} (F tiles)</td><td>elements</td></tr>
+ * <tr><td>los</td><td>{@code -n 2048F} (F tiles)</td><td>terrain points</td></tr>
+ * <tr><td>pd, upd</td><td>{@code -n 2F} (about F tiles)</td><td>matrix rows</td></tr>
  * </table>
  *
  * @param bench the benchmark's name
@@ -56,7 +59,23 @@ public record Scale(String bench, String unit, List<Option> options) {
             new Scale("bt", "Bezier lines (-n)", List.of(new Option("-n", 25600))),
             new Scale("qt", "points (-n)", List.of(new Option("-n", 40000))),
             new Scale("sp", "variables (-v; clauses -m = 4.2 v)",
-                    List.of(new Option("-v", 10000), new Option("-m", 42000))));
+                    List.of(new Option("-v", 10000), new Option("-m", 42000))),
+            // the promotion set (testcases/promotion): the base is one tile, so the factors
+            // 2, 25 and 3000 (PROMOTION_FACTORS) are KLAP's small, medium and large datasets
+            new Scale("sc", "elements (-n; 8192 per tile)", List.of(new Option("-n", 8192))),
+            new Scale("pt", "elements (-n; 8192 per tile)", List.of(new Option("-n", 8192))),
+            new Scale("unq", "elements (-n; 8192 per tile)", List.of(new Option("-n", 8192))),
+            new Scale("los", "terrain points (-n; 2048 per tile)", List.of(new Option("-n", 2048))),
+            new Scale("pd", "matrix rows (-n; 1000 + 20 columns, about 2 rows per tile)", List.of(new Option("-n", 2))),
+            new Scale("upd", "matrix rows (-n; 1000 + 20 columns, about 2 rows per tile)", List.of(new Option("-n", 2))));
+
+    /**
+     * The factors that give the promotion set's datasets (KLAP section IV-A, Table I): small
+     * (2 tiles, two recurrences), medium (25 tiles, the deepest chain CDP can run: nesting depths 0
+     * to 24) and large (3000 tiles, only PA-128 and PAO-128 can run it). Use them with
+     * {@code regress --scale --scale-factors 2,25,3000 --bench-dir testcases/promotion}.
+     */
+    public static final List<Long> PROMOTION_FACTORS = List.of(2L, 25L, 3000L);
 
     /** @return the sweep of {@code bench}, if it has one */
     public static Optional<Scale> of(String bench) {

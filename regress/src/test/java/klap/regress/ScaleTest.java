@@ -36,7 +36,11 @@ class ScaleTest {
         assertEquals("-n 1000000", Scale.of("bfs").orElseThrow().args(100));
         assertEquals("-n 2560000", Scale.of("bt").orElseThrow().args(100));
         assertEquals("-n 400000", Scale.of("qt").orElseThrow().args(10));
-        assertEquals(List.of("bfs", "bt", "qt", "sp"), Scale.ALL.stream().map(Scale::bench).toList());
+        assertEquals(List.of("bfs", "bt", "qt", "sp", "sc", "pt", "unq", "los", "pd", "upd"),
+                Scale.ALL.stream().map(Scale::bench).toList());
+        // the promotion datasets: 2, 25 and 3000 tiles (KLAP Table I small, medium, large)
+        assertEquals(List.of("-n 16384", "-n 204800", "-n 24576000"), Scale.PROMOTION_FACTORS.stream()
+                .map(f -> Scale.of("sc").orElseThrow().args(f)).toList());
         assertTrue(Scale.of("bh").isEmpty());
         // smallest first, duplicates dropped
         assertEquals(List.of(1L, 10L, 100L), Scale.of("qt").orElseThrow().points(List.of(100L, 1L, 10L, 10L))
