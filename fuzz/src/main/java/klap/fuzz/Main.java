@@ -42,8 +42,12 @@ public final class Main {
     private Main() {
     }
 
-    static final String USAGE = "usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR]\n"
-            + "  shapes: " + Shape.names() + " (default: random mixed with each other shape by chance)";
+    /** The promotion variants of a chain program: file name and klap options. */
+    static final List<String> PROMOTION_VARIANTS = List.of("p", "pa2", "po", "pao3");
+
+    static final String USAGE = "usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR] [--chains]\n"
+            + "  shapes: " + Shape.names() + " (default: random mixed with each other shape by chance)\n"
+            + "  --chains: launch-promotion chain programs (ChainGenerator) with the variants " + String.join(" ", PROMOTION_VARIANTS);
 
     /** Entry point: {@link #run} and exit with its status. */
     public static void main(String[] args) throws IOException {
@@ -62,6 +66,7 @@ public final class Main {
         List<String> pos = new ArrayList<>();
         Set<Shape> shapes = null;
         Path fixtures = null;
+        boolean chains = false;
         int count;
         long first;
         try {
@@ -73,6 +78,8 @@ public final class Main {
                     if (!Files.isDirectory(fixtures)) {
                         throw new IllegalArgumentException("--fixtures: no directory " + fixtures);
                     }
+                } else if (a.equals("--chains")) {
+                    chains = true;
                 } else if (a.equals("-h") || a.equals("--help")) {
                     out.println(USAGE);
                     return 0;
@@ -96,7 +103,7 @@ public final class Main {
             return 2;
         }
         Path dir = Path.of(pos.get(0));
-        int refused = write(dir, first, count, shapes);
+        int refused = chains ? writeChains(dir, first, count) : write(dir, first, count, shapes);
         int fx = fixtures != null ? writeFixtures(dir, fixtures) : 0;
         out.println("wrote " + count + " programs" + (fixtures != null ? " and " + fx + " fixtures" : "") + " to " + dir
                 + " (" + refused + " generated variants refused by klap); run: bash " + dir.resolve("run.sh"));
@@ -127,6 +134,52 @@ public final class Main {
             }
             Files.writeString(pd.resolve("shapes"), sh + "\n");
             refused += transform(in, pd);
+        }
+        writeRunScript(dir);
+        return refused;
+    }
+
+    private static List<String> promotionArgs(String variant) {
+        return switch (variant) {
+            case "p" -> List.of("--promote=P");
+            case "pa2" -> List.of("--promote=PA", "--promote-depth=2");
+            case "po" -> List.of("--promote=PO");
+            case "pao3" -> List.of("--promote=PAO", "--promote-depth=3");
+            default -> throw new IllegalArgumentException(variant);
+        };
+    }
+
+    /**
+     * Writes chain programs {@code first .. first+count-1} ({@link ChainGenerator}, issue 12) as
+     * {@code dir/fp_SEED/original.cu} with the promotion variants {@code p.cu}, {@code pa2.cu},
+     * {@code po.cu}, {@code pao3.cu} (or {@code <v>.refused} when klap promoted nothing), the file
+     * {@code variants} that tells run.sh which variants the program has, and run.sh.
+     *
+     * @return the number of variants klap did not promote
+     */
+    public static int writeChains(Path dir, long first, int count) throws IOException {
+        Files.createDirectories(dir);
+        int refused = 0;
+        for (long s = first; s < first + count; s++) {
+            ChainGenerator.Program p = ChainGenerator.generate(s);
+            Path pd = dir.resolve(p.dirName());
+            Path in = p.writeTo(pd, "original.cu");
+            Files.writeString(pd.resolve("shapes"), "chain" + (p.promotable() ? "" : ":refused")
+                    + (p.overlaps() ? ":overlap" : "") + "\n");
+            Files.writeString(pd.resolve("variants"), "original " + String.join(" ", PROMOTION_VARIANTS) + "\n");
+            for (String v : PROMOTION_VARIANTS) {
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+                List<String> args = new ArrayList<>(promotionArgs(v));
+                args.addAll(List.of(in.toString(), "-o", pd.resolve(v + ".cu").toString()));
+                int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+                Path cu = pd.resolve(v + ".cu");
+                if (rc != 0 || !Files.readString(cu).contains("klap/promote.cuh")) {
+                    refused++;
+                    Files.deleteIfExists(cu);
+                    Files.writeString(pd.resolve(v + ".refused"), "exit " + rc + "\n" + err);
+                }
+            }
         }
         writeRunScript(dir);
         return refused;
@@ -221,6 +274,7 @@ public final class Main {
         for (Granularity g : Granularity.values()) {
             variants.append(' ').append(g.cliName());
         }
+        PROMOTION_VARIANTS.forEach(v -> variants.append(' ').append(v));
         return """
                 #!/usr/bin/env bash
                 # Generated by klap.fuzz.Main. Builds and runs every program (fz_*: generated, fx_*: fixtures)
@@ -250,8 +304,12 @@ public final class Main {
                   esac
                 done
                 if [ ${#progs[@]} -eq 0 ]; then
-                  for d in fz_*/ fx_*/; do [ -d "$d" ] && progs+=("${d%%/}"); done
+                  for d in fz_*/ fx_*/ fp_*/; do [ -d "$d" ] && progs+=("${d%%/}"); done
                 fi
+                # variants_of DIR: the variants of one program (its file 'variants', else the aggregation ones)
+                variants_of() {
+                  if [ -f "$1/variants" ]; then cat "$1/variants"; else echo "original warp block kernel"; fi
+                }
                 # sources DIR VARIANT: the files nvcc compiles for one variant (nothing if it was not written)
                 sources() {
                   local d="$1" v="$2" k
@@ -271,9 +329,9 @@ public final class Main {
                   "$NVCC" -std=c++17 -rdc=true -arch="$ARCH" -o "$d/$v.bin" $src >"$d/$v.nvcc.log" 2>&1 \\
                     || echo "nvcc failed" >"$d/$v.nvcc.failed"
                 }
-                export -f sources build; export NVCC ARCH
+                export -f sources build variants_of; export NVCC ARCH
                 echo "building ${#progs[@]} programs with $JOBS jobs..." >&2
-                for d in "${progs[@]}"; do for v in $VARIANTS; do echo "$d $v"; done; done \\
+                for d in "${progs[@]}"; do for v in $(variants_of "$d"); do echo "$d $v"; done; done \\
                   | xargs -P "$JOBS" -n 2 bash -c 'build "$0" "$1"'
                 declare -A count failed
                 statuses="ok FAIL HANG NVCC-FAILED refused missing"
@@ -283,7 +341,7 @@ public final class Main {
                 for d in "${progs[@]}"; do
                   shapes="$(cat "$d/shapes" 2>/dev/null || echo '?')"
                   line="$d [$shapes]"; ok=1; ref=""
-                  for v in $VARIANTS; do
+                  for v in $(variants_of "$d"); do
                     res=""; detail=""
                     if [ -f "$d/$v.refused" ]; then
                       st=refused; detail="$(sed -n 2p "$d/$v.refused")"

@@ -110,6 +110,12 @@ class MainTest {
         for (String v : List.of("original", "warp", "block", "kernel")) {
             Files.writeString(c.resolve(v + ".cu"), ok);
         }
+        Path d = Files.createDirectories(out.resolve("fp_000003"));  // a chain program: its own variants
+        Files.writeString(d.resolve("shapes"), "chain\n");
+        Files.writeString(d.resolve("variants"), "original p po\n");
+        Files.writeString(d.resolve("original.cu"), ok);
+        Files.writeString(d.resolve("p.cu"), ok);
+        Files.writeString(d.resolve("po.refused"), "exit 0\nno kernel promoted\n");
         Files.writeString(out.resolve("run.sh"), Main.runScript());
         ProcessBuilder pb = new ProcessBuilder("bash", "run.sh", "--timeout", "2", "--jobs=3").directory(out.toFile())
                 .redirectErrorStream(true);
@@ -125,11 +131,14 @@ class MainTest {
         assertTrue(log.contains("PASS fx_tiny [fixture:tiny] original=ok warp=ok block=ok kernel=ok"), log);
         assertTrue(Files.readString(b.resolve("kernel.bin")).contains("# built from: fz_000002/kernel.cu fz_000002/main.cu"));
         assertTrue(Files.readString(b.resolve("original.bin")).contains("# built from: fz_000002/kernels.cu fz_000002/main.cu"));
-        // the per-variant table comes last
+        assertTrue(log.contains("PASS fp_000003 [chain] original=ok p=ok po=refused"), log);
+        // the per-variant table comes last: the aggregation variants, then the promotion ones
         List<String> lines = log.strip().lines().toList();
-        List<String> table = lines.subList(lines.size() - 5, lines.size());
+        List<String> table = lines.subList(lines.size() - 9, lines.size());
         assertTrue(table.get(0).matches("variant +ok +FAIL +HANG +NVCC-FAILED +refused +missing"), log);
-        assertTrue(table.get(1).matches("original +3 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(1).matches("original +4 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(5).matches("p +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(7).matches("po +0 +0 +0 +0 +1 +0"), log);
         assertTrue(table.get(2).matches("warp +2 +0 +1 +0 +0 +0"), log);
         assertTrue(table.get(3).matches("block +1 +1 +0 +1 +0 +0"), log);
         assertTrue(table.get(4).matches("kernel +2 +0 +0 +0 +1 +0"), log);
