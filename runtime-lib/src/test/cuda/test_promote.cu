@@ -4,6 +4,9 @@
 // postponed argument.
 //   - chains of 1, 2, 5, 9 and 200 tiles, pools of n = 1, 3, 4 and 128 descendants (the chain ends
 //     in the middle of a pool, at its end, and in the host instance: every abort path);
+//   - a chain of 60 tiles with P (one descendant per launch): past nesting depth 24 the promoted
+//     launch fails and each link falls back to an ordinary launch, which fails as the original
+//     would: the test expects the launch error, not a trap or a hang;
 //   - 300 chains in a row (pool memory is freed on the device: 300 x 200 tiles of pools would not
 //     fit the 8 MB device heap otherwise);
 //   - both protocols: P/PA (acquire first) and PO/PAO (the existence chain, the independent
@@ -21,9 +24,13 @@ struct sum_post {  // the postponed arguments: the running total before this til
   long long before;
 };
 
+__device__ int g_launch_failed;  // set by the launcher when the launch of its successor failed
+
 template <bool Overlap>
 __global__ void sum_pro(klap::promote::pool_header* klap_pool, const int* in, long long* out, int ntiles, int t,
                         int n_pool);
+template <bool Overlap>
+__global__ void sum_host(const int* in, long long* out, int ntiles, int t, int n_pool, long long before);
 
 // The body shared by the host instance and the descendants, as the pass generates it for P/PA
 // (Overlap = false: acquire first) and PO/PAO (Overlap = true: the existence chain, then the
@@ -37,8 +44,9 @@ static __device__ void sum_body(klap::promote::block_ctx<sum_post>& klap_pc, con
       const bool klap_c = (t + 1 < ntiles);
       if (klap_c && klap::promote::launches_next(klap_pc)) {
         klap::promote::pool_header* klap_np = klap::promote::new_pool<sum_post>(n_pool);
-        sum_pro<Overlap><<<n_pool, TILE, 0, cudaStreamFireAndForget>>>(klap_np, in, out, ntiles, t + 1, n_pool);
-        klap::promote::launched(klap_pc, klap_np, cudaGetLastError());
+        if (klap_np != nullptr)
+          sum_pro<Overlap><<<n_pool, TILE, 0, cudaStreamFireAndForget>>>(klap_np, in, out, ntiles, t + 1, n_pool);
+        klap::promote::launched(klap_pc, klap_np, klap_np != nullptr ? cudaGetLastError() : cudaErrorMemoryAllocation);
       }
       klap::promote::announce(klap_pc, klap_c);
     }
@@ -46,8 +54,9 @@ static __device__ void sum_body(klap::promote::block_ctx<sum_post>& klap_pc, con
     if (!klap::promote::acquire(klap_pc)) return;
     if (klap::promote::launches_next(klap_pc) && klap::promote::thread0()) {
       klap::promote::pool_header* klap_np = klap::promote::new_pool<sum_post>(n_pool);
-      sum_pro<Overlap><<<n_pool, TILE, 0, cudaStreamFireAndForget>>>(klap_np, in, out, ntiles, t + 1, n_pool);
-      klap::promote::launched(klap_pc, klap_np, cudaGetLastError());
+      if (klap_np != nullptr)
+        sum_pro<Overlap><<<n_pool, TILE, 0, cudaStreamFireAndForget>>>(klap_np, in, out, ntiles, t + 1, n_pool);
+      klap::promote::launched(klap_pc, klap_np, klap_np != nullptr ? cudaGetLastError() : cudaErrorMemoryAllocation);
     }
   }
   __shared__ long long part[TILE];
@@ -65,7 +74,9 @@ static __device__ void sum_body(klap::promote::block_ctx<sum_post>& klap_pc, con
   if (threadIdx.x == 0 && t + 1 < ntiles) {   // the original launch site
     sum_post klap_a;
     klap_a.before = before + part[TILE - 1];
-    klap::promote::release(klap_pc, klap_a);
+    if (!klap::promote::release(klap_pc, klap_a))  // no promoted successor: launch as the original did
+      sum_host<Overlap><<<1, TILE>>>(in, out, ntiles, t + 1, n_pool, klap_a.before);
+    if (cudaGetLastError() != cudaSuccess) atomicExch(&g_launch_failed, 1);  // the user's own check
   }
   out[t * TILE + threadIdx.x] = before + part[threadIdx.x];  // epilogue
 }
@@ -129,6 +140,32 @@ int main() {
   for (bool overlap : {false, true}) {
     for (const auto& c : chains) run_chain(overlap, c[0], c[1], d_in, d_out, h_in);
     for (int rep = 0; rep < 300 && klap_test_failures == 0; ++rep) run_chain(overlap, 200, 16, d_in, d_out, h_in);
+  }
+  // past nesting depth 24: the launch of tile 25 fails as in the original program (error seen by the
+  // launcher's own check), no trap, no hang; tiles 0..24 are right, the others untouched
+  for (bool overlap : {false, true}) {
+    int zero = 0;
+    KT_CUDA(cudaMemcpyToSymbol(g_launch_failed, &zero, sizeof zero));
+    KT_CUDA(cudaMemset(d_out, 0xff, sizeof(long long) * 60 * TILE));
+    if (overlap)
+      sum_host<true><<<1, TILE>>>(d_in, d_out, 60, 0, 1, 0);
+    else
+      sum_host<false><<<1, TILE>>>(d_in, d_out, 60, 0, 1, 0);
+    KT_CUDA(cudaDeviceSynchronize());
+    int failed = 0;
+    KT_CUDA(cudaMemcpyFromSymbol(&failed, g_launch_failed, sizeof failed));
+    KT_EXPECT(failed == 1, "overlap=%d: a 60-tile chain with P did not report the failed launch at depth 25\n", overlap);
+    std::vector<long long> got(60 * TILE);
+    KT_CUDA(cudaMemcpy(got.data(), d_out, sizeof(long long) * got.size(), cudaMemcpyDeviceToHost));
+    long long acc = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      acc += h_in[i % h_in.size()];
+      const bool reached = i < 25 * TILE;
+      if (reached ? got[i] != acc : got[i] != -1) {
+        KT_EXPECT(false, "overlap=%d: depth test out[%zu] = %lld\n", overlap, i, got[i]);
+        break;
+      }
+    }
   }
   KT_CUDA(cudaFree(d_in));
   KT_CUDA(cudaFree(d_out));

@@ -25,19 +25,23 @@
 //   original launch site); descendant j's thread 0 polls with acquire loads and __nanosleep
 //   (acquire), then __syncthreads() hands the values to the block (KLAP Fig. 7, lines 17-19 and
 //   30-32; PTX release/acquire patterns, CUDA C++ `cuda::atomic_ref`).
-// * Speculation is bounded: the successor pool is launched only by a block that was itself
-//   released (after acquire), so at most one pool per chain runs ahead. A block that ends
-//   without releasing its successor (the launch condition was false: it is the final one) sets
-//   the abort flag of the pool that holds the successor; every descendant after it then ends
-//   without running any user code past the overlap point (finish).
-// * A speculative successor launch that fails (e.g. cudaErrorLaunchMaxDepthExceeded at nesting
-//   depth 24) is remembered; it is an error only if the chain then needs that successor
-//   (release), where klap fails loudly (printf + __trap), never silently.
+// * Speculation is bounded. P and PA: the successor pool is launched only by a block that was
+//   itself released (after acquire), so at most one pool per chain runs ahead of the chain's
+//   progress. PO and PAO: a pool is launched only once its first descendant is known to exist
+//   (await_exists and the launch condition, evaluated at the start), so nothing is speculative;
+//   the existence chain may run ahead of the data chain by as many links as there are. A block
+//   that ends without releasing its successor (the launch condition was false: it is the final
+//   one) sets the abort flag of the pool that holds the successor; every descendant after it then
+//   ends without running any user code (P/PA) or any code past await_exists (PO/PAO).
+// * A successor pool that cannot be had (its launch failed, e.g. cudaErrorLaunchMaxDepthExceeded at
+//   nesting depth 25, or the device heap is exhausted) is remembered; if the chain then needs the
+//   successor, release() returns false and the generated code launches the kernel the way the
+//   original program did (K<<<1, B>>>(...)), so the program sees that launch's own result.
 //
 // Shapes and units: n >= 1 descendants per pool; Post is the generated struct of postponed
 // arguments (trivially copyable members only, since block_ctx lives in __shared__ memory).
-// Errors: device-heap exhaustion (malloc returns null) and a needed launch that failed print
-// `klap: error: ... [klap::promote]` and trap. Source: KLAP section III; CUDA programming guide,
+// Errors: a launch site that runs twice in one block, and a wait of more than five minutes for a
+// predecessor (a release that never comes), print `klap: error: ... [klap::promote]` and trap. Source: KLAP section III; CUDA programming guide,
 // "CUDA Dynamic Parallelism" (CDP2 streams, nesting depth) and "Memory Consistency".
 #ifndef KLAP_PROMOTE_CUH
 #define KLAP_PROMOTE_CUH
@@ -144,8 +148,8 @@ __device__ inline unsigned long long now_ns() {
 
 // Thread 0: polls `flag` (acquire) until it is `want` (returns true) or, if `abortable`, until the
 // pool's abort flag is set first (returns false). Abort is read before the flag: every flag of this
-// pool that was set before the abort is then seen. Waiting more than a minute is reported and traps
-// (a release that never comes would otherwise hang the program silently).
+// pool that was set before the abort is then seen. Waiting more than five minutes is reported and
+// traps (a release that never comes would otherwise hang the program silently).
 __device__ inline bool wait_for(unsigned& flag, unsigned want, unsigned& abort_flag, bool abortable, unsigned j) {
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flag);
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> ab(abort_flag);
@@ -158,8 +162,8 @@ __device__ inline bool wait_for(unsigned& flag, unsigned want, unsigned& abort_f
     __nanosleep(ns);
     if (ns < 2048) {
       ns *= 2;
-    } else if (now_ns() - t0 > 60ull * 1000000000ull) {
-      fail("a promoted kernel waited a minute for its predecessor's release (position, seconds)", j, 60);
+    } else if (now_ns() - t0 > 300ull * 1000000000ull) {
+      fail("a promoted kernel waited five minutes for its predecessor's release (position, seconds)", j, 300);
     }
   }
 }
@@ -218,16 +222,13 @@ __device__ inline bool launches_next(const block_ctx<Post>& pc) {
   return pc.mine == nullptr || pc.j + 1 == pc.mine->n;
 }
 
-// Thread 0: allocates and zeroes a pool of n descendants (device heap). Traps if the heap is
-// exhausted (raise it with cudaDeviceSetLimit(cudaLimitMallocHeapSize, ...) before the first launch).
+// Thread 0: allocates and zeroes a pool of n descendants (device heap). Returns null if the heap
+// is exhausted (launched() then records the failure; the chain falls back to ordinary launches).
 template <class Post>
 __device__ inline pool_header* new_pool(unsigned n) {
   const unsigned long long bytes = sizeof(pool_header) + static_cast<unsigned long long>(n) * sizeof(link<Post>);
   pool_header* p = static_cast<pool_header*>(malloc(bytes));
-  if (p == nullptr)
-    fail("device heap exhausted while allocating a pool of promoted descendants (descendants, bytes); raise "
-         "cudaLimitMallocHeapSize or use a smaller --promote-depth",
-         n, bytes);
+  if (p == nullptr) return nullptr;
   p->n = n;
   p->ticket = 0u;
   p->abort = 0u;
@@ -240,15 +241,15 @@ __device__ inline pool_header* new_pool(unsigned n) {
   return p;  // the launch that follows makes these writes visible to the pool's blocks
 }
 
-// Thread 0, right after the launch of pool p (error e = the launch's result): p becomes the pool
-// that holds the successor's link, or, if the launch failed, p is freed and the failure is kept
-// for release to report if the chain turns out to need the successor.
+// Thread 0, right after the launch of pool p (error e = the launch's result; p null: new_pool
+// failed and nothing was launched): p becomes the pool that holds the successor's link, or, if the
+// launch failed, p is freed and release() will tell the caller to launch the original way.
 template <class Post>
 __device__ inline void launched(block_ctx<Post>& pc, pool_header* p, cudaError_t e) {
-  if (e != cudaSuccess) {
-    free(p);
+  if (p == nullptr || e != cudaSuccess) {
+    if (p != nullptr) free(p);
     pc.next = nullptr;
-    pc.launch_error = static_cast<int>(e);
+    pc.launch_error = static_cast<int>(p == nullptr ? cudaErrorMemoryAllocation : e);
     return;
   }
   pc.ahead = p;
@@ -257,19 +258,19 @@ __device__ inline void launched(block_ctx<Post>& pc, pool_header* p, cudaError_t
 }
 
 // The launcher thread (thread 0), at the original launch site: publishes the successor's postponed
-// arguments `v` (KLAP Fig. 7, lines 17-19). Fails loudly if the successor's launch failed or if
-// the site runs twice in one block (the pass proves neither happens in an equivalent program).
+// arguments `v` (KLAP Fig. 7, lines 17-19) and returns true. Returns false if there is no promoted
+// successor (its pool could not be launched or allocated): the caller then launches the kernel as
+// the original program did, and the program sees that launch's result (cudaGetLastError). Fails
+// loudly if the site runs twice in one block (the pass proves it does not).
 template <class Post>
-__device__ inline void release(block_ctx<Post>& pc, const Post& v) {
+__device__ inline bool release(block_ctx<Post>& pc, const Post& v) {
   if (pc.released) fail("a promoted launch site ran twice in one block (block, position)", blockIdx.x, pc.j);
-  if (pc.next == nullptr)
-    fail("the promoted launch of the next kernels failed (CUDA error, position); the nesting depth limit is 24: "
-         "use klap --promote=PA or PAO, which divides the depth by --promote-depth",
-         static_cast<unsigned long long>(pc.launch_error), pc.j);
+  pc.released = 1;
+  if (pc.next == nullptr) return false;
   link<Post>& l = links<Post>(pc.next)[pc.next_j];
   l.args = v;
   cuda::atomic_ref<unsigned, cuda::thread_scope_device>(l.state).store(link_go, cuda::std::memory_order_release);
-  pc.released = 1;
+  return true;
 }
 
 // Block-collective, after the kernel body (every thread, every path). A block that was released

@@ -75,8 +75,15 @@ final class PromotedKernel {
 
     /** @return the text that replaces the kernel's definition */
     String emit(String modeName) {
-        String header = src.text().substring(k.range().offset(), k.body().range().offset()).strip();
         String prefix = src.text().substring(k.range().offset(), k.nameRange().offset());
+        // the prototype keeps the parameters as written (default arguments included, unless an earlier
+        // declaration has them); the definition has none (C++ [dcl.fct.default]: given once)
+        String prototype = k.firstDeclaration() == null
+                ? src.text().substring(k.range().offset(), k.paramsRange().end() + 1)
+                : prefix + k.name() + "(" + String.join(", ", plan.args().stream().map(a -> declaration(a.param(), true)).toList()) + ")";
+        String header = prefix + k.name() + "(" + String.join(", ", plan.args().stream()
+                .map(a -> declaration(a.param(), true)).toList()) + ")";
+        boolean shadow = plan.poolSize() > 1;
         String ctx = "klap::promote::block_ctx<" + post + ">";
         StringBuilder sb = new StringBuilder();
         sb.append("/* klap --promote=").append(modeName).append(": '").append(k.name())
@@ -86,12 +93,13 @@ final class PromotedKernel {
             sb.append(' ').append(member(a.param())).append(';');
         }
         sb.append(" };\n");
-        sb.append(header).append(";\n");
+        sb.append(prototype).append(";\n");
         sb.append(prefix).append(pro).append('(').append(params("klap::promote::pool_header* klap_pool", plan.available()))
                 .append(");\n");
         // the promoted body
         sb.append("static __device__ void ").append(body).append('(')
-                .append(params(ctx + "& klap_pc, const uint3 blockIdx, const dim3 gridDim", plan.available()))
+                .append(params(ctx + "& klap_pc" + (shadow ? ", const uint3 blockIdx, const dim3 gridDim" : ""),
+                        plan.available()))
                 .append(")\n");
         sb.append(src.lineDirective(k.body().range().offset())).append(promotedBody()).append('\n');
         // the descendants: one launch of n blocks, each takes its position from the pool's ticket
@@ -100,7 +108,7 @@ final class PromotedKernel {
         sb.append("  __shared__ ").append(ctx).append(" klap_pc;\n");
         sb.append("  const unsigned klap_j = klap::promote::enter(klap_pc, klap_pool);\n");
         List<String> callArgs = new ArrayList<>();
-        callArgs.add("klap_pc, make_uint3(0u, 0u, 0u), dim3(1u, 1u, 1u)");
+        callArgs.add(shadow ? "klap_pc, make_uint3(0u, 0u, 0u), dim3(1u, 1u, 1u)" : "klap_pc");
         for (PromotionPlan.Arg a : plan.available()) {
             callArgs.add(a.kind() == PromotionPlan.ArgKind.PASS ? a.param().name()
                     : a.param().name() + (a.minus() ? " - " : " + ") + "(long long)klap_j * (" + text(a.step()) + ")");
@@ -121,7 +129,7 @@ final class PromotedKernel {
         }
         sb.append("\n  klap::promote::host_instance(klap_pc, klap_a);\n");
         List<String> names = new ArrayList<>();
-        names.add("klap_pc, blockIdx, gridDim");
+        names.add(shadow ? "klap_pc, blockIdx, gridDim" : "klap_pc");
         plan.available().forEach(a -> names.add(a.param().name()));
         sb.append("  ").append(body).append('(').append(String.join(", ", names)).append(");\n");
         sb.append("  klap::promote::finish(klap_pc);\n}\n");
@@ -148,10 +156,26 @@ final class PromotedKernel {
                     : "/* " + src.slice(p.range()) + " */");
         }
         StringBuilder rel = new StringBuilder("{ " + post + " klap_a;");
-        for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
-            rel.append(" klap_a.").append(a.param().name()).append(" = (").append(text(a.arg())).append(");");
+        List<String> fallback = new ArrayList<>();
+        for (PromotionPlan.Arg a : plan.args()) {
+            String name = a.param().name();
+            if (a.kind() == PromotionPlan.ArgKind.POSTPONED) {
+                String t = text(a.arg());
+                rel.append(" klap_a.").append(name).append(" = ")
+                        .append(t.startsWith("{") ? "decltype(klap_a." + name + ")" + t : "(" + t + ")").append(';');
+                fallback.add("klap_a." + name);
+            } else {
+                fallback.add(a.kind() == PromotionPlan.ArgKind.PASS ? name : "(" + text(a.arg()) + ")");
+            }
         }
-        rel.append(" klap::promote::release(klap_pc, klap_a); }");
+        // no promoted successor (its launch failed): launch as the original program did, so that the
+        // program sees that launch's own result
+        Expr.Launch l = plan.launch();
+        rel.append(" if (!klap::promote::release(klap_pc, klap_a)) ").append(k.name()).append("<<<1, (")
+                .append(text(l.block())).append(")")
+                .append(l.sharedMem() == null ? "" : ", (" + text(l.sharedMem()) + ")")
+                .append(l.stream() == null ? "" : (l.sharedMem() == null ? ", 0" : "") + ", " + text(l.stream()))
+                .append(">>>(").append(String.join(", ", fallback)).append("); }");
         e.replace(plan.site().range().offset(), plan.site().range().end(), rel.toString());
         return e.render(k.body().range().offset(), k.body().range().end());
     }
@@ -171,10 +195,11 @@ final class PromotedKernel {
         return " if (" + (cond.equals("true") ? "" : cond + " && ") + "klap::promote::launches_next(klap_pc)"
                 + (cond.equals("true") ? " && klap::promote::thread0()" : "") + ") {"
                 + " klap::promote::pool_header* klap_np = klap::promote::new_pool<" + post + ">(" + n + "u);"
-                + " " + pro + "<<<" + n + "u, (" + text(l.block()) + "), "
+                + " if (klap_np != nullptr) " + pro + "<<<" + n + "u, (" + text(l.block()) + "), "
                 + (l.sharedMem() == null ? "0" : "(" + text(l.sharedMem()) + ")")
                 + ", cudaStreamFireAndForget>>>(" + String.join(", ", args) + ");"
-                + " klap::promote::launched(klap_pc, klap_np, cudaGetLastError()); }";
+                + " klap::promote::launched(klap_pc, klap_np, klap_np != nullptr ? cudaGetLastError() "
+                + ": cudaErrorMemoryAllocation); }";
     }
 
     /** The postponed parameters, declared as locals from the released values (one line). */
@@ -197,11 +222,15 @@ final class PromotedKernel {
         return String.join(", ", out);
     }
 
-    /** @return the parameter's declaration without a default argument, on one line */
+    /** @return the parameter's declaration without a default argument and {@code __grid_constant__}, on one line */
     private String declaration(Param p) {
-        String d = src.slice(p.range());
-        int eq = d.indexOf('=');
-        return (eq >= 0 ? d.substring(0, eq) : d).replaceAll("\\s+", " ").strip();
+        return declaration(p, false).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
+    }
+
+    /** @return the parameter's declaration without a default argument, on one line (kernel parameters keep __grid_constant__) */
+    private String declaration(Param p, boolean kernelParam) {
+        String d = src.text().substring(p.range().offset(), p.nameRange().end());
+        return d.replaceAll("\\s+", " ").strip();
     }
 
     /**

@@ -74,8 +74,16 @@ public final class PromotionPlanner {
             "FlagTails", "FlagHeadsAndTails", "Sort", "SortDescending", "SortBlockedToStriped",
             "SortDescendingBlockedToStriped", "Histogram", "Composite", "InitHistogram");
 
+    private static final Pattern INTEGER_LITERAL = Pattern.compile("(0[xX][0-9a-fA-F']+|[0-9][0-9']*)[uUlL]*");
+    private static final Pattern INTEGRAL_TYPE = Pattern.compile(
+            "(?s)(\\s|const|volatile|unsigned|signed|int|long|short|char|size_t|ptrdiff_t|u?int(8|16|32|64)_t)*");
+
     private final CudaUnit unit;
     private final SourceFile src;
+    /** The names declared in the body of the kernel being planned (a CONSTANT among them is local). */
+    private Set<String> locals = Set.of();
+    /** The integral types of the kernel's parameters, by name. */
+    private Set<String> integralParams = Set.of();
     private final PromoteMode mode;
     private final int depth;
     private final List<Diagnostic> diags;
@@ -139,6 +147,9 @@ public final class PromotionPlanner {
         if (k.memberOf() != null || k.externC()) {
             throw new Refusal(at, "member and extern \"C\" kernels are not promoted");
         }
+        if (unit.functions().stream().filter(f -> f.name().equals(k.name())).count() > 1) {
+            throw new Refusal(at, "it is overloaded; promotion needs to know which '" + k.name() + "' the launch calls");
+        }
         if (launches.size() != 1) {
             throw new Refusal(at, "it has " + launches.size() + " device launch sites; promotion applies to a kernel "
                     + "whose only launch is one launch of itself (KLAP III, Fig. 5a)");
@@ -162,6 +173,40 @@ public final class PromotionPlanner {
             if (p.name().isEmpty() || decl.contains("&") || decl.contains("[")) {
                 throw new Refusal(p.range().offset(), "parameter '" + decl.strip()
                         + "' is unnamed, a reference or an array");
+            }
+            if (decl.contains("__restrict__") || decl.contains("__restrict ")) {
+                // the compiler may read a const __restrict__ pointer through the non-coherent cache, which
+                // does not see what an earlier link of the chain wrote while this grid already ran
+                throw new Refusal(p.range().offset(), "parameter '" + decl.strip() + "' is __restrict__: a "
+                        + "promoted descendant runs while its predecessor writes, and restrict reads may bypass "
+                        + "the coherent cache; remove __restrict__ to promote it");
+            }
+        }
+        String[] ldg = {null};
+        Trees.walkExprs(k.body(), e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null && c.calleeName().startsWith("__ldg")) {
+                ldg[0] = c.calleeName();
+            }
+        });
+        if (ldg[0] != null) {
+            throw new Refusal(at, "it reads with " + ldg[0] + ", through the non-coherent cache, which does not see "
+                    + "what an earlier link of the chain wrote while this grid already ran");
+        }
+        locals = new HashSet<>();
+        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+            d.vars().forEach(v -> locals.add(v.name()));
+        }
+        integralParams = new HashSet<>();
+        for (Param p : k.params()) {
+            if (INTEGRAL_TYPE.matcher(src.text().substring(p.range().offset(), p.nameRange().offset())).matches()) {
+                integralParams.add(p.name());
+            }
+        }
+        if (mode.aggregates()) {
+            String why = indexUse(k);
+            if (why != null) {
+                throw new Refusal(at, why + ": in a pool of descendants (--promote=" + mode.name() + ") each block "
+                        + "must see blockIdx 0 and gridDim 1; use --promote=" + (mode.overlaps() ? "PO" : "P"));
             }
         }
         if (l.args().size() != k.params().size()) {
@@ -189,12 +234,12 @@ public final class PromotionPlanner {
             }
         }
         if (!BLOCK_DIM.contains(compact(l.block())) && (compact(l.block()).contains("dim3")
-                || !invariant(l.block(), pass))) {
+                || !invariant(l.block(), pass, true))) {
             throw new Refusal(l.block().range().offset(), "the block size '" + src.slice(l.block().range())
-                    + "' is not the same for every descendant (use blockDim.x, a constant, or a parameter passed "
-                    + "on unchanged)");
+                    + "' is not the same one-dimensional size for every descendant (use blockDim.x, an integer "
+                    + "constant, or an integer parameter passed on unchanged)");
         }
-        if (l.sharedMem() != null && !invariant(l.sharedMem(), pass)) {
+        if (l.sharedMem() != null && !invariant(l.sharedMem(), pass, true)) {
             throw new Refusal(l.sharedMem().range().offset(), "the dynamic shared memory size '"
                     + src.slice(l.sharedMem().range()) + "' is not the same for every descendant");
         }
@@ -225,9 +270,9 @@ public final class PromotionPlanner {
             PromotionPlan.Arg ind = null;
             if (!written.contains(p.name()) && inductionType(p) && a instanceof Expr.Binary b
                     && (b.op().equals("+") || b.op().equals("-"))) {
-                if (isParam(b.lhs(), p.name()) && invariant(b.rhs(), pass)) {
+                if (isParam(b.lhs(), p.name()) && invariant(b.rhs(), pass, true)) {
                     ind = new PromotionPlan.Arg(p, PromotionPlan.ArgKind.INDUCTION, a, b.op().equals("-"), b.rhs());
-                } else if (b.op().equals("+") && isParam(b.rhs(), p.name()) && invariant(b.lhs(), pass)) {
+                } else if (b.op().equals("+") && isParam(b.rhs(), p.name()) && invariant(b.lhs(), pass, true)) {
                     ind = new PromotionPlan.Arg(p, PromotionPlan.ArgKind.INDUCTION, a, false, b.lhs());
                 }
             }
@@ -243,29 +288,116 @@ public final class PromotionPlanner {
     }
 
     /**
-     * @return true if {@code e} has the same value in every descendant: literals, constants,
-     *         parameters passed on unchanged, and operators on them (no loads, calls or writes)
+     * @return true if {@code e} has the same value in every descendant: literals, constants declared
+     *         outside the kernel, parameters passed on unchanged, and operators on them (no loads,
+     *         calls or writes); with {@code integral}, also of an integer type (an induction step, a
+     *         block size: floating point would round differently from link to link)
      */
-    private static boolean invariant(Expr e, Set<String> pass) {
+    private boolean invariant(Expr e, Set<String> pass, boolean integral) {
         if (e instanceof Expr.Literal) {
-            return true;
+            String t = compact(e);
+            // a literal written by an object-like macro (#define TB 64) carries the macro's name as its text
+            return !integral || INTEGER_LITERAL.matcher(t).matches() || Pattern.compile("(?m)^\\s*#\\s*define\\s+"
+                    + Pattern.quote(t) + "\\s+\\(?\\s*" + INTEGER_LITERAL.pattern() + "\\s*\\)?\\s*(//.*)?$")
+                    .matcher(src.text()).find();
         }
         if (e instanceof Expr.Name n) {
-            return n.kind() == Expr.NameKind.CONSTANT || (n.kind() == Expr.NameKind.PARAM && pass.contains(n.name()));
+            if (n.kind() == Expr.NameKind.CONSTANT) {
+                return !locals.contains(n.name()) && (!integral || integralConstant(n.name()));
+            }
+            return n.kind() == Expr.NameKind.PARAM && pass.contains(n.name())
+                    && (!integral || integralParams.contains(n.name()));
         }
         if (e instanceof Expr.Unary u) {
-            return u.op().equals("sizeof") || (Set.of("-", "+", "~", "!").contains(u.op()) && invariant(u.operand(), pass));
+            return u.op().equals("sizeof") || (Set.of("-", "+", "~", "!").contains(u.op())
+                    && invariant(u.operand(), pass, integral));
         }
         if (e instanceof Expr.Binary b) {
-            return !b.isAssignment() && !b.op().equals(",") && invariant(b.lhs(), pass) && invariant(b.rhs(), pass);
+            return !b.isAssignment() && !b.op().equals(",") && invariant(b.lhs(), pass, integral)
+                    && invariant(b.rhs(), pass, integral);
         }
         if (e instanceof Expr.Cast c) {
-            return invariant(c.operand(), pass);
+            return (!integral || INTEGRAL_TYPE.matcher(c.typeText()).matches()) && invariant(c.operand(), pass, integral);
         }
         if (e instanceof Expr.Conditional c) {
-            return invariant(c.cond(), pass) && invariant(c.then(), pass) && invariant(c.otherwise(), pass);
+            return invariant(c.cond(), pass, false) && invariant(c.then(), pass, integral)
+                    && invariant(c.otherwise(), pass, integral);
         }
         return false;
+    }
+
+    /** @return true if the file declares {@code name} outside functions as an integral const/constexpr variable */
+    private boolean integralConstant(String name) {
+        Pattern decl = Pattern.compile("\\b(?:constexpr|const)\\b[^;=(){}*&]*?\\b(?:int|long|short|char|unsigned|size_t"
+                + "|u?int(?:8|16|32|64)_t)\\b[^;=(){}*&]*?\\b" + Pattern.quote(name) + "\\s*[={(]");
+        var m = decl.matcher(src.text());
+        while (m.find()) {
+            int at = m.start();
+            if (unit.functions().stream().noneMatch(f -> f.body().range().contains(at))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return why the kernel's code may read the hardware block index or grid size where the
+     *         promoted body cannot shadow them (a called function, a lambda, cooperative groups), or null
+     */
+    private String indexUse(FunctionDef k) {
+        String[] why = {null};
+        Set<String> seen = new HashSet<>();
+        Trees.walkExprs(k.body(), e -> {
+            if (why[0] != null) {
+                return;
+            }
+            if (e instanceof Expr.Lambda lam && readsIndices(lam.body())) {
+                why[0] = "a lambda in it reads blockIdx or gridDim";
+            } else if (e instanceof Expr.Call c && c.calleeName() != null && calleeReadsIndices(c.calleeName(), seen)) {
+                why[0] = "it calls '" + c.calleeName() + "', which reads blockIdx, gridDim or a cooperative group";
+            }
+        });
+        if (why[0] == null && src.slice(k.body().range()).matches("(?s).*\\b(this_grid|group_index|this_thread_block)\\b.*")) {
+            why[0] = "it uses cooperative groups";
+        }
+        return why[0];
+    }
+
+    private boolean calleeReadsIndices(String name, Set<String> seen) {
+        if (!seen.add(name)) {
+            return false;
+        }
+        for (FunctionDef f : unit.functions()) {
+            if (f.name().equals(name) && f.kind() != FunctionDef.Kind.KERNEL && f.kind() != FunctionDef.Kind.HOST) {
+                if (readsIndices(f.body()) || src.slice(f.body().range()).matches("(?s).*\\b(this_grid|group_index)\\b.*")) {
+                    return true;
+                }
+                boolean[] inner = {false};
+                Trees.walkExprs(f.body(), e -> {
+                    if (e instanceof Expr.Call c && c.calleeName() != null && calleeReadsIndices(c.calleeName(), seen)) {
+                        inner[0] = true;
+                    }
+                });
+                if (inner[0]) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean readsIndices(Stmt body) {
+        boolean[] r = {false};
+        Trees.walkExprs(body, e -> {
+            if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
+                    && (n.name().equals("blockIdx") || n.name().equals("gridDim"))) {
+                r[0] = true;
+            }
+            if (e instanceof Expr.Lambda lam && readsIndices(lam.body())) {
+                r[0] = true;
+            }
+        });
+        return r[0];
     }
 
     private static boolean isParam(Expr e, String name) {
@@ -338,13 +470,14 @@ public final class PromotionPlanner {
     }
 
     /** @return true if {@code e} only uses values a kernel has at its start (never-written available parameters) */
-    private static boolean availableAtStart(Expr e, Set<String> avail) {
+    private boolean availableAtStart(Expr e, Set<String> avail) {
         if (e instanceof Expr.Member m && !m.arrow() && m.owner() instanceof Expr.Name n
                 && Set.of("blockDim", "gridDim", "blockIdx").contains(n.name())) {
             return true;
         }
         if (e instanceof Expr.Name n) {
-            return n.kind() == Expr.NameKind.CONSTANT || (n.kind() == Expr.NameKind.PARAM && avail.contains(n.name()));
+            return n.kind() == Expr.NameKind.CONSTANT ? !locals.contains(n.name())
+                    : n.kind() == Expr.NameKind.PARAM && avail.contains(n.name());
         }
         if (e instanceof Expr.Call c) {
             return Mutations.pure(c.calleeName()) && c.args().stream().allMatch(a -> availableAtStart(a, avail));
@@ -379,18 +512,27 @@ public final class PromotionPlanner {
         return false;
     }
 
-    /** @return locals declared as exactly {@code threadIdx.x} and never written */
+    /**
+     * @return locals declared as exactly {@code threadIdx.x} and never written, whose name no other
+     *         declaration of the kernel uses (an inner {@code int tid = threadIdx.x % 32;} shadowing it
+     *         would make the test name a different variable)
+     */
     private Set<String> threadIdxAliases(FunctionDef k) {
         Set<String> written = Mutations.of(k, unit);
         Set<String> out = new HashSet<>();
+        Set<String> other = new HashSet<>();
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
             for (VarDecl v : d.vars()) {
                 if (v.init() != null && compact(v.init()).equals("threadIdx.x") && !v.reference() && !v.array()
-                        && !v.shared() && !v.isStatic() && !written.contains(v.name())) {
+                        && !v.shared() && !v.isStatic() && !written.contains(v.name()) && !out.contains(v.name())) {
                     out.add(v.name());
+                } else {
+                    other.add(v.name());
                 }
             }
         }
+        k.params().forEach(p -> other.add(p.name()));
+        out.removeAll(other);
         return out;
     }
 
@@ -458,6 +600,11 @@ public final class PromotionPlanner {
                 postponed.add(a.param().name());
             }
         }
+        aliases = pointerAliases(k);
+        kernelArrays = new HashSet<>();
+        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+            d.vars().stream().filter(v -> v.array() || v.shared()).forEach(v -> kernelArrays.add(v.name()));
+        }
         Set<String> localArrays = new HashSet<>();
         Set<String> read = new HashSet<>();
         for (Stmt s : before) {
@@ -476,13 +623,20 @@ public final class PromotionPlanner {
                         storedThrough(y, writtenAfter);
                     }
                 });
+
             }
+        }
+        if (read.contains("")) {
+            return noOverlap(at, k, "the part before the pragma reads memory through a pointer that klap cannot trace "
+                    + "to a parameter or a global, so it cannot prove that the dependent prologue leaves it alone "
+                    + "(KLAP III-C, condition 2)");
         }
         Set<String> both = new HashSet<>(read);
         both.retainAll(writtenAfter);
         if (!both.isEmpty() || (writtenAfter.contains("") && !read.isEmpty())) {
-            return noOverlap(at, k, "the prologue after the pragma writes through " + (both.isEmpty() ? "a pointer"
-                    : "'" + String.join("', '", both) + "'") + ", which the part before it reads (KLAP III-C, condition 2)");
+            return noOverlap(at, k, "the prologue after the pragma writes " + (both.isEmpty() ? "through a pointer klap "
+                    + "cannot trace" : "through '" + String.join("', '", both) + "'")
+                    + ", which the part before it reads (KLAP III-C, condition 2)");
         }
         if (!read.isEmpty() && !writtenAfter.isEmpty()) {
             warn(at, "overlap in '" + k.name() + "' assumes that '" + String.join("', '", new java.util.TreeSet<>(read))
@@ -544,15 +698,17 @@ public final class PromotionPlanner {
         if (e instanceof Expr.Launch) {
             return "the part before the pragma launches a kernel";
         }
-        if (e instanceof Expr.Subscript sub) {
-            String root = pointerRoot(sub.array());
-            if (root != null && !localArrays.contains(root)) {
-                read.add(root);
-            }
+        if (e instanceof Expr.Subscript sub && !localArray(sub.array(), localArrays)) {
+            read.add(memoryRoot(sub.array()));
         }
         if (e instanceof Expr.Unary u && u.op().equals("*")) {
-            String root = pointerRoot(u.operand());
-            read.add(root == null ? "" : root);
+            read.add(memoryRoot(u.operand()));
+        }
+        if (e instanceof Expr.Member m && m.arrow()) {
+            read.add(memoryRoot(m.owner()));
+        }
+        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
+            read.add(n.name()); // a __device__ variable or array read by name
         }
         Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
                 : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
@@ -579,8 +735,8 @@ public final class PromotionPlanner {
             }
             for (Expr a : c.args()) {
                 String root = pointerRoot(a);
-                if (root != null && !localArrays.contains(root)) {
-                    read.add(root);
+                if (root != null && pointerLike(root)) {
+                    read.add(memoryRoot(a));
                 }
             }
         }
@@ -673,24 +829,119 @@ public final class PromotionPlanner {
         return false;
     }
 
-    /** Adds the pointer a store in the dependent prologue writes through ("" when unknown). */
-    private static void storedThrough(Expr e, Set<String> out) {
+    /**
+     * Adds what a store of the dependent prologue writes: the parameter or global at the root of
+     * the pointer it writes through, or a global written by name; "" when klap cannot trace it. A
+     * call other than a known side-effect-free one writes through every pointer passed to it.
+     */
+    private void storedThrough(Expr e, Set<String> out) {
         Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
                 : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
+        while (target instanceof Expr.Cast c) {
+            target = c.operand();
+        }
         if (target instanceof Expr.Subscript s) {
-            String r = pointerRoot(s.array());
-            out.add(r == null ? "" : r);
+            out.add(localArray(s.array(), kernelArrays) ? "local" : memoryRoot(s.array()));
         } else if (target instanceof Expr.Unary u && u.op().equals("*")) {
-            String r = pointerRoot(u.operand());
-            out.add(r == null ? "" : r);
-        } else if (target instanceof Expr.Member m && m.arrow()) {
-            String r = pointerRoot(m.owner());
-            out.add(r == null ? "" : r);
+            out.add(memoryRoot(u.operand()));
+        } else if (target instanceof Expr.Member m) {
+            Expr o = m;
+            while (o instanceof Expr.Member mm && !mm.arrow()) {
+                o = mm.owner();
+            }
+            if (o instanceof Expr.Member arrow) {
+                out.add(memoryRoot(arrow.owner()));
+            } else if (o instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
+                out.add(n.name());
+            }
+        } else if (target instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
+            out.add(n.name());
         }
-        if (e instanceof Expr.Call c && c.calleeName() != null && c.calleeName().startsWith("atomic") && !c.args().isEmpty()) {
-            String r = pointerRoot(c.args().get(0));
-            out.add(r == null ? "" : r);
+        out.remove("local");
+        if (e instanceof Expr.Call c && !(c.calleeName() != null && (Mutations.pure(c.calleeName())
+                || OVERLAP_CALLS.contains(c.calleeName())))) {
+            for (Expr a : c.args()) {
+                String r = pointerRoot(a);
+                if (r != null && pointerLike(r)) {
+                    out.add(memoryRoot(a));
+                }
+            }
         }
+    }
+
+    /** The local and {@code __shared__} arrays declared anywhere in the kernel's body. */
+    private Set<String> kernelArrays = Set.of();
+
+    /** Local pointers declared from a parameter or global and never written: name -> that root. */
+    private java.util.Map<String, String> aliases = java.util.Map.of();
+
+    private java.util.Map<String, String> pointerAliases(FunctionDef k) {
+        Set<String> written = Mutations.of(k, unit);
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        java.util.Map<String, Integer> decls = new java.util.HashMap<>();
+        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                decls.merge(v.name(), 1, Integer::sum);
+                String r = v.init() == null || v.array() || v.reference() || written.contains(v.name()) ? null
+                        : pointerRoot(v.init());
+                if (r != null && (isPointerParam(k, r) || globalName(v.init()))) {
+                    out.put(v.name(), r);
+                }
+            }
+        }
+        out.keySet().removeIf(n -> decls.get(n) > 1);
+        return out;
+    }
+
+    private static boolean isPointerParam(FunctionDef k, String name) {
+        return k.params().stream().anyMatch(p -> p.name().equals(name) && p.nameRange() != null
+                && p.range().offset() < p.nameRange().offset());
+    }
+
+    private static boolean globalName(Expr e) {
+        boolean[] g = {false};
+        Trees.walk(e, x -> g[0] |= x instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL);
+        return g[0];
+    }
+
+    /**
+     * @return the parameter or global that the memory reached through pointer expression {@code e}
+     *         belongs to ({@code p}, {@code p + i}, {@code &p[i]}, {@code s.ptr} of a parameter {@code s},
+     *         a local alias of {@code p}), or "" if klap cannot tell
+     */
+    private String memoryRoot(Expr e) {
+        String r = pointerRoot(e);
+        if (r == null) {
+            Expr o = e;
+            while (o instanceof Expr.Member m && !m.arrow()) {
+                o = m.owner();
+            }
+            r = o instanceof Expr.Name n && (n.kind() == Expr.NameKind.PARAM || n.kind() == Expr.NameKind.GLOBAL)
+                    ? n.name() : null;
+        }
+        if (r == null) {
+            return "";
+        }
+        if (aliases.containsKey(r)) {
+            return aliases.get(r);
+        }
+        return locals.contains(r) ? "" : r;
+    }
+
+    /** @return true for a parameter or global that may hold or be an address (not a local scalar) */
+    private boolean pointerLike(String root) {
+        return !locals.contains(root) || aliases.containsKey(root);
+    }
+
+    /** @return true if {@code a} names a local or {@code __shared__} array declared in the kernel */
+    private static boolean localArray(Expr a, Set<String> localArrays) {
+        while (a instanceof Expr.Subscript inner) {
+            a = inner.array();
+        }
+        while (a instanceof Expr.Member m && !m.arrow()) {
+            a = m.owner();
+        }
+        return a instanceof Expr.Name n && (localArrays.contains(n.name()));
     }
 
     /** @return the parameter or local at the root of a pointer expression ({@code p}, {@code p + i}), or null */

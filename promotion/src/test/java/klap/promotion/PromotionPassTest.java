@@ -111,7 +111,8 @@ class PromotionPassTest {
                 "long long before = klap_pc.in.before;",
                 "__shared__ long long part[256];",
                 "/* #pragma klap overlap */",
-                "{ k_klap_post klap_a; klap_a.before = (total); klap::promote::release(klap_pc, klap_a); }",
+                "{ k_klap_post klap_a; klap_a.before = (total); if (!klap::promote::release(klap_pc, klap_a)) "
+                        + "k<<<1, (blockDim.x)>>>(in, out, ntiles, (tile + 1), klap_a.before); }",
                 // the descendants: induction from the ticket
                 "__global__ void k_klap_pro(klap::promote::pool_header* klap_pool, const int* in, long long* out, "
                         + "int ntiles, int tile) {",
@@ -298,7 +299,7 @@ class PromotionPassTest {
         PromotionPass.Result r = run(code, PromoteMode.P, 1);
         // n - 1: an induction downwards; q: a local -> postponed
         inOrder(r.text(), "struct k_klap_post { const int* p; };", "(klap_np, (n - 1), (t + 1));",
-                "const int* const p = klap_pc.in.p;", "dim3(1u, 1u, 1u), n - (long long)klap_j * (1), "
+                "const int* const p = klap_pc.in.p;", "k_klap_body(klap_pc, n - (long long)klap_j * (1), "
                         + "t + (long long)klap_j * (1));");
     }
 

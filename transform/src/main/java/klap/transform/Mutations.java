@@ -5,6 +5,7 @@ import java.util.Set;
 import klap.model.CudaUnit;
 import klap.model.Expr;
 import klap.model.FunctionDef;
+import klap.model.Stmt;
 
 /**
  * The variables (locals and parameters) of a function that may change after their declaration,
@@ -33,14 +34,48 @@ public final class Mutations {
         Set<String> out = new HashSet<>();
         new Writes(unit).collect(f.body(), false, out);
         Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Binary b && b.isAssignment() && Writes.root(b.lhs()) != null) {
-                out.add(Writes.root(b.lhs()));
+            if (e instanceof Expr.Binary b && b.isAssignment() && Writes.root(uncast(b.lhs())) != null) {
+                out.add(Writes.root(uncast(b.lhs())));
             } else if (e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))
-                    && Writes.root(u.operand()) != null) {
-                out.add(Writes.root(u.operand()));
+                    && Writes.root(uncast(u.operand())) != null) {
+                out.add(Writes.root(uncast(u.operand())));
+            } else if (e instanceof Expr.Cast c && c.typeText().contains("&") && Writes.root(c.operand()) != null) {
+                out.add(Writes.root(c.operand())); // (int&)t, const_cast<int&>(t): a writable alias
             }
         });
+        if (unit != null) {
+            // T x{a, b} / T x(a) of a class type may bind a reference member to a or b: a writable alias
+            for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
+                if (SCALAR_DECL.matcher(unit.file().slice(d.range())).lookingAt()) {
+                    continue;
+                }
+                for (klap.model.VarDecl v : d.vars()) {
+                    if (v.init() != null) {
+                        Trees.walk(v.init(), x -> {
+                            String r = Writes.variable(x);
+                            if (r != null) {
+                                out.add(r);
+                            }
+                        });
+                    }
+                }
+            }
+        }
         return out;
+    }
+
+    /** A declaration of arithmetic or pointer type (its initializer can bind no reference). */
+    private static final java.util.regex.Pattern SCALAR_DECL = java.util.regex.Pattern.compile(
+            "\\s*(?:(?:const|volatile|static|constexpr|register|unsigned|signed|__shared__|__restrict__)\\s+)*"
+            + "(?:bool|char|short|int|long|float|double|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed)\\b"
+            + "(?:\\s*(?:long|int|short|char|const|volatile|\\*))*\\s*[A-Za-z_]");
+
+    /** @return {@code e} without the casts around it ({@code (int&)t} -> {@code t}) */
+    private static Expr uncast(Expr e) {
+        while (e instanceof Expr.Cast c) {
+            e = c.operand();
+        }
+        return e;
     }
 
     /** @return true if {@code callee} is a known function without side effects (math, intrinsics, {@code dim3}) */

@@ -1,0 +1,128 @@
+package klap.promotion;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * The inputs of the review of the promotion pass (2026-11-23), each the smallest program that showed
+ * one problem, in {@code src/test/resources/promote/forms/}: what klap must decide for each (promote,
+ * refuse with a reason, postpone an argument, keep or drop the overlap), and that every promoted
+ * output compiles with nvcc ({@code -c}, P and PAO-128).
+ */
+class PromotionFormsTest {
+    private static final Path FORMS = Path.of("src/test/resources/promote/forms");
+
+    private static PromotionPass.Result run(String file, PromoteMode mode) throws IOException {
+        String code = Files.readString(FORMS.resolve(file + ".cu"), StandardCharsets.UTF_8);
+        return PromotionPassTest.run(code, mode, 128);
+    }
+
+    private static String diags(PromotionPass.Result r) {
+        StringBuilder sb = new StringBuilder();
+        r.diagnostics().forEach(d -> sb.append(d.format()).append('\n'));
+        return sb.toString();
+    }
+
+    private static void refused(String file, PromoteMode mode, String why) throws IOException {
+        PromotionPass.Result r = run(file, mode);
+        assertTrue(r.promoted().isEmpty() && diags(r).contains(why), file + " " + mode + ": " + diags(r));
+    }
+
+    private static void noOverlap(String file, String why) throws IOException {
+        PromotionPass.Result r = run(file, PromoteMode.PAO);
+        assertTrue(!r.promoted().isEmpty() && !r.text().contains("await_exists") && diags(r).contains(why),
+                file + ": " + diags(r));
+    }
+
+    private static void postponed(String file, String struct) throws IOException {
+        PromotionPass.Result r = run(file, PromoteMode.PA);
+        assertTrue(r.text().contains(struct), file + ": expected " + struct + "\n" + r.text());
+    }
+
+    @Test
+    void theOverlapNeedsEveryReadAndWriteTraced() throws IOException {
+        noOverlap("ov_arrow", "writes through 'st'");      // st->total read before, written after the pragma
+        noOverlap("ov_call", "writes through 'buf'");      // put(buf + t + 1, ...) writes through its pointer
+        noOverlap("ov_store", "writes through 'buf'");     // cub::BlockStore::Store
+        noOverlap("ov_struct", "writes through 'a'");      // a.data[t] read, a.data[t + 1] written
+        noOverlap("ov_global", "writes through 'g_last'"); // a __device__ scalar
+        noOverlap("ov_alias", "writes through 'buf'");     // read through a local copy of buf
+    }
+
+    @Test
+    void valuesThatChangeOrRoundDifferentlyArePostponed() throws IOException {
+        postponed("fstep", "struct K_klap_post { int t; };");          // t + f with a float step
+        postponed("mut_cast", "struct K_klap_post { int t; };");       // const_cast<int&>(t) += 1
+        postponed("mut", "struct K_klap_post { int t; };");            // struct W { int& r; }; W w{t};
+        postponed("shadow_const", "struct K_klap_post { int t; int acc; };"); // a local STEP shadows the global
+    }
+
+    @Test
+    void refusals() throws IOException {
+        refused("alias_shadow", PromoteMode.P, "only one thread");          // an inner tid = threadIdx.x % 32
+        refused("dim3blk", PromoteMode.P, "block size 'bs'");               // a dim3 block parameter
+        refused("local_const", PromoteMode.P, "block size 'nb'");           // a constant of the kernel body
+        refused("cond_local", PromoteMode.PAO, "block size 'TILE'");
+        refused("overload", PromoteMode.P, "overloaded");
+        refused("pingpong", PromoteMode.PA, "__restrict__");
+        refused("helper_bid", PromoteMode.PA, "calls 'gtid'");              // hardware blockIdx in a pool
+        refused("lam_bid", PromoteMode.PAO, "a lambda in it reads blockIdx");
+        assertEquals(List.of("K"), run("helper_bid", PromoteMode.P).promoted()); // one block per launch: fine
+        assertEquals(List.of("K"), run("lam_bid", PromoteMode.PO).promoted());
+    }
+
+    /** Every promoted form compiles with nvcc (header comments, default arguments, __grid_constant__, braced arguments, ...). */
+    @TestFactory
+    List<DynamicTest> everyPromotedFormCompiles() throws Exception {
+        Path out = Path.of("target", "promote-forms").toAbsolutePath();
+        Files.createDirectories(out);
+        List<String> names = new ArrayList<>();
+        List<Process> procs = new ArrayList<>();
+        List<Path> files;
+        try (var s = Files.list(FORMS)) {
+            files = s.filter(p -> p.toString().endsWith(".cu")).sorted().toList();
+        }
+        for (Path f : files) {
+            String base = f.getFileName().toString().replace(".cu", "");
+            for (PromoteMode m : List.of(PromoteMode.P, PromoteMode.PAO)) {
+                PromotionPass.Result r = run(base, m);
+                if (r.promoted().isEmpty()) {
+                    continue;
+                }
+                Path cu = out.resolve(base + "_" + m + ".cu");
+                Files.writeString(cu, r.text());
+                names.add(base + " " + m);
+                String env = System.getenv("NVCC");
+                procs.add(new ProcessBuilder(env != null && !env.isBlank() ? env : "nvcc", "-std=c++17", "-rdc=true",
+                        "-arch=sm_90", "-I", Path.of("..", "runtime-lib", "src", "main", "resources").toString(), "-c", "-o", out.resolve(base + "_" + m + ".o").toString(),
+                        cu.toString()).redirectErrorStream(true).start());
+                if (procs.size() % 2 == 0) {
+                    procs.get(procs.size() - 2).waitFor(300, TimeUnit.SECONDS); // two at a time
+                }
+            }
+        }
+        assertTrue(names.size() >= 20, "too few promoted forms: " + names);
+        List<DynamicTest> tests = new ArrayList<>();
+        for (int i = 0; i < procs.size(); i++) {
+            Process p = procs.get(i);
+            String name = names.get(i);
+            tests.add(DynamicTest.dynamicTest(name, () -> {
+                assertTrue(p.waitFor(300, TimeUnit.SECONDS), name + ": nvcc timed out");
+                String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertEquals(0, p.exitValue(), name + ":\n" + log);
+            }));
+        }
+        return tests;
+    }
+}

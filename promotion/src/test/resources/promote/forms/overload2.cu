@@ -1,0 +1,10 @@
+__global__ void step(int* out, int n, int t)
+{
+    if (threadIdx.x == 0) out[t] = 1;
+    if (threadIdx.x == 0 && t + 1 < n) step<<<1, blockDim.x>>>(out, n, t + 1);
+}
+__global__ void step(float* out, int n, int t)
+{
+    if (threadIdx.x == 0) out[t] = 1.f;
+    if (threadIdx.x == 0 && t + 1 < n) step<<<1, blockDim.x>>>(out, n, t + 1);
+}
