@@ -137,6 +137,22 @@ int main() {
   KT_EXPECT(st.offset == CAP && st.error == 0, "exact fill: offset %llu error %u", st.offset, st.error);
   KT_EXPECT(klap::host_pool_error() == 0, "host_pool_error() != 0 before the overflow test");
 
+  // 5b. every other device gets a pool of its own (pool_dev exists once per device)
+  int ndev = 1;
+  KT_CUDA(cudaGetDeviceCount(&ndev));
+  for (int d = 1; d < ndev; ++d) {
+    KT_CUDA(cudaSetDevice(d));
+    char** d_ptrs_d;
+    KT_CUDA(cudaMalloc(&d_ptrs_d, sizeof(char*)));
+    fixed_kernel<<<1, 1, 0, klap::host_prepare(0)>>>(d_ptrs_d, 16);
+    KT_CUDA(cudaDeviceSynchronize());
+    const klap::pool_state st = read_pool();
+    KT_EXPECT(st.base != nullptr && st.capacity == CAP, "device %d: no pool of its own (base %p)\n", d, (void*)st.base);
+    KT_CUDA(cudaFree(d_ptrs_d));
+  }
+  KT_CUDA(cudaSetDevice(0));
+  std::printf("test_pool: %d device(s) checked for a pool of their own\n", ndev);
+
   // 6. overflow: 2 x (CAP/2 + 16) bytes must trap (sticky error) and never hand out memory past the end
   std::printf("test_pool: the next kernel must fail with \"klap: error: memory pool exhausted\"\n");
   std::fflush(stdout);

@@ -7,8 +7,8 @@
 // handing out memory past the end. Until host_prepare has run (a kernel launched from a file klap
 // never saw), it allocates from a static reserve pool (pool_state.cuh).
 // Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
-// of a transformed kernel: it allocates the pool on first use, sizes the CDP2 pending-launch limit
-// and recycles the pool when nothing that may still use it is in flight;
+// of a transformed kernel: it allocates the pool on first use on each device, sizes the CDP2
+// pending-launch limit and recycles the pool when nothing that may still use it is in flight;
 // klap::host_pool_error() reads the device error flag.
 #ifndef KLAP_POOL_CUH
 #define KLAP_POOL_CUH
@@ -16,6 +16,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 #include <cuda/atomic>
@@ -117,9 +119,18 @@ static inline cudaStream_t& host_current_stream() {
   return s;
 }
 
+// The bookkeeping of the current device (cudaGetDevice): every device has its own copy of
+// pool_dev (a __device__ variable exists once per device), so each gets its own pool, events and
+// recycling. Function-local statics: constructed on first use, thread-safe.
 static inline host_pool& host_pool_instance() {
-  static host_pool p;  // function-local static: constructed on first use, thread-safe
-  return p;
+  static std::mutex mu;
+  static std::map<int, std::unique_ptr<host_pool>> pools;
+  int dev = 0;
+  host_check(cudaGetDevice(&dev), "klap::host_prepare: cudaGetDevice");
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<host_pool>& p = pools[dev];
+  if (!p) p.reset(new host_pool());
+  return *p;
 }
 
 static inline cudaEvent_t host_new_event(host_pool& hp) {
@@ -138,7 +149,7 @@ static inline cudaEvent_t host_new_event(host_pool& hp) {
 
 // HOST. Prepares the pool for one host launch of a transformed kernel and returns `s` unchanged,
 // so that generated host code reads `parent<<<g, b, smem, klap::host_prepare(s)>>>(...)`.
-//   First call: cudaMalloc's the pool (KLAP_POOL_SIZE_BYTES), copies {base, capacity, 0, 0} to
+//   First call on a device: cudaMalloc's that device's pool (KLAP_POOL_SIZE_BYTES), copies {base, capacity, 0, 0} to
 //   klap::pool_dev (base last: until then, kernels allocate from the reserve pool), and raises
 //   cudaLimitDevRuntimePendingLaunchCount to at least KLAP_PENDING_LAUNCH_LIMIT (never lowers it; CUDA programming guide, CDP, "Launch Environment
 //   Configuration": set it before the first kernel that launches from the device; if the driver
