@@ -25,13 +25,17 @@ import klap.transform.Trees;
  * <p>A kernel K is promoted only when all of these hold (each is what makes the rewritten chain
  * equivalent to the CDP one under CDP2's rules; PLATFORM.md):
  * <ol>
- *   <li>K is not a template, member or {@code extern "C"} function, its parameters are named
- *       values (no references, no arrays), and its body has no {@code goto};</li>
+ *   <li>K is not a template, member, {@code extern "C"} or overloaded function, its parameters are
+ *       named values (no references, no arrays, not {@code __restrict__}), it does not call
+ *       {@code __ldg} (a descendant runs while its predecessor writes; non-coherent reads may miss
+ *       that), and its body has no {@code goto}. For PA/PAO, no function it calls and no lambda in it
+ *       reads {@code blockIdx}, {@code gridDim} or a cooperative group (only the body's own text can
+ *       be given block 0 of a grid of 1);</li>
  *   <li>its only device launch is one statement {@code K<<<1, B[, S[, stream]]>>>(args);}
  *       written out in the source (not by a macro), outside every loop, with grid 1, the stream
- *       absent, 0 or {@code cudaStreamFireAndForget}, and B and S built only from values every
- *       descendant has (pass-through parameters, constants, or exactly {@code blockDim}/
- *       {@code blockDim.x});</li>
+ *       absent, 0 or {@code cudaStreamFireAndForget}, and B and S integers built only from values
+ *       every descendant has (integer pass-through parameters, integer constants declared outside
+ *       the kernel, or exactly {@code blockDim}/{@code blockDim.x});</li>
  *   <li>only thread 0 can reach it: it lies in the then-branch of an {@code if} whose condition
  *       has a top-level conjunct {@code threadIdx.x == 0} (or a local that holds
  *       {@code threadIdx.x} and is never written). Descendants get one-dimensional blocks; unless
@@ -40,16 +44,19 @@ import klap.transform.Trees;
  *       one-dimensional. Each block of a multi-block host launch starts a chain of its own, as
  *       each block's thread 0 did;</li>
  *   <li>each argument is classified (PASS, INDUCTION, POSTPONED, see {@link PromotionPlan.ArgKind}):
- *       only parameters that no statement of K writes ({@link Mutations}) are PASS or INDUCTION.</li>
+ *       only parameters that no statement of K writes ({@link Mutations}) are PASS or INDUCTION, and
+ *       an induction step is an integer built like B.</li>
  * </ol>
  * For PO and PAO, the statements before a top-level {@code #pragma klap overlap} run before the
  * acquire (KLAP III-C). The planner checks the paper's two conditions as far as the source shows
  * them, and keeps the overlap only if: the part uses no postponed parameter and contains no
  * return, launch or jump; it writes nothing but locals and {@code __shared__} arrays and calls
- * nothing that may have a visible effect (a speculative descendant that is later aborted has run
- * it); no pointer it reads through is written through between the pragma and the launch (the
- * parent's dependent prologue). Pointers that are different parameters are assumed not to overlap,
- * and the warning {@code klap-overlap-alias} says so.
+ * nothing that may have a visible effect; every memory it reads is traced to a parameter or a
+ * global, and none of them is written (by a store, an atomic or a call) between the pragma and the
+ * launch (the parent's dependent prologue); the launch condition can be evaluated at the start
+ * (it drives the existence chain, so that no descendant past the end runs the part). Pointers that
+ * are different parameters are assumed not to overlap, and the warning {@code klap-overlap-alias}
+ * says so.
  */
 public final class PromotionPlanner {
     private static final Set<String> GRID_ONE = Set.of("1", "1u", "1U", "dim3(1)", "dim3(1,1)", "dim3(1,1,1)");
@@ -165,7 +172,7 @@ public final class PromotionPlanner {
         if (trees.enclosingLoop(site) != null) {
             throw new Refusal(at, "the launch is inside a loop, so one kernel may launch several successors");
         }
-        if (!Trees.collect(k.body(), Stmt.Jump.class).stream().noneMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+        if (Trees.collect(k.body(), Stmt.Jump.class).stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
             throw new Refusal(at, "its body uses goto");
         }
         for (Param p : k.params()) {
