@@ -53,6 +53,12 @@ final class PromotedKernel {
     private final SourceFile src;
     private final FunctionDef k;
     private final String post;
+    /** the kernel's template header ({@code template <int B, typename T> }) or "" */
+    private final String tmpl;
+    /** its template arguments as the generated code names them ({@code <B, T>}) or "" */
+    private final String targs;
+    /** {@link #post} with {@link #targs} */
+    private final String postT;
     private final String body;
     private final String pro;
     private final List<Pragma> pragmas;
@@ -68,6 +74,10 @@ final class PromotedKernel {
         this.src = src;
         this.k = plan.kernel();
         this.post = k.name() + "_klap_post";
+        this.tmpl = k.templateHeader() == null ? "" : withoutDefaults(src.slice(k.templateHeader()).strip()) + " ";
+        List<String> names = templateParams(k, src);
+        this.targs = names.isEmpty() ? "" : "<" + String.join(", ", names) + ">";
+        this.postT = post + targs;
         this.body = k.name() + "_klap_body";
         this.pro = k.name() + "_klap_pro";
         this.pragmas = pragmas;
@@ -75,20 +85,26 @@ final class PromotedKernel {
 
     /** @return the text that replaces the kernel's definition */
     String emit(String modeName) {
-        String prefix = src.text().substring(k.range().offset(), k.nameRange().offset());
+        // C++ [temp.param]: a default template argument is given once; the generated declarations
+        // repeat the header without them (they always name their template arguments)
+        String prefix = k.templateHeader() == null ? src.text().substring(k.range().offset(), k.nameRange().offset())
+                : tmpl + src.text().substring(k.templateHeader().end(), k.nameRange().offset()).strip() + " ";
         // the prototype keeps the parameters as written (default arguments included, unless an earlier
         // declaration has them); the definition has none (C++ [dcl.fct.default]: given once)
+        // the prototype carries the default arguments the definition wrote (after an earlier declaration
+        // without them, they are added here, once); the definition below has none
         String prototype = k.firstDeclaration() == null
                 ? src.text().substring(k.range().offset(), k.paramsRange().end() + 1)
-                : prefix + k.name() + "(" + String.join(", ", plan.args().stream().map(a -> declaration(a.param(), true)).toList()) + ")";
+                : prefix + k.name() + "(" + String.join(", ", plan.args().stream()
+                        .map(a -> paramText(a.param(), true)).toList()) + ")";
         String header = prefix + k.name() + "(" + String.join(", ", plan.args().stream()
                 .map(a -> declaration(a.param(), true)).toList()) + ")";
         boolean shadow = plan.poolSize() > 1;
-        String ctx = "klap::promote::block_ctx<" + post + ">";
+        String ctx = "klap::promote::block_ctx<" + postT + ">";
         StringBuilder sb = new StringBuilder();
         sb.append("/* klap --promote=").append(modeName).append(": '").append(k.name())
                 .append("' launches its successor early and releases it at the launch site (KLAP III) */\n");
-        sb.append("struct ").append(post).append(" {");
+        sb.append(tmpl).append("struct ").append(post).append(" {");
         for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
             sb.append(' ').append(member(a.param())).append(';');
         }
@@ -97,7 +113,7 @@ final class PromotedKernel {
         sb.append(prefix).append(pro).append('(').append(params("klap::promote::pool_header* klap_pool", plan.available()))
                 .append(");\n");
         // the promoted body
-        sb.append("static __device__ void ").append(body).append('(')
+        sb.append(tmpl).append("static __device__ void ").append(body).append('(')
                 .append(params(ctx + "& klap_pc" + (shadow ? ", const uint3 blockIdx, const dim3 gridDim" : ""),
                         plan.available()))
                 .append(")\n");
@@ -113,7 +129,7 @@ final class PromotedKernel {
             callArgs.add(a.kind() == PromotionPlan.ArgKind.PASS ? a.param().name()
                     : a.param().name() + (a.minus() ? " - " : " + ") + "(long long)klap_j * (" + text(a.step()) + ")");
         }
-        sb.append("  ").append(body).append('(').append(String.join(", ", callArgs)).append(");\n");
+        sb.append("  ").append(body).append(targs).append('(').append(String.join(", ", callArgs)).append(");\n");
         sb.append("  klap::promote::finish(klap_pc);\n}\n");
         // the host instance: K's own name and signature
         sb.append(header).append(" {\n");
@@ -123,7 +139,7 @@ final class PromotedKernel {
                             + "but launched with (blockDim.y, blockDim.z)\", blockDim.y, blockDim.z);\n");
         }
         sb.append("  __shared__ ").append(ctx).append(" klap_pc;\n");
-        sb.append("  ").append(post).append(" klap_a;");
+        sb.append("  ").append(postT).append(" klap_a;");
         for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
             sb.append(" klap_a.").append(a.param().name()).append(" = ").append(a.param().name()).append(';');
         }
@@ -131,7 +147,7 @@ final class PromotedKernel {
         List<String> names = new ArrayList<>();
         names.add(shadow ? "klap_pc, blockIdx, gridDim" : "klap_pc");
         plan.available().forEach(a -> names.add(a.param().name()));
-        sb.append("  ").append(body).append('(').append(String.join(", ", names)).append(");\n");
+        sb.append("  ").append(body).append(targs).append('(').append(String.join(", ", names)).append(");\n");
         sb.append("  klap::promote::finish(klap_pc);\n}\n");
         sb.append(src.lineDirective(k.range().end()));
         return sb.toString();
@@ -155,7 +171,7 @@ final class PromotedKernel {
                     ? "if (!klap::promote::acquire(klap_pc)) return;" + postponed()
                     : "/* " + src.slice(p.range()) + " */");
         }
-        StringBuilder rel = new StringBuilder("{ " + post + " klap_a;");
+        StringBuilder rel = new StringBuilder("{ " + postT + " klap_a;");
         List<String> fallback = new ArrayList<>();
         for (PromotionPlan.Arg a : plan.args()) {
             String name = a.param().name();
@@ -171,7 +187,7 @@ final class PromotedKernel {
         // no promoted successor (its launch failed): launch as the original program did, so that the
         // program sees that launch's own result
         Expr.Launch l = plan.launch();
-        rel.append(" if (!klap::promote::release(klap_pc, klap_a)) ").append(k.name()).append("<<<1, (")
+        rel.append(" if (!klap::promote::release(klap_pc, klap_a)) ").append(k.name()).append(targs).append("<<<1, (")
                 .append(text(l.block())).append(")")
                 .append(l.sharedMem() == null ? "" : ", (" + text(l.sharedMem()) + ")")
                 .append(l.stream() == null ? "" : (l.sharedMem() == null ? ", 0" : "") + ", " + text(l.stream()))
@@ -194,8 +210,8 @@ final class PromotedKernel {
         }
         return " if (" + (cond.equals("true") ? "" : cond + " && ") + "klap::promote::launches_next(klap_pc)"
                 + (cond.equals("true") ? " && klap::promote::thread0()" : "") + ") {"
-                + " klap::promote::pool_header* klap_np = klap::promote::new_pool<" + post + ">(" + n + "u);"
-                + " if (klap_np != nullptr) " + pro + "<<<" + n + "u, (" + text(l.block()) + "), "
+                + " klap::promote::pool_header* klap_np = klap::promote::new_pool<" + postT + ">(" + n + "u);"
+                + " if (klap_np != nullptr) " + pro + targs + "<<<" + n + "u, (" + text(l.block()) + "), "
                 + (l.sharedMem() == null ? "0" : "(" + text(l.sharedMem()) + ")")
                 + ", cudaStreamFireAndForget>>>(" + String.join(", ", args) + ");"
                 + " klap::promote::launched(klap_pc, klap_np, klap_np != nullptr ? cudaGetLastError() "
@@ -222,6 +238,68 @@ final class PromotedKernel {
         return String.join(", ", out);
     }
 
+    /**
+     * @return the names of the template parameters of {@code k} in order ({@code template <int B,
+     *         typename T = float>} gives B, T), or an empty list for a kernel that is not a template;
+     *         null if a parameter is a pack or unnamed (the planner refuses such kernels)
+     */
+    static List<String> templateParams(FunctionDef k, SourceFile src) {
+        if (k.templateHeader() == null) {
+            return List.of();
+        }
+        String h = src.slice(k.templateHeader()).strip();
+        int open = h.indexOf('<');
+        int close = h.lastIndexOf('>');
+        if (open < 0 || close <= open) {
+            return null;
+        }
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int start = open + 1;
+        for (int i = open + 1; i <= close; i++) {
+            char c = i == close ? ',' : h.charAt(i);
+            if (c == '<' || c == '(') {
+                depth++;
+            } else if ((c == '>' || c == ')') && i != close) {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                String part = h.substring(start, i);
+                int eq = part.indexOf('=');
+                part = (eq >= 0 ? part.substring(0, eq) : part).strip();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)$").matcher(part);
+                if (part.contains("...") || !m.find() || part.equals(m.group(1))) {
+                    return null;
+                }
+                out.add(m.group(1));
+                start = i + 1;
+            }
+        }
+        return out;
+    }
+
+    /** @return {@code template <int B, typename T = float>} as {@code template <int B, typename T>} */
+    private static String withoutDefaults(String header) {
+        int open = header.indexOf('<');
+        int close = header.lastIndexOf('>');
+        List<String> parts = new ArrayList<>();
+        int depth = 0;
+        int start = open + 1;
+        for (int i = open + 1; i <= close; i++) {
+            char c = i == close ? ',' : header.charAt(i);
+            if (c == '<' || c == '(') {
+                depth++;
+            } else if ((c == '>' || c == ')') && i != close) {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                String part = header.substring(start, i);
+                int eq = part.indexOf('=');
+                parts.add((eq >= 0 ? part.substring(0, eq) : part).strip());
+                start = i + 1;
+            }
+        }
+        return header.substring(0, open + 1) + String.join(", ", parts) + ">";
+    }
+
     /** @return the parameter's declaration without a default argument and {@code __grid_constant__}, on one line */
     private String declaration(Param p) {
         return declaration(p, false).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
@@ -229,7 +307,29 @@ final class PromotedKernel {
 
     /** @return the parameter's declaration without a default argument, on one line (kernel parameters keep __grid_constant__) */
     private String declaration(Param p, boolean kernelParam) {
-        String d = src.text().substring(p.range().offset(), p.nameRange().end());
+        return paramText(p, false);
+    }
+
+    /**
+     * @return the whole parameter declaration on one line ({@code int (*f)(int)} included), with or
+     *         without its default argument (the text after a {@code =} outside parentheses and angles)
+     */
+    private String paramText(Param p, boolean keepDefault) {
+        String d = src.slice(p.range());
+        if (!keepDefault) {
+            int depth = 0;
+            for (int i = 0; i < d.length(); i++) {
+                char c = d.charAt(i);
+                if (c == '(' || c == '<' || c == '[') {
+                    depth++;
+                } else if (c == ')' || c == '>' || c == ']') {
+                    depth--;
+                } else if (c == '=' && depth == 0) {
+                    d = d.substring(0, i);
+                    break;
+                }
+            }
+        }
         return d.replaceAll("\\s+", " ").strip();
     }
 
@@ -244,7 +344,7 @@ final class PromotedKernel {
         String head = star >= 0 ? type.substring(0, star + 1) : "";
         String tail = star >= 0 ? type.substring(star + 1) : type;
         tail = tail.replaceAll("\\bconst\\b", " ");
-        return (head + tail).replaceAll("\\s+", " ").strip() + " " + p.name();
+        return (head + tail).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip() + " " + p.name();
     }
 
     /** @return the source text of {@code e} on one line (unless it holds a line comment) */

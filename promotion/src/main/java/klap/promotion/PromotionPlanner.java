@@ -25,7 +25,8 @@ import klap.transform.Trees;
  * <p>A kernel K is promoted only when all of these hold (each is what makes the rewritten chain
  * equivalent to the CDP one under CDP2's rules; PLATFORM.md):
  * <ol>
- *   <li>K is not a template, member, {@code extern "C"} or overloaded function, its parameters are
+ *   <li>K is not a member, {@code extern "C"} or overloaded function (a template launches exactly its
+ *       own instantiation: {@code K<B, T><<<...>>>} in {@code template <int B, typename T>}), its parameters are
  *       named values (no references, no arrays, not {@code __restrict__}), it does not call
  *       {@code __ldg} (a descendant runs while its predecessor writes; non-coherent reads may miss
  *       that), and its body has no {@code goto}. For PA/PAO, no function it calls and no lambda in it
@@ -91,6 +92,11 @@ public final class PromotionPlanner {
     private Set<String> locals = Set.of();
     /** The integral types of the kernel's parameters, by name. */
     private Set<String> integralParams = Set.of();
+    /** The kernel's parameters, and those declared as pointers. */
+    private Set<String> allParams = Set.of();
+    private Set<String> pointerParams = Set.of();
+    /** The kernel's integral non-type template parameters ({@code int B} of {@code template <int B>}). */
+    private Set<String> templateValues = Set.of();
     private final PromoteMode mode;
     private final int depth;
     private final List<Diagnostic> diags;
@@ -148,14 +154,39 @@ public final class PromotionPlanner {
 
     private PromotionPlan planSelfLaunch(FunctionDef k, List<Expr.Launch> launches, Expr.Launch l) throws Refusal {
         int at = l.range().offset();
+        templateValues = Set.of();
         if (k.templateHeader() != null) {
-            throw new Refusal(at, "template kernels are not promoted yet");
+            List<String> tps = PromotedKernel.templateParams(k, src);
+            if (tps == null) {
+                throw new Refusal(at, "its template has a parameter pack or an unnamed parameter");
+            }
+            String own = "<" + String.join(",", tps) + ">";
+            templateValues = new HashSet<>();
+            for (String part : src.slice(k.templateHeader()).split("[<,>]")) {
+                String d = part.contains("=") ? part.substring(0, part.indexOf('=')) : part;
+                java.util.regex.Matcher m = Pattern.compile("^\\s*(.*\\S)\\s+([A-Za-z_][A-Za-z0-9_]*)\\s*$").matcher(d);
+                if (m.find() && INTEGRAL_TYPE.matcher(m.group(1)).matches()) {
+                    templateValues.add(m.group(2));
+                }
+            }
+            if (l.templateArgs() == null || !compactText(l.templateArgs()).equals(own)) {
+                throw new Refusal(at, "the launch names " + (l.templateArgs() == null ? "no template arguments"
+                        : "'" + l.templateArgs() + "'") + ", not the kernel's own '" + own + "': it starts another "
+                        + "instantiation, not the next link of this chain");
+            }
         }
         if (k.memberOf() != null || k.externC()) {
             throw new Refusal(at, "member and extern \"C\" kernels are not promoted");
         }
-        if (unit.functions().stream().filter(f -> f.name().equals(k.name())).count() > 1) {
+        if (unit.functions().stream().filter(f -> f.name().equals(k.name()) && f.memberOf() == null
+                && f.namespace().equals(k.namespace())).count() > 1 || declaredOverload(k)) {
             throw new Refusal(at, "it is overloaded; promotion needs to know which '" + k.name() + "' the launch calls");
+        }
+        for (Param p : k.params()) {
+            if (src.slice(p.range()).contains("(")) {
+                throw new Refusal(p.range().offset(), "parameter '" + src.slice(p.range()).strip()
+                        + "' is a function pointer");
+            }
         }
         if (launches.size() != 1) {
             throw new Refusal(at, "it has " + launches.size() + " device launch sites; promotion applies to a kernel "
@@ -189,12 +220,25 @@ public final class PromotionPlanner {
                         + "the coherent cache; remove __restrict__ to promote it");
             }
         }
+        for (Param p : k.params()) {
+            for (String alias : restrictAliases()) {
+                if (Pattern.compile("\\b" + Pattern.quote(alias) + "\\b").matcher(src.slice(p.range())).find()) {
+                    throw new Refusal(p.range().offset(), "parameter '" + src.slice(p.range()).strip() + "' is __restrict__ "
+                            + "(through '" + alias + "'); remove __restrict__ to promote it");
+                }
+            }
+        }
         String[] ldg = {null};
+        Set<String> seenLdg = new HashSet<>();
         Trees.walkExprs(k.body(), e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null && c.calleeName().startsWith("__ldg")) {
+            if (e instanceof Expr.Call c && c.calleeName() != null
+                    && (c.calleeName().startsWith("__ldg") || callsLdg(c.calleeName(), seenLdg))) {
                 ldg[0] = c.calleeName();
             }
         });
+        if (ldg[0] == null && src.text().contains("LOAD_LDG")) {
+            ldg[0] = "cub::LOAD_LDG";
+        }
         if (ldg[0] != null) {
             throw new Refusal(at, "it reads with " + ldg[0] + ", through the non-coherent cache, which does not see "
                     + "what an earlier link of the chain wrote while this grid already ran");
@@ -203,12 +247,38 @@ public final class PromotionPlanner {
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
             d.vars().forEach(v -> locals.add(v.name()));
         }
+        kernelArrays = new HashSet<>();
+        refLocals = new HashSet<>();
+        pointerLocals = new HashSet<>();
+        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                if ((v.array() || v.shared()) && !pointerDecl(d, v)) {
+                    kernelArrays.add(v.name());
+                }
+                if (v.reference()) {
+                    refLocals.add(v.name());
+                }
+                if (pointerDecl(d, v)) {
+                    pointerLocals.add(v.name());
+                }
+            }
+        }
+
+        pointerParams = new HashSet<>();
+        allParams = new HashSet<>();
+        for (Param p : k.params()) {
+            allParams.add(p.name());
+            if (src.text().substring(p.range().offset(), p.nameRange().offset()).contains("*")) {
+                pointerParams.add(p.name());
+            }
+        }
         integralParams = new HashSet<>();
         for (Param p : k.params()) {
             if (INTEGRAL_TYPE.matcher(src.text().substring(p.range().offset(), p.nameRange().offset())).matches()) {
                 integralParams.add(p.name());
             }
         }
+        aliases = pointerAliases(k);
         if (mode.aggregates()) {
             String why = indexUse(k);
             if (why != null) {
@@ -309,6 +379,9 @@ public final class PromotionPlanner {
                     .matcher(src.text()).find();
         }
         if (e instanceof Expr.Name n) {
+            if (templateValues.contains(n.name()) && !locals.contains(n.name())) {
+                return true; // an integral template parameter: the same in every descendant (one instantiation)
+            }
             if (n.kind() == Expr.NameKind.CONSTANT) {
                 return !locals.contains(n.name()) && (!integral || integralConstant(n.name()));
             }
@@ -333,6 +406,80 @@ public final class PromotionPlanner {
         return false;
     }
 
+    /**
+     * @return true if the file declares a kernel of the same name with a different number of
+     *         parameters (an overload that is only declared here, e.g. in a prototype)
+     */
+    private boolean declaredOverload(FunctionDef k) {
+        String own = typeList(src.text().substring(k.paramsRange().offset(), k.paramsRange().end()));
+        var m = Pattern.compile("__global__[^;{}]*?\\b" + Pattern.quote(k.name()) + "\\s*\\(([^;{]*?)\\)\\s*[;{]")
+                .matcher(src.text());
+        while (m.find()) {
+            if (!typeList(m.group(1)).equals(own)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final Set<String> TYPE_WORDS = Set.of("int", "long", "short", "char", "float", "double", "bool",
+            "void", "unsigned", "signed", "size_t", "const", "volatile");
+
+    /** @return the parameter types of a parameter list, names and default arguments dropped: "int*,int,long" */
+    private static String typeList(String params) {
+        List<String> out = new ArrayList<>();
+        for (String p : params.split(",")) {
+            String t = p.contains("=") ? p.substring(0, p.indexOf('=')) : p;
+            t = t.strip();
+            var m = Pattern.compile("^(.*[\\s*&])([A-Za-z_][A-Za-z0-9_]*)$").matcher(t);
+            if (m.find() && !TYPE_WORDS.contains(m.group(2)) && !m.group(1).isBlank()) {
+                t = m.group(1);
+            }
+            out.add(t.replaceAll("\\s+", ""));
+        }
+        return String.join(",", out);
+    }
+
+    /** @return the macros, typedefs and aliases of the file whose definition contains {@code __restrict__} */
+    private List<String> restrictAliases() {
+        List<String> out = new ArrayList<>();
+        var m = Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)[^\\n]*__restrict").matcher(src.text());
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        m = Pattern.compile("typedef[^;]*__restrict__[^;]*?(\\w+)\\s*;").matcher(src.text());
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        m = Pattern.compile("using\\s+(\\w+)\\s*=[^;]*__restrict").matcher(src.text());
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
+    /** @return true if device function {@code name} of the unit calls {@code __ldg}, directly or through its callees */
+    private boolean callsLdg(String name, Set<String> seen) {
+        if (!seen.add(name)) {
+            return false;
+        }
+        for (FunctionDef f : unit.functions()) {
+            if (f.name().equals(name) && f.kind().onDevice()) {
+                boolean[] r = {false};
+                Trees.walkExprs(f.body(), e -> {
+                    if (e instanceof Expr.Call c && c.calleeName() != null
+                            && (c.calleeName().startsWith("__ldg") || callsLdg(c.calleeName(), seen))) {
+                        r[0] = true;
+                    }
+                });
+                if (r[0]) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** @return true if the file declares {@code name} outside functions as an integral const/constexpr variable */
     private boolean integralConstant(String name) {
         Pattern decl = Pattern.compile("\\b(?:constexpr|const)\\b[^;=(){}*&]*?\\b(?:int|long|short|char|unsigned|size_t"
@@ -340,6 +487,9 @@ public final class PromotionPlanner {
         var m = decl.matcher(src.text());
         while (m.find()) {
             int at = m.start();
+            if (m.group().matches("(?s).*\\b(double|float|half|__half|__nv_bfloat16|auto)\\b.*")) {
+                continue; // const long double STEP: not an integer
+            }
             if (unit.functions().stream().noneMatch(f -> f.body().range().contains(at))) {
                 return true;
             }
@@ -360,12 +510,22 @@ public final class PromotionPlanner {
             }
             if (e instanceof Expr.Lambda lam && readsIndices(lam.body())) {
                 why[0] = "a lambda in it reads blockIdx or gridDim";
+            } else if (e instanceof Expr.Call c && c.callee() instanceof Expr.Member m
+                    && !((BLOCK_COLLECTIVES.contains(m.member()) || m.member().equals("Store"))
+                    && localObject(m.owner(), kernelArrays))) {
+                why[0] = "it calls the member function '" + m.member() + "', which klap cannot check for blockIdx";
+            } else if (e instanceof Expr.Call c && c.calleeName() == null && !(c.callee() instanceof Expr.Member)
+                    && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)) {
+                why[0] = "it calls '" + src.slice(c.callee().range()) + "', which klap cannot check for blockIdx";
             } else if (e instanceof Expr.Call c && c.calleeName() != null && calleeReadsIndices(c.calleeName(), seen)) {
                 why[0] = "it calls '" + c.calleeName() + "', which reads blockIdx, gridDim or a cooperative group";
             }
         });
         if (why[0] == null && src.slice(k.body().range()).matches("(?s).*\\b(this_grid|group_index|this_thread_block)\\b.*")) {
             why[0] = "it uses cooperative groups";
+        }
+        if (why[0] == null && src.slice(k.body().range()).matches("(?s).*%n?ctaid.*")) {
+            why[0] = "its asm reads %ctaid or %nctaid";
         }
         return why[0];
     }
@@ -376,7 +536,8 @@ public final class PromotionPlanner {
         }
         for (FunctionDef f : unit.functions()) {
             if (f.name().equals(name) && f.kind() != FunctionDef.Kind.KERNEL && f.kind() != FunctionDef.Kind.HOST) {
-                if (readsIndices(f.body()) || src.slice(f.body().range()).matches("(?s).*\\b(this_grid|group_index)\\b.*")) {
+                if (readsIndices(f.body())
+                        || src.slice(f.body().range()).matches("(?s).*(\\b(this_grid|group_index)\\b|%n?ctaid).*")) {
                     return true;
                 }
                 boolean[] inner = {false};
@@ -607,11 +768,6 @@ public final class PromotionPlanner {
                 postponed.add(a.param().name());
             }
         }
-        aliases = pointerAliases(k);
-        kernelArrays = new HashSet<>();
-        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
-            d.vars().stream().filter(v -> v.array() || v.shared()).forEach(v -> kernelArrays.add(v.name()));
-        }
         Set<String> localArrays = new HashSet<>();
         Set<String> read = new HashSet<>();
         for (Stmt s : before) {
@@ -624,10 +780,16 @@ public final class PromotionPlanner {
         Set<String> writtenAfter = new HashSet<>();
         int launchAt = site.range().offset();
         for (Stmt s : k.body().stmts()) {
-            if (s.range().offset() >= at && s.range().offset() < launchAt) {
+            if (s.range().offset() >= at && s.range().offset() <= launchAt) {
                 Trees.walkExprs(s, y -> {
-                    if (y.range().end() <= launchAt) {
+                    if (y.range().end() <= site.range().end()) { // the launch's arguments too: evaluated before the release
                         storedThrough(y, writtenAfter);
+                    }
+                });
+                Trees.walkStmts(s, x -> {
+                    if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")
+                            && o.range().offset() < launchAt) {
+                        writtenAfter.add("");
                     }
                 });
 
@@ -677,7 +839,7 @@ public final class PromotionPlanner {
             }
             if (x instanceof Stmt.Decl d) {
                 for (VarDecl v : d.vars()) {
-                    if (v.array() || v.shared()) {
+                    if ((v.array() || v.shared()) && !pointerDecl(d, v)) {
                         localArrays.add(v.name());
                     }
                     if (v.isStatic() && !v.shared()) {
@@ -788,6 +950,9 @@ public final class PromotionPlanner {
                 if (e instanceof Expr.Launch || e instanceof Expr.Lambda) {
                     ok[0] = false;
                 }
+                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
+                    ok[0] = false; // a read of a global would escape the dependence check of the overlap
+                }
                 if (e instanceof Expr.Call c && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)
                         && (c.calleeName() == null || !(Mutations.pure(c.calleeName()) || harmless(c.calleeName(), seen)))) {
                     ok[0] = false;
@@ -815,13 +980,13 @@ public final class PromotionPlanner {
     }
 
     /** @return true if assigning to {@code target} changes only a local variable or a local/shared array */
-    private static boolean localStore(Expr target, Set<String> localArrays) {
+    private boolean localStore(Expr target, Set<String> localArrays) {
         Expr t = target;
         while (t instanceof Expr.Member m && !m.arrow()) {
             t = m.owner();
         }
         if (t instanceof Expr.Name n) {
-            return n.kind() == Expr.NameKind.LOCAL;
+            return n.kind() == Expr.NameKind.LOCAL && !refLocals.contains(n.name());
         }
         if (t instanceof Expr.Subscript s) {
             Expr a = s.array();
@@ -837,47 +1002,74 @@ public final class PromotionPlanner {
     }
 
     /**
-     * Adds what a store of the dependent prologue writes: the parameter or global at the root of
-     * the pointer it writes through, or a global written by name; "" when klap cannot trace it. A
-     * call other than a known side-effect-free one writes through every pointer passed to it.
+     * Adds what an expression of the dependent prologue may write: the parameter or global at the
+     * root of the memory it stores to, or "" when klap cannot trace it (a reference local, a
+     * pointer it cannot follow, a call that may write through its arguments or to globals). Stores
+     * to the thread's own locals, parameter copies and block-local arrays add nothing.
      */
     private void storedThrough(Expr e, Set<String> out) {
         Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
                 : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
-        while (target instanceof Expr.Cast c) {
-            target = c.operand();
+        if (target != null) {
+            out.add(storeRoot(target));
         }
-        if (target instanceof Expr.Subscript s) {
-            out.add(localArray(s.array(), kernelArrays) ? "local" : memoryRoot(s.array()));
-        } else if (target instanceof Expr.Unary u && u.op().equals("*")) {
-            out.add(memoryRoot(u.operand()));
-        } else if (target instanceof Expr.Member m) {
-            Expr o = m;
-            while (o instanceof Expr.Member mm && !mm.arrow()) {
-                o = mm.owner();
+        if (e instanceof Expr.Call c) {
+            String name = c.calleeName();
+            if (c.callee() instanceof Expr.Member m) {
+                if (!(BLOCK_COLLECTIVES.contains(m.member()) && localObject(m.owner(), kernelArrays))) {
+                    out.add(""); // a member function may write anything its object points to
+                }
+            } else if (name != null && name.startsWith("atomic") && !c.args().isEmpty()) {
+                out.add(memoryRoot(c.args().get(0)));
+            } else if (!(name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name)
+                    || harmless(name, new HashSet<>())))
+                    && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)) {
+                out.add(""); // may write through its pointer or reference arguments, or to globals
             }
-            if (o instanceof Expr.Member arrow) {
-                out.add(memoryRoot(arrow.owner()));
-            } else if (o instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
-                out.add(n.name());
-            }
-        } else if (target instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
-            out.add(n.name());
         }
         out.remove("local");
-        if (e instanceof Expr.Call c && !(c.calleeName() != null && (Mutations.pure(c.calleeName())
-                || OVERLAP_CALLS.contains(c.calleeName())))) {
-            for (Expr a : c.args()) {
-                String r = pointerRoot(a);
-                if (r != null && pointerLike(r)) {
-                    out.add(memoryRoot(a));
-                }
-            }
-        }
     }
 
-    /** The local and {@code __shared__} arrays declared anywhere in the kernel's body. */
+    /** @return what a store to {@code target} writes: "local" for the thread's own storage, a root, or "" */
+    private String storeRoot(Expr target) {
+        Expr t = target;
+        while (t instanceof Expr.Cast c) {
+            t = c.operand();
+        }
+        while (t instanceof Expr.Member m && !m.arrow()) {
+            t = m.owner();
+        }
+        if (t instanceof Expr.Name n) {
+            return switch (n.kind()) {
+                case LOCAL -> refLocals.contains(n.name()) ? "" : "local";
+                case PARAM -> "local"; // the thread's copy of the argument
+                case GLOBAL -> n.name();
+                default -> "";
+            };
+        }
+        if (t instanceof Expr.Subscript sub) {
+            return localArray(sub.array(), kernelArrays) ? "local" : memoryRoot(sub.array());
+        }
+        if (t instanceof Expr.Unary u && u.op().equals("*")) {
+            return memoryRoot(u.operand());
+        }
+        if (t instanceof Expr.Member m && m.arrow()) {
+            return memoryRoot(m.owner());
+        }
+        return "";
+    }
+
+    /** The local and {@code __shared__} arrays (of non-pointers) declared anywhere in the kernel's body. */
     private Set<String> kernelArrays = Set.of();
+    /** The reference locals of the kernel ({@code int& slot = buf[i];}): a write to one writes memory. */
+    private Set<String> refLocals = Set.of();
+    /** The locals declared with a pointer type ({@code int* p}, {@code __shared__ int* dst}, {@code int* bufs[2]}). */
+    private Set<String> pointerLocals = Set.of();
+
+    /** @return true if {@code v} of {@code d} is declared with a {@code *} before its name */
+    private boolean pointerDecl(Stmt.Decl d, VarDecl v) {
+        return src.text().substring(d.range().offset(), v.nameRange().offset()).contains("*");
+    }
 
     /** Local pointers declared from a parameter or global and never written: name -> that root. */
     private java.util.Map<String, String> aliases = java.util.Map.of();
@@ -900,9 +1092,15 @@ public final class PromotionPlanner {
         return out;
     }
 
-    private static boolean isPointerParam(FunctionDef k, String name) {
+    private boolean isPointerParam(FunctionDef k, String name) {
         return k.params().stream().anyMatch(p -> p.name().equals(name) && p.nameRange() != null
-                && p.range().offset() < p.nameRange().offset());
+                && src.text().substring(p.range().offset(), p.nameRange().offset()).contains("*"));
+    }
+
+    /** @return true for a parameter or local declared as a pointer, an alias of one, or a global (type unknown) */
+    private boolean isPointerName(String name) {
+        return pointerParams.contains(name) || pointerLocals.contains(name) || aliases.containsKey(name)
+                || !locals.contains(name) && !integralParams.contains(name) && !allParams.contains(name);
     }
 
     private static boolean globalName(Expr e) {
@@ -952,14 +1150,19 @@ public final class PromotionPlanner {
     }
 
     /** @return the parameter or local at the root of a pointer expression ({@code p}, {@code p + i}), or null */
-    private static String pointerRoot(Expr e) {
+    private String pointerRoot(Expr e) {
         if (e instanceof Expr.Name n && (n.kind() == Expr.NameKind.PARAM || n.kind() == Expr.NameKind.LOCAL
                 || n.kind() == Expr.NameKind.GLOBAL)) {
             return n.name();
         }
         if (e instanceof Expr.Binary b && (b.op().equals("+") || b.op().equals("-"))) {
+            // the operand that is the pointer: in t + buf it is buf
             String l = pointerRoot(b.lhs());
-            return l != null ? l : pointerRoot(b.rhs());
+            String r = pointerRoot(b.rhs());
+            if (r != null && isPointerName(r) && (l == null || !isPointerName(l))) {
+                return r;
+            }
+            return l != null ? l : r;
         }
         if (e instanceof Expr.Unary u && u.op().equals("&") && u.operand() instanceof Expr.Subscript s) {
             return pointerRoot(s.array());

@@ -358,9 +358,15 @@ class PromotionPassTest {
         refused("""
                 template <int B> __global__ void k(int* p, int t, int n)
                 {
-                    if (threadIdx.x == 0 && t < n) k<B><<<1, B>>>(p, t + 1, n);
+                    if (threadIdx.x == 0 && t < n) k<B * 2><<<1, B>>>(p, t + 1, n);
                 }
-                """, "template");
+                """, "another instantiation");
+        refused("""
+                template <int... B> __global__ void k(int* p, int t, int n)
+                {
+                    if (threadIdx.x == 0 && t < n) k<B...><<<1, 32>>>(p, t + 1, n);
+                }
+                """, "parameter pack");
         refused("""
                 __global__ void k(int* p, int t, int n)
                 {
@@ -374,6 +380,28 @@ class PromotionPassTest {
                     if (threadIdx.x == 0 && t < n) (void)(k<<<1, 32>>>(p, t + 1, n), 0);
                 }
                 """, "larger expression");
+    }
+
+    @Test
+    void aTemplateKernelThatLaunchesItsOwnInstantiationIsPromoted() {
+        String code = """
+                template <int B, typename T = float>
+                __global__ void k(const T* in, T* out, int t, int n, T acc)
+                {
+                    if (threadIdx.x == 0) out[t] = acc;
+                    if (threadIdx.x == 0 && t + 1 < n) k<B, T><<<1, B>>>(in, out, t + 1, n, acc + in[t]);
+                }
+                """;
+        PromotionPass.Result r = run(code, PromoteMode.PA, 4);
+        assertEquals(List.of("k"), r.promoted(), r.diagnostics().toString());
+        inOrder(r.text(), "template <int B, typename T> struct k_klap_post { T acc; };",
+                // the kernel's prototype keeps the default template argument (given once), nothing else repeats it
+                "template <int B, typename T = float>",
+                "template <int B, typename T> static __device__ void k_klap_body("
+                        + "klap::promote::block_ctx<k_klap_post<B, T>>& klap_pc",
+                "klap::promote::new_pool<k_klap_post<B, T>>(4u); if (klap_np != nullptr) k_klap_pro<B, T><<<4u, (B), 0,",
+                "if (!klap::promote::release(klap_pc, klap_a)) k<B, T><<<1, (B)>>>(",
+                "k_klap_body<B, T>(klap_pc, make_uint3(0u, 0u, 0u), dim3(1u, 1u, 1u), in, out, t + (long long)klap_j * (1), n);");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package klap.transform;
 
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import klap.model.CudaUnit;
 import klap.model.Expr;
@@ -50,13 +51,20 @@ public final class Mutations {
                     continue;
                 }
                 for (klap.model.VarDecl v : d.vars()) {
-                    if (v.init() != null) {
-                        Trees.walk(v.init(), x -> {
-                            String r = Writes.variable(x);
-                            if (r != null) {
-                                out.add(r);
-                            }
-                        });
+                    if (v.init() == null) {
+                        continue;
+                    }
+                    // only a variable named directly (the initializer, an element of its brace list or a
+                    // constructor argument) can be bound to a reference member; t in `auto b = t * 64` cannot
+                    List<Expr> direct = new java.util.ArrayList<>(List.of(v.init()));
+                    if (v.init() instanceof Expr.Other || v.init() instanceof Expr.Call) {
+                        direct.addAll(v.init().children());
+                    }
+                    for (Expr x : direct) {
+                        String r = Writes.variable(x);
+                        if (r != null) {
+                            out.add(r);
+                        }
                     }
                 }
             }
