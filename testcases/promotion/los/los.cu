@@ -21,6 +21,7 @@
 // Output: PASS los time_ms=.. first_ms=.. [warm_ms=..] reps=.. gbps=..  or  FAIL los: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <cub/block/block_scan.cuh>
 #include <cuda/functional>
@@ -66,80 +67,13 @@ __global__ void losTile(const float *alt, unsigned char *vis, int n, float h0, i
 
 int main(int argc, char **argv) {
     bb::g_name = "los";
-    const long long n = bb::argInt(argc, argv, "-n", 25LL * TILE - 1);
-    const uint64_t seed = (uint64_t)bb::argInt(argc, argv, "-s", 1);
-    const int reps = (int)bb::argInt(argc, argv, "-r", 1);
-    // i converts to float exactly for i < 2^24, so the CPU slopes equal the GPU ones.
-    if (n < 2 || n > (1LL << 24) || reps < 1) return bb::report(false, 0, "bad options");
-
+    const pb::SightOptions opt = pb::sightOptions(argc, argv, 25LL * TILE - 1);
     // Terrain: a random walk with a slight upward drift (fixed seed).
-    std::vector<float> alt(n);
-    {
-        bb::Rng rng(seed);
-        double a = 0.0;
-        for (long long i = 0; i < n; ++i) {
-            alt[i] = (float)a;
-            a += 0.05 + 2.0 * (rng.uniform() - 0.5);
-        }
-    }
-    const float h0 = alt[0] + OBSERVER_HEIGHT;
-
-    // CPU reference, with the same float arithmetic as the GPU (max is exact in any order).
-    std::vector<unsigned char> ref(n);
-    {
-        float best = -INFINITY;
-        ref[0] = 1;
-        for (long long i = 1; i < n; ++i) {
-            const float s = (alt[i] - h0) / (float)i;
-            ref[i] = s >= best ? 1 : 0;
-            best = std::fmax(best, s);
-        }
-    }
-
+    const pb::SightProblem problem = pb::sightProblem(opt.n, opt.seed, OBSERVER_HEIGHT);
     // At most one launch per nesting level is pending at a time.
     bb::ensurePendingLaunches(32);
-
-    float *dAlt = nullptr;
-    unsigned char *dVis = nullptr;
-    int *dErr = nullptr;
-    BB_CHECK(cudaMalloc(&dAlt, sizeof(float) * n));
-    BB_CHECK(cudaMalloc(&dVis, n));
-    BB_CHECK(cudaMalloc(&dErr, sizeof(int)));
-    BB_CHECK(cudaMemcpy(dAlt, alt.data(), sizeof(float) * n, cudaMemcpyHostToDevice));
-
-    std::vector<unsigned char> vis(n);
-    std::vector<float> times;
-    bb::GpuTimer timer;
-    for (int r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemset(dVis, 0xff, n));  // neither 0 nor 1: unwritten flags are caught
-        BB_CHECK(cudaMemset(dErr, 0, sizeof(int)));
-        BB_CHECK(cudaDeviceSynchronize());
-        timer.start();
-        losTile<<<1, BLOCK>>>(dAlt, dVis, (int)n, h0, 0, -INFINITY, dErr);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const cudaError_t e = cudaDeviceSynchronize();  // waits for the whole chain
-        if (e == cudaErrorLaunchMaxDepthExceeded) bb::fail("device launch failed (nesting depth?)");
-        BB_CHECK(e);
-        int err = 0;
-        BB_CHECK(cudaMemcpy(&err, dErr, sizeof(int), cudaMemcpyDeviceToHost));
-        if (err) bb::fail("device launch failed (nesting depth?)");
-        times.push_back(timer.ms());
-
-        BB_CHECK(cudaMemcpy(vis.data(), dVis, n, cudaMemcpyDeviceToHost));
-        for (long long i = 0; i < n; ++i) {
-            if (vis[i] != ref[i]) {
-                char msg[160];
-                std::snprintf(msg, sizeof msg, "vis[%lld] = %d, expected %d (repetition %d)", i,
-                              (int)vis[i], (int)ref[i], r);
-                return bb::report(false, 0, msg);
-            }
-        }
-    }
-    BB_CHECK(cudaFree(dAlt));
-    BB_CHECK(cudaFree(dVis));
-    BB_CHECK(cudaFree(dErr));
-    // One repetition reads n altitudes and writes n flags.
-    const double gb = (double)n * (sizeof(float) + 1) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", gb);
+    pb::DeviceBuffer<int> dErr(1);
+    return pb::runSight(opt, problem, dErr.get(), [&](const float *alt, unsigned char *vis) {
+        losTile<<<1, BLOCK>>>(alt, vis, (int)opt.n, problem.h0, 0, -INFINITY, dErr.get());
+    });
 }

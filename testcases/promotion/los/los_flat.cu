@@ -15,6 +15,7 @@
 //         or FAIL los_flat: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
@@ -63,84 +64,23 @@ __global__ void losFlags(const float *alt, unsigned char *vis, int n, float h0,
 
 int main(int argc, char **argv) {
     bb::g_name = "los_flat";
-    const long long n = bb::argInt(argc, argv, "-n", 25LL * TILE - 1);
-    const uint64_t seed = (uint64_t)bb::argInt(argc, argv, "-s", 1);
-    const int reps = (int)bb::argInt(argc, argv, "-r", 1);
-    // i converts to float exactly for i < 2^24, so the CPU slopes equal the GPU ones.
-    if (n < 2 || n > (1LL << 24) || reps < 1) return bb::report(false, 0, "bad options");
-    const int tiles = (int)((n + TILE - 1) / TILE);
-
+    const pb::SightOptions opt = pb::sightOptions(argc, argv, 25LL * TILE - 1);
+    const int tiles = (int)((opt.n + TILE - 1) / TILE);
     // Terrain: a random walk with a slight upward drift (fixed seed), as in los.cu.
-    std::vector<float> alt(n);
-    {
-        bb::Rng rng(seed);
-        double a = 0.0;
-        for (long long i = 0; i < n; ++i) {
-            alt[i] = (float)a;
-            a += 0.05 + 2.0 * (rng.uniform() - 0.5);
-        }
-    }
-    const float h0 = alt[0] + OBSERVER_HEIGHT;
+    const pb::SightProblem problem = pb::sightProblem(opt.n, opt.seed, OBSERVER_HEIGHT);
 
-    // CPU reference, with the same float arithmetic as the GPU (max is exact in any order).
-    std::vector<unsigned char> ref(n);
-    {
-        float best = -INFINITY;
-        ref[0] = 1;
-        for (long long i = 1; i < n; ++i) {
-            const float s = (alt[i] - h0) / (float)i;
-            ref[i] = s >= best ? 1 : 0;
-            best = std::fmax(best, s);
-        }
-    }
-
-    float *dAlt = nullptr, *dTileMax = nullptr, *dTilePrefix = nullptr;
-    unsigned char *dVis = nullptr;
-    void *dScanTemp = nullptr;
+    pb::DeviceBuffer<float> dTileMax(tiles), dTilePrefix(tiles);
     size_t scanTempBytes = 0;
-    BB_CHECK(cudaMalloc(&dAlt, sizeof(float) * n));
-    BB_CHECK(cudaMalloc(&dVis, n));
-    BB_CHECK(cudaMalloc(&dTileMax, sizeof(float) * tiles));
-    BB_CHECK(cudaMalloc(&dTilePrefix, sizeof(float) * tiles));
-    BB_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scanTempBytes, dTileMax, dTilePrefix,
+    BB_CHECK(cub::DeviceScan::ExclusiveScan(nullptr, scanTempBytes, dTileMax.get(), dTilePrefix.get(),
                                             cuda::maximum<float>{}, -INFINITY, tiles));
-    BB_CHECK(cudaMalloc(&dScanTemp, scanTempBytes > 0 ? scanTempBytes : 1));
-    BB_CHECK(cudaMemcpy(dAlt, alt.data(), sizeof(float) * n, cudaMemcpyHostToDevice));
-
-    std::vector<unsigned char> vis(n);
-    std::vector<float> times;
-    bb::GpuTimer timer;
-    for (int r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemset(dVis, 0xff, n));  // neither 0 nor 1: unwritten flags are caught
-        BB_CHECK(cudaDeviceSynchronize());
-        timer.start();
-        losTileMax<<<tiles, BLOCK>>>(dAlt, (int)n, h0, dTileMax);
-        BB_CHECK_LAUNCH();
-        BB_CHECK(cub::DeviceScan::ExclusiveScan(dScanTemp, scanTempBytes, dTileMax, dTilePrefix,
-                                                cuda::maximum<float>{}, -INFINITY, tiles));
-        losFlags<<<tiles, BLOCK>>>(dAlt, dVis, (int)n, h0, dTilePrefix);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        times.push_back(timer.ms());
-        BB_CHECK(cudaDeviceSynchronize());
-
-        BB_CHECK(cudaMemcpy(vis.data(), dVis, n, cudaMemcpyDeviceToHost));
-        for (long long i = 0; i < n; ++i) {
-            if (vis[i] != ref[i]) {
-                char msg[160];
-                std::snprintf(msg, sizeof msg, "vis[%lld] = %d, expected %d (repetition %d)", i,
-                              (int)vis[i], (int)ref[i], r);
-                return bb::report(false, 0, msg);
-            }
-        }
-    }
-    BB_CHECK(cudaFree(dAlt));
-    BB_CHECK(cudaFree(dVis));
-    BB_CHECK(cudaFree(dTileMax));
-    BB_CHECK(cudaFree(dTilePrefix));
-    BB_CHECK(cudaFree(dScanTemp));
+    pb::DeviceBuffer<unsigned char> dScanTemp(scanTempBytes > 0 ? scanTempBytes : 1);
     // Same nominal work as los: n altitudes read and n flags written (the second read of the
     // altitudes by losFlags and the tile maxima are not counted).
-    const double gb = (double)n * (sizeof(float) + 1) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", gb);
+    return pb::runSight(opt, problem, nullptr, [&](const float *alt, unsigned char *vis) {
+        losTileMax<<<tiles, BLOCK>>>(alt, (int)opt.n, problem.h0, dTileMax.get());
+        BB_CHECK_LAUNCH();
+        BB_CHECK(cub::DeviceScan::ExclusiveScan(dScanTemp.get(), scanTempBytes, dTileMax.get(),
+                                                dTilePrefix.get(), cuda::maximum<float>{}, -INFINITY, tiles));
+        losFlags<<<tiles, BLOCK>>>(alt, vis, (int)opt.n, problem.h0, dTilePrefix.get());
+    });
 }

@@ -32,6 +32,7 @@
 // Output: PASS pd time_ms=.. first_ms=.. [warm_ms=..] reps=.. gbps=..  or  FAIL pd: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <vector>
 
@@ -71,69 +72,13 @@ __global__ void pdTile(float *buf, int rows, int cols, int pad, int tile, int *e
 
 int main(int argc, char **argv) {
     bb::g_name = "pd";
-    const long long rows = bb::argInt(argc, argv, "-n", 50);
-    const long long cols = bb::argInt(argc, argv, "-c", 1000);
-    const long long pad = bb::argInt(argc, argv, "-p", 20);
-    const uint64_t seed = (uint64_t)bb::argInt(argc, argv, "-s", 1);
-    const int reps = (int)bb::argInt(argc, argv, "-r", 1);
-    if (rows < 1 || cols < 1 || pad < 0 || reps < 1 || rows * (cols + pad) > (1LL << 30))
-        return bb::report(false, 0, "bad options");
-    const long long pitch = cols + pad, total = rows * pitch, elems = rows * cols;
-    const int tiles = (int)((total + TILE - 1) / TILE);
-
+    const pb::MatrixOptions opt = pb::matrixOptions(argc, argv, TILE);
     // Initial buffer: the matrix (random values in [0, 1)) at the start, garbage after it.
-    std::vector<float> init(total, GARBAGE);
-    {
-        bb::Rng rng(seed);
-        for (long long i = 0; i < elems; ++i) init[i] = (float)rng.uniform();
-    }
-    // CPU reference: the padded layout.
-    std::vector<float> ref(total);
-    for (long long r = 0; r < rows; ++r)
-        for (long long c = 0; c < pitch; ++c)
-            ref[r * pitch + c] = c < cols ? init[r * cols + c] : 0.0f;
-
+    const pb::InPlaceProblem problem = pb::paddingProblem(opt, GARBAGE);
     // At most one launch per nesting level is pending at a time.
     bb::ensurePendingLaunches(32);
-
-    float *dBuf = nullptr;
-    int *dErr = nullptr;
-    BB_CHECK(cudaMalloc(&dBuf, sizeof(float) * total));
-    BB_CHECK(cudaMalloc(&dErr, sizeof(int)));
-
-    std::vector<float> out(total);
-    std::vector<float> times;
-    bb::GpuTimer timer;
-    for (int r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemcpy(dBuf, init.data(), sizeof(float) * total, cudaMemcpyHostToDevice));
-        BB_CHECK(cudaMemset(dErr, 0, sizeof(int)));
-        BB_CHECK(cudaDeviceSynchronize());
-        timer.start();
-        pdTile<<<1, BLOCK>>>(dBuf, (int)rows, (int)cols, (int)pad, tiles - 1, dErr);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const cudaError_t e = cudaDeviceSynchronize();  // waits for the whole chain
-        if (e == cudaErrorLaunchMaxDepthExceeded) bb::fail("device launch failed (nesting depth?)");
-        BB_CHECK(e);
-        int err = 0;
-        BB_CHECK(cudaMemcpy(&err, dErr, sizeof(int), cudaMemcpyDeviceToHost));
-        if (err) bb::fail("device launch failed (nesting depth?)");
-        times.push_back(timer.ms());
-
-        BB_CHECK(cudaMemcpy(out.data(), dBuf, sizeof(float) * total, cudaMemcpyDeviceToHost));
-        for (long long j = 0; j < total; ++j) {
-            if (out[j] != ref[j]) {
-                char msg[192];
-                std::snprintf(msg, sizeof msg,
-                              "buf[%lld] (row %lld, col %lld) = %g, expected %g (repetition %d)",
-                              j, j / pitch, j % pitch, out[j], ref[j], r);
-                return bb::report(false, 0, msg);
-            }
-        }
-    }
-    BB_CHECK(cudaFree(dBuf));
-    BB_CHECK(cudaFree(dErr));
-    // One repetition reads the rows * cols matrix and writes rows * pitch floats.
-    const double gb = (double)(elems + total) * sizeof(float) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", gb);
+    pb::DeviceBuffer<int> dErr(1);
+    return pb::runInPlace(opt, problem, dErr.get(), [&](float *buf) {
+        pdTile<<<1, BLOCK>>>(buf, (int)opt.rows, (int)opt.cols, (int)opt.pad, opt.tiles - 1, dErr.get());
+    });
 }

@@ -19,6 +19,7 @@
 //         or FAIL pd_flat: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <cuda/atomic>
 
@@ -65,61 +66,13 @@ __global__ void pdFlat(float *buf, int rows, int cols, int pad, int tiles, int *
 
 int main(int argc, char **argv) {
     bb::g_name = "pd_flat";
-    const long long rows = bb::argInt(argc, argv, "-n", 50);
-    const long long cols = bb::argInt(argc, argv, "-c", 1000);
-    const long long pad = bb::argInt(argc, argv, "-p", 20);
-    const uint64_t seed = (uint64_t)bb::argInt(argc, argv, "-s", 1);
-    const int reps = (int)bb::argInt(argc, argv, "-r", 1);
-    if (rows < 1 || cols < 1 || pad < 0 || reps < 1 || rows * (cols + pad) > (1LL << 30))
-        return bb::report(false, 0, "bad options");
-    const long long pitch = cols + pad, total = rows * pitch, elems = rows * cols;
-    const int tiles = (int)((total + TILE - 1) / TILE);
-
+    const pb::MatrixOptions opt = pb::matrixOptions(argc, argv, TILE);
     // Initial buffer: the matrix (random values in [0, 1)) at the start, garbage after it.
-    std::vector<float> init(total, GARBAGE);
-    {
-        bb::Rng rng(seed);
-        for (long long i = 0; i < elems; ++i) init[i] = (float)rng.uniform();
-    }
-    // CPU reference: the padded layout.
-    std::vector<float> ref(total);
-    for (long long r = 0; r < rows; ++r)
-        for (long long c = 0; c < pitch; ++c)
-            ref[r * pitch + c] = c < cols ? init[r * cols + c] : 0.0f;
-
-    float *dBuf = nullptr;
-    int *dSync = nullptr;  // [0]: ticket, [1 .. tiles]: flags
-    BB_CHECK(cudaMalloc(&dBuf, sizeof(float) * total));
-    BB_CHECK(cudaMalloc(&dSync, sizeof(int) * (tiles + 1)));
-
-    std::vector<float> out(total);
-    std::vector<float> times;
-    bb::GpuTimer timer;
-    for (int r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemcpy(dBuf, init.data(), sizeof(float) * total, cudaMemcpyHostToDevice));
-        BB_CHECK(cudaDeviceSynchronize());
-        timer.start();
-        BB_CHECK(cudaMemsetAsync(dSync, 0, sizeof(int) * (tiles + 1)));
-        pdFlat<<<tiles, BLOCK>>>(dBuf, (int)rows, (int)cols, (int)pad, tiles, dSync, dSync + 1);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        times.push_back(timer.ms());
-        BB_CHECK(cudaDeviceSynchronize());
-
-        BB_CHECK(cudaMemcpy(out.data(), dBuf, sizeof(float) * total, cudaMemcpyDeviceToHost));
-        for (long long j = 0; j < total; ++j) {
-            if (out[j] != ref[j]) {
-                char msg[192];
-                std::snprintf(msg, sizeof msg,
-                              "buf[%lld] (row %lld, col %lld) = %g, expected %g (repetition %d)",
-                              j, j / pitch, j % pitch, out[j], ref[j], r);
-                return bb::report(false, 0, msg);
-            }
-        }
-    }
-    BB_CHECK(cudaFree(dBuf));
-    BB_CHECK(cudaFree(dSync));
-    // One repetition reads the rows * cols matrix and writes rows * pitch floats.
-    const double gb = (double)(elems + total) * sizeof(float) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", gb);
+    const pb::InPlaceProblem problem = pb::paddingProblem(opt, GARBAGE);
+    pb::DeviceBuffer<int> dSync(opt.tiles + 1);  // [0]: ticket, [1 .. tiles]: flags
+    return pb::runInPlace(opt, problem, nullptr, [&](float *buf) {
+        BB_CHECK(cudaMemsetAsync(dSync.get(), 0, sizeof(int) * (opt.tiles + 1)));
+        pdFlat<<<opt.tiles, BLOCK>>>(buf, (int)opt.rows, (int)opt.cols, (int)opt.pad, opt.tiles, dSync.get(),
+                                     dSync.get() + 1);
+    });
 }

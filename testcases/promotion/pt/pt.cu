@@ -20,10 +20,9 @@
 // Output: PASS pt time_ms=.. first_ms=.. [warm_ms=..] reps=.. gbps=..  or  FAIL pt: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <cub/cub.cuh>
-
-#include <climits>
 
 constexpr int BLOCK = 512;
 constexpr int ITEMS = 16;
@@ -91,74 +90,12 @@ __global__ void ptTile(const int *in, int *out, int n, int tile, int front, int 
 int main(int argc, char **argv)
 {
     bb::g_name = "pt";
-    const long long nArg = bb::argInt(argc, argv, "-n", MEDIUM);
-    const long long seed = bb::argInt(argc, argv, "-s", 1);
-    const long long reps = bb::argInt(argc, argv, "-r", 1);
-    if (nArg < 1 || nArg > INT_MAX - TILE) bb::fail("-n must be in 1 .. 2^31 - 8193");
-    if (reps < 1 || reps > 100000) bb::fail("-r must be in 1 .. 100000");
-    const int n = (int)nArg;
-    const int tiles = (int)((nArg + TILE - 1) / TILE);
-
+    const pb::TileOptions opt = pb::tileOptions(argc, argv, TILE, MEDIUM);
     // Input: random ints in [0, 10^9); about a third of them are selected.
-    std::vector<int> h(n);
-    bb::Rng rng((uint64_t)seed);
-    for (int i = 0; i < n; ++i) h[i] = (int)rng.below(1000000000u);
-
-    // CPU reference, computed once.
-    std::vector<int> ref(n);
-    int refCount = 0, rejected = 0;
-    for (int x : h) {
-        if (selected(x)) ref[refCount++] = x;
-        else ref[n - 1 - rejected++] = x;
-    }
-
-    int *dIn = nullptr, *dOut = nullptr, *dCount = nullptr, *dErr = nullptr;
-    BB_CHECK(cudaMalloc(&dIn, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dOut, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dCount, sizeof(int)));
-    BB_CHECK(cudaMalloc(&dErr, sizeof(int)));
-    BB_CHECK(cudaMemcpy(dIn, h.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
-    bb::ensurePendingLaunches(tiles + 2048LL);  // at most one child per tile
-
-    bb::GpuTimer timer;
-    std::vector<float> times;
-    std::vector<int> got(n);
-    for (long long r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemset(dOut, 0xff, sizeof(int) * n));
-        BB_CHECK(cudaMemset(dCount, 0xff, sizeof(int)));
-        BB_CHECK(cudaMemset(dErr, 0, sizeof(int)));
-        BB_CHECK(cudaDeviceSynchronize());
-
-        timer.start();
-        ptTile<<<1, BLOCK>>>(dIn, dOut, n, 0, 0, 0, dCount, dErr);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const float ms = timer.ms();
-        BB_CHECK(cudaDeviceSynchronize());
-
-        int err = 0, count = -1;
-        BB_CHECK(cudaMemcpy(&err, dErr, sizeof(int), cudaMemcpyDeviceToHost));
-        if (err) bb::fail("device launch failed (nesting depth?)");
-        BB_CHECK(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost));
-        char msg[128];
-        if (count != refCount) {
-            std::snprintf(msg, sizeof msg, "count %d, expected %d", count, refCount);
-            bb::fail(msg);
-        }
-        BB_CHECK(cudaMemcpy(got.data(), dOut, sizeof(int) * n, cudaMemcpyDeviceToHost));
-        for (int i = 0; i < n; ++i)
-            if (got[i] != ref[i]) {
-                std::snprintf(msg, sizeof msg, "out[%d] = %d, expected %d", i, got[i], ref[i]);
-                bb::fail(msg);
-            }
-        times.push_back(ms);
-    }
-
-    BB_CHECK(cudaFree(dIn));
-    BB_CHECK(cudaFree(dOut));
-    BB_CHECK(cudaFree(dCount));
-    BB_CHECK(cudaFree(dErr));
-    // Work: n ints read, n ints and the count written.
-    const double work = (8.0 * n + 4.0) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", work);
+    const pb::CountedProblem problem = pb::partitionProblem(opt.n, opt.seed, selected);
+    pb::DeviceBuffer<int> dErr(1);
+    bb::ensurePendingLaunches(opt.tiles + 2048LL);  // at most one child per tile
+    return pb::runCounted(opt, problem, dErr.get(), [] {}, [&](const pb::CountedBuffers &d) {
+        ptTile<<<1, BLOCK>>>(d.in.get(), d.out.get(), opt.n, 0, 0, 0, d.count.get(), dErr.get());
+    });
 }

@@ -17,10 +17,9 @@
 // Output: PASS sc time_ms=.. first_ms=.. [warm_ms=..] reps=.. gbps=..  or  FAIL sc: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <cub/cub.cuh>
-
-#include <climits>
 
 constexpr int BLOCK = 512;
 constexpr int ITEMS = 16;
@@ -74,74 +73,12 @@ __global__ void scTile(const int *in, int *out, int n, int tile, int offset, int
 int main(int argc, char **argv)
 {
     bb::g_name = "sc";
-    const long long nArg = bb::argInt(argc, argv, "-n", MEDIUM);
-    const long long seed = bb::argInt(argc, argv, "-s", 1);
-    const long long reps = bb::argInt(argc, argv, "-r", 1);
-    if (nArg < 1 || nArg > INT_MAX - TILE) bb::fail("-n must be in 1 .. 2^31 - 8193");
-    if (reps < 1 || reps > 100000) bb::fail("-r must be in 1 .. 100000");
-    const int n = (int)nArg;
-    const int tiles = (int)((nArg + TILE - 1) / TILE);
-
+    const pb::TileOptions opt = pb::tileOptions(argc, argv, TILE, MEDIUM);
     // Input: about half the elements are 0, the others random positive ints.
-    std::vector<int> h(n);
-    bb::Rng rng((uint64_t)seed);
-    for (int i = 0; i < n; ++i)
-        h[i] = (rng.next() & 1) ? 0 : (int)(1 + rng.below(0x7ffffffe));
-
-    // CPU reference, computed once.
-    std::vector<int> ref;
-    ref.reserve(n);
-    for (int x : h)
-        if (x != 0) ref.push_back(x);
-    const int refCount = (int)ref.size();
-
-    int *dIn = nullptr, *dOut = nullptr, *dCount = nullptr, *dErr = nullptr;
-    BB_CHECK(cudaMalloc(&dIn, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dOut, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dCount, sizeof(int)));
-    BB_CHECK(cudaMalloc(&dErr, sizeof(int)));
-    BB_CHECK(cudaMemcpy(dIn, h.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
-    bb::ensurePendingLaunches(tiles + 2048LL);  // at most one child per tile
-
-    bb::GpuTimer timer;
-    std::vector<float> times;
-    std::vector<int> got(n);
-    for (long long r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemset(dOut, 0xff, sizeof(int) * n));
-        BB_CHECK(cudaMemset(dCount, 0xff, sizeof(int)));
-        BB_CHECK(cudaMemset(dErr, 0, sizeof(int)));
-        BB_CHECK(cudaDeviceSynchronize());
-
-        timer.start();
-        scTile<<<1, BLOCK>>>(dIn, dOut, n, 0, 0, dCount, dErr);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const float ms = timer.ms();
-        BB_CHECK(cudaDeviceSynchronize());
-
-        int err = 0, count = -1;
-        BB_CHECK(cudaMemcpy(&err, dErr, sizeof(int), cudaMemcpyDeviceToHost));
-        if (err) bb::fail("device launch failed (nesting depth?)");
-        BB_CHECK(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost));
-        char msg[128];
-        if (count != refCount) {
-            std::snprintf(msg, sizeof msg, "count %d, expected %d", count, refCount);
-            bb::fail(msg);
-        }
-        BB_CHECK(cudaMemcpy(got.data(), dOut, sizeof(int) * refCount, cudaMemcpyDeviceToHost));
-        for (int i = 0; i < refCount; ++i)
-            if (got[i] != ref[i]) {
-                std::snprintf(msg, sizeof msg, "out[%d] = %d, expected %d", i, got[i], ref[i]);
-                bb::fail(msg);
-            }
-        times.push_back(ms);
-    }
-
-    BB_CHECK(cudaFree(dIn));
-    BB_CHECK(cudaFree(dOut));
-    BB_CHECK(cudaFree(dCount));
-    BB_CHECK(cudaFree(dErr));
-    // Work: n ints read, refCount ints and the count written.
-    const double work = (4.0 * n + 4.0 * refCount + 4.0) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", work);
+    const pb::CountedProblem problem = pb::compactionProblem(opt.n, opt.seed);
+    pb::DeviceBuffer<int> dErr(1);
+    bb::ensurePendingLaunches(opt.tiles + 2048LL);  // at most one child per tile
+    return pb::runCounted(opt, problem, dErr.get(), [] {}, [&](const pb::CountedBuffers &d) {
+        scTile<<<1, BLOCK>>>(d.in.get(), d.out.get(), opt.n, 0, 0, d.count.get(), dErr.get());
+    });
 }

@@ -18,10 +18,9 @@
 // Output: PASS unq time_ms=.. first_ms=.. [warm_ms=..] reps=.. gbps=..  or  FAIL unq: <reason>
 
 #include "common/bench_b.cuh"
+#include "common/promo_host.cuh"
 
 #include <cub/cub.cuh>
-
-#include <climits>
 
 constexpr int BLOCK = 512;
 constexpr int ITEMS = 16;
@@ -83,79 +82,13 @@ __global__ void unqTile(const int *in, int *out, int n, int tile, int offset, in
 int main(int argc, char **argv)
 {
     bb::g_name = "unq";
-    const long long nArg = bb::argInt(argc, argv, "-n", MEDIUM);
-    const long long seed = bb::argInt(argc, argv, "-s", 1);
-    const long long reps = bb::argInt(argc, argv, "-r", 1);
-    if (nArg < 1 || nArg > INT_MAX - TILE) bb::fail("-n must be in 1 .. 2^31 - 8193");
-    if (reps < 1 || reps > 100000) bb::fail("-r must be in 1 .. 100000");
-    const int n = (int)nArg;
-    const int tiles = (int)((nArg + TILE - 1) / TILE);
-
+    const pb::TileOptions opt = pb::tileOptions(argc, argv, TILE, MEDIUM);
     // Input: runs of equal values, each run 1..8 long, each value in [0, 10^6) and different
     // from the previous run's.
-    std::vector<int> h(n);
-    bb::Rng rng((uint64_t)seed);
-    for (int i = 0, value = -1; i < n;) {
-        int next;
-        do next = (int)rng.below(1000000u);
-        while (next == value);
-        value = next;
-        for (int len = 1 + (int)rng.below(8); len > 0 && i < n; --len) h[i++] = value;
-    }
-
-    // CPU reference, computed once.
-    std::vector<int> ref;
-    for (int i = 0; i < n; ++i)
-        if (i == 0 || h[i] != h[i - 1]) ref.push_back(h[i]);
-    const int refCount = (int)ref.size();
-
-    int *dIn = nullptr, *dOut = nullptr, *dCount = nullptr, *dErr = nullptr;
-    BB_CHECK(cudaMalloc(&dIn, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dOut, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dCount, sizeof(int)));
-    BB_CHECK(cudaMalloc(&dErr, sizeof(int)));
-    BB_CHECK(cudaMemcpy(dIn, h.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
-    bb::ensurePendingLaunches(tiles + 2048LL);  // at most one child per tile
-
-    bb::GpuTimer timer;
-    std::vector<float> times;
-    std::vector<int> got(n);
-    for (long long r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemset(dOut, 0xff, sizeof(int) * n));
-        BB_CHECK(cudaMemset(dCount, 0xff, sizeof(int)));
-        BB_CHECK(cudaMemset(dErr, 0, sizeof(int)));
-        BB_CHECK(cudaDeviceSynchronize());
-
-        timer.start();
-        unqTile<<<1, BLOCK>>>(dIn, dOut, n, 0, 0, dCount, dErr);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const float ms = timer.ms();
-        BB_CHECK(cudaDeviceSynchronize());
-
-        int err = 0, count = -1;
-        BB_CHECK(cudaMemcpy(&err, dErr, sizeof(int), cudaMemcpyDeviceToHost));
-        if (err) bb::fail("device launch failed (nesting depth?)");
-        BB_CHECK(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost));
-        char msg[128];
-        if (count != refCount) {
-            std::snprintf(msg, sizeof msg, "count %d, expected %d", count, refCount);
-            bb::fail(msg);
-        }
-        BB_CHECK(cudaMemcpy(got.data(), dOut, sizeof(int) * refCount, cudaMemcpyDeviceToHost));
-        for (int i = 0; i < refCount; ++i)
-            if (got[i] != ref[i]) {
-                std::snprintf(msg, sizeof msg, "out[%d] = %d, expected %d", i, got[i], ref[i]);
-                bb::fail(msg);
-            }
-        times.push_back(ms);
-    }
-
-    BB_CHECK(cudaFree(dIn));
-    BB_CHECK(cudaFree(dOut));
-    BB_CHECK(cudaFree(dCount));
-    BB_CHECK(cudaFree(dErr));
-    // Work: n ints read, refCount ints and the count written.
-    const double work = (4.0 * n + 4.0 * refCount + 4.0) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", work);
+    const pb::CountedProblem problem = pb::uniqueProblem(opt.n, opt.seed);
+    pb::DeviceBuffer<int> dErr(1);
+    bb::ensurePendingLaunches(opt.tiles + 2048LL);  // at most one child per tile
+    return pb::runCounted(opt, problem, dErr.get(), [] {}, [&](const pb::CountedBuffers &d) {
+        unqTile<<<1, BLOCK>>>(d.in.get(), d.out.get(), opt.n, 0, 0, d.count.get(), dErr.get());
+    });
 }

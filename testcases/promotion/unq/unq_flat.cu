@@ -15,30 +15,25 @@
 // Output: PASS unq_flat time_ms=.. first_ms=.. [warm_ms=..] reps=.. gbps=..  or  FAIL unq_flat: ..
 
 #include "common/bench_b.cuh"
-
-#include <cub/cub.cuh>
-
-#include <climits>
+#include "common/promo_flat.cuh"
+#include "common/promo_host.cuh"
 
 constexpr int BLOCK = 512;
 constexpr int ITEMS = 16;
 constexpr int TILE = BLOCK * ITEMS;  // 8192
 constexpr long long MEDIUM = 25LL * TILE;
 
-using TileLoad = cub::BlockLoad<int, BLOCK, ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-using TileScan = cub::BlockScan<int, BLOCK>;
-using TileReduce = cub::BlockReduce<int, BLOCK>;
+using Tiles = pb::FlatTiles<BLOCK, ITEMS>;
 
-// Loads tile blockIdx.x into v (blocked: item i of thread t is element t * ITEMS + i of the
-// tile) and returns the bit mask of this thread's kept items. Ends with a __syncthreads(), so
-// `load` may be reused afterwards.
-__device__ unsigned loadAndFlag(const int *in, int n, int (&v)[ITEMS], TileLoad::TempStorage &load,
+// Loads tile blockIdx.x into v and returns the mask of this thread's kept items (bit i: item i,
+// element first + i of the tile): those that differ from their predecessor, and element 0 of the
+// input. lastOf: BLOCK ints of shared memory. `load` may be reused afterwards.
+__device__ unsigned loadAndFlag(const int *in, int n, int (&v)[ITEMS], Tiles::Load::TempStorage &load,
                                 int *lastOf)
 {
     const int base = blockIdx.x * TILE;
-    const int valid = min(TILE, n - base);
     const int first = (int)threadIdx.x * ITEMS;
-    TileLoad(load).Load(in + base, v, valid, 0);
+    const int valid = Tiles::load(in, n, v, load);
     lastOf[threadIdx.x] = v[ITEMS - 1];
     __syncthreads();
     int prev = v[0];  // element 0 of the input: always kept
@@ -55,126 +50,29 @@ __device__ unsigned loadAndFlag(const int *in, int n, int (&v)[ITEMS], TileLoad:
 // Counts the kept elements of tile blockIdx.x into tileCounts[blockIdx.x].
 __global__ void unqCount(const int *in, int n, int *tileCounts)
 {
-    __shared__ union {
-        TileLoad::TempStorage load;
-        TileReduce::TempStorage reduce;
-    } sm;
+    __shared__ Tiles::CountStorage sm;
     __shared__ int lastOf[BLOCK];
     int v[ITEMS];
     const unsigned keep = loadAndFlag(in, n, v, sm.load, lastOf);
-    const int total = TileReduce(sm.reduce).Sum(__popc(keep));
-    if (threadIdx.x == 0) tileCounts[blockIdx.x] = total;
+    Tiles::writeCount(keep, sm.reduce, tileCounts);
 }
 
 // Writes the kept elements of tile blockIdx.x to out[tileOffsets[blockIdx.x] ..].
 __global__ void unqScatter(const int *in, int *out, int n, const int *tileOffsets, int *count)
 {
-    __shared__ union {
-        TileLoad::TempStorage load;
-        TileScan::TempStorage scan;
-        int stage[TILE];
-    } sm;
+    __shared__ Tiles::ScatterStorage sm;
     __shared__ int lastOf[BLOCK];
     int v[ITEMS];
     const unsigned keep = loadAndFlag(in, n, v, sm.load, lastOf);
-    int pos = 0, tileCount = 0;
-    TileScan(sm.scan).ExclusiveSum(__popc(keep), pos, tileCount);
-    __syncthreads();
-    for (int i = 0; i < ITEMS; ++i)
-        if (keep & (1u << i)) sm.stage[pos++] = v[i];
-    __syncthreads();
-    const int offset = tileOffsets[blockIdx.x];
-    for (int k = threadIdx.x; k < tileCount; k += blockDim.x)
-        out[offset + k] = sm.stage[k];
-    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) *count = tileOffsets[gridDim.x];
+    Tiles::scatterPacked(v, keep, sm, out, tileOffsets, count);
 }
 
 int main(int argc, char **argv)
 {
     bb::g_name = "unq_flat";
-    const long long nArg = bb::argInt(argc, argv, "-n", MEDIUM);
-    const long long seed = bb::argInt(argc, argv, "-s", 1);
-    const long long reps = bb::argInt(argc, argv, "-r", 1);
-    if (nArg < 1 || nArg > INT_MAX - TILE) bb::fail("-n must be in 1 .. 2^31 - 8193");
-    if (reps < 1 || reps > 100000) bb::fail("-r must be in 1 .. 100000");
-    const int n = (int)nArg;
-    const int tiles = (int)((nArg + TILE - 1) / TILE);
-
+    const pb::TileOptions opt = pb::tileOptions(argc, argv, TILE, MEDIUM);
     // Input (as in unq.cu): runs of equal values, each run 1..8 long, each value in [0, 10^6)
     // and different from the previous run's.
-    std::vector<int> h(n);
-    bb::Rng rng((uint64_t)seed);
-    for (int i = 0, value = -1; i < n;) {
-        int next;
-        do next = (int)rng.below(1000000u);
-        while (next == value);
-        value = next;
-        for (int len = 1 + (int)rng.below(8); len > 0 && i < n; --len) h[i++] = value;
-    }
-
-    // CPU reference, computed once.
-    std::vector<int> ref;
-    for (int i = 0; i < n; ++i)
-        if (i == 0 || h[i] != h[i - 1]) ref.push_back(h[i]);
-    const int refCount = (int)ref.size();
-
-    int *dIn = nullptr, *dOut = nullptr, *dCount = nullptr, *dTileCounts = nullptr,
-        *dTileOffsets = nullptr;
-    BB_CHECK(cudaMalloc(&dIn, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dOut, sizeof(int) * n));
-    BB_CHECK(cudaMalloc(&dCount, sizeof(int)));
-    BB_CHECK(cudaMalloc(&dTileCounts, sizeof(int) * (tiles + 1)));
-    BB_CHECK(cudaMalloc(&dTileOffsets, sizeof(int) * (tiles + 1)));
-    BB_CHECK(cudaMemcpy(dIn, h.data(), sizeof(int) * n, cudaMemcpyHostToDevice));
-    void *dScanTemp = nullptr;
-    size_t scanTempBytes = 0;
-    BB_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanTempBytes, dTileCounts, dTileOffsets,
-                                           tiles + 1));
-    BB_CHECK(cudaMalloc(&dScanTemp, scanTempBytes));
-
-    bb::GpuTimer timer;
-    std::vector<float> times;
-    std::vector<int> got(n);
-    for (long long r = 0; r < reps; ++r) {
-        BB_CHECK(cudaMemset(dOut, 0xff, sizeof(int) * n));
-        BB_CHECK(cudaMemset(dCount, 0xff, sizeof(int)));
-        BB_CHECK(cudaMemset(dTileCounts, 0, sizeof(int) * (tiles + 1)));  // trailing 0
-        BB_CHECK(cudaDeviceSynchronize());
-
-        timer.start();
-        unqCount<<<tiles, BLOCK>>>(dIn, n, dTileCounts);
-        BB_CHECK_LAUNCH();
-        BB_CHECK(cub::DeviceScan::ExclusiveSum(dScanTemp, scanTempBytes, dTileCounts, dTileOffsets,
-                                               tiles + 1));
-        unqScatter<<<tiles, BLOCK>>>(dIn, dOut, n, dTileOffsets, dCount);
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const float ms = timer.ms();
-        BB_CHECK(cudaDeviceSynchronize());
-
-        int count = -1;
-        BB_CHECK(cudaMemcpy(&count, dCount, sizeof(int), cudaMemcpyDeviceToHost));
-        char msg[128];
-        if (count != refCount) {
-            std::snprintf(msg, sizeof msg, "count %d, expected %d", count, refCount);
-            bb::fail(msg);
-        }
-        BB_CHECK(cudaMemcpy(got.data(), dOut, sizeof(int) * refCount, cudaMemcpyDeviceToHost));
-        for (int i = 0; i < refCount; ++i)
-            if (got[i] != ref[i]) {
-                std::snprintf(msg, sizeof msg, "out[%d] = %d, expected %d", i, got[i], ref[i]);
-                bb::fail(msg);
-            }
-        times.push_back(ms);
-    }
-
-    BB_CHECK(cudaFree(dIn));
-    BB_CHECK(cudaFree(dOut));
-    BB_CHECK(cudaFree(dCount));
-    BB_CHECK(cudaFree(dTileCounts));
-    BB_CHECK(cudaFree(dTileOffsets));
-    BB_CHECK(cudaFree(dScanTemp));
-    // Work, as in unq.cu: n ints read, refCount ints and the count written.
-    const double work = (4.0 * n + 4.0 * refCount + 4.0) / 1e9;
-    return bb::report(true, times, nullptr, "gbps", work);
+    const pb::CountedProblem problem = pb::uniqueProblem(opt.n, opt.seed);
+    return pb::runCountScanScatter(opt, problem, BLOCK, unqCount, unqScatter);
 }

@@ -37,6 +37,36 @@ class CompileTierTest {
         return compileSet(PROMOTION, WORK.resolveSibling("compile-tier-promotion"), Variant.promotion());
     }
 
+    /**
+     * The CUDA-NP baselines (issue 13, testcases/np): each NAME/NAME.cu compiles with nvcc as written
+     * (its np pragmas are ignored until klap transforms them).
+     */
+    @TestFactory
+    Stream<DynamicTest> everyNpBaselineCompiles() throws Exception {
+        Path np = Path.of("..", "testcases", "np").toAbsolutePath().normalize();
+        List<Benchmark> benches = Benchmark.discover(np);
+        assertTrue(benches.size() >= 6, "expected the six CUDA-NP baselines in " + np);
+        Path out = WORK.resolveSibling("compile-tier-np");
+        Files.createDirectories(out);
+        List<Process> procs = new java.util.ArrayList<>();
+        for (Benchmark b : benches) {
+            String env = System.getenv("NVCC");
+            procs.add(new ProcessBuilder(env != null && !env.isBlank() ? env : "nvcc", "-std=c++17", "-arch=sm_90",
+                    "-I", np.toString(), "-o", out.resolve(b.name()).toString(), b.cdpSource().toString())
+                    .redirectErrorStream(true).start());
+            if (procs.size() % 2 == 0) {
+                procs.get(procs.size() - 2).waitFor();
+            }
+        }
+        return java.util.stream.IntStream.range(0, benches.size()).mapToObj(i -> DynamicTest.dynamicTest(
+                benches.get(i).name(), () -> {
+                    Process p = procs.get(i);
+                    String log = new String(p.getInputStream().readAllBytes());
+                    assertTrue(p.waitFor(600, java.util.concurrent.TimeUnit.SECONDS), "nvcc timed out");
+                    assertEquals(0, p.exitValue(), benches.get(i).name() + ":\n" + log);
+                }));
+    }
+
     private static Stream<DynamicTest> compileSet(Path set, Path work, List<Variant> variants) throws Exception {
         assertTrue(Files.isDirectory(set), "no benchmark set at " + set);
         List<Benchmark> benches = Benchmark.discover(set);

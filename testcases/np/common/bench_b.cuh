@@ -1,0 +1,1 @@
+../../bench/common/bench_b.cuh
