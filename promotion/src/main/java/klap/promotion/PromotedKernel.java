@@ -247,40 +247,37 @@ final class PromotedKernel {
         if (k.templateHeader() == null) {
             return List.of();
         }
-        String h = src.slice(k.templateHeader()).strip();
-        int open = h.indexOf('<');
-        int close = h.lastIndexOf('>');
-        if (open < 0 || close <= open) {
+        List<String> parts = templateParts(src.slice(k.templateHeader()).strip());
+        if (parts == null) {
             return null;
         }
         List<String> out = new ArrayList<>();
-        int depth = 0;
-        int start = open + 1;
-        for (int i = open + 1; i <= close; i++) {
-            char c = i == close ? ',' : h.charAt(i);
-            if (c == '<' || c == '(') {
-                depth++;
-            } else if ((c == '>' || c == ')') && i != close) {
-                depth--;
-            } else if (c == ',' && depth == 0) {
-                String part = h.substring(start, i);
-                int eq = part.indexOf('=');
-                part = (eq >= 0 ? part.substring(0, eq) : part).strip();
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)$").matcher(part);
-                if (part.contains("...") || !m.find() || part.equals(m.group(1))) {
-                    return null;
-                }
-                out.add(m.group(1));
-                start = i + 1;
+        for (String part : parts) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)$").matcher(part);
+            if (part.contains("...") || !m.find() || part.equals(m.group(1))) {
+                return null;
             }
+            out.add(m.group(1));
         }
         return out;
     }
 
     /** @return {@code template <int B, typename T = float>} as {@code template <int B, typename T>} */
     private static String withoutDefaults(String header) {
+        return header.substring(0, header.indexOf('<') + 1) + String.join(", ", templateParts(header)) + ">";
+    }
+
+    /**
+     * @return the parameters of a template header without their default arguments
+     *         ({@code int B}, {@code typename T}), split at the commas outside parentheses and angles;
+     *         null if the header has no parameter list
+     */
+    private static List<String> templateParts(String header) {
         int open = header.indexOf('<');
         int close = header.lastIndexOf('>');
+        if (open < 0 || close <= open) {
+            return null;
+        }
         List<String> parts = new ArrayList<>();
         int depth = 0;
         int start = open + 1;
@@ -297,7 +294,7 @@ final class PromotedKernel {
                 start = i + 1;
             }
         }
-        return header.substring(0, open + 1) + String.join(", ", parts) + ">";
+        return parts;
     }
 
     /** @return the parameter's declaration without a default argument and {@code __grid_constant__}, on one line */
