@@ -21,21 +21,33 @@ import klap.transform.EditSet;
  *   epilogue;
  * }
  * </pre>
- * Output (one text that replaces the definition; Fig. 7b/7c with the pool of III-B):
+ * Output for PA-n (one text that replaces the definition; Fig. 7b/7c with the pool of III-B):
  * <pre>
  * struct K_klap_post { long long before; };               // the postponed arguments
  * static __device__ void K_klap_body(block_ctx&amp; klap_pc, const uint3 blockIdx, const dim3 gridDim,
- *                                   const int* in, int t) {     // the indices: a descendant is block 0 of 1
- *   Pi;
+ *                                   const int* in, int t) {     // the indices (n &gt; 1 only): block 0 of 1
  *   if (!acquire(klap_pc)) return;                       // wait for the release (or the abort)
  *   if (launches_next(klap_pc) &amp;&amp; thread0()) {            // the host instance, the last of a pool
- *     pool = new_pool(n); K_klap_pro&lt;&lt;&lt;n, B, S, cudaStreamFireAndForget&gt;&gt;&gt;(pool, in, t + 1); launched(...);
+ *     pool = new_pool(n); if (pool) K_klap_pro&lt;&lt;&lt;n, B, S, cudaStreamFireAndForget&gt;&gt;&gt;(pool, in, t + 1); launched(...);
  *   }
  *   long long before = klap_pc.in.before;
- *   Pd;
- *   if (threadIdx.x == 0 &amp;&amp; cond) { K_klap_post a; a.before = before + s; release(klap_pc, a); }
+ *   Pi; Pd;
+ *   if (threadIdx.x == 0 &amp;&amp; cond) { K_klap_post a; a.before = before + s;
+ *     if (!release(klap_pc, a)) K&lt;&lt;&lt;1, B&gt;&gt;&gt;(in, t + 1, a.before); }  // no successor: launch as written
  *   epilogue;
  * }
+ * </pre>
+ * With PO/PAO the body starts with the existence chain and the acquire moves to the pragma:
+ * <pre>
+ *   if (!await_exists(klap_pc)) return;
+ *   if (thread0()) { bool c = cond-at-start; if (c &amp;&amp; launches_next(klap_pc)) { launch the next pool }
+ *                    announce(klap_pc, c); }
+ *   Pi;
+ *   if (!acquire(klap_pc)) return; long long before = klap_pc.in.before;
+ *   Pd; ...
+ * </pre>
+ * and, for both:
+ * <pre>
  * __global__ void K_klap_pro(pool_header* p, const int* in, int t) {   // the descendants: n per launch
  *   j = enter(klap_pc, p); K_klap_body(klap_pc, {0,0,0}, {1,1,1}, in, t + j * 1); finish(klap_pc);
  * }
@@ -89,16 +101,14 @@ final class PromotedKernel {
         // repeat the header without them (they always name their template arguments)
         String prefix = k.templateHeader() == null ? src.text().substring(k.range().offset(), k.nameRange().offset())
                 : tmpl + src.text().substring(k.templateHeader().end(), k.nameRange().offset()).strip() + " ";
-        // the prototype keeps the parameters as written (default arguments included, unless an earlier
-        // declaration has them); the definition has none (C++ [dcl.fct.default]: given once)
-        // the prototype carries the default arguments the definition wrote (after an earlier declaration
+        // C++ [dcl.fct.default]: a default argument is given once. The prototype carries the default arguments the definition wrote (after an earlier declaration
         // without them, they are added here, once); the definition below has none
         String prototype = k.firstDeclaration() == null
                 ? src.text().substring(k.range().offset(), k.paramsRange().end() + 1)
                 : prefix + k.name() + "(" + String.join(", ", plan.args().stream()
                         .map(a -> paramText(a.param(), true)).toList()) + ")";
         String header = prefix + k.name() + "(" + String.join(", ", plan.args().stream()
-                .map(a -> declaration(a.param(), true)).toList()) + ")";
+                .map(a -> paramText(a.param(), false)).toList()) + ")";
         boolean shadow = plan.poolSize() > 1;
         String ctx = "klap::promote::block_ctx<" + postT + ">";
         StringBuilder sb = new StringBuilder();
@@ -153,7 +163,7 @@ final class PromotedKernel {
         return sb.toString();
     }
 
-    /** The kernel body with the shadowed indices, the acquire, the successor launch and the release. */
+    /** The kernel body with the acquire (or the existence chain and the acquire at the overlap point), the successor launch and the release. */
     private String promotedBody() {
         EditSet e = new EditSet(src.text());
         int open = k.body().range().offset() + 1;
@@ -299,12 +309,7 @@ final class PromotedKernel {
 
     /** @return the parameter's declaration without a default argument and {@code __grid_constant__}, on one line */
     private String declaration(Param p) {
-        return declaration(p, false).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
-    }
-
-    /** @return the parameter's declaration without a default argument, on one line (kernel parameters keep __grid_constant__) */
-    private String declaration(Param p, boolean kernelParam) {
-        return paramText(p, false);
+        return paramText(p, false).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
     }
 
     /**
