@@ -29,7 +29,8 @@
 //   itself released (after acquire), so at most one pool per chain runs ahead of the chain's
 //   progress. PO and PAO: a pool is launched only once its first descendant is known to exist
 //   (await_exists and the launch condition, evaluated at the start), so nothing is speculative;
-//   the existence chain may run ahead of the data chain by as many links as there are. A block
+//   the existence chain may run ahead of the data chain by as many links as there are (all of
+//   their pools may then be pending at once: at most chain length / n launches). A block
 //   that ends without releasing its successor (the launch condition was false: it is the final
 //   one) sets the abort flag of the pool that holds the successor; every descendant after it then
 //   ends without running any user code (P/PA) or any code past await_exists (PO/PAO).
@@ -41,8 +42,9 @@
 // Shapes and units: n >= 1 descendants per pool; Post is the generated struct of postponed
 // arguments (trivially copyable members only, since block_ctx lives in __shared__ memory).
 // Errors: a launch site that runs twice in one block prints `klap: error: ... [klap::promote]` and
-// traps; a wait of more than five minutes for a predecessor prints one `klap: warning:` and goes on. Source: KLAP section III; CUDA programming guide,
-// "CUDA Dynamic Parallelism" (CDP2 streams, nesting depth) and "Memory Consistency".
+// traps; a wait of more than five minutes for a predecessor prints one `klap: warning:` and goes
+// on. Source: KLAP section III; CUDA programming guide, "CUDA Dynamic Parallelism" (CDP2 streams,
+// nesting depth) and "Memory Consistency".
 #ifndef KLAP_PROMOTE_CUH
 #define KLAP_PROMOTE_CUH
 
