@@ -66,22 +66,6 @@ public final class PromotionPlanner {
     private static final Set<String> BLOCK_DIM = Set.of("blockDim", "blockDim.x");
     private static final Pattern INTEGRAL_OR_POINTER = Pattern.compile(
             "(?s)(\\s|const|volatile|unsigned|signed|int|long|short|char|size_t|ptrdiff_t|u?int(8|16|32|64)_t|__restrict__)*");
-    /** Calls allowed in an overlapped prologue: no visible effect besides their own results and shared memory. */
-    private static final Set<String> OVERLAP_CALLS = Set.of("__syncthreads", "__syncwarp", "__shfl_sync",
-            "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync", "__all_sync",
-            "__activemask", "__ldg", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or");
-
-    /**
-     * Methods of CUB block collectives (BlockLoad, BlockReduce, BlockScan, BlockExchange,
-     * BlockDiscontinuity, BlockRadixSort, BlockHistogram) that write only their reference arguments
-     * and their temp storage; BlockStore's Store is not among them.
-     */
-    private static final Set<String> BLOCK_COLLECTIVES = Set.of("Load", "Reduce", "Sum", "ExclusiveSum",
-            "InclusiveSum", "ExclusiveScan", "InclusiveScan", "BlockedToStriped", "StripedToBlocked",
-            "BlockedToWarpStriped", "WarpStripedToBlocked", "ScatterToBlocked", "ScatterToStriped", "FlagHeads",
-            "FlagTails", "FlagHeadsAndTails", "Sort", "SortDescending", "SortBlockedToStriped",
-            "SortDescendingBlockedToStriped", "Histogram", "Composite", "InitHistogram");
-
     private static final Pattern INTEGER_LITERAL = Pattern.compile("(0[xX][0-9a-fA-F']+|[0-9][0-9']*)[uUlL]*");
     private static final Pattern INTEGRAL_TYPE = Pattern.compile(
             "(?s)(\\s|const|volatile|unsigned|signed|int|long|short|char|size_t|ptrdiff_t|u?int(8|16|32|64)_t)*");
@@ -247,23 +231,6 @@ public final class PromotionPlanner {
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
             d.vars().forEach(v -> locals.add(v.name()));
         }
-        kernelArrays = new HashSet<>();
-        refLocals = new HashSet<>();
-        pointerLocals = new HashSet<>();
-        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
-            for (VarDecl v : d.vars()) {
-                if ((v.array() || v.shared()) && !pointerDecl(d, v)) {
-                    kernelArrays.add(v.name());
-                }
-                if (v.reference()) {
-                    refLocals.add(v.name());
-                }
-                if (pointerDecl(d, v)) {
-                    pointerLocals.add(v.name());
-                }
-            }
-        }
-
         pointerParams = new HashSet<>();
         allParams = new HashSet<>();
         for (Param p : k.params()) {
@@ -278,9 +245,9 @@ public final class PromotionPlanner {
                 integralParams.add(p.name());
             }
         }
-        aliases = pointerAliases(k);
+        OverlapCheck oc = new OverlapCheck(unit, mode, diags, k, locals, allParams, pointerParams, integralParams);
         if (mode.aggregates()) {
-            String why = indexUse(k);
+            String why = indexUse(k, oc.kernelArrays());
             if (why != null) {
                 throw new Refusal(at, why + ": in a pool of descendants (--promote=" + mode.name() + ") each block "
                         + "must see blockIdx 0 and gridDim 1; use --promote=" + (mode.overlaps() ? "PO" : "P"));
@@ -320,8 +287,8 @@ public final class PromotionPlanner {
             throw new Refusal(l.sharedMem().range().offset(), "the dynamic shared memory size '"
                     + src.slice(l.sharedMem().range()) + "' is not the same for every descendant");
         }
-        List<Expr> condition = mode.overlaps() ? condition(k, trees, site, args) : null;
-        Pragma overlap = condition != null ? overlap(k, site, args) : null;
+        List<Expr> condition = mode.overlaps() ? condition(k, trees, site, args, oc) : null;
+        Pragma overlap = condition != null ? oc.overlap(k, site, args) : null;
         return new PromotionPlan(k, site, l, args, overlap, overlap == null ? null : condition,
                 mode.aggregates() ? depth : 1,
                 guardedOn(trees, site, "threadIdx.y") && guardedOn(trees, site, "threadIdx.z"));
@@ -501,7 +468,7 @@ public final class PromotionPlanner {
      * @return why the kernel's code may read the hardware block index or grid size where the
      *         promoted body cannot shadow them (a called function, a lambda, cooperative groups), or null
      */
-    private String indexUse(FunctionDef k) {
+    private String indexUse(FunctionDef k, Set<String> kernelArrays) {
         String[] why = {null};
         Set<String> seen = new HashSet<>();
         Trees.walkExprs(k.body(), e -> {
@@ -511,8 +478,8 @@ public final class PromotionPlanner {
             if (e instanceof Expr.Lambda lam && readsIndices(lam.body())) {
                 why[0] = "a lambda in it reads blockIdx or gridDim";
             } else if (e instanceof Expr.Call c && c.callee() instanceof Expr.Member m
-                    && !((BLOCK_COLLECTIVES.contains(m.member()) || m.member().equals("Store"))
-                    && localObject(m.owner(), kernelArrays))) {
+                    && !((OverlapCheck.BLOCK_COLLECTIVES.contains(m.member()) || m.member().equals("Store"))
+                    && OverlapCheck.localObject(m.owner(), kernelArrays))) {
                 why[0] = "it calls the member function '" + m.member() + "', which klap cannot check for blockIdx";
             } else if (e instanceof Expr.Call c && c.calleeName() == null && !(c.callee() instanceof Expr.Member)
                     && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)) {
@@ -596,7 +563,7 @@ public final class PromotionPlanner {
      * with a warning, if the condition uses values computed in the kernel or the launch can be
      * skipped in other ways (a return before it, a switch or label around it).
      */
-    private List<Expr> condition(FunctionDef k, Trees trees, Stmt site, List<PromotionPlan.Arg> args) {
+    private List<Expr> condition(FunctionDef k, Trees trees, Stmt site, List<PromotionPlan.Arg> args, OverlapCheck oc) {
         Set<String> avail = new HashSet<>();
         for (PromotionPlan.Arg a : args) {
             if (a.kind() != PromotionPlan.ArgKind.POSTPONED) {
@@ -616,7 +583,7 @@ public final class PromotionPlanner {
                         continue;
                     }
                     if (!availableAtStart(c, avail)) {
-                        noOverlap(c.range().offset(), k, "the launch condition '" + src.slice(c.range())
+                        oc.noOverlap(c.range().offset(), k, "the launch condition '" + src.slice(c.range())
                                 + "' uses a value computed in the kernel, so a descendant cannot know early that it "
                                 + "will run (KLAP III-A: the condition must be promotable)");
                         return null;
@@ -624,13 +591,13 @@ public final class PromotionPlanner {
                     out.add(c);
                 }
             } else if (!(s instanceof Stmt.Block)) {
-                noOverlap(s.range().offset(), k, "the launch is inside a statement other than if and { }");
+                oc.noOverlap(s.range().offset(), k, "the launch is inside a statement other than if and { }");
                 return null;
             }
         }
         for (Stmt.Jump j : Trees.collect(k.body(), Stmt.Jump.class)) {
             if (j.kind() == Stmt.JumpKind.RETURN && j.range().offset() < site.range().offset()) {
-                noOverlap(j.range().offset(), k, "a return before the launch may skip it even when its condition holds");
+                oc.noOverlap(j.range().offset(), k, "a return before the launch may skip it even when its condition holds");
                 return null;
             }
         }
@@ -729,448 +696,6 @@ public final class PromotionPlanner {
             out.add(e);
         }
         return out;
-    }
-
-    /**
-     * Finds the overlap pragma of {@code k} and checks the independent prologue before it
-     * (KLAP III-C). Returns null, with a warning, if the overlap cannot be kept.
-     */
-    private Pragma overlap(FunctionDef k, Stmt.ExprStmt site, List<PromotionPlan.Arg> args) {
-        List<Pragma> ps = unit.pragmas().stream()
-                .filter(p -> k.body().range().contains(p.range()) && compactText(p.text()).equals("klapoverlap"))
-                .toList();
-        if (ps.isEmpty()) {
-            warn(k.nameRange().offset(), "kernel '" + k.name() + "' has no '#pragma klap overlap': promoted without "
-                    + "overlap (as " + (mode.aggregates() ? "PA" : "P") + ")", "overlap");
-            return null;
-        }
-        Pragma p = ps.get(0);
-        if (ps.size() > 1) {
-            warn(ps.get(1).range().offset(), "only the first '#pragma klap overlap' of '" + k.name() + "' counts",
-                    "overlap");
-        }
-        int at = p.range().offset();
-        List<Stmt> before = new ArrayList<>();
-        for (Stmt s : k.body().stmts()) {
-            if (s.range().contains(at)) {
-                return noOverlap(at, k, "the pragma must be at the top level of the kernel body, not inside a statement");
-            }
-            if (s.range().end() <= at) {
-                before.add(s);
-            }
-        }
-        if (site.range().offset() < at) {
-            return noOverlap(at, k, "the launch comes before the pragma");
-        }
-        Set<String> postponed = new HashSet<>();
-        for (PromotionPlan.Arg a : args) {
-            if (a.kind() == PromotionPlan.ArgKind.POSTPONED) {
-                postponed.add(a.param().name());
-            }
-        }
-        Set<String> localArrays = new HashSet<>();
-        Set<String> read = new HashSet<>();
-        for (Stmt s : before) {
-            String why = independent(s, postponed, localArrays, read);
-            if (why != null) {
-                return noOverlap(s.range().offset(), k, why);
-            }
-        }
-        // the parent's dependent prologue (from the pragma to the launch) must not write what this part reads
-        Set<String> writtenAfter = new HashSet<>();
-        int launchAt = site.range().offset();
-        for (Stmt s : k.body().stmts()) {
-            if (s.range().offset() >= at && s.range().offset() <= launchAt) {
-                Trees.walkExprs(s, y -> {
-                    if (y.range().end() <= site.range().end()) { // the launch's arguments too: evaluated before the release
-                        storedThrough(y, writtenAfter);
-                    }
-                });
-                Trees.walkStmts(s, x -> {
-                    if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")
-                            && o.range().offset() < launchAt) {
-                        writtenAfter.add("");
-                    }
-                });
-
-            }
-        }
-        if (read.contains("")) {
-            return noOverlap(at, k, "the part before the pragma reads memory through a pointer that klap cannot trace "
-                    + "to a parameter or a global, so it cannot prove that the dependent prologue leaves it alone "
-                    + "(KLAP III-C, condition 2)");
-        }
-        Set<String> both = new HashSet<>(read);
-        both.retainAll(writtenAfter);
-        if (!both.isEmpty() || (writtenAfter.contains("") && !read.isEmpty())) {
-            return noOverlap(at, k, "the prologue after the pragma writes " + (both.isEmpty() ? "through a pointer klap "
-                    + "cannot trace" : "through '" + String.join("', '", both) + "'")
-                    + ", which the part before it reads (KLAP III-C, condition 2)");
-        }
-        if (!read.isEmpty() && !writtenAfter.isEmpty()) {
-            warn(at, "overlap in '" + k.name() + "' assumes that '" + String.join("', '", new java.util.TreeSet<>(read))
-                    + "' and '" + String.join("', '", new java.util.TreeSet<>(writtenAfter))
-                    + "' do not point into the same memory", "overlap-alias");
-        }
-        return p;
-    }
-
-    private Pragma noOverlap(int offset, FunctionDef k, String why) {
-        warn(offset, "no overlap for '" + k.name() + "' (promoted as " + (mode.aggregates() ? "PA" : "P") + "): "
-                + why, "overlap");
-        return null;
-    }
-
-    /**
-     * Checks one top-level statement of the independent prologue; collects the local arrays it
-     * declares and the pointers it reads through. Returns why it is not independent, or null.
-     */
-    private String independent(Stmt s, Set<String> postponed, Set<String> localArrays, Set<String> read) {
-        String[] why = {null};
-        Trees.walkStmts(s, x -> {
-            if (x instanceof Stmt.Jump j && j.kind() != Stmt.JumpKind.BREAK && j.kind() != Stmt.JumpKind.CONTINUE) {
-                why[0] = "the part before the pragma has a " + j.kind().name().toLowerCase() + " statement";
-            }
-            if (x instanceof Stmt.Jump j && j.kind() != Stmt.JumpKind.RETURN && new Trees(s).jumpTarget(j) == null) {
-                why[0] = "the part before the pragma jumps out of itself";
-            }
-            if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")) {
-                why[0] = "the part before the pragma has an asm statement";
-            }
-            if (x instanceof Stmt.Decl d) {
-                for (VarDecl v : d.vars()) {
-                    if ((v.array() || v.shared()) && !pointerDecl(d, v)) {
-                        localArrays.add(v.name());
-                    }
-                    if (v.isStatic() && !v.shared()) {
-                        why[0] = "the part before the pragma declares a static variable";
-                    }
-                }
-            }
-            for (Expr top : Trees.ownExprs(x)) {
-                Trees.walk(top, e -> {
-                    String w = effect(e, postponed, localArrays, read);
-                    if (w != null && why[0] == null) {
-                        why[0] = w;
-                    }
-                });
-            }
-        });
-        return why[0];
-    }
-
-    /** One expression of the independent prologue: null if harmless, else the reason. */
-    private String effect(Expr e, Set<String> postponed, Set<String> localArrays, Set<String> read) {
-        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.PARAM && postponed.contains(n.name())) {
-            return "the part before the pragma uses '" + n.name() + "', whose value comes from the parent (postponed)";
-        }
-        if (e instanceof Expr.Launch) {
-            return "the part before the pragma launches a kernel";
-        }
-        if (e instanceof Expr.Subscript sub && !localArray(sub.array(), localArrays)) {
-            read.add(memoryRoot(sub.array()));
-        }
-        if (e instanceof Expr.Unary u && u.op().equals("*")) {
-            read.add(memoryRoot(u.operand()));
-        }
-        if (e instanceof Expr.Member m && m.arrow()) {
-            read.add(memoryRoot(m.owner()));
-        }
-        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
-            read.add(n.name()); // a __device__ variable or array read by name
-        }
-        Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
-                : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
-        if (target != null && !localStore(target, localArrays)) {
-            return "the part before the pragma writes '" + src.slice(target.range())
-                    + "', which may be global memory (a speculative descendant would leave it changed)";
-        }
-        if (e instanceof Expr.Call c) {
-            boolean ok;
-            if (c.callee() instanceof Expr.Member m) {
-                // a CUB block collective on a temporary built from block-local storage, e.g.
-                // cub::BlockScan<...>(temp).ExclusiveSum(x, y): writes only its reference arguments and
-                // the temp storage; pointer arguments (BlockLoad's input) are read
-                ok = BLOCK_COLLECTIVES.contains(m.member()) && localObject(m.owner(), localArrays);
-            } else {
-                String name = c.calleeName();
-                ok = name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name)
-                        || harmless(name, new HashSet<>()))
-                        || c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE;
-            }
-            if (!ok) {
-                return "the part before the pragma calls '" + src.slice(c.callee().range())
-                        + "', which may have an effect outside the block";
-            }
-            for (Expr a : c.args()) {
-                String root = pointerRoot(a);
-                if (root != null && pointerLike(root)) {
-                    read.add(memoryRoot(a));
-                }
-            }
-        }
-        return null;
-    }
-
-    /**
-     * @return true if every definition of device function {@code name} in the unit takes values only
-     *         (no pointer or reference parameter) and changes nothing but its own locals: no store
-     *         through a pointer or to a global, no asm, no launch, and calls only functions that are
-     *         themselves harmless (a predicate such as {@code __device__ bool keep(int x)})
-     */
-    private boolean harmless(String name, Set<String> seen) {
-        if (!seen.add(name)) {
-            return true; // recursion: the other calls decide
-        }
-        List<FunctionDef> defs = unit.functions().stream().filter(f -> f.name().equals(name)).toList();
-        if (defs.isEmpty()) {
-            return false;
-        }
-        for (FunctionDef f : defs) {
-            if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.HOST
-                    || f.params().stream().anyMatch(p -> src.slice(p.range()).matches("(?s).*[*&\\[].*"))) {
-                return false;
-            }
-            boolean[] ok = {true};
-            Trees.walkStmts(f.body(), x -> {
-                if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")) {
-                    ok[0] = false;
-                }
-                if (x instanceof Stmt.Decl d && d.vars().stream().anyMatch(v -> v.isStatic() || v.shared())) {
-                    ok[0] = false;
-                }
-            });
-            Trees.walkExprs(f.body(), e -> {
-                Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
-                        : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
-                if (target != null && !(target instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
-                        || target instanceof Expr.Name p && p.kind() == Expr.NameKind.PARAM)) {
-                    ok[0] = false;
-                }
-                if (e instanceof Expr.Launch || e instanceof Expr.Lambda) {
-                    ok[0] = false;
-                }
-                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
-                    ok[0] = false; // a read of a global would escape the dependence check of the overlap
-                }
-                if (e instanceof Expr.Call c && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)
-                        && (c.calleeName() == null || !(Mutations.pure(c.calleeName()) || harmless(c.calleeName(), seen)))) {
-                    ok[0] = false;
-                }
-            });
-            if (!ok[0]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** @return true for a temporary built only from block-local storage ({@code BlockScan(temp)}, {@code BlockLoad(sm.load)}) */
-    private static boolean localObject(Expr o, Set<String> localArrays) {
-        if (o instanceof Expr.Call c && c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
-            return c.args().stream().allMatch(a -> {
-                Expr r = a;
-                while (r instanceof Expr.Member m && !m.arrow()) {
-                    r = m.owner();
-                }
-                return r instanceof Expr.Name x && (x.kind() == Expr.NameKind.LOCAL || localArrays.contains(x.name()));
-            });
-        }
-        return false;
-    }
-
-    /** @return true if assigning to {@code target} changes only a local variable or a local/shared array */
-    private boolean localStore(Expr target, Set<String> localArrays) {
-        Expr t = target;
-        while (t instanceof Expr.Member m && !m.arrow()) {
-            t = m.owner();
-        }
-        if (t instanceof Expr.Name n) {
-            return n.kind() == Expr.NameKind.LOCAL && !refLocals.contains(n.name());
-        }
-        if (t instanceof Expr.Subscript s) {
-            Expr a = s.array();
-            while (a instanceof Expr.Subscript inner) {
-                a = inner.array();
-            }
-            while (a instanceof Expr.Member m && !m.arrow()) {
-                a = m.owner();
-            }
-            return a instanceof Expr.Name n && localArrays.contains(n.name());
-        }
-        return false;
-    }
-
-    /**
-     * Adds what an expression of the dependent prologue may write: the parameter or global at the
-     * root of the memory it stores to, or "" when klap cannot trace it (a reference local, a
-     * pointer it cannot follow, a call that may write through its arguments or to globals). Stores
-     * to the thread's own locals, parameter copies and block-local arrays add nothing.
-     */
-    private void storedThrough(Expr e, Set<String> out) {
-        Expr target = e instanceof Expr.Binary b && b.isAssignment() ? b.lhs()
-                : e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--")) ? u.operand() : null;
-        if (target != null) {
-            out.add(storeRoot(target));
-        }
-        if (e instanceof Expr.Call c) {
-            String name = c.calleeName();
-            if (c.callee() instanceof Expr.Member m) {
-                if (!(BLOCK_COLLECTIVES.contains(m.member()) && localObject(m.owner(), kernelArrays))) {
-                    out.add(""); // a member function may write anything its object points to
-                }
-            } else if (name != null && name.startsWith("atomic") && !c.args().isEmpty()) {
-                out.add(memoryRoot(c.args().get(0)));
-            } else if (!(name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name)
-                    || harmless(name, new HashSet<>())))
-                    && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)) {
-                out.add(""); // may write through its pointer or reference arguments, or to globals
-            }
-        }
-        out.remove("local");
-    }
-
-    /** @return what a store to {@code target} writes: "local" for the thread's own storage, a root, or "" */
-    private String storeRoot(Expr target) {
-        Expr t = target;
-        while (t instanceof Expr.Cast c) {
-            t = c.operand();
-        }
-        while (t instanceof Expr.Member m && !m.arrow()) {
-            t = m.owner();
-        }
-        if (t instanceof Expr.Name n) {
-            return switch (n.kind()) {
-                case LOCAL -> refLocals.contains(n.name()) ? "" : "local";
-                case PARAM -> "local"; // the thread's copy of the argument
-                case GLOBAL -> n.name();
-                default -> "";
-            };
-        }
-        if (t instanceof Expr.Subscript sub) {
-            return localArray(sub.array(), kernelArrays) ? "local" : memoryRoot(sub.array());
-        }
-        if (t instanceof Expr.Unary u && u.op().equals("*")) {
-            return memoryRoot(u.operand());
-        }
-        if (t instanceof Expr.Member m && m.arrow()) {
-            return memoryRoot(m.owner());
-        }
-        return "";
-    }
-
-    /** The local and {@code __shared__} arrays (of non-pointers) declared anywhere in the kernel's body. */
-    private Set<String> kernelArrays = Set.of();
-    /** The reference locals of the kernel ({@code int& slot = buf[i];}): a write to one writes memory. */
-    private Set<String> refLocals = Set.of();
-    /** The locals declared with a pointer type ({@code int* p}, {@code __shared__ int* dst}, {@code int* bufs[2]}). */
-    private Set<String> pointerLocals = Set.of();
-
-    /** @return true if {@code v} of {@code d} is declared with a {@code *} before its name */
-    private boolean pointerDecl(Stmt.Decl d, VarDecl v) {
-        return src.text().substring(d.range().offset(), v.nameRange().offset()).contains("*");
-    }
-
-    /** Local pointers declared from a parameter or global and never written: name -> that root. */
-    private java.util.Map<String, String> aliases = java.util.Map.of();
-
-    private java.util.Map<String, String> pointerAliases(FunctionDef k) {
-        Set<String> written = Mutations.of(k, unit);
-        java.util.Map<String, String> out = new java.util.HashMap<>();
-        java.util.Map<String, Integer> decls = new java.util.HashMap<>();
-        for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
-            for (VarDecl v : d.vars()) {
-                decls.merge(v.name(), 1, Integer::sum);
-                String r = v.init() == null || v.array() || v.reference() || written.contains(v.name()) ? null
-                        : pointerRoot(v.init());
-                if (r != null && (isPointerParam(k, r) || globalName(v.init()))) {
-                    out.put(v.name(), r);
-                }
-            }
-        }
-        out.keySet().removeIf(n -> decls.get(n) > 1);
-        return out;
-    }
-
-    private boolean isPointerParam(FunctionDef k, String name) {
-        return k.params().stream().anyMatch(p -> p.name().equals(name) && p.nameRange() != null
-                && src.text().substring(p.range().offset(), p.nameRange().offset()).contains("*"));
-    }
-
-    /** @return true for a parameter or local declared as a pointer, an alias of one, or a global (type unknown) */
-    private boolean isPointerName(String name) {
-        return pointerParams.contains(name) || pointerLocals.contains(name) || aliases.containsKey(name)
-                || !locals.contains(name) && !integralParams.contains(name) && !allParams.contains(name);
-    }
-
-    private static boolean globalName(Expr e) {
-        boolean[] g = {false};
-        Trees.walk(e, x -> g[0] |= x instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL);
-        return g[0];
-    }
-
-    /**
-     * @return the parameter or global that the memory reached through pointer expression {@code e}
-     *         belongs to ({@code p}, {@code p + i}, {@code &p[i]}, {@code s.ptr} of a parameter {@code s},
-     *         a local alias of {@code p}), or "" if klap cannot tell
-     */
-    private String memoryRoot(Expr e) {
-        String r = pointerRoot(e);
-        if (r == null) {
-            Expr o = e;
-            while (o instanceof Expr.Member m && !m.arrow()) {
-                o = m.owner();
-            }
-            r = o instanceof Expr.Name n && (n.kind() == Expr.NameKind.PARAM || n.kind() == Expr.NameKind.GLOBAL)
-                    ? n.name() : null;
-        }
-        if (r == null) {
-            return "";
-        }
-        if (aliases.containsKey(r)) {
-            return aliases.get(r);
-        }
-        return locals.contains(r) ? "" : r;
-    }
-
-    /** @return true for a parameter or global that may hold or be an address (not a local scalar) */
-    private boolean pointerLike(String root) {
-        return !locals.contains(root) || aliases.containsKey(root);
-    }
-
-    /** @return true if {@code a} names a local or {@code __shared__} array declared in the kernel */
-    private static boolean localArray(Expr a, Set<String> localArrays) {
-        while (a instanceof Expr.Subscript inner) {
-            a = inner.array();
-        }
-        while (a instanceof Expr.Member m && !m.arrow()) {
-            a = m.owner();
-        }
-        return a instanceof Expr.Name n && (localArrays.contains(n.name()));
-    }
-
-    /** @return the parameter or local at the root of a pointer expression ({@code p}, {@code p + i}), or null */
-    private String pointerRoot(Expr e) {
-        if (e instanceof Expr.Name n && (n.kind() == Expr.NameKind.PARAM || n.kind() == Expr.NameKind.LOCAL
-                || n.kind() == Expr.NameKind.GLOBAL)) {
-            return n.name();
-        }
-        if (e instanceof Expr.Binary b && (b.op().equals("+") || b.op().equals("-"))) {
-            // the operand that is the pointer: in t + buf it is buf
-            String l = pointerRoot(b.lhs());
-            String r = pointerRoot(b.rhs());
-            if (r != null && isPointerName(r) && (l == null || !isPointerName(l))) {
-                return r;
-            }
-            return l != null ? l : r;
-        }
-        if (e instanceof Expr.Unary u && u.op().equals("&") && u.operand() instanceof Expr.Subscript s) {
-            return pointerRoot(s.array());
-        }
-        if (e instanceof Expr.Cast c) {
-            return pointerRoot(c.operand());
-        }
-        return null;
     }
 
     private String compact(Expr e) {
