@@ -49,8 +49,8 @@ import klap.transform.Trees;
  *       an induction step is an integer built like B.</li>
  * </ol>
  * For PO and PAO, the statements before a top-level {@code #pragma klap overlap} run before the
- * acquire (KLAP III-C). The planner checks the paper's two conditions as far as the source shows
- * them, and keeps the overlap only if: the part uses no postponed parameter and contains no
+ * acquire (KLAP III-C). The planner requires a launch condition computable at the start and leaves
+ * the paper's two conditions to {@link OverlapCheck}, which keeps the overlap only if: the part uses no postponed parameter and contains no
  * return, launch or jump; it writes nothing but locals and {@code __shared__} arrays and calls
  * nothing that may have a visible effect; every memory it reads is traced to a parameter or a
  * global, and none of them is written (by a store, an atomic or a call) between the pragma and the
