@@ -8,10 +8,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 // Checks a CUDA runtime call made on the host; on error prints a FAIL line and exits 1.
@@ -157,6 +159,107 @@ inline int report(bool ok, const std::vector<float> &times, const char *reason, 
     if (times.size() > 1) std::printf(" warm_ms=%.3f", ms);
     std::printf(" reps=%zu %s=%.6g\n", times.size(), unit, ms > 0.0f ? work / (ms * 1e-3) : 0.0);
     return 0;
+}
+
+// ---- used by testcases/promotion and testcases/np (their common/ links to this file) ----------
+
+// printf-style formatting (at most 255 characters are kept), for bb::fail reasons.
+template <class... Args>
+std::string format(const char *fmt, Args... args)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof buf, fmt, args...);
+    return buf;
+}
+
+// `count` elements of T in device memory (cudaMalloc), freed (cudaFree) when the buffer goes out
+// of scope. Not copyable. Allocation, copies and memsets go through BB_CHECK. The destructor
+// ignores cudaFree's result: it runs after the program's last checked synchronization, and must
+// not print a second line after the report.
+template <class T>
+class DeviceBuffer {
+public:
+    explicit DeviceBuffer(size_t count) : count_(count) { BB_CHECK(cudaMalloc(&ptr_, sizeof(T) * count)); }
+    // A buffer of host.size() elements holding a copy of host.
+    explicit DeviceBuffer(const std::vector<T> &host) : DeviceBuffer(host.size()) { upload(host); }
+    ~DeviceBuffer() { (void)cudaFree(ptr_); }
+    DeviceBuffer(const DeviceBuffer &) = delete;
+    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+    T *get() const { return ptr_; }
+    size_t size() const { return count_; }
+    // Copies host (host.size() <= size() elements) to the start of the buffer (cudaMemcpy).
+    void upload(const std::vector<T> &host)
+    {
+        BB_CHECK(cudaMemcpy(ptr_, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice));
+    }
+    // The first `count` (<= size()) elements, copied back (cudaMemcpy).
+    std::vector<T> download(size_t count) const
+    {
+        std::vector<T> host(count);
+        BB_CHECK(cudaMemcpy(host.data(), ptr_, sizeof(T) * count, cudaMemcpyDeviceToHost));
+        return host;
+    }
+    // Sets every byte of the buffer to `byte` (cudaMemset): 0xff makes ints -1.
+    void fillBytes(int byte) { BB_CHECK(cudaMemset(ptr_, byte, sizeof(T) * count_)); }
+
+private:
+    T *ptr_ = nullptr;
+    size_t count_;
+};
+
+// The repetition loop of the promotion and CUDA-NP programs. For r = 0 .. reps - 1:
+//   reset(); *err = 0 (when err is not null); cudaDeviceSynchronize();
+//   timed (cudaEvents on the default stream): run(), then cudaGetLastError() is checked (a run()
+//       with several launches checks those before its last itself);
+//   cudaDeviceSynchronize(), which waits for the whole chain of launches: an error
+//       cudaErrorLaunchMaxDepthExceeded fails with "device launch failed (nesting depth?)";
+//   *err != 0 (a device-side launch failed, e.g. beyond the nesting depth) fails the same way;
+//   check(r), which fails the program on a wrong result.
+// Returns the times of the repetitions in milliseconds, in order (for bb::report).
+// err: the CDP versions' device flag, one int that a kernel sets when its launch fails; nullptr
+// for the flat versions.
+template <class Reset, class Run, class Check>
+std::vector<float> repeat(long long reps, int *err, Reset reset, Run run, Check check)
+{
+    bb::GpuTimer timer;
+    std::vector<float> times;
+    for (long long r = 0; r < reps; ++r) {
+        reset();
+        if (err) BB_CHECK(cudaMemset(err, 0, sizeof(int)));
+        BB_CHECK(cudaDeviceSynchronize());
+        timer.start();
+        run();
+        BB_CHECK_LAUNCH();
+        timer.stop();
+        const cudaError_t e = cudaDeviceSynchronize();
+        if (e == cudaErrorLaunchMaxDepthExceeded) bb::fail("device launch failed (nesting depth?)");
+        BB_CHECK(e);
+        if (err) {
+            int failed = 0;
+            BB_CHECK(cudaMemcpy(&failed, err, sizeof(int), cudaMemcpyDeviceToHost));
+            if (failed) bb::fail("device launch failed (nesting depth?)");
+        }
+        const float ms = timer.ms();
+        check((int)r);
+        times.push_back(ms);
+    }
+    return times;
+}
+
+// Copies ref.size() floats of `got` back and fails the program ("repetition R: NAME[i] = g,
+// expected e") at the first i with |g - ref[i]| > relTol * |ref[i]| (NaN fails too). rep is
+// 0-based; `name` names the output array.
+inline void expectClose(const DeviceBuffer<float> &got, const std::vector<double> &ref, double relTol, int rep,
+                        const char *name)
+{
+    const std::vector<float> host = got.download(ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) {
+        const double err = std::fabs((double)host[i] - ref[i]);
+        if (!(err <= relTol * std::fabs(ref[i])))
+            fail(format("repetition %d: %s[%zu] = %.9g, expected %.9g", rep + 1, name, i, (double)host[i], ref[i])
+                     .c_str());
+    }
 }
 
 }  // namespace bb

@@ -1,9 +1,8 @@
 // Host-side helpers shared by the promotion benchmarks of testcases/promotion (sc, pt, unq, los,
 // pd, upd; each in a CDP version NAME.cu and a flat one NAME_flat.cu), on top of
-// common/bench_b.cuh (options, timing, PRNG, the one-line PASS/FAIL report):
-//   - DeviceBuffer: a cudaMalloc'd array that frees itself;
+// common/bench_b.cuh (options, timing, PRNG, the one-line PASS/FAIL report, DeviceBuffer, the
+// repetition loop repeat):
 //   - expectEqual, expectCount: copy results back and fail with the first mismatch;
-//   - repeat: the repetition loop of every program (reset, time the GPU part, check);
 //   - per benchmark family, the options, the input with its CPU reference (computed once) and
 //     the run* function that holds the family's buffers, checks and throughput; the programs
 //     pass in only what differs: their launches.
@@ -27,50 +26,10 @@
 
 namespace pb {
 
-// printf-style formatting (at most 255 characters are kept), for bb::fail reasons.
-template <class... Args>
-std::string format(const char *fmt, Args... args)
-{
-    char buf[256];
-    std::snprintf(buf, sizeof buf, fmt, args...);
-    return buf;
-}
-
-// `count` elements of T in device memory (cudaMalloc), freed (cudaFree) when the buffer goes out
-// of scope. Not copyable. Allocation, copies and memsets go through BB_CHECK. The destructor
-// ignores cudaFree's result: it runs after the program's last checked synchronization, and must
-// not print a second line after the report.
-template <class T>
-class DeviceBuffer {
-public:
-    explicit DeviceBuffer(size_t count) : count_(count) { BB_CHECK(cudaMalloc(&ptr_, sizeof(T) * count)); }
-    // A buffer of host.size() elements holding a copy of host.
-    explicit DeviceBuffer(const std::vector<T> &host) : DeviceBuffer(host.size()) { upload(host); }
-    ~DeviceBuffer() { (void)cudaFree(ptr_); }
-    DeviceBuffer(const DeviceBuffer &) = delete;
-    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-
-    T *get() const { return ptr_; }
-    size_t size() const { return count_; }
-    // Copies host (host.size() <= size() elements) to the start of the buffer (cudaMemcpy).
-    void upload(const std::vector<T> &host)
-    {
-        BB_CHECK(cudaMemcpy(ptr_, host.data(), sizeof(T) * host.size(), cudaMemcpyHostToDevice));
-    }
-    // The first `count` (<= size()) elements, copied back (cudaMemcpy).
-    std::vector<T> download(size_t count) const
-    {
-        std::vector<T> host(count);
-        BB_CHECK(cudaMemcpy(host.data(), ptr_, sizeof(T) * count, cudaMemcpyDeviceToHost));
-        return host;
-    }
-    // Sets every byte of the buffer to `byte` (cudaMemset): 0xff makes ints -1.
-    void fillBytes(int byte) { BB_CHECK(cudaMemset(ptr_, byte, sizeof(T) * count_)); }
-
-private:
-    T *ptr_ = nullptr;
-    size_t count_;
-};
+// The generic helpers live in bench_b.cuh (shared with testcases/np); their names here as before.
+using bb::DeviceBuffer;
+using bb::format;
+using bb::repeat;
 
 // Copies the first ref.size() elements of `got` back and compares them with ref (operator!=).
 // At the first index i where they differ, fails the program with the reason
@@ -88,45 +47,6 @@ inline void expectCount(const DeviceBuffer<int> &count, int expected)
 {
     const int got = count.download(1)[0];
     if (got != expected) bb::fail(format("count %d, expected %d", got, expected).c_str());
-}
-
-// The repetition loop of every program. For r = 0 .. reps - 1:
-//   reset(); *err = 0 (when err is not null); cudaDeviceSynchronize();
-//   timed (cudaEvents on the default stream): run(), then cudaGetLastError() is checked (a run()
-//       with several launches checks those before its last itself);
-//   cudaDeviceSynchronize(), which waits for the whole chain of launches: an error
-//       cudaErrorLaunchMaxDepthExceeded fails with "device launch failed (nesting depth?)";
-//   *err != 0 (a device-side launch failed, e.g. beyond the nesting depth) fails the same way;
-//   check(r), which fails the program on a wrong result.
-// Returns the times of the repetitions in milliseconds, in order (for bb::report).
-// err: the CDP versions' device flag, one int that a kernel sets when its launch fails; nullptr
-// for the flat versions.
-template <class Reset, class Run, class Check>
-std::vector<float> repeat(long long reps, int *err, Reset reset, Run run, Check check)
-{
-    bb::GpuTimer timer;
-    std::vector<float> times;
-    for (long long r = 0; r < reps; ++r) {
-        reset();
-        if (err) BB_CHECK(cudaMemset(err, 0, sizeof(int)));
-        BB_CHECK(cudaDeviceSynchronize());
-        timer.start();
-        run();
-        BB_CHECK_LAUNCH();
-        timer.stop();
-        const cudaError_t e = cudaDeviceSynchronize();
-        if (e == cudaErrorLaunchMaxDepthExceeded) bb::fail("device launch failed (nesting depth?)");
-        BB_CHECK(e);
-        if (err) {
-            int failed = 0;
-            BB_CHECK(cudaMemcpy(&failed, err, sizeof(int), cudaMemcpyDeviceToHost));
-            if (failed) bb::fail("device launch failed (nesting depth?)");
-        }
-        const float ms = timer.ms();
-        check((int)r);
-        times.push_back(ms);
-    }
-    return times;
 }
 
 // ---- sc, pt, unq: n ints in, an output array and a count ---------------------------------------
