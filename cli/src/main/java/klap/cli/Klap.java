@@ -19,6 +19,8 @@ import klap.bridge.CudaParser;
 import klap.model.CudaUnit;
 import klap.model.Diagnostic;
 import klap.model.SourceFile;
+import klap.np.NpMode;
+import klap.np.NpPass;
 import klap.promotion.PromoteMode;
 import klap.promotion.PromotionPass;
 import klap.runtime.RuntimeHeaders;
@@ -43,7 +45,8 @@ import picocli.CommandLine.Parameters;
             "Rewrites a CUDA dynamic-parallelism program so that the child grids launched by the threads of a "
                 + "warp or block are aggregated into one launch (KLAP, MICRO 2016), for the CUDA 12/13 device "
                 + "runtime (CDP2, sm_75+). With --promote, it instead promotes recursive single-block kernels "
-                + "(KLAP section III: P, PA-n, PO, PAO-n).",
+                + "(KLAP section III: P, PA-n, PO, PAO-n). With --np, it spreads the iterations of '#pragma np parallel for' "
+                + "loops over a master thread and its slaves (CUDA-NP, PPoPP 2014) without any launch.",
             "Compile the result with: nvcc -rdc=true -arch=sm_90 OUT.cu (the runtime headers klap/*.cuh are "
                 + "written next to OUT.cu)."},
         exitCodeListHeading = "%nExit codes:%n",
@@ -76,6 +79,24 @@ public final class Klap implements Callable<Integer> {
             description = "the n of PA-n and PAO-n: descendants per launch, dividing the nesting depth by n "
                 + "(default " + PromoteMode.DEFAULT_DEPTH + ", the paper's PA and PAO)")
     Integer promoteDepth;
+
+    @Option(names = "--np", paramLabel = "intra-warp|inter-warp|all", converter = NpConverter.class,
+            description = "CUDA-NP instead of aggregation: grow each block by slave threads and spread the "
+                + "iterations of '#pragma np parallel for' loops over each master and its slaves. intra-warp: a group "
+                + "is S lanes of one warp; inter-warp: S threads in different warps; all: both, chosen at run time "
+                + "with KLAP_NP / KLAP_NP_<kernel> or klap::np::select(). Launches of other kernels stay as written")
+    NpMode np;
+
+    @Option(names = "--np-slaves", paramLabel = "S",
+            description = "threads per CUDA-NP group, master included: 2..32, a power of two for intra-warp "
+                + "(default " + NpPass.DEFAULT_SLAVES + "; a num_slaves(S) clause overrides it per kernel)")
+    Integer npSlaves;
+
+    @Option(names = "--np-shared-budget", paramLabel = "BYTES", converter = BudgetConverter.class,
+            description = "most dynamic shared memory per block a CUDA-NP launch may use for local arrays and "
+                + "inter-warp collectives, e.g. 48K, 100K (default 48K); a launch that needs more runs the "
+                + "original kernel. Above 48K klap sets cudaFuncAttributeMaxDynamicSharedMemorySize")
+    Long npBudget;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -218,7 +239,15 @@ public final class Klap implements Callable<Integer> {
         String text2;
         String summary;
         boolean usesRuntime;
-        if (promote != null) {
+        if (np != null) {
+            NpPass.Result r = NpPass.run(unit, npOptions());
+            if (report(r.diagnostics())) {
+                return 1;
+            }
+            text2 = r.text();
+            summary = r.summary();
+            usesRuntime = r.usesRuntime();
+        } else if (promote != null) {
             PromotionPass.Result r = PromotionPass.run(unit, new PromotionPass.Options(promote,
                     promote.aggregates() ? (promoteDepth == null ? PromoteMode.DEFAULT_DEPTH : promoteDepth) : 1));
             if (report(r.diagnostics())) {
@@ -260,9 +289,28 @@ public final class Klap implements Callable<Integer> {
         return 0;
     }
 
-    /** @return why the promotion options do not fit together, or null if they do */
+    private NpPass.Options npOptions() {
+        return new NpPass.Options(np, npSlaves == null ? NpPass.DEFAULT_SLAVES : npSlaves,
+                npBudget == null ? NpPass.DEFAULT_SHARED_BUDGET : npBudget);
+    }
+
+    /** @return why the promotion and CUDA-NP options do not fit together, or null if they do */
     private String promotionUsage() {
         boolean granularityGiven = spec.commandLine().getParseResult().hasMatchedOption("--granularity");
+        if (np != null && (promote != null || granularityGiven || noScalarize || poolSize != null)) {
+            return "--np cannot be combined with --promote, --granularity, --no-scalarize or --pool-size: CUDA-NP "
+                    + "launches nothing and leaves every launch it does not rewrite as written";
+        }
+        if (np == null && (npSlaves != null || npBudget != null)) {
+            return "--np-slaves and --np-shared-budget apply to --np";
+        }
+        if (np != null) {
+            try {
+                npOptions();
+            } catch (IllegalArgumentException e) {
+                return "--np-slaves: " + e.getMessage();
+            }
+        }
         if (promote != null && (granularityGiven || noScalarize || poolSize != null)) {
             return "--promote cannot be combined with --granularity, --no-scalarize or --pool-size: promotion "
                     + "leaves the launches it does not promote as written";
@@ -367,6 +415,36 @@ public final class Klap implements Callable<Integer> {
                 return PromoteMode.parse(value);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** Parses intra-warp|inter-warp|all. */
+    static final class NpConverter implements CommandLine.ITypeConverter<NpMode> {
+        @Override
+        public NpMode convert(String value) {
+            try {
+                return NpMode.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** Parses shared-memory budgets such as 0, 4096, 48K, 227K. */
+    static final class BudgetConverter implements CommandLine.ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            String v = value.trim().toUpperCase(java.util.Locale.ROOT).replaceFirst("B$", "");
+            long mult = v.endsWith("K") ? 1024 : 1;
+            try {
+                long n = Long.parseLong(mult > 1 ? v.substring(0, v.length() - 1) : v) * mult;
+                if (n < 0 || n > 1L << 20) {
+                    throw new CommandLine.TypeConversionException("expected 0 .. 1024K bytes, got '" + value + "'");
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new CommandLine.TypeConversionException("expected a size such as 48K, got '" + value + "'");
             }
         }
     }

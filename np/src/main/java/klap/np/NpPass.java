@@ -1,0 +1,325 @@
+package klap.np;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Pragma;
+import klap.model.SourceFile;
+import klap.model.Stmt;
+import klap.np.NpPlanner.NpPlan;
+import klap.transform.EditSet;
+import klap.transform.Trees;
+
+/**
+ * The CUDA-NP transform over one translation unit (Yang and Zhou, PPoPP 2014; issue 13). Input: a
+ * parsed unit without errors, whose kernels may hold {@code #pragma np parallel for} loops. Output:
+ * the unit's text with {@code #include "klap/np.cuh"} first and, after each kernel {@code K} that
+ * {@link NpPlanner} proves transformable, one or two new kernels ({@code K_klap_npi}, intra-warp;
+ * {@code K_klap_npw}, inter-warp; {@link NpKernel}). {@code K} itself stays as written (device-side
+ * launches and fallbacks use it). Every host-side launch statement {@code K<<<g, b, shm, st>>>(args);}
+ * becomes a run-time choice:
+ * <pre>
+ * { const dim3 klap_np_b = (b); ... M = b.x * b.y * b.z
+ *   if (klap::np::fits(M, S) &amp;&amp; klap::np::prepare(K_klap_npi, dyn, budget))
+ *       K_klap_npi&lt;&lt;&lt;g, M * S, dyn, st&gt;&gt;&gt;(args, klap_np_b, userShm);
+ *   else K&lt;&lt;&lt;g, klap_np_b, shm, st&gt;&gt;&gt;(args); }
+ * </pre>
+ * so a block that would exceed 1024 threads, or shared memory beyond the budget, runs the
+ * original kernel. With {@link NpMode#ALL} the choice also reads {@code klap::np::chosen("K", ...)}
+ * (environment {@code KLAP_NP_K}, {@code KLAP_NP}, or {@code klap::np::select}). Loops and kernels
+ * klap cannot prove get a {@code klap-np} warning with the reason and stay as written.
+ */
+public final class NpPass {
+    private NpPass() {
+    }
+
+    /** The default number of threads per group (master and slaves). */
+    public static final int DEFAULT_SLAVES = 8;
+    /** The default budget of klap's dynamic shared memory per block, in bytes (the 48 KiB static limit). */
+    public static final long DEFAULT_SHARED_BUDGET = 48 * 1024;
+
+    /**
+     * The options.
+     *
+     * @param mode         which variants to emit
+     * @param slaves       S, threads per group (master included): 2..32, a power of two for the
+     *                     intra-warp layout; a {@code num_slaves(N)} clause overrides it per kernel
+     * @param sharedBudget the most dynamic shared memory (bytes) a transformed launch may use; a launch
+     *                     that needs more runs the original kernel
+     */
+    public record Options(NpMode mode, int slaves, long sharedBudget) {
+        public Options {
+            if (slaves < 2 || slaves > 32) {
+                throw new IllegalArgumentException("the number of slaves must be between 2 and 32, got " + slaves);
+            }
+            if (mode.intra() && Integer.bitCount(slaves) != 1) {
+                throw new IllegalArgumentException("the intra-warp layout needs a power of two slaves (2, 4, 8, 16, 32), got "
+                        + slaves);
+            }
+            if (sharedBudget < 0) {
+                throw new IllegalArgumentException("the shared-memory budget must not be negative");
+            }
+        }
+    }
+
+    /**
+     * The result.
+     *
+     * @param text        the transformed text (the input text if nothing was transformed)
+     * @param diagnostics warnings and notes (a loop or kernel that cannot be transformed stays as written)
+     * @param transformed the names of the transformed kernels, in source order
+     * @param summary     one line for the user, or ""
+     */
+    public record Result(String text, List<Diagnostic> diagnostics, List<String> transformed, String summary) {
+        /** @return true if the output includes {@code klap/np.cuh} */
+        public boolean usesRuntime() {
+            return !transformed.isEmpty();
+        }
+    }
+
+    /** One emitted variant of a kernel. */
+    private record Variant(NpKernel kernel, boolean inter, int slaves) {
+    }
+
+    /**
+     * Runs the pass.
+     *
+     * @param unit a parsed unit without errors
+     * @param opt  the options
+     * @return the result; never throws on user input
+     */
+    public static Result run(CudaUnit unit, Options opt) {
+        List<Diagnostic> diags = new ArrayList<>();
+        SourceFile src = unit.file();
+        List<Pragma> np = unit.pragmas().stream().filter(p -> NpPragma.isNp(p.text())).toList();
+        if (np.isEmpty()) {
+            return new Result(src.text(), diags, List.of(), "");
+        }
+        NpPlanner planner = new NpPlanner(unit, diags);
+        Map<FunctionDef, List<Variant>> done = new LinkedHashMap<>();
+        List<Pragma> claimed = new ArrayList<>();
+        for (FunctionDef f : unit.functions()) {
+            List<Pragma> mine = np.stream().filter(p -> f.body().range().contains(p.range())).toList();
+            claimed.addAll(mine);
+            if (mine.isEmpty()) {
+                continue;
+            }
+            if (f.kind() != FunctionDef.Kind.KERNEL) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, mine.get(0).range().offset(),
+                        "#pragma np ignored: '" + f.name() + "' is not a __global__ kernel (klap grows the "
+                                + "thread block of a kernel)", "np"));
+                continue;
+            }
+            if (src.slice(f.paramsRange()).contains("=")) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '"
+                        + f.name() + "' is left as written: default arguments are not supported", "np"));
+                continue;
+            }
+            NpPlan plan = planner.plan(f, mine);
+            if (plan == null) {
+                continue;
+            }
+            List<Variant> vs = variants(plan, opt, src, diags);
+            if (!vs.isEmpty()) {
+                done.put(f, vs);
+            }
+        }
+        for (Pragma p : np) {
+            if (!claimed.contains(p)) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, p.range().offset(),
+                        "#pragma np ignored: it is not inside a kernel", "np"));
+            }
+        }
+        if (done.isEmpty()) {
+            return new Result(src.text(), diags, List.of(), "no kernel transformed (--np=" + opt.mode().cliName()
+                    + "): see the warnings");
+        }
+        EditSet out = new EditSet(src.text());
+        out.insert(0, "#include \"klap/np.cuh\" /* added by klap --np=" + opt.mode().cliName() + " */\n"
+                + src.lineDirective(0));
+        List<String> names = new ArrayList<>();
+        int launches = 0;
+        for (Map.Entry<FunctionDef, List<Variant>> e : done.entrySet()) {
+            FunctionDef k = e.getKey();
+            StringBuilder defs = new StringBuilder();
+            StringBuilder protos = new StringBuilder();
+            for (Variant v : e.getValue()) {
+                defs.append(v.kernel().emit());
+                protos.append(v.kernel().prototype());
+            }
+            out.insert(k.range().end(), defs.toString());
+            if (k.firstDeclaration() != null) {
+                int next = src.line(k.firstDeclaration().end()) < lineCount(src)
+                        ? src.lineStart(src.line(k.firstDeclaration().end()) + 1) : src.text().length();
+                out.insert(next, protos + src.lineDirective(next));
+            }
+            names.add(k.name());
+            launches += rewriteLaunches(unit, k, e.getValue(), opt, out, diags);
+        }
+        StringBuilder sum = new StringBuilder();
+        sum.append(names.size()).append(names.size() == 1 ? " kernel" : " kernels").append(" transformed (--np=")
+                .append(opt.mode().cliName()).append("): ");
+        List<String> parts = new ArrayList<>();
+        for (Map.Entry<FunctionDef, List<Variant>> e : done.entrySet()) {
+            List<String> v = e.getValue().stream().map(x -> (x.inter() ? "inter-warp" : "intra-warp") + " S=" + x.slaves())
+                    .toList();
+            parts.add(e.getKey().name() + " (" + String.join(", ", v) + ")");
+        }
+        sum.append(String.join(", ", parts)).append("; ").append(launches).append(" host launch")
+                .append(launches == 1 ? "" : "es").append(" rewritten");
+        return new Result(out.render(), diags, List.copyOf(names), sum.toString());
+    }
+
+    private static int lineCount(SourceFile src) {
+        return src.line(src.text().length());
+    }
+
+    private static final Pattern BOUNDS = Pattern.compile("__launch_bounds__\\s*\\(\\s*(\\d+)\\s*[,)]");
+
+    private static List<Variant> variants(NpPlan plan, Options opt, SourceFile src, List<Diagnostic> diags) {
+        FunctionDef k = plan.kernel();
+        int at = k.nameRange().offset();
+        boolean intra = opt.mode().intra();
+        boolean inter = opt.mode().inter();
+        if (plan.type() != null && opt.mode() == NpMode.ALL) {
+            intra = plan.type().equals("intra_warp");
+            inter = !intra;
+        } else if (plan.type() != null && !plan.type().equals(opt.mode() == NpMode.INTRA_WARP ? "intra_warp" : "inter_warp")) {
+            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "kernel '" + k.name() + "': type("
+                    + plan.type() + ") ignored, --np=" + opt.mode().cliName() + " decides the layout", "np"));
+        }
+        if (inter && plan.interReason() != null) {
+            boolean fallback = opt.mode() == NpMode.ALL;
+            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "kernel '" + k.name() + "': no inter-warp "
+                    + "variant: " + plan.interReason() + (fallback ? "; the intra-warp variant is emitted" : ""), "np"));
+            inter = false;
+            intra |= fallback;
+        }
+        List<Variant> out = new ArrayList<>();
+        String header = src.text().substring(k.range().offset(), k.body().range().offset());
+        Matcher b = BOUNDS.matcher(header);
+        int bound = b.find() ? Integer.parseInt(b.group(1)) : 0;
+        for (boolean lay : new boolean[] {false, true}) {
+            if (lay ? !inter : !intra) {
+                continue;
+            }
+            int s = plan.slaves() != 0 ? plan.slaves() : opt.slaves();
+            if (!lay && Integer.bitCount(s) != 1) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "kernel '" + k.name() + "': num_slaves("
+                        + s + ") is not a power of two, which the intra-warp layout needs; using " + opt.slaves(), "np"));
+                s = opt.slaves();
+            }
+            if (bound > 0 && (long) bound * s > 1024) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "kernel '" + k.name() + "': no "
+                        + (lay ? "inter" : "intra") + "-warp variant: __launch_bounds__(" + bound + ") times " + s
+                        + " threads per group exceeds 1024", "np"));
+                continue;
+            }
+            out.add(new Variant(new NpKernel(plan, src, lay, s), lay, s));
+        }
+        return out;
+    }
+
+    /** @return the number of host launches of {@code k} rewritten */
+    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Variant> vs, Options opt, EditSet out,
+                                       List<Diagnostic> diags) {
+        SourceFile src = unit.file();
+        int n = 0;
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() != FunctionDef.Kind.HOST) {
+                continue;
+            }
+            List<Stmt> stmts = new ArrayList<>();
+            collect(f.body(), stmts);
+            List<Expr.Launch> rewritten = new ArrayList<>();
+            for (Stmt s : stmts) {
+                if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l
+                        && l.kernelName().replaceFirst("^::", "").equals(k.name())) {
+                    if (k.templateHeader() != null && l.templateArgs() == null) {
+                        diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch of "
+                                + "template kernel '" + k.name() + "' runs the original kernel: give its template "
+                                + "arguments explicitly (" + k.name() + "<...><<<...>>>) so klap can name the CUDA-NP "
+                                + "variant", "np"));
+                        rewritten.add(l);
+                        continue;
+                    }
+                    out.replace(s.range().offset(), s.range().end(), launch(src, k, l, vs, opt));
+                    rewritten.add(l);
+                    n++;
+                }
+            }
+            for (Stmt s : stmts) {
+                for (Expr e : Trees.ownExprs(s)) {
+                    Trees.walk(e, x -> {
+                        if (x instanceof Expr.Launch l && l.kernelName().replaceFirst("^::", "").equals(k.name())
+                                && !rewritten.contains(l)) {
+                            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
+                                    + "of '" + k.name() + "' runs the original kernel: klap rewrites launches that are "
+                                    + "statements of their own", "np"));
+                        }
+                    });
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Collects the statements of a host function, those of lambda bodies included. */
+    private static void collect(Stmt root, List<Stmt> out) {
+        Trees.walkStmts(root, s -> {
+            out.add(s);
+            for (Expr e : Trees.ownExprs(s)) {
+                Trees.walk(e, x -> {
+                    if (x instanceof Expr.Lambda lam) {
+                        collect(lam.body(), out);
+                    }
+                });
+            }
+        });
+    }
+
+    private static Expr unparen(Expr e) {
+        while (e instanceof Expr.Other o && o.children().size() == 1) {
+            e = o.children().get(0);
+        }
+        return e;
+    }
+
+    private static String launch(SourceFile src, FunctionDef k, Expr.Launch l, List<Variant> vs, Options opt) {
+        String targs = l.templateArgs() == null ? "" : l.templateArgs();
+        String grid = src.slice(l.grid().range());
+        String args = src.slice(l.argsRange()).strip();
+        String stream = l.stream() == null ? "" : ", " + src.slice(l.stream().range());
+        String shm = l.sharedMem() == null ? "0" : src.slice(l.sharedMem().range());
+        StringBuilder sb = new StringBuilder("{ /* klap --np=" + opt.mode().cliName() + " */ const dim3 klap_np_b = ("
+                + src.slice(l.block().range()) + "); const unsigned klap_np_m = klap_np_b.x * klap_np_b.y * klap_np_b.z; "
+                + "const size_t klap_np_shm = (size_t)(" + shm + "); const size_t klap_np_base = klap::np::align16(klap_np_shm); ");
+        if (opt.mode() == NpMode.ALL) {
+            sb.append("const klap::np::Variant klap_np_v = klap::np::chosen(\"").append(k.name())
+                    .append("\", klap::np::Variant::").append(vs.get(0).inter() ? "inter_warp" : "intra_warp").append("); ");
+        }
+        for (Variant v : vs) {
+            String name = v.kernel().name() + targs;
+            String dyn = "klap_np_base + " + v.kernel().dynBytes("klap_np_m");
+            sb.append("if (");
+            if (opt.mode() == NpMode.ALL) {
+                sb.append("klap_np_v == klap::np::Variant::").append(v.inter() ? "inter_warp" : "intra_warp").append(" && ");
+            }
+            sb.append("klap::np::fits(klap_np_m, ").append(v.slaves()).append(") && klap::np::prepare(").append(name)
+                    .append(", ").append(dyn).append(", (size_t)").append(opt.sharedBudget()).append(")) ")
+                    .append(name).append("<<<").append(grid).append(", klap_np_m * ").append(v.slaves()).append(", ")
+                    .append(dyn).append(stream).append(">>>(").append(args).append(args.isEmpty() ? "" : ", ")
+                    .append("klap_np_b, (unsigned)klap_np_base); else ");
+        }
+        sb.append(k.name()).append(targs).append("<<<").append(grid).append(", klap_np_b, klap_np_shm").append(stream)
+                .append(">>>(").append(args).append("); }");
+        return sb.toString();
+    }
+}

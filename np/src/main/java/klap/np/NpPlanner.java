@@ -1,0 +1,1341 @@
+package klap.np;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.Pragma;
+import klap.model.SourceFile;
+import klap.model.SourceRange;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+import klap.transform.Trees;
+import klap.transform.Uniformity;
+
+/**
+ * The facts the CUDA-NP transform needs about one kernel, and the proof that the transform keeps
+ * its result (the safety rule): which {@code #pragma np parallel for} loops can be spread over a
+ * master and its slaves, which statements must run on the master only, where each local array
+ * lives, and whether the inter-warp layout is possible. Input: a kernel of a parsed unit and its
+ * np pragmas. Output: an {@link NpPlan}, or null with a {@code klap-np} warning per reason.
+ *
+ * <p>klap's execution model (a departure from CUDA-NP section 3.2, which runs sequential code on
+ * the master only and broadcasts live-ins): every member of a group (the master and its S-1 slaves)
+ * runs the sequential code <em>redundantly</em> with the master's {@code threadIdx}, so every value
+ * a parallel loop reads is already in each member's registers (no broadcast, no copyin needed), and
+ * control flow around a loop is the same in all members. This is exact only if the members compute
+ * the same values, so the planner proves:
+ * <ul>
+ *   <li>a sequential statement that stores to memory (or calls a function that may) writes no local
+ *       variable: it runs on the master only ({@code if (slave == 0)}), followed by a group barrier
+ *       in the intra-warp layout;</li>
+ *   <li>declarations and conditions have no side effect (they run in every member);</li>
+ *   <li>the kernel uses nothing that differs between members: warp intrinsics, {@code warpSize},
+ *       {@code clock}, {@code asm}, lambdas, {@code goto}, references or {@code static} locals,
+ *       addresses of locals, calls of functions klap cannot see or that read {@code threadIdx};</li>
+ *   <li>a parallel loop is canonical ({@code for (int i = lo; i < hi; i++)}), its body writes no
+ *       local declared outside it except reduction and scan variables (section 3.4) and local
+ *       arrays (placed below), and has no {@code break}, {@code return}, {@code goto} or barrier;</li>
+ *   <li>reduction variables are only updated with their operator; a scan variable is updated once,
+ *       at the top of the body, by statements that do not read it, and only read after.</li>
+ * </ul>
+ * Local arrays written in a parallel loop (section 3.3): kept in registers, split over the members,
+ * when every access is {@code a[i]} inside parallel loops with the same lower bound (element i lives
+ * in the member that runs iteration i, at index {@code (i - lo) / S}); otherwise in shared memory,
+ * one copy per group; otherwise the loops stay sequential.
+ * Inter-warp layout: its collectives are block barriers, so every parallel loop must be reached by
+ * the whole block (uniform control flow, no divergent return/break/continue before it, KLAP's
+ * {@link Uniformity}), and no sequential load may follow a master-only store (no barrier can order
+ * them in divergent code).
+ */
+final class NpPlanner {
+    /** Builtins that differ between the members of a group, or that count threads. */
+    private static final Set<String> FORBIDDEN_CALLS = Set.of("__activemask", "__syncwarp", "__syncthreads_count",
+            "__syncthreads_and", "__syncthreads_or", "clock", "clock64", "__globaltimer", "__lanemask_lt",
+            "__barrier_sync", "this_thread_block", "tiled_partition", "coalesced_threads");
+    private static final Pattern FORBIDDEN_PREFIX = Pattern.compile(
+            "__(?:shfl|ballot|any|all|uni|match|reduce_|lanemask)\\w*|cooperative_groups::\\w+|cg::\\w+");
+    /** Builtins with a memory side effect (a sequential call runs on the master only). */
+    private static final Pattern IMPURE = Pattern.compile(
+            "atomic\\w*|printf|assert|malloc|free|memcpy|memset|__st(?:cg|cs|wb|wt)|__threadfence\\w*|__nanosleep"
+            + "|__trap|__brkpt|cuda\\w*");
+    private static final Set<String> BARRIERS = Set.of("__syncthreads");
+    private static final Set<String> CALL_OK_NAMES = Set.of("min", "max", "abs", "sizeof");
+
+    private final CudaUnit unit;
+    private final SourceFile src;
+    private final List<Diagnostic> diags;
+    private final Map<String, CalleeFacts> callees = new HashMap<>();
+
+    NpPlanner(CudaUnit unit, List<Diagnostic> diags) {
+        this.unit = unit;
+        this.src = unit.file();
+        this.diags = diags;
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Variables and their scopes
+
+    /** A variable of the kernel: a parameter (decl == null) or a local. */
+    record Var(String name, VarDecl decl, Stmt.Decl stmt, SourceRange scope) {
+        boolean isArray() {
+            return decl != null && decl.array();
+        }
+
+        boolean isPrivate() {
+            return decl == null || (!decl.shared() && !decl.isStatic() && !decl.reference());
+        }
+    }
+
+    /** Name resolution by scope (innermost declaration visible at the use). */
+    static final class Scopes {
+        final List<Var> vars = new ArrayList<>();
+
+        Scopes(FunctionDef k) {
+            for (Param p : k.params()) {
+                vars.add(new Var(p.name(), null, null, k.range()));
+            }
+            visit(k.body());
+        }
+
+        private void visit(Stmt s) {
+            if (s instanceof Stmt.Block b) {
+                for (Stmt c : b.stmts()) {
+                    if (c instanceof Stmt.Decl d) {
+                        for (VarDecl v : d.vars()) {
+                            vars.add(new Var(v.name(), v, d, SourceRange.of(v.nameRange().offset(), b.range().end())));
+                        }
+                    }
+                }
+            } else if (s instanceof Stmt.Loop lp && lp.init() instanceof Stmt.Decl d) {
+                for (VarDecl v : d.vars()) {
+                    vars.add(new Var(v.name(), v, d, SourceRange.of(v.nameRange().offset(), lp.range().end())));
+                }
+            }
+            for (Stmt c : s.children()) {
+                visit(c);
+            }
+        }
+
+        /** @return the variable {@code n} names at its position, or null (a global, a function, ...) */
+        Var resolve(Expr.Name n) {
+            if (n.kind() != Expr.NameKind.LOCAL && n.kind() != Expr.NameKind.PARAM) {
+                return null;
+            }
+            Var best = null;
+            for (Var v : vars) {
+                if (v.name().equals(n.name()) && v.scope().contains(n.range().offset())
+                        && (best == null || v.scope().offset() >= best.scope().offset())) {
+                    best = v;
+                }
+            }
+            return best;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // The plan
+
+    /** Where a local array lives in the transformed kernel (CUDA-NP section 3.3). */
+    enum Place { REGISTERS, SHARED }
+
+    /**
+     * A local array that a parallel loop writes.
+     *
+     * @param elemType the element type text ({@code float})
+     * @param dim      the dimension text ({@code NPOINTS})
+     * @param lo       for REGISTERS, the common lower bound of the loops (text)
+     */
+    record ArrayPlan(Var var, Place place, String elemType, String dim, String lo) {
+    }
+
+    /**
+     * A scan (CUDA-NP section 3.4): {@code update} is the statement at {@code index} of the body
+     * block; {@code operand} the value it combines into {@code var} (null for {@code ++}).
+     */
+    record ScanPlan(String var, NpPragma.Op op, int index, Stmt.ExprStmt update, Expr operand) {
+    }
+
+    /**
+     * One parallel loop.
+     *
+     * @param loop       the {@code for} statement
+     * @param pragma     its directive
+     * @param clauses    the parsed clauses
+     * @param var        the loop variable
+     * @param lo         the lower bound (the loop variable's initializer)
+     * @param hi         the bound of the condition
+     * @param cmp        {@code <} or {@code <=}
+     * @param reductions reduction variables (clauses and inferred) -> operator
+     * @param scan       the scan, or null
+     * @param interOk    true if the inter-warp layout can run it (block-uniform reach)
+     */
+    record NpLoop(Stmt.Loop loop, Pragma pragma, NpPragma clauses, String var, Expr lo, Expr hi, String cmp,
+                  Map<String, NpPragma.Op> reductions, ScanPlan scan, String interReason) {
+        Stmt.Block body() {
+            return (Stmt.Block) loop.body(); // scan loops only (the planner checked)
+        }
+    }
+
+    /**
+     * The plan for one kernel.
+     *
+     * @param masterOnly  sequential statements that run on the master only
+     * @param interReason why the inter-warp layout is impossible, or null
+     * @param slaves      the num_slaves clause common to the loops, or 0
+     * @param type        the type clause common to the loops, or null
+     */
+    record NpPlan(FunctionDef kernel, Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> arrays,
+                  List<Stmt> masterOnly, String interReason, int slaves, String type) {
+        boolean scratch() {
+            return loops.stream().anyMatch(l -> !l.reductions().isEmpty() || l.scan() != null);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+
+    /** A reason to leave a loop or a kernel as written. */
+    static final class Refusal extends Exception {
+        final int offset;
+
+        Refusal(int offset, String message) {
+            super(message, null, false, false);
+            this.offset = offset;
+        }
+    }
+
+    private void warn(int offset, String msg) {
+        diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, offset, msg, "np"));
+    }
+
+    /**
+     * @param k       a kernel
+     * @param pragmas the np pragmas inside its body, in source order (non-empty)
+     * @return the plan, or null (warnings added) when nothing can be transformed
+     */
+    NpPlan plan(FunctionDef k, List<Pragma> pragmas) {
+        Scopes scopes = new Scopes(k);
+        try {
+            checkKernel(k, scopes);
+        } catch (Refusal r) {
+            warn(r.offset, "kernel '" + k.name() + "' is left as written: " + r.getMessage());
+            return null;
+        }
+        Uniformity uni = new Uniformity(k, false, unit);
+        Trees trees = uni.trees();
+        List<NpLoop> loops = new ArrayList<>();
+        for (Pragma p : pragmas) {
+            NpPragma clauses;
+            try {
+                clauses = NpPragma.parse(p.text());
+            } catch (IllegalArgumentException e) {
+                warn(p.range().offset(), "#pragma np ignored: " + e.getMessage());
+                continue;
+            }
+            Stmt target = firstStatementAfter(k.body(), p.range().end());
+            try {
+                if (!(target instanceof Stmt.Loop lp) || lp.kind() != Stmt.LoopKind.FOR) {
+                    throw new Refusal(p.range().offset(), "#pragma np parallel for must precede a for loop");
+                }
+                for (NpLoop outer : loops) {
+                    if (outer.loop().range().contains(lp.range())) {
+                        throw new Refusal(lp.range().offset(), "a parallel loop inside another parallel loop runs "
+                                + "sequentially in its iteration (nested CUDA-NP loops are not supported)");
+                    }
+                }
+                loops.add(loop(k, scopes, trees, uni, p, clauses, lp));
+            } catch (Refusal r) {
+                warn(r.offset, "loop left sequential: " + r.getMessage());
+            }
+        }
+        Map<Var, ArrayPlan> arrays = new LinkedHashMap<>();
+        // placing arrays may refuse loops (their accesses become sequential): iterate to a fixpoint
+        while (true) {
+            arrays.clear();
+            NpLoop refused = placeArrays(k, scopes, loops, arrays);
+            if (refused == null) {
+                break;
+            }
+            loops.remove(refused);
+        }
+        if (loops.isEmpty()) {
+            warn(k.nameRange().offset(), "kernel '" + k.name() + "' is left as written: none of its "
+                    + "#pragma np parallel for loops can be transformed (see the warnings above)");
+            return null;
+        }
+        List<Stmt> masterOnly = new ArrayList<>();
+        Sequential seq = new Sequential(scopes, loops, arrays, masterOnly);
+        try {
+            seq.stmt(k.body());
+        } catch (Refusal r) {
+            warn(r.offset, "kernel '" + k.name() + "' is left as written: " + r.getMessage());
+            return null;
+        }
+        String inter = seq.interReason();
+        for (NpLoop l : loops) {
+            if (inter == null && l.interReason() != null) {
+                inter = l.interReason();
+            }
+        }
+        int slaves = 0;
+        String type = null;
+        boolean slavesConflict = false;
+        boolean typeConflict = false;
+        for (NpLoop l : loops) {
+            int s = l.clauses().numSlaves();
+            if (s != 0) {
+                slavesConflict |= slaves != 0 && slaves != s;
+                slaves = s;
+            }
+            String t = l.clauses().type();
+            if (t != null) {
+                typeConflict |= type != null && !type.equals(t);
+                type = t;
+            }
+        }
+        if (slavesConflict) {
+            warn(k.nameRange().offset(), "kernel '" + k.name() + "': its loops ask for different num_slaves; "
+                    + "all loops of a kernel share one group size, so klap uses --np-slaves");
+            slaves = 0;
+        }
+        if (typeConflict) {
+            warn(k.nameRange().offset(), "kernel '" + k.name() + "': its loops ask for different type(...) "
+                    + "clauses; klap follows --np");
+            type = null;
+        }
+        return new NpPlan(k, scopes, List.copyOf(loops), Map.copyOf(arrays), List.copyOf(masterOnly), inter, slaves, type);
+    }
+
+    private static Stmt firstStatementAfter(Stmt root, int offset) {
+        Stmt[] best = {null};
+        Trees.walkStmts(root, s -> {
+            if (s.range().offset() >= offset && s.range().length() > 0
+                    && (best[0] == null || s.range().offset() < best[0].range().offset())) {
+                best[0] = s;
+            }
+        });
+        return best[0];
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Kernel-wide conditions
+
+    private void checkKernel(FunctionDef k, Scopes scopes) throws Refusal {
+        if (k.memberOf() != null) {
+            throw new Refusal(k.nameRange().offset(), "member kernels are not supported");
+        }
+        for (Stmt s : allStmts(k.body())) {
+            if (s instanceof Stmt.Jump j && j.kind() == Stmt.JumpKind.GOTO) {
+                throw new Refusal(s.range().offset(), "it uses goto");
+            }
+            if (s instanceof Stmt.Loop lp && lp.kind() == Stmt.LoopKind.RANGE_FOR) {
+                throw new Refusal(s.range().offset(), "range-based for loops are not supported");
+            }
+            if (s instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
+                throw new Refusal(s.range().offset(), "inline asm may read the lane or thread index");
+            }
+            if (s instanceof Stmt.Decl d) {
+                for (VarDecl v : d.vars()) {
+                    if (v.reference() || v.isStatic()) {
+                        throw new Refusal(v.nameRange().offset(), "local '" + v.name() + "' is a "
+                                + (v.reference() ? "reference" : "static variable") + " (not supported)");
+                    }
+                    if (v.name().startsWith("klap_np_")) {
+                        throw new Refusal(v.nameRange().offset(), "names starting with klap_np_ are reserved");
+                    }
+                }
+            }
+        }
+        Refusal[] bad = {null};
+        walkKernelExprs(k.body(), e -> {
+            if (bad[0] != null) {
+                return;
+            }
+            String why = forbidden(e, scopes);
+            if (why != null) {
+                bad[0] = new Refusal(e.range().offset(), why);
+            }
+        });
+        if (bad[0] != null) {
+            throw bad[0];
+        }
+    }
+
+    /** @return why {@code e} cannot be in a CUDA-NP kernel, or null */
+    private String forbidden(Expr e, Scopes scopes) {
+        if (e instanceof Expr.Lambda) {
+            return "lambdas in kernels are not supported";
+        }
+        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && n.name().equals("warpSize")) {
+            return "it uses warpSize: lanes change when the block grows";
+        }
+        if (e instanceof Expr.Unary u && u.op().equals("&")) {
+            Expr root = rootOf(u.operand());
+            if (root instanceof Expr.Name n && scopes.resolve(n) != null && scopes.resolve(n).isPrivate()) {
+                return "it takes the address of local '" + n.name() + "'";
+            }
+        }
+        if (e instanceof Expr.Call c) {
+            String name = c.calleeName();
+            if (name == null) {
+                return "it calls through an expression or a member function (klap cannot see the callee)";
+            }
+            String why = calleeProblem(name, c);
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
+    }
+
+    private String calleeProblem(String name, Expr.Call c) {
+        String base = name.replaceFirst("^::", "");
+        if (FORBIDDEN_CALLS.contains(base) || FORBIDDEN_PREFIX.matcher(base).matches()) {
+            return "it calls " + base + ", a warp- or thread-level primitive whose result changes when the "
+                    + "block grows";
+        }
+        if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
+            return null;
+        }
+        if (BARRIERS.contains(base) || IMPURE.matcher(base).matches() || pureBuiltin(base)) {
+            return null;
+        }
+        CalleeFacts f = callee(base);
+        if (f == null) {
+            return "it calls '" + base + "', whose body klap cannot see (it may read threadIdx or store to memory)";
+        }
+        return f.forbidden;
+    }
+
+    private static boolean pureBuiltin(String name) {
+        return klap.transform.Mutations.pure(name) || CALL_OK_NAMES.contains(name)
+                || (name.startsWith("__") && !name.startsWith("__sync")) || name.startsWith("make_")
+                || name.matches("(?:std|cuda::std)::\\w+") || name.matches("[a-z0-9]+f?") && MATH.contains(name);
+    }
+
+    private static final Set<String> MATH = Set.of("sqrt", "sqrtf", "exp", "expf", "log", "logf", "sin", "sinf",
+            "cos", "cosf", "tanh", "tanhf", "atan2", "atan2f", "asin", "acos", "atan", "asinf", "acosf", "atanf",
+            "erf", "erff", "erfc", "erfcf", "hypot", "hypotf", "copysign", "copysignf", "fmod", "fmodf", "isnan",
+            "isinf", "isfinite", "signbit", "lround", "lroundf", "llround", "llroundf", "rint", "rintf", "nearbyint",
+            "exp10", "exp10f", "expm1", "expm1f", "log1p", "log1pf", "sincos", "sincosf", "normcdf", "normcdff",
+            "rcbrt", "rcbrtf", "tan", "tanf", "sinh", "sinhf", "cosh", "coshf", "ldexp", "ldexpf", "frexp", "frexpf");
+
+    /** What a device function of the unit does, transitively. */
+    record CalleeFacts(boolean stores, boolean syncs, String forbidden) {
+    }
+
+    /** @return the facts of the device function {@code name} of the unit, or null if it has no body here */
+    private CalleeFacts callee(String name) {
+        if (callees.containsKey(name)) {
+            CalleeFacts f = callees.get(name);
+            return f == null ? new CalleeFacts(true, false, null) : f; // recursion: assume the worst but allow
+        }
+        List<FunctionDef> defs = unit.functions().stream()
+                .filter(f -> f.kind().onDevice() && f.kind() != FunctionDef.Kind.KERNEL
+                        && (f.name().equals(name) || (f.namespace() + "::" + f.name()).equals(name)))
+                .toList();
+        if (defs.isEmpty()) {
+            return null;
+        }
+        callees.put(name, null);
+        boolean stores = false;
+        boolean syncs = false;
+        String forbidden = null;
+        for (FunctionDef f : defs) {
+            Scopes sc = new Scopes(f);
+            for (Param p : f.params()) {
+                if (src.slice(p.range()).matches("(?s).*&(?!&).*") && !src.slice(p.range()).contains("const")) {
+                    stores = true; // a non-const reference parameter: the caller's variable may change
+                }
+            }
+            List<Expr> all = new ArrayList<>();
+            walkKernelExprs(f.body(), all::add);
+            for (Expr e : all) {
+                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
+                        && (n.name().equals("threadIdx") || n.name().equals("blockDim"))) {
+                    forbidden = forbidden != null ? forbidden : "it calls '" + name + "', which reads " + n.name()
+                            + " (klap renames it only in the kernel)";
+                }
+                String why = forbidden(e, sc);
+                if (why != null && forbidden == null && !why.startsWith("it takes the address")) {
+                    forbidden = why.startsWith("it calls") ? why : "it calls '" + name + "': " + why;
+                }
+                if (e instanceof Expr.Call c && c.calleeName() != null) {
+                    String b = c.calleeName().replaceFirst("^::", "");
+                    syncs |= BARRIERS.contains(b);
+                    stores |= IMPURE.matcher(b).matches();
+                    CalleeFacts g = callee(b);
+                    if (g != null) {
+                        stores |= g.stores;
+                        syncs |= g.syncs;
+                    }
+                }
+                Expr target = writeTarget(e);
+                if (target != null) {
+                    stores |= privateRoot(target, sc) == null;
+                }
+            }
+        }
+        CalleeFacts out = new CalleeFacts(stores, syncs, forbidden);
+        callees.put(name, out);
+        return out;
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Parallel loops
+
+    private NpLoop loop(FunctionDef k, Scopes scopes, Trees trees, Uniformity uni, Pragma p, NpPragma clauses,
+                        Stmt.Loop lp) throws Refusal {
+        int at = lp.range().offset();
+        if (!(lp.init() instanceof Stmt.Decl d) || d.vars().size() != 1 || d.vars().get(0).init() == null
+                || d.vars().get(0).array()) {
+            throw new Refusal(at, "the loop must declare its variable: for (int i = lo; i < hi; i++)");
+        }
+        String var = d.vars().get(0).name();
+        String declText = src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset()));
+        if (!declText.matches("\\s*(?:(?:unsigned|signed|long|int|short|char|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|"
+                + "const)\\s*)+")) {
+            throw new Refusal(at, "the loop variable '" + var + "' must have an integer type");
+        }
+        Expr lo = d.vars().get(0).init();
+        if (!(lp.cond() instanceof Expr.Binary c)) {
+            throw new Refusal(at, "the loop condition must be " + var + " < hi or " + var + " <= hi");
+        }
+        Expr hi;
+        String cmp;
+        if ((c.op().equals("<") || c.op().equals("<=")) && isName(c.lhs(), var)) {
+            hi = c.rhs();
+            cmp = c.op();
+        } else if ((c.op().equals(">") || c.op().equals(">=")) && isName(c.rhs(), var)) {
+            hi = c.lhs();
+            cmp = c.op().equals(">") ? "<" : "<=";
+        } else {
+            throw new Refusal(at, "the loop condition must be " + var + " < hi or " + var + " <= hi");
+        }
+        if (!unitStep(lp.step(), var)) {
+            throw new Refusal(at, "the loop must count up by one (" + var + "++, ++" + var + " or " + var + " += 1)");
+        }
+        Stmt body = lp.body();
+        if (!clauses.scans().isEmpty() && !(body instanceof Stmt.Block)) {
+            throw new Refusal(at, "the body of a scan loop must be a { ... } block");
+        }
+        for (Expr e : List.of(lo, hi)) {
+            Effects ef = effects(e, scopes, Map.of());
+            if (ef.sideEffect()) {
+                throw new Refusal(e.range().offset(), "the loop bounds must have no side effect");
+            }
+            if (mentions(e, var, scopes)) {
+                throw new Refusal(e.range().offset(), "the bound must not depend on the loop variable");
+            }
+        }
+        // the body: jumps, barriers, writes
+        for (Stmt s : allStmts(body)) {
+            if (s instanceof Stmt.Jump j) {
+                if (j.kind() == Stmt.JumpKind.RETURN) {
+                    throw new Refusal(s.range().offset(), "return inside a parallel loop");
+                }
+                if (j.kind() == Stmt.JumpKind.BREAK && trees.jumpTarget(j) == lp) {
+                    throw new Refusal(s.range().offset(), "break out of a parallel loop (its iterations would "
+                            + "depend on each other)");
+                }
+            }
+        }
+        Set<String> writtenOutside = new LinkedHashSet2();
+        List<Expr> bodyExprs = new ArrayList<>();
+        Trees.walkExprs(body, bodyExprs::add);
+        for (Expr e : bodyExprs) {
+            if (e instanceof Expr.Call call && call.calleeName() != null) {
+                String b = call.calleeName().replaceFirst("^::", "");
+                CalleeFacts f = BARRIERS.contains(b) ? new CalleeFacts(false, true, null) : callee(b);
+                if (f != null && f.syncs()) {
+                    throw new Refusal(e.range().offset(), "a barrier inside a parallel loop (the iterations of "
+                            + "one thread are spread over several)");
+                }
+            }
+            Expr target = writeTarget(e);
+            if (target == null) {
+                continue;
+            }
+            Var v = privateRoot(target, scopes);
+            if (v == null) {
+                continue; // memory: each iteration runs once, in one member
+            }
+            if (v.name().equals(var) && v.stmt() == d) {
+                throw new Refusal(e.range().offset(), "the loop variable is written in the body");
+            }
+            if (!lp.range().contains(v.scope().offset())) {
+                if (!v.isArray()) {
+                    writtenOutside.add(v.name());
+                }
+            }
+        }
+        Map<String, NpPragma.Op> reductions = new LinkedHashMap<>(clauses.reductions());
+        ScanPlan scan = null;
+        for (String v : clauses.copyin()) {
+            if (!declaredBefore(scopes, v, lp)) {
+                throw new Refusal(at, "copyin(" + v + "): no local variable or parameter '" + v + "' is visible here");
+            }
+        }
+        for (String v : writtenOutside) {
+            if (reductions.containsKey(v) || clauses.scans().containsKey(v)) {
+                continue;
+            }
+            NpPragma.Op inferred = inferReduction(body, v, scopes);
+            if (inferred == null) {
+                throw new Refusal(at, "the loop writes '" + v + "', declared outside it, which is neither a "
+                        + "reduction(op:" + v + ") nor a scan(op:" + v + ") variable");
+            }
+            reductions.put(v, inferred);
+        }
+        for (Map.Entry<String, NpPragma.Op> r : reductions.entrySet()) {
+            checkScalarOutside(scopes, r.getKey(), lp, "reduction");
+            String why = reductionUses(body, r.getKey(), r.getValue(), scopes);
+            if (why != null) {
+                throw new Refusal(at, "reduction(" + r.getValue().symbol + ":" + r.getKey() + "): " + why);
+            }
+        }
+        if (clauses.scans().size() > 1) {
+            throw new Refusal(at, "one scan variable per loop is supported");
+        }
+        for (Map.Entry<String, NpPragma.Op> s : clauses.scans().entrySet()) {
+            checkScalarOutside(scopes, s.getKey(), lp, "scan");
+            scan = scanPlan((Stmt.Block) body, s.getKey(), s.getValue(), scopes);
+        }
+        // inter-warp: the loop's collectives are block barriers
+        String interReason = null;
+        for (Stmt a = trees.parent(lp); a != null && interReason == null; a = trees.parent(a)) {
+            if (!uni.controlIsUniform(a)) {
+                interReason = "the loop at line " + src.line(at) + " is not reached by the whole block (divergent "
+                        + "control flow around it)";
+            }
+        }
+        Stmt outermost = trees.outermostLoop(lp);
+        for (Stmt.Jump j : Trees.collect(k.body(), Stmt.Jump.class)) {
+            if (interReason != null) {
+                break;
+            }
+            boolean before = j.kind() == Stmt.JumpKind.RETURN && j.range().offset() < at;
+            boolean around = outermost != null && outermost.range().contains(j.range()) && !lp.range().contains(j.range());
+            if (!(before || around)) {
+                continue;
+            }
+            for (Stmt a = trees.parent(j); a != null; a = trees.parent(a)) {
+                if (!(a instanceof Stmt.Loop) && !uni.controlIsUniform(a)) {
+                    interReason = "a return, break or continue at line " + src.line(j.range().offset())
+                            + " lets some threads of the block skip the loop at line " + src.line(at);
+                    break;
+                }
+            }
+        }
+        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, Map.copyOf(reductions), scan, interReason);
+    }
+
+    /** LinkedHashSet alias (keeps insertion order for stable messages). */
+    private static final class LinkedHashSet2 extends java.util.LinkedHashSet<String> {
+    }
+
+    private boolean declaredBefore(Scopes scopes, String v, Stmt.Loop lp) {
+        return scopes.vars.stream().anyMatch(x -> x.name().equals(v) && x.scope().contains(lp.range().offset()));
+    }
+
+    private void checkScalarOutside(Scopes scopes, String v, Stmt.Loop lp, String clause) throws Refusal {
+        Var best = null;
+        for (Var x : scopes.vars) {
+            if (x.name().equals(v) && x.scope().contains(lp.range().offset())
+                    && (best == null || x.scope().offset() >= best.scope().offset())) {
+                best = x;
+            }
+        }
+        if (best == null || !best.isPrivate() || best.isArray()) {
+            throw new Refusal(lp.range().offset(), clause + "(" + v + "): '" + v + "' must be a local scalar "
+                    + "variable (or parameter) declared before the loop");
+        }
+    }
+
+    private static boolean unitStep(Expr step, String var) {
+        if (step instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("post++") || u.op().equals("++"))) {
+            return isName(u.operand(), var);
+        }
+        if (step instanceof Expr.Binary b && isName(b.lhs(), var)) {
+            if (b.op().equals("+=")) {
+                return b.rhs() instanceof Expr.Literal && b.rhs().range().length() > 0;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isName(Expr e, String var) {
+        return unparen(e) instanceof Expr.Name n && n.name().equals(var);
+    }
+
+    private static Expr unparen(Expr e) {
+        while (e instanceof Expr.Other o && o.children().size() == 1) {
+            e = o.children().get(0);
+        }
+        return e;
+    }
+
+    /** @return true if {@code e} reads or writes the variable {@code v} (resolved by name only) */
+    private static boolean mentions(Expr e, String v, Scopes scopes) {
+        boolean[] hit = {false};
+        Trees.walk(e, x -> hit[0] |= x instanceof Expr.Name n && n.name().equals(v)
+                && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM));
+        return hit[0];
+    }
+
+    private static boolean mentions(Stmt s, String v, Scopes scopes) {
+        boolean[] hit = {false};
+        Trees.walkExprs(s, x -> hit[0] |= x instanceof Expr.Name n && n.name().equals(v)
+                && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM));
+        if (!hit[0]) {
+            for (Stmt.Decl d : Trees.collect(s, Stmt.Decl.class)) {
+                hit[0] |= d.vars().stream().anyMatch(x -> x.name().equals(v)); // a shadowing declaration
+            }
+        }
+        return hit[0];
+    }
+
+    /**
+     * The update forms of a reduction variable v with operator op: {@code v op= e}, {@code v = v op e},
+     * {@code v = e op v}, {@code v = f(v, e)} / {@code f(e, v)} with f the operator's function,
+     * {@code v++}, {@code ++v}, {@code v--}, {@code --v} (for +), where e does not mention v.
+     *
+     * @return the operand e, {@link #ONE} for increments, or null if {@code x} is no such update
+     */
+    private static Expr updateOperand(Expr x, String v, NpPragma.Op op) {
+        x = unparen(x);
+        if (x instanceof Expr.Unary u && isName(u.operand(), v) && op == NpPragma.Op.PLUS
+                && (u.op().contains("++") || u.op().contains("--"))) {
+            return u.op().contains("++") ? ONE : MINUS_ONE;
+        }
+        if (!(x instanceof Expr.Binary b) || !isName(b.lhs(), v)) {
+            return null;
+        }
+        String compound = switch (op) {
+            case PLUS -> "+=";
+            case TIMES -> "*=";
+            case AND -> "&=";
+            case OR -> "|=";
+            case XOR -> "^=";
+            default -> null;
+        };
+        if (b.op().equals(compound) || (op == NpPragma.Op.PLUS && b.op().equals("-="))) {
+            return nameFree(b.rhs(), v) ? b.rhs() : null;
+        }
+        if (!b.op().equals("=")) {
+            return null;
+        }
+        Expr r = unparen(b.rhs());
+        if (r instanceof Expr.Binary rb && rb.op().equals(op.symbol) && op != NpPragma.Op.MIN && op != NpPragma.Op.MAX) {
+            if (isName(rb.lhs(), v) && nameFree(rb.rhs(), v)) {
+                return rb.rhs();
+            }
+            if (isName(rb.rhs(), v) && nameFree(rb.lhs(), v)) {
+                return rb.lhs();
+            }
+        }
+        if (op == NpPragma.Op.PLUS && r instanceof Expr.Binary rb && rb.op().equals("-") && isName(rb.lhs(), v)
+                && nameFree(rb.rhs(), v)) {
+            return rb.rhs();
+        }
+        if (r instanceof Expr.Call c && c.args().size() == 2 && c.calleeName() != null
+                && (op == NpPragma.Op.MIN || op == NpPragma.Op.MAX)) {
+            String f = c.calleeName().replaceFirst("^(::|std::|cuda::std::)", "");
+            boolean ok = op == NpPragma.Op.MIN ? f.matches("min|fminf?|umin|llmin|ullmin")
+                    : f.matches("max|fmaxf?|umax|llmax|ullmax");
+            if (ok && isName(c.args().get(0), v) && nameFree(c.args().get(1), v)) {
+                return c.args().get(1);
+            }
+            if (ok && isName(c.args().get(1), v) && nameFree(c.args().get(0), v)) {
+                return c.args().get(0);
+            }
+        }
+        return null;
+    }
+
+    /** Markers for the operand of {@code ++} and {@code --}. */
+    static final Expr ONE = new Expr.Literal(new SourceRange(0, 0));
+    static final Expr MINUS_ONE = new Expr.Literal(new SourceRange(0, 0));
+
+    private static boolean nameFree(Expr e, String v) {
+        boolean[] hit = {false};
+        Trees.walk(e, x -> hit[0] |= x instanceof Expr.Name n && n.name().equals(v));
+        return !hit[0];
+    }
+
+    /** @return why v is used other than in updates with op in {@code body}, or null */
+    private String reductionUses(Stmt body, String v, NpPragma.Op op, Scopes scopes) {
+        for (Stmt.Decl d : Trees.collect(body, Stmt.Decl.class)) {
+            if (d.vars().stream().anyMatch(x -> x.name().equals(v))) {
+                return "the body declares another '" + v + "'";
+            }
+        }
+        List<Expr> updates = new ArrayList<>();
+        Trees.walkExprs(body, e -> {
+            if (updateOperand(e, v, op) != null) {
+                updates.add(e);
+            }
+        });
+        int[] uses = {0};
+        Trees.walkExprs(body, e -> {
+            if (e instanceof Expr.Name n && n.name().equals(v)) {
+                uses[0]++;
+            }
+        });
+        int expected = 0;
+        for (Expr u : updates) {
+            expected += countName(u, v);
+        }
+        if (uses[0] != expected) {
+            return "'" + v + "' is read or written in the body other than by updates with " + op.symbol
+                    + " (v op= e, v = v op e, v = " + (op == NpPragma.Op.MIN ? "min" : "max") + "(v, e), ...)";
+        }
+        return null;
+    }
+
+    private static int countName(Expr e, String v) {
+        int[] c = {0};
+        Trees.walk(e, x -> {
+            if (x instanceof Expr.Name n && n.name().equals(v)) {
+                c[0]++;
+            }
+        });
+        return c[0];
+    }
+
+    /** @return the operator of a reduction the body performs on v (+ * & | ^ min max), or null */
+    private NpPragma.Op inferReduction(Stmt body, String v, Scopes scopes) {
+        for (NpPragma.Op op : List.of(NpPragma.Op.PLUS, NpPragma.Op.TIMES, NpPragma.Op.MIN, NpPragma.Op.MAX,
+                NpPragma.Op.AND, NpPragma.Op.OR, NpPragma.Op.XOR)) {
+            boolean[] any = {false};
+            Trees.walkExprs(body, e -> any[0] |= updateOperand(e, v, op) != null);
+            if (any[0] && reductionUses(body, v, op, scopes) == null) {
+                return op;
+            }
+        }
+        return null;
+    }
+
+    private ScanPlan scanPlan(Stmt.Block body, String v, NpPragma.Op op, Scopes scopes) throws Refusal {
+        int at = body.range().offset();
+        int index = -1;
+        Expr operand = null;
+        for (int i = 0; i < body.stmts().size(); i++) {
+            Stmt s = body.stmts().get(i);
+            if (s instanceof Stmt.ExprStmt es && updateOperand(es.expr(), v, op) != null) {
+                index = i;
+                operand = updateOperand(es.expr(), v, op);
+                break;
+            }
+            if (mentions(s, v, scopes)) {
+                throw new Refusal(s.range().offset(), "scan(" + op.symbol + ":" + v + "): the statements before its "
+                        + "update must not use '" + v + "'");
+            }
+        }
+        if (index < 0) {
+            throw new Refusal(at, "scan(" + op.symbol + ":" + v + "): the body must update '" + v + "' once, in a "
+                    + "statement of its own at the top level of the loop body (" + v + " " + op.symbol + "= e;)");
+        }
+        for (int i = 0; i < index; i++) {
+            Stmt s = body.stmts().get(i);
+            if (s instanceof Stmt.Decl d) {
+                String t = src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset()));
+                for (VarDecl x : d.vars()) {
+                    if (x.array() || x.shared() || x.init() instanceof Expr.Other || t.contains("auto")) {
+                        throw new Refusal(s.range().offset(), "scan: a declaration before the update must be a "
+                                + "scalar of a named type with an = initializer");
+                    }
+                }
+            } else if (!(s instanceof Stmt.ExprStmt)) {
+                throw new Refusal(s.range().offset(), "scan: only declarations and expression statements may "
+                        + "precede the update");
+            }
+        }
+        for (int i = index + 1; i < body.stmts().size(); i++) {
+            for (Stmt s : allStmts(body.stmts().get(i))) {
+                for (Expr e : Trees.ownExprs(s)) {
+                    List<Expr> l = new ArrayList<>();
+                    Trees.walk(e, l::add);
+                    for (Expr x : l) {
+                        Expr t = writeTarget(x);
+                        if (t != null && rootOf(t) instanceof Expr.Name n && n.name().equals(v)) {
+                            throw new Refusal(x.range().offset(), "scan: '" + v + "' is written again after its update");
+                        }
+                    }
+                }
+            }
+        }
+        if (Trees.collect(body, Stmt.Jump.class).stream().anyMatch(j -> j.kind() == Stmt.JumpKind.CONTINUE)) {
+            throw new Refusal(at, "scan: continue in a scan loop is not supported");
+        }
+        return new ScanPlan(v, op, index, (Stmt.ExprStmt) body.stmts().get(index), operand);
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Local arrays (CUDA-NP section 3.3)
+
+    private static final Pattern ONE_DIM = Pattern.compile("\\s*\\[([^\\[\\]]+)\\]\\s*");
+
+    /** @return a loop that must be refused because of an array it writes, or null when all arrays are placed */
+    private NpLoop placeArrays(FunctionDef k, Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> out) {
+        Map<Var, List<Expr.Name>> uses = new LinkedHashMap<>();
+        Map<Expr, Expr> parents = new IdentityHashMap<>();
+        walkKernelExprs(k.body(), e -> {
+            for (Expr c : e.children()) {
+                parents.put(c, e);
+            }
+            if (e instanceof Expr.Name n) {
+                Var v = scopes.resolve(n);
+                if (v != null && v.isArray() && v.isPrivate()) {
+                    uses.computeIfAbsent(v, x -> new ArrayList<>()).add(n);
+                }
+            }
+        });
+        for (Map.Entry<Var, List<Expr.Name>> en : uses.entrySet()) {
+            Var v = en.getKey();
+            NpLoop writer = null;
+            for (Expr.Name n : en.getValue()) {
+                NpLoop l = enclosing(loops, n.range().offset());
+                Expr p = parents.get(n);
+                if (l != null && p instanceof Expr.Subscript sub && sub.array() == n && isWritten(sub, parents)) {
+                    writer = l;
+                    break;
+                }
+            }
+            if (writer == null) {
+                continue; // read-only in parallel loops: every member keeps its own full copy
+            }
+            String why = null;
+            String elem = null;
+            String dim = null;
+            Matcher m = null;
+            if (v.stmt().vars().stream().anyMatch(x -> !x.array() || x.init() != null)) {
+                why = "its declaration also declares scalars or initializes an array";
+            } else {
+                elem = src.slice(SourceRange.of(v.stmt().range().offset(), v.stmt().vars().get(0).nameRange().offset()))
+                        .strip();
+                int end = declaratorEnd(v);
+                m = ONE_DIM.matcher(src.text().substring(v.decl().nameRange().end(), end));
+                if (elem.contains("*") || elem.contains("&") || elem.contains("[") || !m.matches()) {
+                    why = "it is not a one-dimensional array of a simple element type";
+                } else {
+                    dim = m.group(1).strip();
+                }
+            }
+            // registers: every access is a[i] in a parallel loop with the same lower bound
+            String lo = null;
+            boolean registers = why == null;
+            for (Expr.Name n : en.getValue()) {
+                NpLoop l = enclosing(loops, n.range().offset());
+                Expr p = parents.get(n);
+                if (l == null || !(p instanceof Expr.Subscript sub) || sub.array() != n || !isName(sub.index(), l.var())
+                        || !constantText(l.lo())) {
+                    registers = false;
+                    break;
+                }
+                String t = src.slice(l.lo().range()).replaceAll("\\s+", "");
+                if (lo != null && !lo.equals(t)) {
+                    registers = false;
+                    break;
+                }
+                lo = t;
+            }
+            if (registers) {
+                out.put(v, new ArrayPlan(v, Place.REGISTERS, elem, dim, lo));
+                continue;
+            }
+            if (why == null) {
+                for (Expr.Name n : en.getValue()) {
+                    if (!(parents.get(n) instanceof Expr.Subscript sub) || sub.array() != n) {
+                        why = "it is used other than as a[index]";
+                        break;
+                    }
+                }
+            }
+            if (why == null && k.templateHeader() != null) {
+                why = "shared-memory placement is not supported in template kernels";
+            }
+            if (why == null && !fileScopeText(dim, scopes)) {
+                why = "its size '" + dim + "' is not a constant klap can evaluate on the host";
+            }
+            if (why == null) {
+                out.put(v, new ArrayPlan(v, Place.SHARED, elem, dim, null));
+                continue;
+            }
+            warn(writer.loop().range().offset(), "loop left sequential: it writes local array '" + v.name()
+                    + "', which cannot be kept in registers (not every access is " + v.name() + "[i] in a parallel "
+                    + "loop with the same lower bound) nor in shared memory (" + why + ")");
+            return writer;
+        }
+        return null;
+    }
+
+    private int declaratorEnd(Var v) {
+        String t = src.text();
+        int i = v.decl().nameRange().end();
+        int depth = 0;
+        while (i < v.stmt().range().end()) {
+            char c = t.charAt(i);
+            if (c == '[' || c == '(') {
+                depth++;
+            } else if (c == ']' || c == ')') {
+                depth--;
+            } else if (depth == 0 && (c == ',' || c == ';' || c == '=')) {
+                break;
+            }
+            i++;
+        }
+        return i;
+    }
+
+    private boolean constantText(Expr e) {
+        boolean[] ok = {true};
+        Trees.walk(e, x -> ok[0] &= !(x instanceof Expr.Name n) || ((Expr.Name) x).kind() == Expr.NameKind.CONSTANT);
+        return ok[0] && !(e instanceof Expr.Call);
+    }
+
+    private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /** @return true if no identifier of {@code text} is a local or parameter of the kernel */
+    private static boolean fileScopeText(String text, Scopes scopes) {
+        Matcher m = IDENT.matcher(text);
+        while (m.find()) {
+            String id = m.group();
+            if (scopes.vars.stream().anyMatch(v -> v.name().equals(id))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static NpLoop enclosing(List<NpLoop> loops, int offset) {
+        NpLoop best = null;
+        for (NpLoop l : loops) {
+            if (l.loop().body().range().contains(offset)
+                    && (best == null || l.loop().range().offset() > best.loop().range().offset())) {
+                best = l;
+            }
+        }
+        return best;
+    }
+
+    private static boolean isWritten(Expr sub, Map<Expr, Expr> parents) {
+        Expr x = sub;
+        Expr p = parents.get(x);
+        while (p instanceof Expr.Other o && o.children().size() == 1 || p instanceof Expr.Member mm && !mm.arrow()) {
+            x = p;
+            p = parents.get(x);
+        }
+        return p != null && writeTarget(p) == x;
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Effects
+
+    /** @return the expression written by {@code e} (assignment, increment), or null */
+    static Expr writeTarget(Expr e) {
+        if (e instanceof Expr.Binary b && b.isAssignment()) {
+            return b.lhs();
+        }
+        if (e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))) {
+            return u.operand();
+        }
+        return null;
+    }
+
+    /** @return the root of an lvalue path: {@code a} of {@code a[i].f}, {@code p} of {@code *p} */
+    static Expr rootOf(Expr e) {
+        while (true) {
+            e = unparen(e);
+            if (e instanceof Expr.Subscript s) {
+                e = s.array();
+            } else if (e instanceof Expr.Member m) {
+                e = m.owner();
+            } else if (e instanceof Expr.Unary u && u.op().equals("*")) {
+                e = u.operand();
+            } else if (e instanceof Expr.Cast c) {
+                e = c.operand();
+            } else {
+                return e;
+            }
+        }
+    }
+
+    /**
+     * @return the private variable (local or parameter) an lvalue stays inside ({@code x}, {@code x.f},
+     *         {@code a[i]} of a local array {@code a}), or null when it goes through memory (a pointer
+     *         subscript, a dereference, {@code ->}) or names no variable of the function
+     */
+    static Var privateRoot(Expr e, Scopes scopes) {
+        while (true) {
+            e = unparen(e);
+            if (e instanceof Expr.Name n) {
+                Var v = scopes.resolve(n);
+                return v != null && v.isPrivate() ? v : null;
+            }
+            if (e instanceof Expr.Member m && !m.arrow()) {
+                e = m.owner();
+            } else if (e instanceof Expr.Cast c) {
+                e = c.operand();
+            } else if (e instanceof Expr.Subscript s) {
+                Expr a = unparen(s.array());
+                while (a instanceof Expr.Subscript inner) {
+                    a = unparen(inner.array());
+                }
+                if (!(a instanceof Expr.Name n) || scopes.resolve(n) == null || !scopes.resolve(n).isArray()) {
+                    return null; // a pointer: memory
+                }
+                e = a;
+            } else {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * What evaluating an expression does.
+     *
+     * @param stores        stores to memory (or to a shared-placed array), or calls something that may
+     * @param loads         reads memory (global, shared, a shared-placed array)
+     * @param privateWrites local variables (of any member) it writes
+     */
+    record Effects(boolean stores, boolean loads, Set<String> privateWrites, boolean barrier) {
+        boolean sideEffect() {
+            return stores || !privateWrites.isEmpty() || barrier;
+        }
+    }
+
+    /** @return the effects of {@code e}; {@code arrays}: the placed arrays (their accesses are memory) */
+    Effects effects(Expr e, Scopes scopes, Map<Var, ArrayPlan> arrays) {
+        boolean[] st = {false};
+        boolean[] ld = {false};
+        boolean[] bar = {false};
+        Set<String> pw = new HashSet<>();
+        Trees.walk(e, x -> {
+            Expr t = writeTarget(x);
+            if (t != null) {
+                Var v = privateRoot(t, scopes);
+                if (v != null && !(arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED)) {
+                    pw.add(v.name());
+                } else {
+                    st[0] = true;
+                }
+            }
+            if (x instanceof Expr.Call c && c.calleeName() != null) {
+                String b = c.calleeName().replaceFirst("^::", "");
+                if (BARRIERS.contains(b)) {
+                    bar[0] = true;
+                } else if (IMPURE.matcher(b).matches()) {
+                    st[0] = true;
+                    ld[0] = true;
+                } else if (!(c.callee() instanceof Expr.Name cn && cn.kind() == Expr.NameKind.TYPE) && !pureBuiltin(b)) {
+                    CalleeFacts f = callee(b);
+                    if (f == null || f.stores()) {
+                        st[0] = true;
+                    }
+                    if (f != null && f.syncs()) {
+                        bar[0] = true;
+                    }
+                    ld[0] = true;
+                }
+            }
+            if (x instanceof Expr.Launch) {
+                st[0] = true;
+            }
+            if (x instanceof Expr.Unary u && u.op().equals("*") || x instanceof Expr.Member m && m.arrow()) {
+                ld[0] = true;
+            }
+            if (x instanceof Expr.Subscript s) {
+                Var v = privateRoot(s, scopes);
+                if (v == null || arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED) {
+                    ld[0] = true;
+                }
+            }
+            if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
+                ld[0] = true;
+            }
+        });
+        return new Effects(st[0], ld[0], pw, bar[0]);
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Sequential code
+
+    /** Classifies the sequential statements (outside parallel loops) and checks them. */
+    private final class Sequential {
+        private final Scopes scopes;
+        private final List<NpLoop> loops;
+        private final Map<Var, ArrayPlan> arrays;
+        private final List<Stmt> masterOnly;
+        private final Set<Stmt> npLoops = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        /** (offset of a redundant load, outermost enclosing loop or null) */
+        private final List<int[]> loads = new ArrayList<>();
+        private final List<Stmt> loopStack = new ArrayList<>();
+        private final List<Stmt> loadLoops = new ArrayList<>();
+        private final List<Stmt> storeLoops = new ArrayList<>();
+
+        Sequential(Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> arrays, List<Stmt> masterOnly) {
+            this.scopes = scopes;
+            this.loops = loops;
+            this.arrays = arrays;
+            this.masterOnly = masterOnly;
+            for (NpLoop l : loops) {
+                npLoops.add(l.loop());
+            }
+        }
+
+        private void redundant(Expr e, String what) throws Refusal {
+            if (e == null) {
+                return;
+            }
+            Effects ef = effects(e, scopes, arrays);
+            if (ef.stores() || ef.barrier()) {
+                throw new Refusal(e.range().offset(), what + " has a side effect on memory (it would run in every "
+                        + "member of the group)");
+            }
+            if (ef.loads()) {
+                load(e.range().offset());
+            }
+        }
+
+        private void load(int offset) {
+            loads.add(new int[] {offset});
+            loadLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
+        }
+
+        void stmt(Stmt s) throws Refusal {
+            if (npLoops.contains(s)) {
+                NpLoop l = loops.stream().filter(x -> x.loop() == s).findFirst().orElseThrow();
+                // bounds run in every member
+                redundant(l.lo(), "the lower bound");
+                redundant(l.hi(), "the loop bound");
+                return;
+            }
+            if (s instanceof Stmt.Block b) {
+                for (Stmt c : b.stmts()) {
+                    stmt(c);
+                }
+            } else if (s instanceof Stmt.If i) {
+                redundant(i.cond(), "the condition");
+                stmt(i.then());
+                if (i.otherwise() != null) {
+                    stmt(i.otherwise());
+                }
+            } else if (s instanceof Stmt.Switch sw) {
+                redundant(sw.cond(), "the switch condition");
+                stmt(sw.body());
+            } else if (s instanceof Stmt.Loop lp) {
+                loopStack.add(lp);
+                if (lp.init() != null) {
+                    stmt(lp.init());
+                }
+                redundant(lp.cond(), "the loop condition");
+                if (lp.step() != null) {
+                    Effects ef = effects(lp.step(), scopes, arrays);
+                    if (ef.stores() || ef.barrier()) {
+                        throw new Refusal(lp.step().range().offset(), "the loop step stores to memory");
+                    }
+                    if (ef.loads()) {
+                        load(lp.step().range().offset());
+                    }
+                }
+                stmt(lp.body());
+                loopStack.remove(loopStack.size() - 1);
+            } else if (s instanceof Stmt.Label l) {
+                if (l.inner() != null) {
+                    stmt(l.inner());
+                }
+            } else if (s instanceof Stmt.Decl d) {
+                for (VarDecl v : d.vars()) {
+                    if (v.init() != null) {
+                        redundant(v.init(), "the initializer of '" + v.name() + "'");
+                    }
+                }
+            } else if (s instanceof Stmt.ExprStmt es) {
+                exprStmt(es);
+            } else if (s instanceof Stmt.Jump j) {
+                if (j.value() != null) {
+                    redundant(j.value(), "the return value");
+                }
+            } else if (s instanceof Stmt.Other o) {
+                for (Expr e : o.exprs()) {
+                    redundant(e, "this statement");
+                }
+            }
+        }
+
+        private void exprStmt(Stmt.ExprStmt es) throws Refusal {
+            Stmt s = es;
+            Effects ef = effects(es.expr(), scopes, arrays);
+            if (ef.barrier()) {
+                if (ef.stores() || !ef.privateWrites().isEmpty()
+                        || !(es.expr() instanceof Expr.Call c && c.calleeName() != null
+                        && BARRIERS.contains(c.calleeName().replaceFirst("^::", "")))) {
+                    throw new Refusal(s.range().offset(), "a barrier inside a statement that stores to "
+                            + "memory (a call of a function that synchronizes)");
+                }
+                return;
+            }
+            if (ef.stores()) {
+                if (!ef.privateWrites().isEmpty()) {
+                    throw new Refusal(s.range().offset(), "this statement both stores to memory (master "
+                            + "only) and writes local '" + ef.privateWrites().iterator().next()
+                            + "' (every member)");
+                }
+                masterOnly.add(s);
+                storeLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
+                stores.add(s.range().offset());
+            } else if (ef.loads()) {
+                load(s.range().offset());
+            }
+        }
+
+        private final List<Integer> stores = new ArrayList<>();
+
+        /** @return why the inter-warp layout cannot order a master-only store before a later load, or null */
+        String interReason() {
+            for (int i = 0; i < stores.size(); i++) {
+                for (int j = 0; j < loads.size(); j++) {
+                    int st = stores.get(i);
+                    int ld = loads.get(j)[0];
+                    Stmt sl = storeLoops.get(i);
+                    boolean sameLoop = sl != null && sl == loadLoops.get(j);
+                    if (ld > st || sameLoop) {
+                        return "line " + src.line(ld) + " reads memory after the master-only store at line "
+                                + src.line(st) + " (an inter-warp group cannot order them without a block barrier)";
+                    }
+                }
+            }
+            return null;
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------
+
+    private static List<Stmt> allStmts(Stmt root) {
+        List<Stmt> l = new ArrayList<>();
+        Trees.walkStmts(root, l::add);
+        return l;
+    }
+
+    /** Visits every expression of a body, including the bodies of lambdas. */
+    static void walkKernelExprs(Stmt body, java.util.function.Consumer<Expr> f) {
+        Trees.walkExprs(body, e -> {
+            f.accept(e);
+            if (e instanceof Expr.Lambda lam) {
+                walkKernelExprs(lam.body(), f);
+            }
+        });
+    }
+}
