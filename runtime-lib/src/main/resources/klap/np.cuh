@@ -95,8 +95,16 @@ struct Plus {
       return static_cast<T>(a + b);
     }
   }
+  // -0.0 for floating point: x + (-0.0) == x for every x, +0.0 and -0.0 included, so a member
+  // without iterations (or a round of inactive members) leaves a sum's bits unchanged.
   template <class T>
-  static __host__ __device__ constexpr T identity() { return T(0); }
+  static __host__ __device__ constexpr T identity() {
+    if constexpr (cuda::std::is_floating_point<T>::value) {
+      return T(-0.0);
+    } else {
+      return T(0);
+    }
+  }
 };
 
 struct Times {

@@ -186,8 +186,11 @@ final class NpKernel {
 
     private void loop(EditSet ed, NpLoop l) {
         Stmt.Loop lp = l.loop();
-        ed.replace(l.pragma().range().offset(), l.pragma().range().end(),
-                "/* klap --np: " + src.slice(l.pragma().range()).strip().replace("*/", "* /") + " */");
+        int hash = src.text().lastIndexOf('#', l.pragma().range().offset());
+        int from = hash >= 0 && src.text().substring(hash, l.pragma().range().offset()).isBlank() ? hash
+                : src.text().lastIndexOf('#', l.pragma().range().offset() + 1);
+        ed.replace(Math.min(from, l.pragma().range().offset()), l.pragma().range().end(),
+                "/* klap --np: #pragma " + l.pragma().text().strip().replace("*/", "* /") + " */");
         StringBuilder pre = new StringBuilder("{ ");
         StringBuilder post = new StringBuilder();
         if (inter) {

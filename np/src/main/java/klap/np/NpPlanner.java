@@ -56,8 +56,9 @@ import klap.transform.Uniformity;
  * one copy per group; otherwise the loops stay sequential.
  * Inter-warp layout: its collectives are block barriers, so every parallel loop must be reached by
  * the whole block (uniform control flow, no divergent return/break/continue before it, KLAP's
- * {@link Uniformity}), and no sequential load may follow a master-only store (no barrier can order
- * them in divergent code).
+ * {@link Uniformity}), and no sequential load may follow a master-only store unless a
+ * {@code __syncthreads()} of the program lies between them (klap cannot add a block barrier in
+ * code that may be divergent).
  */
 final class NpPlanner {
     /** Builtins that differ between the members of a group, or that count threads. */
@@ -661,15 +662,38 @@ final class NpPlanner {
             throw new Refusal(lp.range().offset(), clause + "(" + v + "): '" + v + "' must be a local scalar "
                     + "variable (or parameter) declared before the loop");
         }
+        final Var found = best;
+        String type = best.decl() == null
+                ? src.slice(unit.functions().stream().flatMap(f -> f.params().stream())
+                        .filter(p -> p.name().equals(v) && p.range().end() <= lp.range().offset()
+                                && found.scope().contains(p.range().offset())).findFirst()
+                        .map(klap.model.Param::range).orElse(new SourceRange(0, 0)))
+                : src.slice(SourceRange.of(best.stmt().range().offset(), best.stmt().vars().get(0).nameRange().offset()));
+        String bare = type.replaceAll("\\b" + v + "\\s*$", "").strip().replaceFirst("^const\\s+", "");
+        FunctionDef kernel = unit.functions().stream().filter(f -> f.range().contains(lp.range())).findFirst().orElseThrow();
+        boolean templateType = kernel.templateHeader() != null && bare.matches("[A-Za-z_]\\w*")
+                && src.slice(kernel.templateHeader()).matches("(?s).*\\b(?:typename|class)\\s+" + bare + "\\b.*");
+        if (!templateType && !ARITHMETIC.matcher(bare).matches()) {
+            throw new Refusal(lp.range().offset(), clause + "(" + v + "): '" + v + "' must have an arithmetic type "
+                    + "of at most 8 bytes (bool, integers, float, double), declared without auto; got '" + type.strip() + "'");
+        }
+        if (mentions(lp.cond(), v, null) || (lp.init() != null && Trees.ownExprs(lp.init()).stream()
+                .anyMatch(e -> mentions(e, v, null)))) {
+            throw new Refusal(lp.range().offset(), clause + "(" + v + "): the loop bounds must not use '" + v + "'");
+        }
     }
 
-    private static boolean unitStep(Expr step, String var) {
+    private static final Pattern ARITHMETIC = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
+            + "(?:bool|char|short|int|long|long\\s+long|float|double|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed"
+            + "|short\\s+int|long\\s+int|long\\s+long\\s+int)\\s*");
+
+    private boolean unitStep(Expr step, String var) {
         if (step instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("post++") || u.op().equals("++"))) {
             return isName(u.operand(), var);
         }
         if (step instanceof Expr.Binary b && isName(b.lhs(), var)) {
             if (b.op().equals("+=")) {
-                return b.rhs() instanceof Expr.Literal && b.rhs().range().length() > 0;
+                return b.rhs() instanceof Expr.Literal && src.slice(b.rhs().range()).strip().matches("1[uUlL]*");
             }
         }
         return false;
@@ -1238,7 +1262,11 @@ final class NpPlanner {
             } else if (s instanceof Stmt.Loop lp) {
                 loopStack.add(lp);
                 if (lp.init() != null) {
+                    int before = masterOnly.size();
                     stmt(lp.init());
+                    if (masterOnly.size() != before) {
+                        throw new Refusal(lp.init().range().offset(), "the loop's init statement stores to memory");
+                    }
                 }
                 redundant(lp.cond(), "the loop condition");
                 if (lp.step() != null) {
@@ -1285,6 +1313,8 @@ final class NpPlanner {
                     throw new Refusal(s.range().offset(), "a barrier inside a statement that stores to "
                             + "memory (a call of a function that synchronizes)");
                 }
+                barriers.add(s.range().offset());
+                barrierLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
                 return;
             }
             if (ef.stores()) {
@@ -1302,6 +1332,22 @@ final class NpPlanner {
         }
 
         private final List<Integer> stores = new ArrayList<>();
+        private final List<Integer> barriers = new ArrayList<>();
+        private final List<Stmt> barrierLoops = new ArrayList<>();
+
+        /** @return true if a user barrier (block-wide in a valid program) orders the store before the load */
+        private boolean ordered(int st, int ld, Stmt loop) {
+            for (int b = 0; b < barriers.size(); b++) {
+                int at = barriers.get(b);
+                if (ld > st && at > st && at < ld) {
+                    return true;
+                }
+                if (ld < st && loop != null && barrierLoops.get(b) == loop && (at > st || at < ld)) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         /** @return why the inter-warp layout cannot order a master-only store before a later load, or null */
         String interReason() {
@@ -1311,7 +1357,7 @@ final class NpPlanner {
                     int ld = loads.get(j)[0];
                     Stmt sl = storeLoops.get(i);
                     boolean sameLoop = sl != null && sl == loadLoops.get(j);
-                    if (ld > st || sameLoop) {
+                    if ((ld > st || sameLoop) && !ordered(st, ld, sameLoop ? sl : null)) {
                         return "line " + src.line(ld) + " reads memory after the master-only store at line "
                                 + src.line(st) + " (an inter-warp group cannot order them without a block barrier)";
                     }

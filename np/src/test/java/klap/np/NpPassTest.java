@@ -1,0 +1,542 @@
+package klap.np;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+import klap.bridge.CudaParser;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CUDA-NP pass (issue 13): which loops and kernels it transforms, the shape of its output
+ * (matched by patterns in order, FileCheck style: literal text, a space matches any white space,
+ * {@code {{regex}}} embeds a regular expression), and every refusal with its reason. Compiling
+ * the outputs with nvcc is {@link NpCompileTest}.
+ */
+class NpPassTest {
+    static CudaUnit parse(String code) {
+        CudaUnit u = CudaParser.parse(Path.of("test.cu"), code, List.of());
+        if (u.hasErrors()) {
+            fail("input does not parse: " + u.diagnostics());
+        }
+        return u;
+    }
+
+    static NpPass.Result run(String code, NpMode mode, int slaves) {
+        return NpPass.run(parse(code), new NpPass.Options(mode, slaves, NpPass.DEFAULT_SHARED_BUDGET));
+    }
+
+    private static Pattern pattern(String check) {
+        StringBuilder re = new StringBuilder();
+        int i = 0;
+        while (i < check.length()) {
+            int open = check.indexOf("{{", i);
+            int end = open < 0 ? check.length() : open;
+            for (String word : check.substring(i, end).split(" ", -1)) {
+                re.append(word.isEmpty() ? "" : Pattern.quote(word)).append("\\s*");
+            }
+            if (open < 0) {
+                break;
+            }
+            int close = check.indexOf("}}", open);
+            re.append(check, open + 2, close);
+            i = close + 2;
+        }
+        return Pattern.compile(re.toString(), Pattern.DOTALL);
+    }
+
+    /** Asserts that every pattern occurs in {@code out}, each after the previous one's match. */
+    static void inOrder(String out, String... checks) {
+        int pos = 0;
+        for (String c : checks) {
+            var m = pattern(c).matcher(out);
+            if (!m.find(pos)) {
+                fail("CHECK not found after offset " + pos + ": " + c + "\n--- output ---\n" + out);
+            }
+            pos = m.end();
+        }
+    }
+
+    static void absent(String out, String text) {
+        assertTrue(!out.contains(text), "unexpected '" + text + "' in:\n" + out);
+    }
+
+    /** @return the warning messages with id np */
+    static List<String> warnings(NpPass.Result r) {
+        return r.diagnostics().stream().filter(d -> d.id().equals("np")).map(Diagnostic::message).toList();
+    }
+
+    static void refused(String code, NpMode mode, String reason) {
+        NpPass.Result r = run(code, mode, 8);
+        assertEquals(List.of(), r.transformed(), "expected no transformation: " + r.text());
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains(reason)), "no warning containing '" + reason
+                + "' in " + warnings(r));
+    }
+
+    static final String HOST = """
+            int main() {
+                float *a = nullptr, *y = nullptr;
+                k<<<4, 128>>>(a, y, 64);
+                return 0;
+            }
+            """;
+
+    static final String SUM = """
+            __global__ void k(const float *a, float *y, int n) {
+                const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                float sum = 0.0f;
+            #pragma np parallel for reduction(+:sum)
+                for (int i = 0; i < n; i++) {
+                    sum += a[i * 512 + t];
+                }
+                y[t] = sum;
+            }
+            """ + HOST;
+
+    static final String REDUCTIONS_ARE_INFERRED_WITHOUT_CLAUSES = """
+                    __global__ void k(const float *a, float *y, int n) {
+                        float best = 0.0f, total = 1.0f;
+                    #pragma np parallel for
+                        for (int i = 0; i < n; i++) {
+                            best = fmaxf(best, a[i]);
+                            total *= a[i];
+                        }
+                        y[threadIdx.x] = best + total;
+                    }
+                    """ + HOST;
+
+    static final String ARRAYS_SPLIT_OVER_REGISTERS_WHEN_EVERY_ACCESS_IS_THE_LOOP_VARIABLE = """
+                    #define NP 150
+                    __global__ void k(const float *g, float *y, int n) {
+                        float G[NP];
+                    #pragma np parallel for
+                        for (int j = 0; j < n; j++) {
+                            G[j] = g[j];
+                        }
+                        float sum = 0.0f;
+                    #pragma np parallel for reduction(+:sum)
+                        for (int j = 0; j < n; j++) sum += G[j];
+                        y[threadIdx.x] = sum;
+                    }
+                    """ + HOST;
+
+    static final String TWO_DIMENSIONAL_BLOCKS_ARE_REMAPPED_TO_ONE_DIMENSION = """
+                    __global__ void k(const float *a, float *y, int n) {
+                        const int t = threadIdx.y * blockDim.x + threadIdx.x;
+                        float s = 0.0f;
+                    #pragma np parallel for reduction(+:s)
+                        for (int i = 0; i <= n; ++i) { s += a[i]; }
+                        y[t] = s;
+                    }
+                    int main() { dim3 b(16, 4); k<<<dim3(2, 2), b>>>(nullptr, nullptr, 4); return 0; }
+                    """;
+
+    static final String DIVERGENT_LOOPS_HAVE_NO_INTER_WARP_VARIANT = """
+                    __global__ void k(const float *a, float *y, int n) {
+                        float s = 0.0f;
+                        if (threadIdx.x < 16) {
+                    #pragma np parallel for reduction(+:s)
+                            for (int i = 0; i < n; i++) s += a[i];
+                        }
+                        y[threadIdx.x] = s;
+                    }
+                    """ + HOST;
+
+    static final String EARLY_RETURN_OF_SOME_THREADS_BLOCKS_INTER_WARP = """
+                    __global__ void k(const float *a, float *y, int n) {
+                        if (blockIdx.x * blockDim.x + threadIdx.x >= n) return;
+                        float s = 0.0f;
+                    #pragma np parallel for reduction(+:s)
+                        for (int i = 0; i < n; i++) s += a[i];
+                        y[threadIdx.x] = s;
+                    }
+                    """ + HOST;
+
+    static final String INTER_WARP_REFUSES_A_LOAD_AFTER_A_MASTER_ONLY_STORE = """
+                    __global__ void k(float *a, float *y, int n) {
+                        a[threadIdx.x] = 1.0f;
+                        const float x = a[threadIdx.x + 1];
+                        float s = x;
+                    #pragma np parallel for reduction(+:s)
+                        for (int i = 0; i < n; i++) s += a[i];
+                        y[threadIdx.x] = s;
+                    }
+                    """ + HOST;
+
+    static final String TEMPLATE_KERNELS_NEED_EXPLICIT_TEMPLATE_ARGUMENTS = """
+                    template <typename T, int B = 64>
+                    __global__ void __launch_bounds__(B) k(const T *a, T *y, int n) {
+                        T s = 0;
+                    #pragma np parallel for reduction(+:s)
+                        for (int i = 0; i < n; i++) s += a[i];
+                        y[threadIdx.x] = s;
+                    }
+                    int main() {
+                        k<float, 64><<<1, 64>>>(nullptr, nullptr, 1);
+                        k<<<1, 64>>>((const int *)nullptr, (int *)nullptr, 1);
+                        return 0;
+                    }
+                    """;
+
+    static final String A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE = """
+            __global__ void k(const float *a, float *y, int n);
+            int main() { k<<<1, 32>>>(nullptr, nullptr, 2); return 0; }
+            """ + SUM.substring(0, SUM.indexOf("int main"));
+
+    static final String USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST = """
+            __global__ void k(const float *a, float *y, int n) {
+                extern __shared__ float buf[];
+                buf[threadIdx.x] = a[threadIdx.x];
+                __syncthreads();
+                float s = buf[(threadIdx.x + 1) % blockDim.x];
+            #pragma np parallel for reduction(+:s)
+                for (int i = 0; i < n; i++) s += a[i];
+                y[threadIdx.x] = s;
+            }
+            int main() { k<<<2, 64, 64 * sizeof(float)>>>(nullptr, nullptr, 3); return 0; }
+            """;
+
+    @Test
+    void reductionIntraWarp() {
+        NpPass.Result r = run(SUM, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
+        assertEquals(List.of(), warnings(r));
+        inOrder(r.text(), "#include \"klap/np.cuh\"",
+                // the original kernel stays
+                "__global__ void k(const float *a, float *y, int n) {",
+                "__global__ void k_klap_npi(const float *a, float *y, int n, dim3 klap_np_bd, unsigned klap_np_dyn)",
+                "const unsigned klap_np_m = klap_np_bd.x * klap_np_bd.y * klap_np_bd.z;",
+                "const klap::np::IntraWarp<8> klap_np_g;",
+                "const uint3 threadIdx = make_uint3(klap_np_g.master % klap_np_bd.x,",
+                "const dim3 blockDim = klap_np_bd;",
+                "const int t = blockIdx.x * blockDim.x + threadIdx.x;",
+                "/* klap --np: #pragma np parallel for reduction(+:sum) */",
+                "{ const auto klap_np_r_sum = sum; sum = klap::np::Plus::template identity<decltype(sum)>();",
+                "for (int i = (0) + (int)klap_np_g.slave; i < n; i += 8) {",
+                "sum += a[i * 512 + t];",
+                "} sum = klap::np::Plus{}(klap_np_r_sum, klap_np_g.template reduce<klap::np::Plus>(sum)); "
+                        + "klap_np_g.sync(); }",
+                // the store runs on the master only, then the group synchronizes
+                "{ if (klap_np_g.slave == 0) { y[t] = sum; } klap_np_g.sync(); }",
+                // the host launch chooses at run time
+                "const dim3 klap_np_b = (128);",
+                "if (klap::np::fits(klap_np_m, 8) && klap::np::prepare(k_klap_npi, klap_np_base + (size_t)0, (size_t)49152)) "
+                        + "k_klap_npi<<<4, klap_np_m * 8, klap_np_base + (size_t)0>>>(a, y, 64, klap_np_b, (unsigned)klap_np_base);",
+                "else k<<<4, klap_np_b, klap_np_shm>>>(a, y, 64); }");
+        assertTrue(r.summary().contains("k (intra-warp S=8)") && r.summary().contains("1 host launch rewritten"),
+                r.summary());
+    }
+
+    @Test
+    void reductionInterWarp() {
+        NpPass.Result r = run(SUM, NpMode.INTER_WARP, 4);
+        assertEquals(List.of("k"), r.transformed());
+        inOrder(r.text(), "__global__ void k_klap_npw(",
+                "extern __shared__ __align__(16) unsigned char klap_np_smem[];",
+                "const klap::np::InterWarp<4> klap_np_g(klap_np_m, klap_np_smem + klap_np_dyn);",
+                // a block barrier before the loop orders the masters' earlier stores
+                "{ klap_np_g.sync(); const auto klap_np_r_sum = sum;",
+                "for (int i = (0) + (int)klap_np_g.slave; i < n; i += 4)",
+                "{ if (klap_np_g.slave == 0) { y[t] = sum; } }",
+                "klap::np::prepare(k_klap_npw, klap_np_base + klap::np::align16(klap::np::InterWarp<4>::scratch_bytes(klap_np_m))");
+        absent(r.text(), "_klap_npi");
+    }
+
+    @Test
+    void allEmitsBothVariantsWithARunTimeChoice() {
+        NpPass.Result r = run(SUM, NpMode.ALL, 8);
+        inOrder(r.text(), "__global__ void k_klap_npi(", "__global__ void k_klap_npw(",
+                "const klap::np::Variant klap_np_v = klap::np::chosen(\"k\", klap::np::Variant::intra_warp);",
+                "if (klap_np_v == klap::np::Variant::intra_warp && klap::np::fits(klap_np_m, 8)",
+                "else if (klap_np_v == klap::np::Variant::inter_warp && klap::np::fits(klap_np_m, 8)",
+                "else k<<<4, klap_np_b, klap_np_shm>>>(a, y, 64); }");
+    }
+
+    @Test
+    void reductionsAreInferredWithoutClauses() {
+        String code = REDUCTIONS_ARE_INFERRED_WITHOUT_CLAUSES;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "k_klap_npi", "reduce<klap::np::", "reduce<klap::np::");
+        assertTrue(r.text().contains("reduce<klap::np::Max>(best)") && r.text().contains("reduce<klap::np::Times>(total)"));
+    }
+
+    static final String SCAN = """
+            #define NN 80
+            __global__ void k(const float *z, float *out, int n) {
+                float L[NN];
+            #pragma np parallel for
+                for (int i = 0; i < NN; i++) L[i] = z[i];
+                float v = 0.0f;
+            #pragma np parallel for scan(+:v)
+                for (int i = n + 1; i < NN; i++) {
+                    const float lam = z[i - n - 1];
+                    v += lam * L[i];
+                    L[i] = L[i] * v;
+                }
+                out[threadIdx.x] = v + L[3];
+            }
+            int main() { k<<<1, 64>>>(nullptr, nullptr, 3); return 0; }
+            """;
+
+    @Test
+    void scanRunsInRoundsAndArraysGoToSharedMemory() {
+        NpPass.Result r = run(SCAN, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "k_klap_npi(",
+                "unsigned char *const klap_np_a0 = klap_np_smem + (size_t)klap_np_dyn;",
+                "float *const L = reinterpret_cast<float *>(klap_np_a0) + klap_np_g.master;",
+                "for (int i = (0) + (int)klap_np_g.slave; i < NN; i += 8) L[(i) * klap_np_m] = z[i];",
+                "{ decltype(v) klap_np_carry_v = v; for (int klap_np_base = (n + 1); klap_np_base < (NN); klap_np_base += 8) {",
+                "const int i = klap_np_base + (int)klap_np_g.slave; const bool klap_np_act = i < (NN);",
+                "const float lam = klap_np_act ? (z[i - n - 1]) : decltype(lam){};",
+                "const decltype(v) klap_np_c = klap_np_act ? static_cast<decltype(v)>((lam * L[(i) * klap_np_m])) : "
+                        + "klap::np::Plus::template identity<decltype(v)>();",
+                "v = klap::np::Plus{}(klap_np_carry_v, klap_np_g.template scan<klap::np::Plus>(klap_np_c, klap_np_t)); "
+                        + "if (klap_np_act) {",
+                "L[(i) * klap_np_m] = L[(i) * klap_np_m] * v;",
+                "} klap_np_carry_v = klap::np::Plus{}(klap_np_carry_v, klap_np_t); } v = klap_np_carry_v; klap_np_g.sync(); }",
+                "{ if (klap_np_g.slave == 0) { out[threadIdx.x] = v + L[(3) * klap_np_m]; } klap_np_g.sync(); }",
+                // the host reserves the array's shared memory
+                "klap::np::prepare(k_klap_npi, klap_np_base + klap::np::align16(sizeof(float) * (size_t)(NN) * (klap_np_m))");
+    }
+
+    @Test
+    void interWarpScanRoundsWhileAnyThreadHasWork() {
+        NpPass.Result r = run(SCAN, NpMode.INTER_WARP, 4);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "InterWarp<4>", "unsigned char *const klap_np_a0 = klap_np_smem + (size_t)klap_np_dyn + "
+                + "klap::np::align16(klap::np::InterWarp<4>::scratch_bytes(klap_np_m));",
+                "__syncthreads_or(klap_np_base < (NN))");
+    }
+
+    @Test
+    void arraysSplitOverRegistersWhenEveryAccessIsTheLoopVariable() {
+        String code = ARRAYS_SPLIT_OVER_REGISTERS_WHEN_EVERY_ACCESS_IS_THE_LOOP_VARIABLE;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "k_klap_npi(", "float G[((NP) + 7) / 8];", "G[((j) - (0)) / 8] = g[j];", "sum += G[((j) - (0)) / 8];");
+        absent(r.text(), "klap_np_smem");
+    }
+
+    @Test
+    void twoDimensionalBlocksAreRemappedToOneDimension() {
+        String code = TWO_DIMENSIONAL_BLOCKS_ARE_REMAPPED_TO_ONE_DIMENSION;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
+        inOrder(r.text(), "make_uint3(klap_np_g.master % klap_np_bd.x, klap_np_g.master / klap_np_bd.x % klap_np_bd.y, "
+                        + "klap_np_g.master / (klap_np_bd.x * klap_np_bd.y))",
+                "for (int i = (0) + (int)klap_np_g.slave; i <= n; i += 4)",
+                "const dim3 klap_np_b = (b);", "k_klap_npi<<<dim3(2, 2), klap_np_m * 4,");
+    }
+
+    @Test
+    void divergentLoopsHaveNoInterWarpVariant() {
+        String code = DIVERGENT_LOOPS_HAVE_NO_INTER_WARP_VARIANT;
+        refused(code, NpMode.INTER_WARP, "not reached by the whole block");
+        NpPass.Result all = run(code, NpMode.ALL, 8);
+        assertEquals(List.of("k"), all.transformed());
+        assertTrue(all.text().contains("k_klap_npi") && !all.text().contains("k_klap_npw"));
+        assertTrue(warnings(all).stream().anyMatch(w -> w.contains("the intra-warp variant is emitted")));
+        assertEquals(List.of("k"), run(code, NpMode.INTRA_WARP, 8).transformed());
+    }
+
+    @Test
+    void earlyReturnOfSomeThreadsBlocksInterWarp() {
+        String code = EARLY_RETURN_OF_SOME_THREADS_BLOCKS_INTER_WARP;
+        refused(code, NpMode.INTER_WARP, "lets some threads of the block skip the loop");
+        assertEquals(List.of("k"), run(code, NpMode.INTRA_WARP, 8).transformed());
+    }
+
+    @Test
+    void interWarpRefusesALoadAfterAMasterOnlyStore() {
+        String code = INTER_WARP_REFUSES_A_LOAD_AFTER_A_MASTER_ONLY_STORE;
+        refused(code, NpMode.INTER_WARP, "reads memory after the master-only store at line 2");
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
+        inOrder(r.text(), "k_klap_npi", "{ if (klap_np_g.slave == 0) { a[threadIdx.x] = 1.0f; } klap_np_g.sync(); }",
+                "const float x = a[threadIdx.x + 1];");
+    }
+
+    @Test
+    void templateKernelsNeedExplicitTemplateArguments() {
+        String code = TEMPLATE_KERNELS_NEED_EXPLICIT_TEMPLATE_ARGUMENTS;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "template <typename T, int B = 64>", "__global__ void __launch_bounds__((B) * 8) k_klap_npi(",
+                "k_klap_npi<float, 64><<<1, klap_np_m * 8,");
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("give its template arguments explicitly")));
+        assertTrue(r.summary().contains("1 host launch rewritten"), r.summary());
+    }
+
+    @Test
+    void launchBoundsThatWouldExceed1024ThreadsRefuseTheVariant() {
+        String code = SUM.replace("__global__ void k(", "__global__ void __launch_bounds__(256) k(");
+        refused(code, NpMode.INTRA_WARP, "__launch_bounds__(256) times 8 threads per group exceeds 1024");
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
+        inOrder(r.text(), "__global__ void __launch_bounds__((256) * 4) k_klap_npi(");
+    }
+
+    @Test
+    void aKernelDeclaredBeforeItsLaunchGetsAPrototype() {
+        NpPass.Result r = run(A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE, NpMode.INTRA_WARP, 8);
+        inOrder(r.text(), "__global__ void k(const float *a, float *y, int n);",
+                "__global__ void k_klap_npi(const float *a, float *y, int n, dim3 klap_np_bd, unsigned klap_np_dyn);",
+                "int main() {", "k_klap_npi<<<1, klap_np_m * 8,", "__global__ void k_klap_npi(");
+    }
+
+    @Test
+    void numSlavesAndTypeClauses() {
+        NpPass.Result r = run(SUM.replace("reduction(+:sum)", "reduction(+:sum) num_slaves(4) type(inter_warp)"),
+                NpMode.ALL, 8);
+        assertTrue(r.text().contains("InterWarp<4>") && !r.text().contains("_klap_npi"), r.text());
+        NpPass.Result i = run(SUM.replace("reduction(+:sum)", "reduction(+:sum) type(inter_warp)"), NpMode.INTRA_WARP, 8);
+        assertTrue(warnings(i).stream().anyMatch(w -> w.contains("type(inter_warp) ignored")));
+    }
+
+    @Test
+    void userDynamicSharedMemoryComesFirst() {
+        NpPass.Result r = run(USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST, NpMode.INTRA_WARP, 8);
+        inOrder(r.text(), "k_klap_npi(", "{ if (klap_np_g.slave == 0) { buf[threadIdx.x] = a[threadIdx.x]; } klap_np_g.sync(); }",
+                "__syncthreads();", "const size_t klap_np_shm = (size_t)(64 * sizeof(float)); "
+                        + "const size_t klap_np_base = klap::np::align16(klap_np_shm);");
+    }
+
+    // ---------------------------------------------------------------- refusals
+
+    private static String kernel(String body) {
+        return "__device__ int counter;\n__device__ float unseen(float x);\n"
+                + "__device__ float lane(float x) { return x + threadIdx.x; }\n"
+                + "__device__ void put(float *p, float x) { p[0] = x; }\n"
+                + "__global__ void k(float *a, float *y, int n) {\n" + body + "\n}\n" + HOST;
+    }
+
+    private static final String LOOP = "float s = 0.0f;\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < n; i++) ";
+
+    @Test
+    void loopsWithBreakOrBarriersOrForeignWritesStaySequential() {
+        refused(kernel(LOOP + "{ if (a[i] < 0) break; s += a[i]; }\ny[0] = s;"), NpMode.INTRA_WARP, "break out of a parallel loop");
+        refused(kernel(LOOP + "{ __syncthreads(); s += a[i]; }\ny[0] = s;"), NpMode.INTRA_WARP, "a barrier inside a parallel loop");
+        refused(kernel("float s = 0.0f; int last = 0;\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < n; i++) "
+                + "{ s += a[i]; last = i; }\ny[last] = s;"), NpMode.INTRA_WARP, "the loop writes 'last'");
+        refused(kernel(LOOP + "{ s += a[i]; if (s > 4) y[i] = 1; }\ny[0] = s;"), NpMode.INTRA_WARP,
+                "read or written in the body other than by updates");
+        refused(kernel(LOOP + "{ s += a[i]; i++; }\ny[0] = s;"), NpMode.INTRA_WARP, "the loop variable is written");
+        refused(kernel("float s = 0.0f;\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < n; i += 2) s += a[i];\ny[0] = s;"),
+                NpMode.INTRA_WARP, "count up by one");
+        refused(kernel("float s = 0.0f;\n#pragma np parallel for reduction(+:s)\nwhile (s < 3) s += a[0];\ny[0] = s;"),
+                NpMode.INTRA_WARP, "must precede a for loop");
+        refused(kernel("float s = 0.0f;\n#pragma np parallel for reduction(+:s) private(s)\nfor (int i = 0; i < n; i++) s += a[i];"),
+                NpMode.INTRA_WARP, "unknown clause 'private'");
+        refused(kernel("float2 s = make_float2(0, 0);\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < n; i++) "
+                + "s.x += a[i];\ny[0] = s.x;"), NpMode.INTRA_WARP, "must have an arithmetic type");
+        refused(kernel("float v = 0.0f;\n#pragma np parallel for scan(+:v)\nfor (int i = 0; i < n; i++) "
+                + "{ y[i] = a[i]; }"), NpMode.INTRA_WARP, "once, in a statement of its own");
+        refused(kernel("float v = 0.0f;\n#pragma np parallel for scan(+:v)\nfor (int i = 0; i < n; i++) "
+                + "{ y[i] = v; v += a[i]; }"), NpMode.INTRA_WARP, "before its update must not use 'v'");
+        // the first loop is transformed, the second stays sequential
+        NpPass.Result r = run(kernel("float s = 0.0f;\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < n; i++) "
+                + "s += a[i];\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < (int)s; i++) s += 1;\ny[0] = s;"),
+                NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed());
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("the loop bounds must not use 's'")), warnings(r).toString());
+        inOrder(r.text(), "k_klap_npi", "i += 8", "for (int i = 0; i < (int)s; i++) s += 1;");
+    }
+
+    @Test
+    void kernelsWhoseMembersWouldDisagreeStayAsWritten() {
+        refused(kernel(LOOP + "s += __shfl_sync(0xffffffff, a[i], 0);\ny[0] = s;"), NpMode.INTRA_WARP, "__shfl_sync");
+        refused(kernel("float s = warpSize;\n" + LOOP.substring(LOOP.indexOf('\n') + 1) + "s += a[i];\ny[0] = s;"),
+                NpMode.INTRA_WARP, "warpSize");
+        refused(kernel(LOOP + "s += a[i];\nfloat *p = &s; y[0] = *p;"), NpMode.INTRA_WARP, "address of local 's'");
+        refused(kernel(LOOP + "s += unseen(a[i]);\ny[0] = s;"), NpMode.INTRA_WARP, "whose body klap cannot see");
+        refused(kernel(LOOP + "s += lane(a[i]);\ny[0] = s;"), NpMode.INTRA_WARP, "which reads threadIdx");
+        refused(kernel("int slot = atomicAdd(&counter, 1);\n" + LOOP + "s += a[i];\ny[slot] = s;"), NpMode.INTRA_WARP,
+                "the initializer of 'slot' has a side effect");
+        refused(kernel("int slot = 0;\n" + LOOP + "s += a[i];\nslot = atomicAdd(&counter, 1); y[slot] = s;"),
+                NpMode.INTRA_WARP, "both stores to memory");
+        refused(kernel(LOOP + "s += a[i];\nauto f = [&]() { y[0] = s; }; f();"), NpMode.INTRA_WARP, "lambdas");
+        refused(kernel(LOOP + "s += a[i];\nasm volatile(\"\");\ny[0] = s;"), NpMode.INTRA_WARP, "inline asm");
+        refused(kernel(LOOP + "s += a[i];\ngoto out; out: y[0] = s;"), NpMode.INTRA_WARP, "goto");
+        refused(kernel("static float s0;\n" + LOOP + "s += a[i];\ny[0] = s + s0;"), NpMode.INTRA_WARP, "static variable");
+        refused(kernel(LOOP + "s += a[i];\nfor (y[0] = 0; y[0] < 1; ) put(y, s);"), NpMode.INTRA_WARP, "init statement stores");
+    }
+
+    @Test
+    void sequentialCallsOfStoringFunctionsRunOnTheMaster() {
+        NpPass.Result r = run(kernel(LOOP + "s += a[i];\nput(y, s);\nprintf(\"%f\\n\", s);"), NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "k_klap_npi", "{ if (klap_np_g.slave == 0) { put(y, s); } klap_np_g.sync(); }",
+                "{ if (klap_np_g.slave == 0) { printf(");
+    }
+
+    @Test
+    void pragmasOutsideKernelsAndNestedLoopsAreReported() {
+        NpPass.Result r = run("""
+                __device__ float f(const float *a, int n) {
+                    float s = 0;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) s += a[i];
+                    return s;
+                }
+                __global__ void k(const float *a, float *y, int n) {
+                    float s = 0;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) {
+                #pragma np parallel for reduction(+:s)
+                        for (int j = 0; j < n; j++) s += a[i * n + j];
+                    }
+                    y[threadIdx.x] = s + f(a, n);
+                }
+                """ + HOST, NpMode.INTRA_WARP, 8);
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("'f' is not a __global__ kernel")), warnings(r).toString());
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("nested CUDA-NP loops")), warnings(r).toString());
+        assertEquals(List.of("k"), r.transformed());
+    }
+
+    @Test
+    void optionsAreChecked() {
+        for (int bad : new int[] {1, 33, 6}) {
+            try {
+                new NpPass.Options(NpMode.INTRA_WARP, bad, 0);
+                fail("accepted " + bad + " slaves");
+            } catch (IllegalArgumentException e) {
+                assertTrue(e.getMessage().contains("slaves"), e.getMessage());
+            }
+        }
+        assertEquals(6, new NpPass.Options(NpMode.INTER_WARP, 6, 0).slaves());
+        assertEquals(NpMode.ALL, NpMode.parse("all"));
+        assertEquals(NpMode.INTRA_WARP, NpMode.parse("intra_warp"));
+    }
+
+    @Test
+    void pragmaClauses() {
+        NpPragma p = NpPragma.parse("np parallel for reduction(+:a, b) scan(*:c) copyin(x) num_slaves(16) type(intra_warp)");
+        assertEquals(NpPragma.Op.PLUS, p.reductions().get("b"));
+        assertEquals(NpPragma.Op.TIMES, p.scans().get("c"));
+        assertEquals(List.of("x"), p.copyin());
+        assertEquals(16, p.numSlaves());
+        assertEquals("intra_warp", p.type());
+        assertEquals(NpPragma.Op.MIN, NpPragma.parse("np parallel for reduction(min:m)").reductions().get("m"));
+        for (String bad : List.of("np parallel", "np parallel for reduction(avg:x)", "np parallel for num_slaves(64)",
+                "np parallel for type(warp)", "np parallel for reduction(+:a) scan(+:a)", "np parallel for copyin(1x)")) {
+            try {
+                NpPragma.parse(bad);
+                fail("accepted " + bad);
+            } catch (IllegalArgumentException e) {
+                assertTrue(!e.getMessage().isBlank());
+            }
+        }
+    }
+
+    @Test
+    void aFileWithoutNpPragmasIsUnchanged() {
+        String code = "__global__ void k(int *p) { p[threadIdx.x] = 1; }\n";
+        NpPass.Result r = run(code, NpMode.ALL, 8);
+        assertEquals(code, r.text());
+        assertEquals("", r.summary());
+    }
+}
