@@ -522,6 +522,47 @@ __host__ bool prepare(Kernel* kernel, size_t dyn_bytes, size_t budget) {
   return true;
 }
 
+// The memory of one CUDA-NP launch (CUDA-NP section 3.3, local arrays): `dyn` bytes of dynamic
+// shared memory, and `global`, the local arrays of every block in global memory when they do not
+// fit in the shared-memory budget (null when they live in shared memory).
+struct LaunchMemory {
+  size_t dyn = 0;
+  unsigned char* global = nullptr;
+};
+
+// Decides where a launch's local arrays live and reserves the memory. base: the user's dynamic
+// shared memory (16-byte aligned); scratch: the inter-warp collectives' shared memory; arrays: the
+// local arrays of one block. Shared memory when base + scratch + arrays fits the budget and the
+// kernel (prepare); otherwise the arrays go to global memory, grid.x * grid.y * grid.z * arrays
+// bytes from cudaMallocAsync on `stream` (stream-ordered: release() frees them after the kernel).
+// false (nothing reserved, errors cleared) if neither works: the caller runs the original kernel.
+template <class Kernel>
+__host__ bool launch_memory(Kernel* kernel, size_t base, size_t scratch, size_t arrays, dim3 grid, size_t budget,
+                            cudaStream_t stream, LaunchMemory& out) {
+  out = LaunchMemory{};
+  const size_t shared_all = align16(align16(base + scratch) + arrays);
+  if (shared_all <= budget && prepare(kernel, shared_all, budget)) {
+    out.dyn = shared_all;
+    return true;
+  }
+  if (arrays == 0 || !prepare(kernel, base + scratch, budget)) return false;
+  const size_t blocks = static_cast<size_t>(grid.x) * grid.y * grid.z;
+  if (blocks != 0 && arrays > SIZE_MAX / blocks) return false;
+  void* p = nullptr;
+  if (cudaMallocAsync(&p, blocks * arrays, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  out.dyn = base + scratch;
+  out.global = static_cast<unsigned char*>(p);
+  return true;
+}
+
+// Frees what launch_memory reserved in global memory, after the kernel (same stream).
+__host__ inline void release(const LaunchMemory& m, cudaStream_t stream) {
+  if (m.global != nullptr && cudaFreeAsync(m.global, stream) != cudaSuccess) (void)cudaGetLastError();
+}
+
 }  // namespace np
 }  // namespace klap
 

@@ -20,13 +20,14 @@ import klap.transform.EditSet;
  * Emits one CUDA-NP variant of a planned kernel (CUDA-NP sections 3.1-3.5, 3.7). Input: a kernel
  * {@code K} with {@code #pragma np parallel for} loops and its {@link NpPlan}. Output: a kernel
  * {@code K_klap_npX} (X = i for intra-warp, w for inter-warp) launched with
- * {@code M * S} threads in one dimension (M = the original block's threads) and two more
- * parameters, the original block shape and the offset of klap's dynamic shared memory:
+ * {@code M * S} threads in one dimension (M = the original block's threads) and three more
+ * parameters: the original block shape, the offset of klap's dynamic shared memory, and the
+ * global memory of the local arrays when they do not fit in shared memory (else null):
  * <pre>
  * __global__ void K(A a)  { seq1; #pragma np parallel for reduction(+:s)
  *                           for (int i = lo; i &lt; hi; i++) { s += f(i); }  seq2(s); y[t] = s; }
  * becomes
- * __global__ void K_klap_npi(A a, dim3 klap_np_bd, unsigned klap_np_dyn) {
+ * __global__ void K_klap_npi(A a, dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem) {
  *   const klap::np::IntraWarp&lt;S&gt; klap_np_g;                      // master = tid / S, slave = tid % S
  *   const uint3 threadIdx = (master's index in klap_np_bd);  const dim3 blockDim = klap_np_bd;
  *   { seq1;                                                      // every member, redundantly
@@ -41,7 +42,8 @@ import klap.transform.EditSet;
  * its contribution, {@code klap_np_g.scan} gives each member its inclusive prefix, the statements
  * after the update see the prefix, and the round's total carries over. Local arrays: REGISTERS
  * become {@code a[(D + S - 1) / S]} indexed {@code (i - lo) / S}; SHARED become a slice of dynamic
- * shared memory, element e of master m at {@code e * M + m} (section 3.3). The inter-warp variant
+ * shared memory, or of global memory when the host finds that shared memory exceeds the budget
+ * ({@code klap::np::launch_memory}), element e of master m at {@code e * M + m} (section 3.3). The inter-warp variant
  * puts a block barrier before each loop and runs its collectives in shared memory; loops with a scan
  * run their rounds while any thread of the block has an iteration ({@code __syncthreads_or}).
  */
@@ -78,13 +80,18 @@ final class NpKernel {
 
     /**
      * @param m C++ expression of the masters per block (M)
-     * @return the bytes of klap's dynamic shared memory after the user's, as a C++ expression in {@code m}
+     * @return the bytes of the inter-warp collectives' shared memory, as a C++ expression in {@code m}
      */
-    String dynBytes(String m) {
+    String scratchBytes(String m) {
+        return inter && plan.scratch() ? "klap::np::InterWarp<" + slaves + ">::scratch_bytes(" + m + ")" : "(size_t)0";
+    }
+
+    /**
+     * @param m C++ expression of the masters per block (M)
+     * @return the bytes of one block's local arrays placed out of registers, as a C++ expression in {@code m}
+     */
+    String arrayBytes(String m) {
         List<String> parts = new ArrayList<>();
-        if (inter && plan.scratch()) {
-            parts.add("klap::np::align16(klap::np::InterWarp<" + slaves + ">::scratch_bytes(" + m + "))");
-        }
         for (ArrayPlan a : sharedArrays()) {
             parts.add("klap::np::align16(sizeof(" + a.elemType() + ") * (size_t)(" + a.dim() + ") * (" + m + "))");
         }
@@ -104,7 +111,7 @@ final class NpKernel {
         int nameAt = k.nameRange().offset() - base;
         int paramsEnd = k.paramsRange().end() - base;
         String params = src.slice(k.paramsRange()).strip();
-        String extra = "dim3 klap_np_bd, unsigned klap_np_dyn";
+        String extra = "dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem";
         String newParams = params.isEmpty() || params.equals("void") ? extra : null;
         StringBuilder sb = new StringBuilder();
         sb.append(h, 0, nameAt).append(name()).append(h, k.nameRange().end() - base, k.paramsRange().offset() - base);
@@ -145,15 +152,21 @@ final class NpKernel {
         } else {
             sb.append("    const klap::np::IntraWarp<").append(slaves).append("> klap_np_g;\n");
         }
-        String off = "(size_t)klap_np_dyn" + (inter && plan.scratch()
-                ? " + klap::np::align16(klap::np::InterWarp<" + slaves + ">::scratch_bytes(klap_np_m))" : "");
         List<ArrayPlan> shared = sharedArrays();
-        for (int i = 0; i < shared.size(); i++) {
-            ArrayPlan a = shared.get(i);
-            sb.append("    unsigned char *const klap_np_a").append(i).append(" = ").append(i == 0 ? "klap_np_smem" : "klap_np_a" + (i - 1))
-                    .append(" + ").append(off).append(";\n");
-            off = "klap::np::align16(sizeof(" + a.elemType() + ") * (size_t)(" + a.dim() + ") * klap_np_m)";
+        if (!shared.isEmpty()) {
+            // shared memory after the user's and the scratch, or this block's slice of global memory
+            sb.append("    unsigned char *const klap_np_a0 = klap_np_gmem ? klap_np_gmem + (size_t)(blockIdx.x + gridDim.x "
+                    + "* (blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * (").append(arrayBytes("klap_np_m"))
+                    .append(") : klap_np_smem + klap::np::align16((size_t)klap_np_dyn + ").append(scratchBytes("klap_np_m"))
+                    .append(");\n");
         }
+        for (int i = 1; i < shared.size(); i++) {
+            ArrayPlan a = shared.get(i - 1);
+            sb.append("    unsigned char *const klap_np_a").append(i).append(" = klap_np_a").append(i - 1)
+                    .append(" + klap::np::align16(sizeof(").append(a.elemType()).append(") * (size_t)(").append(a.dim())
+                    .append(") * klap_np_m);\n");
+        }
+        sb.append("    (void)klap_np_gmem;\n");
         sb.append("    (void)klap_np_m;\n");
         sb.append("    const uint3 threadIdx = make_uint3(klap_np_g.master % klap_np_bd.x, "
                 + "klap_np_g.master / klap_np_bd.x % klap_np_bd.y, klap_np_g.master / (klap_np_bd.x * klap_np_bd.y));\n");

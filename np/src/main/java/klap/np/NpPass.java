@@ -27,12 +27,13 @@ import klap.transform.Trees;
  * becomes a run-time choice:
  * <pre>
  * { const dim3 klap_np_b = (b); ... M = b.x * b.y * b.z
- *   if (klap::np::fits(M, S) &amp;&amp; klap::np::prepare(K_klap_npi, dyn, budget))
- *       K_klap_npi&lt;&lt;&lt;g, M * S, dyn, st&gt;&gt;&gt;(args, klap_np_b, userShm);
+ *   if (klap::np::fits(M, S) &amp;&amp; klap::np::launch_memory(K_klap_npi, ..., budget, st, mem)) {
+ *       K_klap_npi&lt;&lt;&lt;g, M * S, mem.dyn, st&gt;&gt;&gt;(args, klap_np_b, userShm, mem.global);
+ *       klap::np::release(mem, st); }
  *   else K&lt;&lt;&lt;g, klap_np_b, shm, st&gt;&gt;&gt;(args); }
  * </pre>
- * so a block that would exceed 1024 threads, or shared memory beyond the budget, runs the
- * original kernel. With {@link NpMode#ALL} the choice also reads {@code klap::np::chosen("K", ...)}
+ * so a block that would exceed 1024 threads runs the original kernel, and local arrays that do not
+ * fit the shared-memory budget go to global memory (CUDA-NP section 3.3). With {@link NpMode#ALL} the choice also reads {@code klap::np::chosen("K", ...)}
  * (environment {@code KLAP_NP_K}, {@code KLAP_NP}, or {@code klap::np::select}). Loops and kernels
  * klap cannot prove get a {@code klap-np} warning with the reason and stay as written.
  */
@@ -294,31 +295,34 @@ public final class NpPass {
 
     private static String launch(SourceFile src, FunctionDef k, Expr.Launch l, List<Variant> vs, Options opt) {
         String targs = l.templateArgs() == null ? "" : l.templateArgs();
-        String grid = src.slice(l.grid().range());
         String args = src.slice(l.argsRange()).strip();
-        String stream = l.stream() == null ? "" : ", " + src.slice(l.stream().range());
+        String stream = l.stream() == null ? "0" : src.slice(l.stream().range());
         String shm = l.sharedMem() == null ? "0" : src.slice(l.sharedMem().range());
-        StringBuilder sb = new StringBuilder("{ /* klap --np=" + opt.mode().cliName() + " */ const dim3 klap_np_b = ("
-                + src.slice(l.block().range()) + "); const unsigned klap_np_m = klap_np_b.x * klap_np_b.y * klap_np_b.z; "
-                + "const size_t klap_np_shm = (size_t)(" + shm + "); const size_t klap_np_base = klap::np::align16(klap_np_shm); ");
+        StringBuilder sb = new StringBuilder("{ /* klap --np=" + opt.mode().cliName() + " */ const dim3 klap_np_gd = ("
+                + src.slice(l.grid().range()) + "); const dim3 klap_np_b = (" + src.slice(l.block().range())
+                + "); const unsigned klap_np_m = klap_np_b.x * klap_np_b.y * klap_np_b.z; "
+                + "const size_t klap_np_shm = (size_t)(" + shm + "); const size_t klap_np_base = klap::np::align16(klap_np_shm); "
+                + "klap::np::LaunchMemory klap_np_mem; ");
         if (opt.mode() == NpMode.ALL) {
             sb.append("const klap::np::Variant klap_np_v = klap::np::chosen(\"").append(k.name())
                     .append("\", klap::np::Variant::").append(vs.get(0).inter() ? "inter_warp" : "intra_warp").append("); ");
         }
         for (Variant v : vs) {
             String name = v.kernel().name() + targs;
-            String dyn = "klap_np_base + " + v.kernel().dynBytes("klap_np_m");
             sb.append("if (");
             if (opt.mode() == NpMode.ALL) {
                 sb.append("klap_np_v == klap::np::Variant::").append(v.inter() ? "inter_warp" : "intra_warp").append(" && ");
             }
-            sb.append("klap::np::fits(klap_np_m, ").append(v.slaves()).append(") && klap::np::prepare(").append(name)
-                    .append(", ").append(dyn).append(", (size_t)").append(opt.sharedBudget()).append(")) ")
-                    .append(name).append("<<<").append(grid).append(", klap_np_m * ").append(v.slaves()).append(", ")
-                    .append(dyn).append(stream).append(">>>(").append(args).append(args.isEmpty() ? "" : ", ")
-                    .append("klap_np_b, (unsigned)klap_np_base); else ");
+            sb.append("klap::np::fits(klap_np_m, ").append(v.slaves()).append(") && klap::np::launch_memory(").append(name)
+                    .append(", klap_np_base, ").append(v.kernel().scratchBytes("klap_np_m")).append(", ")
+                    .append(v.kernel().arrayBytes("klap_np_m")).append(", klap_np_gd, (size_t)").append(opt.sharedBudget())
+                    .append(", ").append(stream).append(", klap_np_mem)) { ")
+                    .append(name).append("<<<klap_np_gd, klap_np_m * ").append(v.slaves()).append(", klap_np_mem.dyn, ")
+                    .append(stream).append(">>>(").append(args).append(args.isEmpty() ? "" : ", ")
+                    .append("klap_np_b, (unsigned)klap_np_base, klap_np_mem.global); klap::np::release(klap_np_mem, ")
+                    .append(stream).append("); } else ");
         }
-        sb.append(k.name()).append(targs).append("<<<").append(grid).append(", klap_np_b, klap_np_shm").append(stream)
+        sb.append(k.name()).append(targs).append("<<<klap_np_gd, klap_np_b, klap_np_shm, ").append(stream)
                 .append(">>>(").append(args).append("); }");
         return sb.toString();
     }

@@ -209,7 +209,7 @@ class NpPassTest {
         inOrder(r.text(), "#include \"klap/np.cuh\"",
                 // the original kernel stays
                 "__global__ void k(const float *a, float *y, int n) {",
-                "__global__ void k_klap_npi(const float *a, float *y, int n, dim3 klap_np_bd, unsigned klap_np_dyn)",
+                "__global__ void k_klap_npi(const float *a, float *y, int n, dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem)",
                 "const unsigned klap_np_m = klap_np_bd.x * klap_np_bd.y * klap_np_bd.z;",
                 "const klap::np::IntraWarp<8> klap_np_g;",
                 "const uint3 threadIdx = make_uint3(klap_np_g.master % klap_np_bd.x,",
@@ -224,10 +224,11 @@ class NpPassTest {
                 // the store runs on the master only, then the group synchronizes
                 "{ if (klap_np_g.slave == 0) { y[t] = sum; } klap_np_g.sync(); }",
                 // the host launch chooses at run time
-                "const dim3 klap_np_b = (128);",
-                "if (klap::np::fits(klap_np_m, 8) && klap::np::prepare(k_klap_npi, klap_np_base + (size_t)0, (size_t)49152)) "
-                        + "k_klap_npi<<<4, klap_np_m * 8, klap_np_base + (size_t)0>>>(a, y, 64, klap_np_b, (unsigned)klap_np_base);",
-                "else k<<<4, klap_np_b, klap_np_shm>>>(a, y, 64); }");
+                "const dim3 klap_np_gd = (4); const dim3 klap_np_b = (128);",
+                "if (klap::np::fits(klap_np_m, 8) && klap::np::launch_memory(k_klap_npi, klap_np_base, (size_t)0, (size_t)0, "
+                        + "klap_np_gd, (size_t)49152, 0, klap_np_mem)) { k_klap_npi<<<klap_np_gd, klap_np_m * 8, klap_np_mem.dyn, 0>>>"
+                        + "(a, y, 64, klap_np_b, (unsigned)klap_np_base, klap_np_mem.global); klap::np::release(klap_np_mem, 0); }",
+                "else k<<<klap_np_gd, klap_np_b, klap_np_shm, 0>>>(a, y, 64); }");
         assertTrue(r.summary().contains("k (intra-warp S=8)") && r.summary().contains("1 host launch rewritten"),
                 r.summary());
     }
@@ -243,7 +244,7 @@ class NpPassTest {
                 "{ klap_np_g.sync(); const auto klap_np_r_sum = sum;",
                 "for (int i = (0) + (int)klap_np_g.slave; i < n; i += 4)",
                 "{ if (klap_np_g.slave == 0) { y[t] = sum; } }",
-                "klap::np::prepare(k_klap_npw, klap_np_base + klap::np::align16(klap::np::InterWarp<4>::scratch_bytes(klap_np_m))");
+                "klap::np::launch_memory(k_klap_npw, klap_np_base, klap::np::InterWarp<4>::scratch_bytes(klap_np_m), (size_t)0,");
         absent(r.text(), "_klap_npi");
     }
 
@@ -254,7 +255,7 @@ class NpPassTest {
                 "const klap::np::Variant klap_np_v = klap::np::chosen(\"k\", klap::np::Variant::intra_warp);",
                 "if (klap_np_v == klap::np::Variant::intra_warp && klap::np::fits(klap_np_m, 8)",
                 "else if (klap_np_v == klap::np::Variant::inter_warp && klap::np::fits(klap_np_m, 8)",
-                "else k<<<4, klap_np_b, klap_np_shm>>>(a, y, 64); }");
+                "else k<<<klap_np_gd, klap_np_b, klap_np_shm, 0>>>(a, y, 64); }");
     }
 
     @Test
@@ -289,7 +290,9 @@ class NpPassTest {
         NpPass.Result r = run(SCAN, NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
         inOrder(r.text(), "k_klap_npi(",
-                "unsigned char *const klap_np_a0 = klap_np_smem + (size_t)klap_np_dyn;",
+                "unsigned char *const klap_np_a0 = klap_np_gmem ? klap_np_gmem + (size_t)(blockIdx.x + gridDim.x * "
+                        + "(blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * (klap::np::align16(sizeof(float) * (size_t)(NN) * (klap_np_m))) "
+                        + ": klap_np_smem + klap::np::align16((size_t)klap_np_dyn + (size_t)0);",
                 "float *const L = reinterpret_cast<float *>(klap_np_a0) + klap_np_g.master;",
                 "for (int i = (0) + (int)klap_np_g.slave; i < NN; i += 8) L[(i) * klap_np_m] = z[i];",
                 "{ decltype(v) klap_np_carry_v = v; for (int klap_np_base = (n + 1); klap_np_base < (NN); klap_np_base += 8) {",
@@ -303,15 +306,15 @@ class NpPassTest {
                 "} klap_np_carry_v = klap::np::Plus{}(klap_np_carry_v, klap_np_t); } v = klap_np_carry_v; klap_np_g.sync(); }",
                 "{ if (klap_np_g.slave == 0) { out[threadIdx.x] = v + L[(3) * klap_np_m]; } klap_np_g.sync(); }",
                 // the host reserves the array's shared memory
-                "klap::np::prepare(k_klap_npi, klap_np_base + klap::np::align16(sizeof(float) * (size_t)(NN) * (klap_np_m))");
+                "klap::np::launch_memory(k_klap_npi, klap_np_base, (size_t)0, klap::np::align16(sizeof(float) * (size_t)(NN) * "
+                        + "(klap_np_m)), klap_np_gd, (size_t)49152, 0, klap_np_mem)");
     }
 
     @Test
     void interWarpScanRoundsWhileAnyThreadHasWork() {
         NpPass.Result r = run(SCAN, NpMode.INTER_WARP, 4);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
-        inOrder(r.text(), "InterWarp<4>", "unsigned char *const klap_np_a0 = klap_np_smem + (size_t)klap_np_dyn + "
-                + "klap::np::align16(klap::np::InterWarp<4>::scratch_bytes(klap_np_m));",
+        inOrder(r.text(), "InterWarp<4>", "klap_np_smem + klap::np::align16((size_t)klap_np_dyn + klap::np::InterWarp<4>::scratch_bytes(klap_np_m));",
                 "__syncthreads_or(klap_np_base < (NN))");
     }
 
@@ -331,7 +334,7 @@ class NpPassTest {
         inOrder(r.text(), "make_uint3(klap_np_g.master % klap_np_bd.x, klap_np_g.master / klap_np_bd.x % klap_np_bd.y, "
                         + "klap_np_g.master / (klap_np_bd.x * klap_np_bd.y))",
                 "for (int i = (0) + (int)klap_np_g.slave; i <= n; i += 4)",
-                "const dim3 klap_np_b = (b);", "k_klap_npi<<<dim3(2, 2), klap_np_m * 4,");
+                "const dim3 klap_np_gd = (dim3(2, 2)); const dim3 klap_np_b = (b);", "k_klap_npi<<<klap_np_gd, klap_np_m * 4,");
     }
 
     @Test
@@ -367,7 +370,7 @@ class NpPassTest {
         NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
         inOrder(r.text(), "template <typename T, int B = 64>", "__global__ void __launch_bounds__((B) * 8) k_klap_npi(",
-                "k_klap_npi<float, 64><<<1, klap_np_m * 8,");
+                "k_klap_npi<float, 64><<<klap_np_gd, klap_np_m * 8,");
         assertTrue(warnings(r).stream().anyMatch(w -> w.contains("give its template arguments explicitly")));
         assertTrue(r.summary().contains("1 host launch rewritten"), r.summary());
     }
@@ -384,8 +387,8 @@ class NpPassTest {
     void aKernelDeclaredBeforeItsLaunchGetsAPrototype() {
         NpPass.Result r = run(A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE, NpMode.INTRA_WARP, 8);
         inOrder(r.text(), "__global__ void k(const float *a, float *y, int n);",
-                "__global__ void k_klap_npi(const float *a, float *y, int n, dim3 klap_np_bd, unsigned klap_np_dyn);",
-                "int main() {", "k_klap_npi<<<1, klap_np_m * 8,", "__global__ void k_klap_npi(");
+                "__global__ void k_klap_npi(const float *a, float *y, int n, dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem);",
+                "int main() {", "k_klap_npi<<<klap_np_gd, klap_np_m * 8,", "__global__ void k_klap_npi(");
     }
 
     @Test
