@@ -928,6 +928,18 @@ final class NpPlanner {
         });
         for (Map.Entry<Var, List<Expr.Name>> en : uses.entrySet()) {
             Var v = en.getKey();
+            if (enclosing(loops, v.decl().nameRange().offset()) != null) {
+                continue; // declared in a parallel loop's body: private to one iteration
+            }
+            for (Expr.Name n : en.getValue()) {
+                for (NpLoop l : loops) {
+                    if (l.scan() != null && (l.lo().range().contains(n.range()) || l.hi().range().contains(n.range()))) {
+                        warn(l.loop().range().offset(), "loop left sequential: the bounds of a scan loop must not "
+                                + "read local array '" + v.name() + "'");
+                        return l;
+                    }
+                }
+            }
             NpLoop writer = null;
             for (Expr.Name n : en.getValue()) {
                 NpLoop l = enclosing(loops, n.range().offset());
@@ -964,7 +976,8 @@ final class NpPlanner {
                 NpLoop l = enclosing(loops, n.range().offset());
                 Expr p = parents.get(n);
                 if (l == null || !(p instanceof Expr.Subscript sub) || sub.array() != n || !isName(sub.index(), l.var())
-                        || !constantText(l.lo())) {
+                        || !(unparen(sub.index()) instanceof Expr.Name idx && scopes.resolve(idx) != null
+                        && scopes.resolve(idx).stmt() == l.loop().init()) || !constantText(l.lo())) {
                     registers = false;
                     break;
                 }

@@ -328,6 +328,30 @@ class NpPassTest {
     }
 
     @Test
+    void arraysDeclaredInTheLoopBodyStayPrivateAndShadowedIndicesAreNotTheLoopVariable() {
+        String code = """
+                __global__ void k(const float *g, float *y, int n) {
+                    float G[8];
+                    float sum = 0.0f;
+                #pragma np parallel for reduction(+:sum)
+                    for (int j = 0; j < 8; j++) {
+                        float t[2];
+                        t[0] = g[j];
+                        t[1] = t[0] * 2;
+                        for (int j = 0; j < 1; j++) G[j] = t[1];
+                        sum += t[1];
+                    }
+                    y[threadIdx.x] = sum + G[0];
+                }
+                """ + HOST;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        // t keeps its declaration; G (written with the inner j) goes to shared memory, not registers
+        inOrder(r.text(), "k_klap_npi(", "float *const G = reinterpret_cast<float *>(klap_np_a0) + klap_np_g.master;",
+                "float t[2];", "t[0] = g[j];", "G[(j) * klap_np_m] = t[1];");
+    }
+
+    @Test
     void twoDimensionalBlocksAreRemappedToOneDimension() {
         String code = TWO_DIMENSIONAL_BLOCKS_ARE_REMAPPED_TO_ONE_DIMENSION;
         NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
