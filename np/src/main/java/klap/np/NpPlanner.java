@@ -588,16 +588,22 @@ final class NpPlanner {
                 throw new Refusal(at, "copyin(" + v + "): no local variable or parameter '" + v + "' is visible here");
             }
         }
+        Map<String, NpPragma.Op> scans = new LinkedHashMap<>(clauses.scans());
         for (String v : writtenOutside) {
-            if (reductions.containsKey(v) || clauses.scans().containsKey(v)) {
+            if (reductions.containsKey(v) || scans.containsKey(v)) {
                 continue;
             }
             NpPragma.Op inferred = inferReduction(body, v, scopes);
+            if (inferred != null) {
+                reductions.put(v, inferred);
+                continue;
+            }
+            inferred = body instanceof Stmt.Block b ? inferScan(b, v, scopes) : null;
             if (inferred == null) {
                 throw new Refusal(at, "the loop writes '" + v + "', declared outside it, which is neither a "
                         + "reduction(op:" + v + ") nor a scan(op:" + v + ") variable");
             }
-            reductions.put(v, inferred);
+            scans.put(v, inferred);
         }
         for (Map.Entry<String, NpPragma.Op> r : reductions.entrySet()) {
             checkScalarOutside(scopes, r.getKey(), lp, "reduction");
@@ -606,10 +612,10 @@ final class NpPlanner {
                 throw new Refusal(at, "reduction(" + r.getValue().symbol + ":" + r.getKey() + "): " + why);
             }
         }
-        if (clauses.scans().size() > 1) {
+        if (scans.size() > 1) {
             throw new Refusal(at, "one scan variable per loop is supported");
         }
-        for (Map.Entry<String, NpPragma.Op> s : clauses.scans().entrySet()) {
+        for (Map.Entry<String, NpPragma.Op> s : scans.entrySet()) {
             checkScalarOutside(scopes, s.getKey(), lp, "scan");
             scan = scanPlan((Stmt.Block) body, s.getKey(), s.getValue(), scopes);
         }
@@ -846,6 +852,20 @@ final class NpPlanner {
             Trees.walkExprs(body, e -> any[0] |= updateOperand(e, v, op) != null);
             if (any[0] && reductionUses(body, v, op, scopes) == null) {
                 return op;
+            }
+        }
+        return null;
+    }
+
+    /** @return the operator of a scan the body performs on v (the {@link #scanPlan} shape), or null */
+    private NpPragma.Op inferScan(Stmt.Block body, String v, Scopes scopes) {
+        for (NpPragma.Op op : List.of(NpPragma.Op.PLUS, NpPragma.Op.TIMES, NpPragma.Op.MIN, NpPragma.Op.MAX,
+                NpPragma.Op.AND, NpPragma.Op.OR, NpPragma.Op.XOR)) {
+            try {
+                scanPlan(body, v, op, scopes);
+                return op;
+            } catch (Refusal r) {
+                // not this operator
             }
         }
         return null;

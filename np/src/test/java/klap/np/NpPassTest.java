@@ -311,6 +311,14 @@ class NpPassTest {
     }
 
     @Test
+    void scansAreInferredWithoutClauses() {
+        NpPass.Result r = run(SCAN.replace("scan(+:v)", ""), NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        assertEquals(List.of(), warnings(r));
+        inOrder(r.text(), "k_klap_npi(", "decltype(v) klap_np_carry_v = v;", "scan<klap::np::Plus>(klap_np_c, klap_np_t)");
+    }
+
+    @Test
     void interWarpScanRoundsWhileAnyThreadHasWork() {
         NpPass.Result r = run(SCAN, NpMode.INTER_WARP, 4);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
