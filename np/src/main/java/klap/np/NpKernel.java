@@ -17,7 +17,7 @@ import klap.np.NpPlanner.Var;
 import klap.transform.EditSet;
 
 /**
- * Emits one CUDA-NP variant of a planned kernel (CUDA-NP sections 3.1-3.5, 3.7). Input: a kernel
+ * Emits one CUDA-NP variant of a planned kernel (CUDA-NP sections 3.1-3.5, preprocessor 1 of 3.7). Input: a kernel
  * {@code K} with {@code #pragma np parallel for} loops and its {@link NpPlan}. Output: a kernel
  * {@code K_klap_npX} (X = i for intra-warp, w for inter-warp) launched with
  * {@code M * S} threads in one dimension (M = the original block's threads) and three more
@@ -38,7 +38,7 @@ import klap.transform.EditSet;
  *     { if (klap_np_g.slave == 0) { y[t] = s; } klap_np_g.sync(); } }     // master only
  * }
  * </pre>
- * Scan loops run in rounds of S iterations (section 3.4): iteration {@code base + slave} computes
+ * Scan loops run in rounds of S iterations (section 3.2): iteration {@code base + slave} computes
  * its contribution, {@code klap_np_g.scan} gives each member its inclusive prefix, the statements
  * after the update see the prefix, and the round's total carries over. Local arrays: REGISTERS
  * become {@code a[(D + S - 1) / S]} indexed {@code (i - lo) / S}; SHARED become a slice of dynamic

@@ -3,7 +3,7 @@ package klap.np;
 import java.util.Locale;
 
 /**
- * Which CUDA-NP variants klap emits (Yang and Zhou, PPoPP 2014, section 3.5: "intra-warp" and
+ * Which CUDA-NP variants klap emits (Yang and Zhou, PPoPP 2014, section 3.4: "intra-warp" and
  * "inter-warp" thread layouts).
  * <ul>
  *   <li>{@link #INTRA_WARP}: the S threads of a group (one master, S-1 slaves) are S consecutive

@@ -30,8 +30,9 @@ import klap.transform.Uniformity;
  * lives, and whether the inter-warp layout is possible. Input: a kernel of a parsed unit and its
  * np pragmas. Output: an {@link NpPlan}, or null with a {@code klap-np} warning per reason.
  *
- * <p>klap's execution model (a departure from CUDA-NP section 3.2, which runs sequential code on
- * the master only and broadcasts live-ins): every member of a group (the master and its S-1 slaves)
+ * <p>klap's execution model: CUDA-NP (section 3.5) runs sequential code on the master only and
+ * broadcasts live-ins, computing them redundantly only when they are "uniform vector operations"
+ * (section 3.1). klap goes all the way: every member of a group (the master and its S-1 slaves)
  * runs the sequential code <em>redundantly</em> with the master's {@code threadIdx}, so every value
  * a parallel loop reads is already in each member's registers (no broadcast, no copyin needed), and
  * control flow around a loop is the same in all members. This is exact only if the members compute
@@ -45,7 +46,7 @@ import klap.transform.Uniformity;
  *       {@code clock}, {@code asm}, lambdas, {@code goto}, references or {@code static} locals,
  *       addresses of locals, calls of functions klap cannot see or that read {@code threadIdx};</li>
  *   <li>a parallel loop is canonical ({@code for (int i = lo; i < hi; i++)}), its body writes no
- *       local declared outside it except reduction and scan variables (section 3.4) and local
+ *       local declared outside it except reduction and scan variables (section 3.2) and local
  *       arrays (placed below), and has no {@code break}, {@code return}, {@code goto} or barrier;</li>
  *   <li>reduction variables are only updated with their operator; a scan variable is updated once,
  *       at the top of the body, by statements that do not read it, and only read after.</li>
@@ -162,7 +163,7 @@ final class NpPlanner {
     }
 
     /**
-     * A scan (CUDA-NP section 3.4): {@code update} is the statement at {@code index} of the body
+     * A scan (CUDA-NP section 3.2): {@code update} is the statement at {@code index} of the body
      * block; {@code operand} the value it combines into {@code var} (null for {@code ++}).
      */
     record ScanPlan(String var, NpPragma.Op op, int index, Stmt.ExprStmt update, Expr operand) {
