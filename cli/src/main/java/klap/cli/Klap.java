@@ -411,11 +411,7 @@ public final class Klap implements Callable<Integer> {
     static final class PromoteConverter implements CommandLine.ITypeConverter<PromoteMode> {
         @Override
         public PromoteMode convert(String value) {
-            try {
-                return PromoteMode.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+            return parsed(value, PromoteMode::parse);
         }
     }
 
@@ -423,29 +419,24 @@ public final class Klap implements Callable<Integer> {
     static final class NpConverter implements CommandLine.ITypeConverter<NpMode> {
         @Override
         public NpMode convert(String value) {
-            try {
-                return NpMode.parse(value);
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException(e.getMessage());
-            }
+            return parsed(value, NpMode::parse);
         }
     }
 
-    /** Parses shared-memory budgets such as 0, 4096, 48K, 227K. */
+    /** @return {@code parse(value)}, its IllegalArgumentException turned into picocli's usage error */
+    private static <T> T parsed(String value, java.util.function.Function<String, T> parse) {
+        try {
+            return parse.apply(value);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(e.getMessage());
+        }
+    }
+
+    /** Parses shared-memory budgets such as 0, 4096, 48K, 227K (at most 1M). */
     static final class BudgetConverter implements CommandLine.ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
-            String v = value.trim().toUpperCase(java.util.Locale.ROOT).replaceFirst("B$", "");
-            long mult = v.endsWith("K") ? 1024 : 1;
-            try {
-                long n = Long.parseLong(mult > 1 ? v.substring(0, v.length() - 1) : v) * mult;
-                if (n < 0 || n > 1L << 20) {
-                    throw new CommandLine.TypeConversionException("expected 0 .. 1024K bytes, got '" + value + "'");
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new CommandLine.TypeConversionException("expected a size such as 48K, got '" + value + "'");
-            }
+            return bytes(value, 0, 1L << 20, "a budget such as 48K");
         }
     }
 
@@ -453,30 +444,34 @@ public final class Klap implements Callable<Integer> {
     static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
         @Override
         public Long convert(String value) {
-            String v = value.trim().toUpperCase(java.util.Locale.ROOT);
-            long mult = 1;
-            if (v.endsWith("B")) {
-                v = v.substring(0, v.length() - 1);
-            }
-            if (v.endsWith("K")) {
-                mult = 1L << 10;
-            } else if (v.endsWith("M")) {
-                mult = 1L << 20;
-            } else if (v.endsWith("G")) {
-                mult = 1L << 30;
-            }
-            if (mult > 1) {
-                v = v.substring(0, v.length() - 1);
-            }
-            try {
-                long n = Long.parseLong(v) * mult;
-                if (n < 4096) {
-                    throw new CommandLine.TypeConversionException("pool size must be at least 4096 bytes");
-                }
-                return n;
-            } catch (NumberFormatException e) {
-                throw new CommandLine.TypeConversionException("expected a size such as 256M, got '" + value + "'");
-            }
+            return bytes(value, 4096, Long.MAX_VALUE, "a pool size such as 256M");
         }
+    }
+
+    /**
+     * @param value a byte count with an optional K, M or G suffix (powers of 1024) and an optional B
+     * @return the bytes
+     * @throws CommandLine.TypeConversionException outside {@code min .. max} or not a size
+     */
+    private static long bytes(String value, long min, long max, String what) {
+        String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+        if (v.endsWith("B")) {
+            v = v.substring(0, v.length() - 1);
+        }
+        long mult = v.endsWith("K") ? 1L << 10 : v.endsWith("M") ? 1L << 20 : v.endsWith("G") ? 1L << 30 : 1;
+        if (mult > 1) {
+            v = v.substring(0, v.length() - 1);
+        }
+        long n;
+        try {
+            n = Math.multiplyExact(Long.parseLong(v), mult);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new CommandLine.TypeConversionException("expected " + what + ", got '" + value + "'");
+        }
+        if (n < min || n > max) {
+            throw new CommandLine.TypeConversionException("expected " + what + " between " + min + " and " + max
+                    + " bytes, got '" + value + "'");
+        }
+        return n;
     }
 }

@@ -87,6 +87,51 @@ class KlapCliTest {
         assertTrue(p.out.contains("new_pool<chain_klap_post>(1u)"), p.out);
     }
 
+    static final String NP = """
+            __global__ void dot(const float *a, float *y, int n) {
+              float s = 0.0f;
+            #pragma np parallel for reduction(+:s)
+              for (int i = 0; i < n; i++) s += a[i * 64 + threadIdx.x];
+              y[threadIdx.x] = s;
+            }
+            int main() { dot<<<1, 64>>>(nullptr, nullptr, 8); return 0; }
+            """;
+
+    @Test
+    void npWritesTheCudaNpKernelAndItsHeader() throws IOException {
+        Path in = dir.resolve("dot.cu");
+        Files.writeString(in, NP);
+        Path out = dir.resolve("out/dot.klap.cu");
+        Run r = klap("--np=all", "--np-slaves=4", in.toString(), "-o", out.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("note: 1 kernel transformed (--np=all): dot (intra-warp S=4, inter-warp S=4); "
+                + "1 host launch rewritten [klap-summary]"), r.err);
+        String text = Files.readString(out);
+        assertTrue(text.startsWith("#include \"klap/np.cuh\" /* added by klap --np=all */"), text);
+        assertTrue(text.contains("dot_klap_npi<<<klap_np_gd, klap_np_m * 4,") && text.contains("dot_klap_npw"), text);
+        assertTrue(Files.isRegularFile(dir.resolve("out/klap/np.cuh")));
+        assertEquals(NP, Files.readString(in), "the input is never modified");
+    }
+
+    @Test
+    void npUsageErrorsExit2() {
+        Run r = klap("--np=sideways", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("expected intra-warp, inter-warp or all"), r.err);
+        r = klap("--np=intra-warp", "--promote=P", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("--np cannot be combined"), r.err);
+        r = klap("--np=intra-warp", "--np-slaves=6", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("power of two"), r.err);
+        assertEquals(0, klap("--np=inter-warp", "--np-slaves=6", "--help").rc);
+        r = klap("--np-slaves=4", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("apply to --np"), r.err);
+        assertEquals(2, klap("--np=all", "--np-shared-budget=2M", "x.cu").rc);
+        assertEquals(2, klap("--np=all", "--np-slaves=64", "x.cu").rc);
+    }
+
     @Test
     void promoteUsageErrorsExit2() {
         Run r = klap("--promote=PX", "x.cu");
