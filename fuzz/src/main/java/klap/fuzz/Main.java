@@ -34,6 +34,10 @@ import klap.transform.Granularity;
  * directory {@code NAME/} holding {@code kernels.cu} and {@code main.cu}) as {@code OUTDIR/fx_NAME}
  * (COUNT then defaults to 0).
  *
+ * <p>{@code --chains} writes launch-promotion chain programs instead ({@link #writeChains}), {@code
+ * --np} CUDA-NP programs ({@link #writeNp}); each such program has a file {@code variants} naming
+ * the variants run.sh builds and runs ({@code B@X}: B.cu's binary run with {@code KLAP_NP=X}).
+ *
  * <p>{@code OUTDIR/run.sh} (bash and nvcc, no Java) builds every variant with nvcc in parallel,
  * runs each binary under a timeout, and checks that the original prints {@code PASS} and every
  * variant the same {@code RESULT} line; see {@link #runScript()}.
@@ -45,9 +49,23 @@ public final class Main {
     /** The promotion variants of a chain program: file name and klap options. */
     static final List<String> PROMOTION_VARIANTS = List.of("p", "pa2", "po", "pao3");
 
-    static final String USAGE = "usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR] [--chains]\n"
+    /**
+     * The CUDA-NP variants of an np program (issue 13): the klap modes; {@code all} is built once and
+     * run three times, with {@code KLAP_NP} set to each of {@link #NP_RUNS}.
+     */
+    static final List<String> NP_MODES = List.of("intra-warp", "inter-warp", "all");
+
+    /** The values of {@code KLAP_NP} the {@code all} variant of an np program runs with. */
+    static final List<String> NP_RUNS = List.of("original", "intra-warp", "inter-warp");
+
+    /** The variants line of an np program: {@code all@X} is all.cu's binary run with {@code KLAP_NP=X}. */
+    static final String NP_VARIANTS = "original intra-warp inter-warp all@original all@intra-warp all@inter-warp";
+
+    static final String USAGE = "usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR] "
+            + "[--chains | --np]\n"
             + "  shapes: " + Shape.names() + " (default: random mixed with each other shape by chance)\n"
-            + "  --chains: launch-promotion chain programs (ChainGenerator) with the variants " + String.join(" ", PROMOTION_VARIANTS);
+            + "  --chains: launch-promotion chain programs (ChainGenerator) with the variants " + String.join(" ", PROMOTION_VARIANTS)
+            + "\n  --np: CUDA-NP programs (NpGenerator) with the variants " + NP_VARIANTS;
 
     /** Entry point: {@link #run} and exit with its status. */
     public static void main(String[] args) throws IOException {
@@ -67,6 +85,7 @@ public final class Main {
         Set<Shape> shapes = null;
         Path fixtures = null;
         boolean chains = false;
+        boolean np = false;
         int count;
         long first;
         try {
@@ -80,6 +99,8 @@ public final class Main {
                     }
                 } else if (a.equals("--chains")) {
                     chains = true;
+                } else if (a.equals("--np")) {
+                    np = true;
                 } else if (a.equals("-h") || a.equals("--help")) {
                     out.println(USAGE);
                     return 0;
@@ -94,6 +115,9 @@ public final class Main {
             }
             count = pos.size() > 1 ? Integer.parseInt(pos.get(1)) : fixtures != null ? 0 : 50;
             first = pos.size() > 2 ? Long.parseLong(pos.get(2)) : 1;
+            if (chains && np) {
+                throw new IllegalArgumentException("--chains and --np exclude each other");
+            }
             if (count < 0) {
                 throw new IllegalArgumentException("COUNT must not be negative");
             }
@@ -103,7 +127,7 @@ public final class Main {
             return 2;
         }
         Path dir = Path.of(pos.get(0));
-        int refused = chains ? writeChains(dir, first, count) : write(dir, first, count, shapes);
+        int refused = chains ? writeChains(dir, first, count) : np ? writeNp(dir, first, count) : write(dir, first, count, shapes);
         int fx = fixtures != null ? writeFixtures(dir, fixtures) : 0;
         out.println("wrote " + count + " programs" + (fixtures != null ? " and " + fx + " fixtures" : "") + " to " + dir
                 + " (" + refused + " generated variants refused by klap); run: bash " + dir.resolve("run.sh"));
@@ -178,6 +202,43 @@ public final class Main {
                     refused++;
                     Files.deleteIfExists(cu);
                     Files.writeString(pd.resolve(v + ".refused"), "exit " + rc + "\n" + err);
+                }
+            }
+        }
+        writeRunScript(dir);
+        return refused;
+    }
+
+    /**
+     * Writes CUDA-NP programs {@code first .. first+count-1} ({@link NpGenerator}, issue 13) as {@code
+     * dir/np_SEED/original.cu} with klap's output for {@code --np=intra-warp}, {@code --np=inter-warp}
+     * and {@code --np=all} (each with the program's S, {@code --np-slaves}) as {@code intra-warp.cu},
+     * {@code inter-warp.cu} and {@code all.cu}, or {@code <mode>.refused} when klap transformed no
+     * kernel; the file {@code variants} ({@link #NP_VARIANTS}: run.sh runs all.cu's binary once per
+     * {@code KLAP_NP} value), {@code shapes} (S, the constructs, {@code refuse:NAME} for a program
+     * with a construct klap must refuse), and run.sh.
+     *
+     * @return the number of variants klap left as written
+     */
+    public static int writeNp(Path dir, long first, int count) throws IOException {
+        Files.createDirectories(dir);
+        int refused = 0;
+        for (long s = first; s < first + count; s++) {
+            NpGenerator.Program p = NpGenerator.generate(s);
+            Path pd = dir.resolve(p.dirName());
+            Path in = p.writeTo(pd, "original.cu");
+            Files.writeString(pd.resolve("shapes"), p.shapesLine() + "\n");
+            Files.writeString(pd.resolve("variants"), NP_VARIANTS + "\n");
+            for (String m : NP_MODES) {
+                StringWriter out = new StringWriter();
+                StringWriter err = new StringWriter();
+                Path cu = pd.resolve(m + ".cu");
+                int rc = Klap.run(new String[] {"--np=" + m, "--np-slaves=" + p.slaves(m), in.toString(), "-o", cu.toString()},
+                        new PrintWriter(out), new PrintWriter(err));
+                if (rc != 0 || !Files.exists(cu) || !Files.readString(cu).contains("np_k_klap_np")) {
+                    refused++;
+                    Files.deleteIfExists(cu);
+                    Files.writeString(pd.resolve(m + ".refused"), "exit " + rc + "\n" + err);
                 }
             }
         }
@@ -275,13 +336,15 @@ public final class Main {
             variants.append(' ').append(g.cliName());
         }
         PROMOTION_VARIANTS.forEach(v -> variants.append(' ').append(v));
+        variants.append(' ').append(NP_VARIANTS.substring("original ".length()));
         return """
                 #!/usr/bin/env bash
-                # Generated by klap.fuzz.Main. Builds and runs every program (fz_*: generated, fx_*: fixtures)
-                # and each of its klap variants, and checks that the original prints PASS and every variant
-                # prints the same RESULT line as the original. Needs bash, nvcc and a GPU; no Java.
+                # Generated by klap.fuzz.Main. Builds and runs every program (fz_*: generated, fx_*: fixtures,
+                # fp_*: chains, np_*: CUDA-NP) and each of its klap variants, and checks that the original prints
+                # PASS and every variant the same RESULT line as the original. Needs bash, nvcc and a GPU; no Java.
                 # A single-file program is original.cu; a two-file program is kernels.cu + main.cu, and a
-                # variant <v>.cu replaces kernels.cu only (main.cu is compiled untouched).
+                # variant <v>.cu replaces kernels.cu only (main.cu is compiled untouched). A variant B@X of a
+                # program's 'variants' file is B.cu's binary (built once) run with KLAP_NP=X.
                 # Usage: bash run.sh [--jobs N] [--timeout SECONDS] [--arch sm_XX] [PROGRAM_DIR...]
                 # Environment: NVCC (nvcc), ARCH (sm_90), JOBS (parallel nvcc jobs, default nproc),
                 # TIMEOUT (seconds per run, default 60: a run killed by it is reported as HANG).
@@ -304,7 +367,7 @@ public final class Main {
                   esac
                 done
                 if [ ${#progs[@]} -eq 0 ]; then
-                  for d in fz_*/ fx_*/ fp_*/; do [ -d "$d" ] && progs+=("${d%%/}"); done
+                  for d in fz_*/ fx_*/ fp_*/ np_*/; do [ -d "$d" ] && progs+=("${d%%/}"); done
                 fi
                 # variants_of DIR: the variants of one program (its file 'variants', else the aggregation ones)
                 variants_of() {
@@ -312,7 +375,7 @@ public final class Main {
                 }
                 # sources DIR VARIANT: the files nvcc compiles for one variant (nothing if it was not written)
                 sources() {
-                  local d="$1" v="$2" k
+                  local d="$1" v="${2%%%%@*}" k
                   if [ -f "$d/main.cu" ]; then
                     if [ "$v" = original ]; then k="$d/kernels.cu"; else k="$d/$v.cu"; fi
                     if [ -f "$k" ]; then echo "$k $d/main.cu"; fi
@@ -331,8 +394,8 @@ public final class Main {
                 }
                 export -f sources build variants_of; export NVCC ARCH
                 echo "building ${#progs[@]} programs with $JOBS jobs..." >&2
-                for d in "${progs[@]}"; do for v in $(variants_of "$d"); do echo "$d $v"; done; done \\
-                  | xargs -P "$JOBS" -n 2 bash -c 'build "$0" "$1"'
+                for d in "${progs[@]}"; do for v in $(variants_of "$d"); do echo "$d ${v%%%%@*}"; done; done \\
+                  | awk '!seen[$0]++' | xargs -P "$JOBS" -n 2 bash -c 'build "$0" "$1"'
                 declare -A count failed
                 statuses="ok FAIL HANG NVCC-FAILED refused missing"
                 for v in $VARIANTS; do for s in $statuses; do count[$v,$s]=0; done; failed[$v]=""; done
@@ -342,15 +405,16 @@ public final class Main {
                   shapes="$(cat "$d/shapes" 2>/dev/null || echo '?')"
                   line="$d [$shapes]"; ok=1; ref=""
                   for v in $(variants_of "$d"); do
-                    res=""; detail=""
-                    if [ -f "$d/$v.refused" ]; then
-                      st=refused; detail="$(sed -n 2p "$d/$v.refused")"
+                    res=""; detail=""; b="${v%%%%@*}"; env=()
+                    [ "$b" = "$v" ] || env=("KLAP_NP=${v#*@}")
+                    if [ -f "$d/$b.refused" ]; then
+                      st=refused; detail="$(sed -n 2p "$d/$b.refused")"
                     elif [ -z "$(sources "$d" "$v")" ]; then
                       st=missing
-                    elif [ -f "$d/$v.nvcc.failed" ] || [ ! -x "$d/$v.bin" ]; then
-                      st=NVCC-FAILED; detail="$(grep -m1 -i 'error' "$d/$v.nvcc.log" 2>/dev/null)"
+                    elif [ -f "$d/$b.nvcc.failed" ] || [ ! -x "$d/$b.bin" ]; then
+                      st=NVCC-FAILED; detail="$(grep -m1 -i 'error' "$d/$b.nvcc.log" 2>/dev/null)"
                     else
-                      timeout -k 10 "$TIMEOUT" "./$d/$v.bin" >"$d/$v.out" 2>&1; rc=$?
+                      env ${env[@]+"${env[@]}"} timeout -k 10 "$TIMEOUT" "./$d/$b.bin" >"$d/$v.out" 2>&1; rc=$?
                       res="$(grep -m1 '^RESULT ' "$d/$v.out" | cut -d' ' -f2)"
                       detail="$(grep -m1 -E '^(PASS|FAIL)|klap: error' "$d/$v.out")"
                       if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
@@ -380,9 +444,9 @@ public final class Main {
                 done
                 echo
                 echo "SUMMARY programs=${#progs[@]} passed=$pass failed=$fail (details: results.tsv)"
-                printf '%%-10s' variant; for s in $statuses; do printf ' %%12s' "$s"; done; echo
+                printf '%%-15s' variant; for s in $statuses; do printf ' %%12s' "$s"; done; echo
                 for v in $VARIANTS; do
-                  printf '%%-10s' "$v"; for s in $statuses; do printf ' %%12s' "${count[$v,$s]}"; done; echo
+                  printf '%%-15s' "$v"; for s in $statuses; do printf ' %%12s' "${count[$v,$s]}"; done; echo
                 done
                 [ $fail -eq 0 ]
                 """.formatted(variants);

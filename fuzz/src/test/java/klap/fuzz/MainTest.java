@@ -63,6 +63,30 @@ class MainTest {
     }
 
     @Test
+    void writesCudaNpProgramsAndTheirVariants() throws IOException {
+        assertEquals(2, main(dir.toString(), "1", "1", "--np", "--chains").rc());
+        Out o = main(dir.toString(), "2", "13000001", "--np");
+        assertEquals(0, o.rc(), o.err());
+        for (long seed = 13000001; seed < 13000003; seed++) {
+            NpGenerator.Program p = NpGenerator.generate(seed);
+            Path pd = dir.resolve(p.dirName());
+            assertEquals(p.text(), Files.readString(pd.resolve("original.cu")));
+            assertEquals(Main.NP_VARIANTS, Files.readString(pd.resolve("variants")).strip());
+            assertEquals(p.shapesLine(), Files.readString(pd.resolve("shapes")).strip());
+            for (String m : Main.NP_MODES) {
+                boolean cu = Files.exists(pd.resolve(m + ".cu"));
+                assertTrue(cu != Files.exists(pd.resolve(m + ".refused")), p.dirName() + ": " + m);
+                if (p.transformable() && !m.equals("inter-warp")) {
+                    assertTrue(cu, p.dirName() + ": " + m);
+                    assertTrue(Files.readString(pd.resolve(m + ".cu")).contains("np_k_klap_np"), m);
+                }
+            }
+            assertTrue(Files.exists(pd.resolve("klap/np.cuh")) || !p.transformable(), p.dirName() + ": no klap/np.cuh");
+        }
+        assertTrue(Files.exists(dir.resolve("run.sh")));
+    }
+
+    @Test
     void writesTheFixtures() throws IOException {
         Out o = main(dir.toString(), "--fixtures=" + ShapeFixturesTest.FIXTURES);
         assertEquals(0, o.rc(), o.err());
@@ -116,6 +140,15 @@ class MainTest {
         Files.writeString(d.resolve("original.cu"), ok);
         Files.writeString(d.resolve("p.cu"), ok);
         Files.writeString(d.resolve("po.refused"), "exit 0\nno kernel promoted\n");
+        // a CUDA-NP program: all.cu is built once and run with KLAP_NP=original, intra-warp, inter-warp
+        Path e = Files.createDirectories(out.resolve("np_000004"));
+        Files.writeString(e.resolve("shapes"), "np\n");
+        Files.writeString(e.resolve("variants"), Main.NP_VARIANTS + "\n");
+        Files.writeString(e.resolve("original.cu"), ok);
+        Files.writeString(e.resolve("intra-warp.cu"), ok);
+        Files.writeString(e.resolve("inter-warp.refused"), "exit 0\nno inter-warp variant\n");
+        Files.writeString(e.resolve("all.cu"), "// FAKE: echo RESULT 0000abcd; echo \"PASS KLAP_NP=$KLAP_NP\"; "
+                + "[ \"$KLAP_NP\" != inter-warp ]\n");
         Files.writeString(out.resolve("run.sh"), Main.runScript());
         ProcessBuilder pb = new ProcessBuilder("bash", "run.sh", "--timeout", "2", "--jobs=3").directory(out.toFile())
                 .redirectErrorStream(true);
@@ -132,11 +165,24 @@ class MainTest {
         assertTrue(Files.readString(b.resolve("kernel.bin")).contains("# built from: fz_000002/kernel.cu fz_000002/main.cu"));
         assertTrue(Files.readString(b.resolve("original.bin")).contains("# built from: fz_000002/kernels.cu fz_000002/main.cu"));
         assertTrue(log.contains("PASS fp_000003 [chain] original=ok p=ok po=refused"), log);
-        // the per-variant table comes last: the aggregation variants, then the promotion ones
+        assertTrue(log.contains("FAIL np_000004 [np] original=ok intra-warp=ok inter-warp=refused all@original=ok "
+                + "all@intra-warp=ok all@inter-warp=FAIL"), log);
+        assertTrue(Files.readString(e.resolve("all@intra-warp.out")).contains("PASS KLAP_NP=intra-warp"));
+        assertTrue(Files.readString(e.resolve("all@original.out")).contains("PASS KLAP_NP=original"));
+        // the per-variant table comes last: the aggregation variants, then the promotion ones, then CUDA-NP
         List<String> lines = log.strip().lines().toList();
-        List<String> table = lines.subList(lines.size() - 9, lines.size());
+        int head = lines.size() - 1;
+        while (!lines.get(head).startsWith("variant ")) {
+            head--;
+        }
+        List<String> table = lines.subList(head, lines.size());
+        assertEquals(14, table.size(), log);
+        assertTrue(table.get(9).matches("intra-warp +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(10).matches("inter-warp +0 +0 +0 +0 +1 +0"), log);
+        assertTrue(table.get(11).matches("all@original +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(13).matches("all@inter-warp +0 +1 +0 +0 +0 +0"), log);
         assertTrue(table.get(0).matches("variant +ok +FAIL +HANG +NVCC-FAILED +refused +missing"), log);
-        assertTrue(table.get(1).matches("original +4 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(1).matches("original +5 +0 +0 +0 +0 +0"), log);
         assertTrue(table.get(5).matches("p +1 +0 +0 +0 +0 +0"), log);
         assertTrue(table.get(7).matches("po +0 +0 +0 +0 +1 +0"), log);
         assertTrue(table.get(2).matches("warp +2 +0 +1 +0 +0 +0"), log);

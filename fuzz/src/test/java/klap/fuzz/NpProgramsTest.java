@@ -1,0 +1,214 @@
+package klap.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import klap.bridge.CudaParser;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic;
+import klap.np.NpMode;
+import klap.np.NpPass;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CUDA-NP transform over random programs ({@link NpGenerator}, issue 13), in-process, in the
+ * three modes (intra-warp with S in {2, 4, 8, 16, 32}, inter-warp with S in {2, 3, 4}, both with S in
+ * {2, 4, 8}, by seed):
+ * <ul>
+ *   <li>a transformable program: {@code np_k} is transformed in intra-warp and both-variant mode
+ *       with no {@code np} warning; in inter-warp mode exactly when the generator made it of the
+ *       inter-warp flavour (else it stays as written, and the both-variant mode emits the intra-warp
+ *       variant only, each with a "no inter-warp variant" warning);</li>
+ *   <li>a program with a construct klap must refuse: an {@code np} warning naming it, and {@code np_k}
+ *       left as written when none of its loops can be transformed;</li>
+ *   <li>{@code ref_k} (no pragma) is never transformed; nothing is an error.</li>
+ * </ul>
+ * A sample of programs is compiled with nvcc in every mode. {@code -Dklap.fuzz.np=N} changes the
+ * count (default 300, seeds from {@code -Dklap.fuzz.npFirst}, default 13000001).
+ */
+class NpProgramsTest {
+    /** The modes a program is transformed in, with its S for each. */
+    static List<NpPass.Options> modes(NpGenerator.Program p) {
+        return List.of(new NpPass.Options(NpMode.INTRA_WARP, p.sIntra(), NpPass.DEFAULT_SHARED_BUDGET),
+                new NpPass.Options(NpMode.INTER_WARP, p.sInter(), NpPass.DEFAULT_SHARED_BUDGET),
+                new NpPass.Options(NpMode.ALL, p.sAll(), NpPass.DEFAULT_SHARED_BUDGET));
+    }
+
+    static NpPass.Result transform(NpGenerator.Program p, NpPass.Options o) {
+        CudaUnit u = CudaParser.parse(Path.of(p.dirName() + ".cu"), p.text(), List.of());
+        assertTrue(!u.hasErrors(), "seed " + p.seed() + ": does not parse: " + u.diagnostics());
+        return NpPass.run(u, o);
+    }
+
+    private static List<Diagnostic> npWarnings(NpPass.Result r) {
+        return r.diagnostics().stream().filter(d -> d.id().equals("np")).toList();
+    }
+
+    private static boolean noInterWarp(Diagnostic d) {
+        return d.message().contains("no inter-warp variant");
+    }
+
+    /**
+     * Where klap is known to refuse more than the generator's rules say it must (conservative, so not
+     * wrong: the loop or variant stays as written). Such a case is counted and printed, not failed,
+     * unless {@code -Dklap.fuzz.npStrict=true}.
+     */
+    static final String KNOWN_PREFIX = "known imprecision: ";
+
+    /** @return what is wrong with {@code r} for program {@code p} in mode {@code o}, or null */
+    static String check(NpGenerator.Program p, NpPass.Options o, NpPass.Result r) {
+        List<Diagnostic> np = npWarnings(r);
+        if (r.transformed().contains("ref_k")) {
+            return "ref_k (no pragma) was transformed";
+        }
+        if (r.diagnostics().stream().anyMatch(d -> d.severity() == Diagnostic.Severity.ERROR)) {
+            return "an error: " + r.diagnostics();
+        }
+        if (!p.transformable()) {
+            boolean named = np.stream().anyMatch(d -> p.refusal().keywords.stream().anyMatch(k -> d.message().contains(k)));
+            if (!named) {
+                return "no np warning names the refused construct " + p.refusal() + ": " + np;
+            }
+            if (p.kernelRefused() && (!r.transformed().isEmpty() || !r.text().equals(p.text()))) {
+                return "np_k must stay as written (" + p.refusal() + "), transformed: " + r.transformed();
+            }
+            return null;
+        }
+        boolean interMode = o.mode() != NpMode.INTRA_WARP;
+        boolean interEmitted = r.text().contains("np_k_klap_npw(");
+        if (interMode && p.interWarp() && !interEmitted && np.stream().anyMatch(d -> d.message().matches(
+                ".*no inter-warp variant: a return, break or continue at line \\d+ lets some threads of the block skip.*"))) {
+            // a continue that leaves another np loop in the same sequential loop counts as one around this loop
+            return KNOWN_PREFIX + "a continue in a sibling np loop inside the same sequential loop blocks the inter-warp "
+                    + "layout: " + np;
+        }
+        if (interMode && (p.interWarp() && !interEmitted || p.interImpossible() && interEmitted)) {
+            return "inter-warp variant " + (interEmitted ? "emitted" : "not emitted") + " for a program "
+                    + (p.interWarp() ? "of the inter-warp flavour" : "whose np loops are not all reached by the whole block")
+                    + "; warnings: " + np;
+        }
+        // neither flag: klap decides (a sequential load after a sequential store), consistently
+        boolean interExpected = interMode && interEmitted;
+        boolean intraExpected = o.mode() != NpMode.INTER_WARP;
+        boolean transformed = interExpected || intraExpected;
+        if (!r.transformed().equals(transformed ? List.of("np_k") : List.of())) {
+            return "transformed " + r.transformed() + ", expected " + (transformed ? "[np_k]" : "[]") + "; warnings: " + np;
+        }
+        boolean interWarning = interMode && !interEmitted;
+        List<Diagnostic> unexpected = np.stream().filter(d -> !(interWarning && noInterWarp(d))).toList();
+        if (!unexpected.isEmpty()) {
+            return "unexpected np warnings: " + unexpected;
+        }
+        if (interWarning && np.stream().noneMatch(NpProgramsTest::noInterWarp)) {
+            return "no inter-warp variant, but no 'no inter-warp variant' warning";
+        }
+        if (intraExpected != r.text().contains("np_k_klap_npi(") || interExpected != r.text().contains("np_k_klap_npw(")) {
+            return "variants: intra-warp " + r.text().contains("np_k_klap_npi(") + " (expected " + intraExpected
+                    + "), inter-warp " + r.text().contains("np_k_klap_npw(") + " (expected " + interExpected + ")";
+        }
+        return null;
+    }
+
+    @Test
+    void everyProgramIsTransformedExactlyWhenItMayBe() {
+        int count = Integer.getInteger("klap.fuzz.np", 300);
+        long first = Long.getLong("klap.fuzz.npFirst", 13_000_001L);
+        List<String> failures = new ArrayList<>();
+        List<String> known = new ArrayList<>();
+        boolean strict = Boolean.getBoolean("klap.fuzz.npStrict");
+        Map<String, Integer> tags = new TreeMap<>();
+        int transformable = 0;
+        int inter = 0;
+        for (long seed = first; seed < first + count; seed++) {
+            NpGenerator.Program p = NpGenerator.generate(seed);
+            p.shapes().forEach(t -> tags.merge(t, 1, Integer::sum));
+            transformable += p.transformable() ? 1 : 0;
+            inter += p.interWarp() ? 1 : 0;
+            for (NpPass.Options o : modes(p)) {
+                String why;
+                try {
+                    why = check(p, o, transform(p, o));
+                } catch (RuntimeException e) {
+                    why = "threw " + e;
+                }
+                if (why != null) {
+                    (why.startsWith(KNOWN_PREFIX) && !strict ? known : failures).add("seed " + seed + " " + o.mode().cliName() + " S=" + o.slaves() + " ["
+                            + (p.transformable() ? "transformable" : "refuse " + p.refusal()) + (p.interWarp() ? ", inter-warp" : "")
+                            + "]: " + why);
+                }
+            }
+        }
+        System.out.println("NpProgramsTest: " + count + " programs from seed " + first + ", " + transformable
+                + " transformable (" + inter + " of the inter-warp flavour); constructs: " + tags);
+        if (!known.isEmpty()) {
+            System.out.println("NpProgramsTest: " + known.size() + " known imprecisions (-Dklap.fuzz.npStrict=true fails "
+                    + "on them):\n  " + String.join("\n  ", known.subList(0, Math.min(10, known.size()))));
+        }
+        assertTrue(failures.isEmpty(), failures.size() + " failures:\n" + String.join("\n",
+                failures.subList(0, Math.min(40, failures.size()))));
+        if (count >= 100) {
+            // the generator must keep producing every outcome and the main constructs
+            assertTrue(transformable > count * 2 / 3 && transformable < count, "transformable: " + transformable);
+            assertTrue(inter > count / 5 && inter < transformable, "inter-warp flavour: " + inter);
+            for (String t : List.of("reduce:+", "reduce:*", "reduce:min", "reduce:max", "reduce:&", "reduce:|", "reduce:^",
+                    "reduce:&&", "reduce:||", "scan:+", "scan:*", "store-only", "array:register", "array:shared-index",
+                    "array:shared-lo", "array:shared-seq", "array:shared-seq-init", "in-seq-loop", "divergent",
+                    "early-return", "syncthreads", "shared-read", "continue", "inner-loop", "atomic", "devfn", "dims:3",
+                    "fallback", "num_slaves", "copyin", "bound-zero-trips", "bound-lo-gt-hi")) {
+                assertTrue(tags.containsKey(t), "no program with " + t);
+            }
+            for (NpGenerator.Refusal x : NpGenerator.Refusal.values()) {
+                assertTrue(tags.containsKey("refuse:" + x.cliName), "no program refusing " + x);
+            }
+        }
+    }
+
+    @Test
+    void aSampleCompilesWithNvccInEveryMode() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Nvcc.available(), "nvcc not on the PATH");
+        Path out = Path.of("target", "np-sample").toAbsolutePath();
+        Nvcc.deleteTree(out);
+        List<CompletableFuture<Nvcc.Result>> procs = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        int[] quota = {5, 5, 2}; // of the inter-warp flavour, other transformable ones, with a refused construct
+        for (long seed = 13_100_001L; quota[0] + quota[1] + quota[2] > 0; seed++) {
+            NpGenerator.Program p = NpGenerator.generate(seed);
+            int kind = p.interWarp() ? 0 : p.transformable() ? 1 : 2;
+            if (quota[kind] == 0) {
+                continue;
+            }
+            quota[kind]--;
+            Path dir = out.resolve(p.dirName());
+            Files.createDirectories(dir);
+            p.writeTo(dir, "original.cu");
+            klap.runtime.RuntimeHeaders.writeTo(dir); // once, before any nvcc of this folder reads them
+            for (NpPass.Options o : modes(p)) {
+                NpPass.Result r = transform(p, o);
+                if (r.transformed().isEmpty()) {
+                    continue; // left as written: the original
+                }
+                Path cu = dir.resolve(o.mode().cliName() + ".cu");
+                Files.writeString(cu, r.text());
+                names.add(p.dirName() + "/" + o.mode().cliName());
+                procs.add(Nvcc.build(List.of(cu), dir.resolve(o.mode().cliName() + ".bin")));
+            }
+        }
+        List<String> failed = new ArrayList<>();
+        for (int i = 0; i < procs.size(); i++) {
+            Nvcc.Result res = procs.get(i).get(10, TimeUnit.MINUTES);
+            if (!res.linked()) {
+                failed.add(names.get(i) + ":\n" + res.log().lines().limit(20).reduce("", (a, b) -> a + b + "\n"));
+            }
+        }
+        assertTrue(procs.size() >= 24, "only " + procs.size() + " variants built");
+        assertTrue(failed.isEmpty(), failed.size() + " of " + procs.size() + " variants do not compile:\n"
+                + String.join("\n", failed));
+    }
+}
