@@ -711,12 +711,6 @@ public final class NpGenerator {
             return "fz_f0(" + ue(c, 2) + ", (unsigned)" + var + ")";
         }
 
-        void openBody(Header h, String pragma) {
-            pragmaLine(pragma);
-            line(h.text() + " {");
-            indent++;
-        }
-
         void closeBlock() {
             indent--;
             line("}");
