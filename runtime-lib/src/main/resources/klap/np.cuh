@@ -279,6 +279,18 @@ struct IntraWarp {
     return v;
   }
 
+  // The master's (slave 0's) v in every member: CUDA-NP's read_from_master (section 3.1), one
+  // __shfl_sync over the group. T: an arithmetic type of at most 8 bytes, or a pointer.
+  template <class T>
+  __device__ T first(T v) const {
+    if constexpr (cuda::std::is_pointer<T>::value) {
+      return reinterpret_cast<T>(first(reinterpret_cast<unsigned long long>(v)));
+    } else {
+      static_assert(detail::value_type_ok<T>(), "klap::np: T must be an arithmetic type of at most 8 bytes or a pointer");
+      return detail::shfl_idx(mask, v, 0, static_cast<int>(S));
+    }
+  }
+
   // Inclusive scan in slave order: slave k gets v0 op .. op vk; total = the value of slave S-1
   // (the same bits in all members).
   template <class Op, class T>
@@ -332,6 +344,23 @@ struct InterWarp {
     }
     __syncthreads();  // every member has read the slots: the next call may overwrite them
     return acc;
+  }
+
+  // The master's (slave 0's) v in every member, through the master's scratch slot and two block
+  // barriers (must be called by all threads of the block). T: as for IntraWarp::first.
+  template <class T>
+  __device__ T first(T v) const {
+    if constexpr (cuda::std::is_pointer<T>::value) {
+      return reinterpret_cast<T>(first(reinterpret_cast<unsigned long long>(v)));
+    } else {
+      static_assert(detail::value_type_ok<T>(), "klap::np: T must be an arithmetic type of at most 8 bytes or a pointer");
+      unsigned long long* slots = reinterpret_cast<unsigned long long*>(scratch);
+      if (slave == 0u) slots[master] = static_cast<unsigned long long>(detail::to_bits(v));
+      __syncthreads();
+      const T r = detail::from_bits<T>(static_cast<detail::bits_t<T>>(slots[master]));
+      __syncthreads();  // every member has read the slot: the next call may overwrite it
+      return r;
+    }
   }
 
   // Inclusive scan in slave order (left folds): slave k gets v0 op .. op vk; total = the fold of

@@ -38,6 +38,10 @@ import klap.transform.EditSet;
  *     { if (klap_np_g.slave == 0) { y[t] = s; } klap_np_g.sync(); } }     // master only
  * }
  * </pre>
+ * A sequential value with a side effect ({@code int slot = atomicAdd(c, 1);}) is computed by the
+ * master and broadcast (CUDA-NP section 3.1, read_from_master):
+ * {@code int slot = klap_np_g.first(klap_np_g.slave == 0 ? (atomicAdd(c, 1)) : decltype(slot){});}
+ * ({@code __shfl_sync} intra-warp, shared memory and a block barrier inter-warp).
  * Scan loops run in rounds of S iterations (section 3.2): iteration {@code base + slave} computes
  * its contribution, {@code klap_np_g.scan} gives each member its inclusive prefix, the statements
  * after the update see the prefix, and the round's total carries over. Local arrays: REGISTERS
@@ -184,6 +188,17 @@ final class NpKernel {
         EditSet ed = new EditSet(src.text());
         for (NpLoop l : plan.loops()) {
             loop(ed, l);
+        }
+        for (NpPlanner.Broadcast b : plan.broadcasts()) {
+            // the master evaluates the value (its side effect happens once), every member gets it
+            ed.insert(b.value().range().offset(), g("first(klap_np_g.slave == 0 ? ("));
+            ed.insert(b.value().range().end(), ") : decltype(" + b.var() + "){})");
+            if (b.stmt() instanceof Stmt.ExprStmt) {
+                ed.insert(b.stmt().range().offset(), "{ ");
+                ed.insert(b.stmt().range().end(), inter ? " }" : " klap_np_g.sync(); }");
+            } else if (!inter) {
+                ed.insert(b.stmt().range().end(), " klap_np_g.sync();");
+            }
         }
         for (Stmt s : plan.masterOnly()) {
             ed.insert(s.range().offset(), "{ if (klap_np_g.slave == 0) { ");

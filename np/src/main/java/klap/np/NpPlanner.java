@@ -199,10 +199,18 @@ final class NpPlanner {
      * @param type        the type clause common to the loops, or null
      */
     record NpPlan(FunctionDef kernel, Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> arrays,
-                  List<Stmt> masterOnly, String interReason, int slaves, String type) {
+                  List<Stmt> masterOnly, List<Broadcast> broadcasts, String interReason, int slaves, String type) {
         boolean scratch() {
-            return loops.stream().anyMatch(l -> !l.reductions().isEmpty() || l.scan() != null);
+            return !broadcasts.isEmpty() || loops.stream().anyMatch(l -> !l.reductions().isEmpty() || l.scan() != null);
         }
+    }
+
+    /**
+     * A sequential value with a side effect, computed by the master and broadcast to the group
+     * (CUDA-NP section 3.1, read_from_master): {@code T x = e;} or {@code x = e;} where e stores to
+     * memory (an atomic, a call). {@code value} is e, {@code var} x, {@code stmt} the statement.
+     */
+    record Broadcast(Stmt stmt, String var, Expr value) {
     }
 
     // ----------------------------------------------------------------------------------------
@@ -277,7 +285,8 @@ final class NpPlanner {
             return null;
         }
         List<Stmt> masterOnly = new ArrayList<>();
-        Sequential seq = new Sequential(scopes, loops, arrays, masterOnly);
+        List<Broadcast> broadcasts = new ArrayList<>();
+        Sequential seq = new Sequential(scopes, loops, arrays, masterOnly, broadcasts);
         try {
             seq.stmt(k.body());
         } catch (Refusal r) {
@@ -285,6 +294,11 @@ final class NpPlanner {
             return null;
         }
         String inter = seq.interReason();
+        for (Broadcast b : broadcasts) {
+            if (inter == null) {
+                inter = blockReach(k, trees, uni, b.stmt(), "the broadcast of '" + b.var() + "'");
+            }
+        }
         for (NpLoop l : loops) {
             if (inter == null && l.interReason() != null) {
                 inter = l.interReason();
@@ -316,7 +330,8 @@ final class NpPlanner {
                     + "clauses; klap follows --np");
             type = null;
         }
-        return new NpPlan(k, scopes, List.copyOf(loops), Map.copyOf(arrays), List.copyOf(masterOnly), inter, slaves, type);
+        return new NpPlan(k, scopes, List.copyOf(loops), Map.copyOf(arrays), List.copyOf(masterOnly),
+                List.copyOf(broadcasts), inter, slaves, type);
     }
 
     private static Stmt firstStatementAfter(Stmt root, int offset) {
@@ -621,32 +636,45 @@ final class NpPlanner {
             scan = scanPlan((Stmt.Block) body, s.getKey(), s.getValue(), scopes);
         }
         // inter-warp: the loop's collectives are block barriers
-        String interReason = null;
-        for (Stmt a = trees.parent(lp); a != null && interReason == null; a = trees.parent(a)) {
+        String interReason = blockReach(k, trees, uni, lp, "the loop");
+        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, Map.copyOf(reductions), scan, interReason);
+    }
+
+    /**
+     * @return why {@code s} may not be reached by every thread of the block (the condition of a
+     *         block barrier in it, for the inter-warp layout), or null
+     */
+    private String blockReach(FunctionDef k, Trees trees, Uniformity uni, Stmt s, String what) {
+        int at = s.range().offset();
+        for (Stmt a = trees.parent(s); a != null; a = trees.parent(a)) {
             if (!uni.controlIsUniform(a)) {
-                interReason = "the loop at line " + src.line(at) + " is not reached by the whole block (divergent "
+                return what + " at line " + src.line(at) + " is not reached by the whole block (divergent "
                         + "control flow around it)";
             }
         }
-        Stmt outermost = trees.outermostLoop(lp);
+        Stmt outermost = trees.outermostLoop(s);
         for (Stmt.Jump j : Trees.collect(k.body(), Stmt.Jump.class)) {
-            if (interReason != null) {
-                break;
+            boolean skips;
+            if (j.kind() == Stmt.JumpKind.RETURN) {
+                // before s, or anywhere in a loop around s (the next iteration)
+                skips = j.range().offset() < at
+                        || (outermost != null && outermost.range().contains(j.range()) && !s.range().contains(j.range()));
+            } else {
+                // a break or continue skips s only if the loop it leaves or restarts holds s
+                Stmt target = trees.jumpTarget(j);
+                skips = target != null && target.range().contains(s.range()) && target != s;
             }
-            boolean before = j.kind() == Stmt.JumpKind.RETURN && j.range().offset() < at;
-            boolean around = outermost != null && outermost.range().contains(j.range()) && !lp.range().contains(j.range());
-            if (!(before || around)) {
+            if (!skips) {
                 continue;
             }
             for (Stmt a = trees.parent(j); a != null; a = trees.parent(a)) {
                 if (!(a instanceof Stmt.Loop) && !uni.controlIsUniform(a)) {
-                    interReason = "a return, break or continue at line " + src.line(j.range().offset())
-                            + " lets some threads of the block skip the loop at line " + src.line(at);
-                    break;
+                    return "a return, break or continue at line " + src.line(j.range().offset())
+                            + " lets some threads of the block skip " + what + " at line " + src.line(at);
                 }
             }
         }
-        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, Map.copyOf(reductions), scan, interReason);
+        return null;
     }
 
     /** LinkedHashSet alias (keeps insertion order for stable messages). */
@@ -688,6 +716,12 @@ final class NpPlanner {
                 .anyMatch(e -> mentions(e, v, null)))) {
             throw new Refusal(lp.range().offset(), clause + "(" + v + "): the loop bounds must not use '" + v + "'");
         }
+    }
+
+    /** @return true for a declared type a broadcast can carry: an arithmetic type or a pointer (not auto) */
+    private static boolean broadcastable(String declType) {
+        String t = declType.strip().replaceFirst("^(const\\s+|volatile\\s+|register\\s+)*", "");
+        return ARITHMETIC.matcher(t).matches() || (t.endsWith("*") && !t.contains("auto") && !t.contains("&"));
     }
 
     private static final Pattern ARITHMETIC = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
@@ -1243,7 +1277,11 @@ final class NpPlanner {
         private final List<Stmt> loadLoops = new ArrayList<>();
         private final List<Stmt> storeLoops = new ArrayList<>();
 
-        Sequential(Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> arrays, List<Stmt> masterOnly) {
+        private final List<Broadcast> broadcasts;
+
+        Sequential(Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> arrays, List<Stmt> masterOnly,
+                   List<Broadcast> broadcasts) {
+            this.broadcasts = broadcasts;
             this.scopes = scopes;
             this.loops = loops;
             this.arrays = arrays;
@@ -1320,7 +1358,15 @@ final class NpPlanner {
                 }
             } else if (s instanceof Stmt.Decl d) {
                 for (VarDecl v : d.vars()) {
-                    if (v.init() != null) {
+                    if (v.init() == null) {
+                        continue;
+                    }
+                    Effects ef = effects(v.init(), scopes, arrays);
+                    if (ef.stores() && !ef.barrier() && ef.privateWrites().isEmpty() && !loopInit(d)
+                            && broadcastable(src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset())))
+                            && !(v.init() instanceof Expr.Other) && !v.array()) {
+                        broadcast(new Broadcast(d, v.name(), v.init()));
+                    } else {
                         redundant(v.init(), "the initializer of '" + v.name() + "'");
                     }
                 }
@@ -1351,6 +1397,15 @@ final class NpPlanner {
                 barrierLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
                 return;
             }
+            if (ef.stores() && es.expr() instanceof Expr.Binary b && b.op().equals("=") && unparen(b.lhs()) instanceof Expr.Name x
+                    && ef.privateWrites().equals(Set.of(x.name())) && nameFree(b.rhs(), x.name())
+                    && scopes.resolve(x) != null && !scopes.resolve(x).isArray() && scopes.resolve(x).decl() != null
+                    && broadcastable(src.slice(SourceRange.of(scopes.resolve(x).stmt().range().offset(),
+                            scopes.resolve(x).stmt().vars().get(0).nameRange().offset())))
+                    && !loopInit(es)) {
+                broadcast(new Broadcast(es, x.name(), b.rhs()));
+                return;
+            }
             if (ef.stores()) {
                 if (!ef.privateWrites().isEmpty()) {
                     throw new Refusal(s.range().offset(), "this statement both stores to memory (master "
@@ -1366,6 +1421,20 @@ final class NpPlanner {
         }
 
         private final List<Integer> stores = new ArrayList<>();
+
+        /** A broadcast is a master-only store followed by the group's barrier (inter-warp). */
+        private void broadcast(Broadcast b) {
+            broadcasts.add(b);
+            Stmt loop = loopStack.isEmpty() ? null : loopStack.get(0);
+            stores.add(b.stmt().range().offset());
+            storeLoops.add(loop);
+            barriers.add(b.stmt().range().offset() + 1);
+            barrierLoops.add(loop);
+        }
+
+        private boolean loopInit(Stmt s) {
+            return loopStack.stream().anyMatch(l -> ((Stmt.Loop) l).init() == s);
+        }
         private final List<Integer> barriers = new ArrayList<>();
         private final List<Stmt> barrierLoops = new ArrayList<>();
 

@@ -46,6 +46,7 @@ class NpCompileTest {
         all.put("template", NpPassTest.TEMPLATE_KERNELS_NEED_EXPLICIT_TEMPLATE_ARGUMENTS);
         all.put("prototype", NpPassTest.A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE);
         all.put("user_shared", NpPassTest.USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST);
+        all.put("broadcast", NpPassTest.BROADCAST);
         List<Job> jobs = new ArrayList<>();
         all.forEach((n, p) -> jobs.add(new Job(n, p, NpMode.INTRA_WARP, 8)));
         jobs.add(new Job("sum", all.get("sum"), NpMode.INTRA_WARP, 2));
@@ -54,6 +55,7 @@ class NpCompileTest {
         for (String n : List.of("sum", "registers", "two_d", "user_shared")) {
             jobs.add(new Job(n, all.get(n), NpMode.INTER_WARP, 4));
         }
+        jobs.add(new Job("broadcast_inter", NpPassTest.BROADCAST_INTER, NpMode.INTER_WARP, 4));
         for (String n : List.of("scan", "template")) {
             jobs.add(new Job(n, all.get(n), NpMode.ALL, 8));
         }

@@ -442,11 +442,20 @@ class NpPassTest {
 
     // ---------------------------------------------------------------- refusals
 
-    private static String kernel(String body) {
+    static String kernel(String body) {
         return "__device__ int counter;\n__device__ float unseen(float x);\n"
                 + "__device__ float lane(float x) { return x + threadIdx.x; }\n"
                 + "__device__ void put(float *p, float x) { p[0] = x; }\n"
                 + "__global__ void k(float *a, float *y, int n) {\n" + body + "\n}\n" + HOST;
+    }
+
+    static final String BROADCAST_INTER = kernel("int slot = atomicAdd(&counter, 1);\n" + loop() + "s += a[i];\ny[slot] = s;");
+
+    static final String BROADCAST = kernel("int slot = atomicAdd(&counter, 1);\nfloat *p = a;\n" + loop() + "s += a[i];\n"
+            + "if (s > 0) p = (float *)malloc(4);\ny[slot] = s + p[0];");
+
+    private static String loop() {
+        return LOOP;
     }
 
     private static final String LOOP = "float s = 0.0f;\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < n; i++) ";
@@ -489,9 +498,9 @@ class NpPassTest {
         refused(kernel(LOOP + "s += a[i];\nfloat *p = &s; y[0] = *p;"), NpMode.INTRA_WARP, "address of local 's'");
         refused(kernel(LOOP + "s += unseen(a[i]);\ny[0] = s;"), NpMode.INTRA_WARP, "whose body klap cannot see");
         refused(kernel(LOOP + "s += lane(a[i]);\ny[0] = s;"), NpMode.INTRA_WARP, "which reads threadIdx");
-        refused(kernel("int slot = atomicAdd(&counter, 1);\n" + LOOP + "s += a[i];\ny[slot] = s;"), NpMode.INTRA_WARP,
+        refused(kernel("int slot = atomicAdd(&counter, 1) + n++;\n" + LOOP + "s += a[i];\ny[slot] = s;"), NpMode.INTRA_WARP,
                 "the initializer of 'slot' has a side effect");
-        refused(kernel("int slot = 0;\n" + LOOP + "s += a[i];\nslot = atomicAdd(&counter, 1); y[slot] = s;"),
+        refused(kernel("int slot = 0;\n" + LOOP + "s += a[i];\nslot += atomicAdd(&counter, 1); y[slot] = s;"),
                 NpMode.INTRA_WARP, "both stores to memory");
         refused(kernel(LOOP + "s += a[i];\nauto f = [&]() { y[0] = s; }; f();"), NpMode.INTRA_WARP, "lambdas");
         refused(kernel(LOOP + "s += a[i];\nasm volatile(\"\");\ny[0] = s;"), NpMode.INTRA_WARP, "inline asm");
@@ -506,6 +515,23 @@ class NpPassTest {
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
         inOrder(r.text(), "k_klap_npi", "{ if (klap_np_g.slave == 0) { put(y, s); } klap_np_g.sync(); }",
                 "{ if (klap_np_g.slave == 0) { printf(");
+    }
+
+    @Test
+    void sequentialValuesWithSideEffectsAreComputedByTheMasterAndBroadcast() {
+        NpPass.Result r = run(BROADCAST, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        inOrder(r.text(), "k_klap_npi(",
+                "int slot = klap_np_g.first(klap_np_g.slave == 0 ? (atomicAdd(&counter, 1)) : decltype(slot){}); klap_np_g.sync();",
+                "if (s > 0) { p = klap_np_g.first(klap_np_g.slave == 0 ? ((float *)malloc(4)) : decltype(p){}); klap_np_g.sync(); }",
+                "{ if (klap_np_g.slave == 0) { y[slot] = s + p[0]; } klap_np_g.sync(); }");
+        NpPass.Result w = run(BROADCAST_INTER, NpMode.INTER_WARP, 4);
+        assertEquals(List.of("k"), w.transformed(), warnings(w).toString());
+        inOrder(w.text(), "InterWarp<4> klap_np_g(klap_np_m, klap_np_smem + klap_np_dyn);",
+                "int slot = klap_np_g.first(klap_np_g.slave == 0 ? (atomicAdd(&counter, 1)) : decltype(slot){});");
+        // a broadcast under divergent control needs a block barrier: no inter-warp variant
+        refused(kernel("int slot = 0;\nif (threadIdx.x < 3) slot = atomicAdd(&counter, 1);\n" + LOOP + "s += a[i];\ny[slot] = s;"),
+                NpMode.INTER_WARP, "the broadcast of 'slot' at line 7 is not reached by the whole block");
     }
 
     @Test
