@@ -668,6 +668,73 @@ static void test_prepare() {
   launch_smem(static_smem_kernel, 10 * KiB, 1, "static_smem_kernel 10 KiB");
 }
 
+// first(): every member gets its master's value (an int and a pointer), intra- and inter-warp.
+template <unsigned S>
+__global__ void first_intra_kernel(unsigned* out, const unsigned* base) {
+  const np::IntraWarp<S> g;
+  const unsigned v = g.first(1000u * g.master + g.slave + 7u);
+  const unsigned* p = g.first(base + (g.slave == 0 ? g.master : 999u));
+  out[threadIdx.x] = v == 1000u * g.master + 7u && p == base + g.master ? 1u : 0u;
+}
+
+template <unsigned S>
+__global__ void first_inter_kernel(unsigned* out, const unsigned* base, unsigned masters) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const np::InterWarp<S> g(masters, smem);
+  const unsigned v = g.first(1000u * g.master + g.slave + 7u);
+  const unsigned* p = g.first(base + (g.slave == 0 ? g.master : 999u));
+  const unsigned w = g.first(v + 1u);  // back to back: the scratch is reused
+  out[threadIdx.x] = v == 1000u * g.master + 7u && p == base + g.master && w == v + 1u ? 1u : 0u;
+}
+
+template <unsigned S, bool intra>
+static void check_first(unsigned masters) {
+  const unsigned threads = masters * S;
+  dev_buf<unsigned> dout(threads);
+  if constexpr (intra) {
+    first_intra_kernel<S><<<1, threads>>>(dout.p, reinterpret_cast<const unsigned*>(16));
+  } else {
+    first_inter_kernel<S><<<1, threads, np::InterWarp<S>::scratch_bytes(masters)>>>(
+        dout.p, reinterpret_cast<const unsigned*>(16), masters);
+  }
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  const arr<unsigned> out = dout.get(threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    KT_EXPECT(out[t] == 1u, "first: %s S=%u masters=%u thread %u got another member's value",
+              intra ? "intra-warp" : "inter-warp", S, masters, t);
+  }
+}
+
+static void test_first() {
+  check_first<2, true>(64);
+  check_first<8, true>(100);
+  check_first<32, true>(32);
+  check_first<3, false>(100);
+  check_first<8, false>(128);
+}
+
+// Plus's identity is -0.0 on floating point: it leaves every sum's bits unchanged, -0.0 included.
+static void test_identity_sign() {
+  KT_EXPECT(std::signbit(np::Plus::identity<float>()) && std::signbit(np::Plus::identity<double>()),
+            "Plus::identity must be -0.0 for floating point");
+  KT_EXPECT(std::signbit(np::Plus{}(-0.0f, np::Plus::identity<float>())), "-0 + identity must stay -0");
+}
+
+// launch_memory: shared memory within the budget, global memory beyond it, and release().
+static void test_launch_memory() {
+  np::LaunchMemory m;
+  KT_EXPECT(np::launch_memory(smem_kernel, 0, 0, 4096, dim3(2), 48 * 1024, 0, m) && m.dyn == 4096 && m.global == nullptr,
+            "4 KiB of arrays must go to shared memory");
+  KT_EXPECT(np::launch_memory(smem_kernel, 16, 512, 64 * 1024, dim3(3, 2), 48 * 1024, 0, m) && m.global != nullptr
+                && m.dyn == 16 + 512,
+            "64 KiB of arrays over a 48 KiB budget must go to global memory");
+  np::release(m, 0);
+  KT_CUDA(cudaStreamSynchronize(0));
+  KT_EXPECT(!np::launch_memory(smem_kernel, 60 * 1024, 0, 64, dim3(1), 48 * 1024, 0, m), "the user's own shared memory over budget");
+  KT_CUDA(cudaGetLastError());
+}
+
 int main() {
   kt_watchdog("test_np", 240);
   test_operators();
@@ -675,6 +742,9 @@ int main() {
   test_environment();
   test_select();
   test_prepare();
+  test_first();
+  test_identity_sign();
+  test_launch_memory();
 
   run_all<np::Plus, int>("Plus", "int");
   run_all<np::Plus, unsigned>("Plus", "unsigned");
