@@ -9,9 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.regex.Pattern;
-import klap.bridge.CudaParser;
 import klap.model.CudaUnit;
+import klap.transform.FileCheck;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,46 +36,16 @@ class PromotionPassTest {
             """;
 
     static CudaUnit parse(String code) {
-        CudaUnit u = CudaParser.parse(Path.of("test.cu"), code, List.of());
-        if (u.hasErrors()) {
-            fail("input does not parse: " + u.diagnostics());
-        }
-        return u;
+        return FileCheck.parse(code);
     }
 
     static PromotionPass.Result run(String code, PromoteMode mode, int depth) {
         return PromotionPass.run(parse(code), new PromotionPass.Options(mode, depth));
     }
 
-    private static Pattern pattern(String check) {
-        StringBuilder re = new StringBuilder();
-        int i = 0;
-        while (i < check.length()) {
-            int open = check.indexOf("{{", i);
-            int end = open < 0 ? check.length() : open;
-            for (String word : check.substring(i, end).split(" ", -1)) {
-                re.append(word.isEmpty() ? "" : Pattern.quote(word)).append("\\s*");
-            }
-            if (open < 0) {
-                break;
-            }
-            int close = check.indexOf("}}", open);
-            re.append(check, open + 2, close);
-            i = close + 2;
-        }
-        return Pattern.compile(re.toString(), Pattern.DOTALL);
-    }
-
     /** Asserts that every pattern occurs in {@code out}, each after the previous one's match. */
     static void inOrder(String out, String... checks) {
-        int pos = 0;
-        for (String c : checks) {
-            var m = pattern(c).matcher(out);
-            if (!m.find(pos)) {
-                fail("CHECK not found after offset " + pos + ": " + c + "\n--- output ---\n" + out);
-            }
-            pos = m.end();
-        }
+        FileCheck.inOrder(out, checks);
     }
 
     private static String warnings(PromotionPass.Result r, String id) {
