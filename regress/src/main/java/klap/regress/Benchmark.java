@@ -9,7 +9,9 @@ import java.util.stream.Stream;
 /**
  * One benchmark of the CDP set: the directory {@code BENCH/NAME} holding {@code NAME.cu} (the
  * CDP version) and {@code NAME_flat.cu} (the version without dynamic parallelism). Shared headers
- * live in {@code BENCH/common} and are included as {@code "common/x.cuh"}.
+ * live in {@code BENCH/common} and are included as {@code "common/x.cuh"}. In the CUDA-NP set
+ * (testcases/np) {@code NAME.cu} is the program with {@code #pragma np} loops, the input of every
+ * variant, and there is no flat version.
  *
  * @param name the benchmark's name (its directory's name)
  * @param dir its directory

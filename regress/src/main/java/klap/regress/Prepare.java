@@ -24,12 +24,17 @@ import klap.cli.Klap;
  *
  * <pre>
  * WORK/run.sh                      compile + run script (a copy of this module's resource)
- * WORK/manifest.tsv                name, variant, state (ready|refused|missing|klap-error), source, detail
- *                                  (tab-separated; "-" stands for an empty field)
+ * WORK/manifest.tsv                name, variant, state (ready|refused|missing|klap-error), source, detail,
+ *                                  env (tab-separated; "-" stands for an empty field)
  * WORK/src/common/...              copy of BENCH/common
  * WORK/src/NAME/NAME.cu, NAME_flat.cu   copy of BENCH/NAME (cdp and flat compile from here)
- * WORK/variants/NAME/G/NAME.cu     klap's output at granularity G, with klap/*.cuh next to it
+ * WORK/variants/NAME/G/NAME.cu     klap's output in variant G, with klap/*.cuh next to it
  * </pre>
+ *
+ * <p>A CUDA-NP variant ({@link Variant#npMode()}) is {@code ready} only if klap's output contains
+ * the kernel variant it runs ({@link Variant#npMarker()}); where klap left it out (exit 0 with a
+ * {@code [klap-np]} warning, e.g. lud's perimeter kernel at inter-warp) it is {@code refused} with
+ * that warning, so that no original kernel is measured under a CUDA-NP variant's name.
  */
 public final class Prepare {
     /** Files larger than this in a benchmark directory are not copied (build outputs, not sources). */
@@ -45,12 +50,18 @@ public final class Prepare {
      * @param state {@code ready}, {@code refused}, {@code missing} or {@code klap-error}
      * @param source the file to compile, relative to the work folder ("" unless ready)
      * @param detail why it is not ready, else ""
+     * @param env the environment the binary runs with ({@link Variant#env()}), "" for none
      */
-    public record Entry(String bench, String variant, String state, String source, String detail) {
+    public record Entry(String bench, String variant, String state, String source, String detail, String env) {
+        /** An entry whose binary runs without extra environment. */
+        public Entry(String bench, String variant, String state, String source, String detail) {
+            this(bench, variant, state, source, detail, "");
+        }
+
         String toTsv() {
             // "-" for an empty field: bash's read joins consecutive tabs (tab is IFS white space)
             return String.join("\t", bench, variant, state, source.isEmpty() ? "-" : source,
-                    detail.isBlank() ? "-" : clean(detail));
+                    detail.isBlank() ? "-" : clean(detail), env.isBlank() ? "-" : clean(env));
         }
 
         private static String clean(String s) {
@@ -98,7 +109,7 @@ public final class Prepare {
                     }
                 } else if (!v.isKlap()) {
                     entries.add(new Entry(b.name(), v.name(), "ready",
-                            "src/" + b.name() + "/" + in.getFileName(), ""));
+                            "src/" + b.name() + "/" + in.getFileName(), "", v.env()));
                 } else {
                     step++;
                     entries.add(transform(benchDir, work, b, v, in, step, klapSteps, progress));
@@ -106,7 +117,7 @@ public final class Prepare {
                 progress.flush();
             }
         }
-        StringBuilder tsv = new StringBuilder("# name\tvariant\tstate\tsource\tdetail (written by klap regress)\n");
+        StringBuilder tsv = new StringBuilder("# name\tvariant\tstate\tsource\tdetail\tenv (written by klap regress)\n");
         entries.forEach(e -> tsv.append(e.toTsv()).append('\n'));
         Files.writeString(work.resolve("manifest.tsv"), tsv, StandardCharsets.UTF_8);
         writeRunScript(work);
@@ -129,9 +140,20 @@ public final class Prepare {
         String label = b.name() + "/" + v.name();
         if (rc == 0) {
             long warnings = err.lines().filter(l -> l.contains(": warning:")).count();
+            String marker = v.npMarker();
+            if (marker != null && !Files.readString(out, StandardCharsets.UTF_8).contains(marker)) {
+                // klap kept the original kernel (with a warning): this variant would measure the original
+                String why = err.lines().filter(l -> l.contains(": warning:") && l.contains("[klap-np]")).findFirst()
+                        .orElse("klap's output has no " + v.npKind() + " kernel (no " + marker + ")").strip()
+                        .replace(benchDir + java.io.File.separator, "");
+                progress.printf("[%2d/%d] %-14s transform refused: no %s kernel: %s%n", step, steps, label,
+                        v.npKind(), why.length() > 160 ? why.substring(0, 157) + "..." : why);
+                return new Entry(b.name(), v.name(), "refused", "", why, v.env());
+            }
             progress.printf("[%2d/%d] %-14s transform ok %s%s%n", step, steps, label, secs,
                     warnings == 0 ? "" : " (" + warnings + " warning" + (warnings == 1 ? "" : "s") + ")");
-            return new Entry(b.name(), v.name(), "ready", work.relativize(out).toString().replace('\\', '/'), "");
+            return new Entry(b.name(), v.name(), "ready", work.relativize(out).toString().replace('\\', '/'), "",
+                    v.env());
         }
         String first = firstDiagnostic(err).replace(benchDir + java.io.File.separator, "");
         // exit 1 is klap's "the input cannot be transformed"; an I/O error or a crash inside klap is
@@ -141,7 +163,7 @@ public final class Prepare {
                 refused ? "refused" : "FAILED (exit " + rc + ")",
                 first.length() > 160 ? first.substring(0, 157) + "..." : first);
         return new Entry(b.name(), v.name(), refused ? "refused" : "klap-error", "",
-                refused ? first : "klap exited " + rc + ": " + first);
+                refused ? first : "klap exited " + rc + ": " + first, v.env());
     }
 
     /** @return the first error line of klap's stderr, else its first non-blank line */

@@ -15,8 +15,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code klap regress}: builds every benchmark of the CDP set in every variant ({@code cdp},
- * {@code flat} and one per klap granularity) and, on a GPU, runs and times them and writes a
- * report (docs/regress.md).
+ * {@code flat} and one per klap granularity; for the promotion and CUDA-NP sets, their own variants,
+ * {@link Variant#defaultsFor}) and, on a GPU, runs and times them and writes a report
+ * (docs/regress.md).
  *
  * <p>Modes: {@code compile} (the CI tier: transform and compile everything, no GPU),
  * {@code prepare} (transform into a self-contained folder with {@code run.sh}, for a GPU machine
@@ -82,7 +83,8 @@ public final class Regress implements Callable<Integer> {
 
     @Option(names = "--variants", split = ",", paramLabel = "VARIANT",
             description = "only these variants (default: cdp, flat and every klap granularity; for a benchmark "
-                + "set named promotion, cdp, flat, p, pa2, pa128, po, pao2, pao128)")
+                + "set named promotion, cdp, flat, p, pa2, pa128, po, pao2, pao128; for one named np, base, npi, npw, "
+                + "npalli, npallw)")
     List<String> variantNames = new ArrayList<>();
 
     @Option(names = "--runs", defaultValue = "5", paramLabel = "N",

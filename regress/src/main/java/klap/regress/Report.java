@@ -37,6 +37,11 @@ import org.knowm.xchart.style.Styler;
  * only when both passed. A geometric mean covers the benchmarks where it is defined and says how
  * many those are out of all. The <em>best klap</em> variant of a benchmark is its fastest passing
  * klap variant (any variant other than {@code cdp} and {@code flat}).
+ *
+ * <p>The CUDA-NP set (testcases/np) has one baseline, {@code base} (the program as written), and no
+ * cdp or flat: a raw file with a {@code base} variant and no {@code cdp} is reported against
+ * {@code base} ({@link #baselines()}): its speedup tables, geometric means, chart and CSV columns are
+ * over base, and the Markdown names the CUDA-NP paper's own results for comparison.
  */
 public final class Report {
     /** Which of the two times of a benchmark variant. */
@@ -57,6 +62,18 @@ public final class Report {
             return label;
         }
     }
+
+    /**
+     * What the CUDA-NP paper measured, printed in the report on the CUDA-NP set (paper section 5,
+     * Figure 10; shared/papers/cuda-np-nested-thread-parallelism.md).
+     */
+    public static final String NP_PAPER = "For comparison, the CUDA-NP paper (Yang and Zhou, PPoPP 2014, Figure 10) "
+            + "reports speedups of 1.36x to 6.69x over its baselines, **2.18x** geometric mean over ten benchmarks "
+            + "(TMV, MV, NN, LU, LE and LIB, the six here, among them) on a GTX 680 with CUDA 5.0, with the number "
+            + "of slaves and the intra/inter-warp choice tuned per benchmark. Here npi and npw use klap's defaults "
+            + "(8 threads per group, a 48 KB shared-memory budget) on another GPU and compiler: a reference, not an "
+            + "expected result. npalli and npallw are the `--np=all` program run with `KLAP_NP=intra-warp` and "
+            + "`KLAP_NP=inter-warp`.";
 
     /** The name of the best-klap-variant column. */
     public static final String BEST = "best klap";
@@ -205,9 +222,23 @@ public final class Report {
         return variants;
     }
 
-    /** @return the variants made by klap: every variant but {@code cdp} and {@code flat} */
+    /** @return the variants made by klap: every variant but the baselines {@code cdp}, {@code flat} and {@code base} */
     public List<String> klapVariants() {
-        return variants.stream().filter(v -> !v.equals("cdp") && !v.equals("flat")).toList();
+        return variants.stream().filter(v -> !Variant.BASELINES.contains(v)).toList();
+    }
+
+    /**
+     * @return the baselines the speedups are taken over: {@code base} for the CUDA-NP set (a
+     *     {@code base} variant and no {@code cdp}), else {@code cdp} and {@code flat}; the first one
+     *     is the chart's
+     */
+    public List<String> baselines() {
+        return isNp() ? List.of("base") : List.of("cdp", "flat");
+    }
+
+    /** @return true for a report on the CUDA-NP set: it has a {@code base} variant and no {@code cdp} */
+    public boolean isNp() {
+        return variants.contains("base") && !variants.contains("cdp");
     }
 
     /** @return the row of {@code bench} and {@code variant} in the main raw file, or null */
@@ -397,18 +428,31 @@ public final class Report {
         return w;
     }
 
-    /** The header of the report's CSV. */
+    /** The header of the report's CSV for the CDP sets (baselines cdp and flat). */
     public static final String CSV_HEADER = "date,device,name,variant,status,warm_ms,warm_of,first_status,first_ms,"
             + "launches,runs,first_runs,warm_speedup_vs_cdp,warm_speedup_vs_flat,first_speedup_vs_cdp,"
             + "first_speedup_vs_flat,detail,first_detail";
 
     /**
-     * @return the report's CSV ({@link #CSV_HEADER}): per benchmark and variant, the status and time
+     * @return the header of this report's CSV: {@link #CSV_HEADER}, whose speedup columns are
+     *     {@code warm_speedup_vs_B} for each of the {@link #baselines()}, then {@code first_speedup_vs_B}
+     */
+    public String csvHeader() {
+        List<String> cols = new ArrayList<>();
+        for (String m : List.of("warm", "first")) {
+            baselines().forEach(b -> cols.add(m + "_speedup_vs_" + b));
+        }
+        return "date,device,name,variant,status,warm_ms,warm_of,first_status,first_ms,launches,runs,first_runs,"
+                + String.join(",", cols) + ",detail,first_detail";
+    }
+
+    /**
+     * @return the report's CSV ({@link #csvHeader()}): per benchmark and variant, the status and time
      *     of each measure, where the warm time comes from ({@code warm_of}: {@code reps-2-to-R}, or
      *     {@code all-reps} when the first repetition is included) and the speedups
      */
     public String csv(String device) {
-        StringBuilder sb = new StringBuilder(CSV_HEADER).append('\n');
+        StringBuilder sb = new StringBuilder(csvHeader()).append('\n');
         for (String b : benchmarks) {
             for (String v : variants) {
                 RawCsv.Row r = row(b, v);
@@ -417,14 +461,17 @@ public final class Report {
                     continue;
                 }
                 Double warm = time(b, v, Measure.WARM);
+                List<String> speedups = new ArrayList<>();
+                for (Measure m : List.of(Measure.WARM, Measure.FIRST)) {
+                    baselines().forEach(base -> speedups.add(ratio(speedup(b, v, base, m))));
+                }
                 String warmOf = warm == null ? "" : warmIncludesFirst(r) ? "all-reps" : "reps-2-to-" + env("reps");
                 sb.append(String.join(",", RawCsv.field(date()), RawCsv.field(device), RawCsv.field(b),
                         RawCsv.field(v), r == null ? "" : RawCsv.field(r.status()), ms(warm), warmOf,
                         f == null ? "" : RawCsv.field(f.status()), ms(time(b, v, Measure.FIRST)),
                         r == null || r.launches() == null ? "" : r.launches().toString(),
                         r == null ? "" : Integer.toString(r.runs()), f == null ? "" : Integer.toString(f.runs()),
-                        ratio(speedup(b, v, "cdp", Measure.WARM)), ratio(speedup(b, v, "flat", Measure.WARM)),
-                        ratio(speedup(b, v, "cdp", Measure.FIRST)), ratio(speedup(b, v, "flat", Measure.FIRST)),
+                        String.join(",", speedups),
                         r == null ? "" : RawCsv.field(r.detail()),
                         f == null || f == r ? "" : RawCsv.field(f.detail()))).append('\n');
             }
@@ -448,12 +495,15 @@ public final class Report {
         boolean first = has(Measure.FIRST);
         boolean allReps = anyWarmIncludesFirst();
         StringBuilder sb = new StringBuilder();
-        sb.append("# CDP benchmarks on ").append(device).append(" (").append(date()).append(")\n\n");
+        sb.append(isNp() ? "# CUDA-NP benchmarks on " : "# CDP benchmarks on ").append(device).append(" (").append(date()).append(")\n\n");
         sb.append("Generated by `scripts/regress --mode=report` from `").append(rawName).append('`');
         if (firstRawName != null) {
             sb.append(" and `").append(firstRawName).append('`');
         }
         sb.append(" (docs/regress.md). Times in ms, lower is better.\n\n");
+        if (isNp()) {
+            sb.append(NP_PAPER).append("\n\n");
+        }
         sb.append("| | |\n|---|---|\n");
         sb.append("| device | ").append(device).append(" |\n");
         sb.append("| driver | ").append(env("driver")).append(" |\n");
@@ -488,7 +538,9 @@ public final class Report {
         }
         sb.append(" |\n| timeout | ").append(env("timeout_s")).append(" s per process |\n\n");
         sb.append("Cells without a time: FAIL (wrong result, error or non-zero exit), TIMEOUT, CRASH, COMPILE-ERROR, "
-                + "REFUSED (klap refused the program at that granularity), MISSING (no source). A speedup is "
+                + (isNp() ? "REFUSED (klap refused the program in that variant, or kept the original kernel: see "
+                        + "Not passing), " : "REFUSED (klap refused the program at that granularity), ")
+                + "MISSING (no source). A speedup is "
                 + "`time of the baseline / time of the variant`; a speedup cell shows the variant's status when it "
                 + "did not pass and `n/a` when the baseline did not. `best klap` is the fastest passing klap variant "
                 + "of the benchmark. A geometric mean counts the benchmarks where the speedup exists: `(8/10)` is 8 "
@@ -524,8 +576,9 @@ public final class Report {
         }
         for (Measure m : Measure.values()) {
             if (has(m)) {
-                speedupTable(sb, "cdp", m);
-                speedupTable(sb, "flat", m);
+                for (String base : baselines()) {
+                    speedupTable(sb, base, m);
+                }
             }
         }
         summary(sb);
@@ -547,11 +600,12 @@ public final class Report {
             sb.append('\n');
             notPassing(sb, firstRows, firstRawName);
         }
+        String ref = baselines().get(0);
         if (warm) {
-            sb.append("\n![warm speedup over cdp](").append(png).append(")\n");
+            sb.append("\n![warm speedup over ").append(ref).append("](").append(png).append(")\n");
         }
         if (first && firstPng != null) {
-            sb.append("\n![first-repetition speedup over cdp](").append(firstPng).append(")\n");
+            sb.append("\n![first-repetition speedup over ").append(ref).append("](").append(firstPng).append(")\n");
         }
         return sb.toString();
     }
@@ -621,7 +675,7 @@ public final class Report {
             if (!has(m)) {
                 continue;
             }
-            for (String base : List.of("cdp", "flat")) {
+            for (String base : baselines()) {
                 if (variants.contains(base)) {
                     cols.add(new String[] {m.name(), base});
                 }
@@ -673,7 +727,7 @@ public final class Report {
     }
 
     /**
-     * Draws the speedups over {@code cdp} of measure {@code m} (one group of bars per benchmark plus
+     * Draws the speedups over {@code cdp} ({@code base} for the CUDA-NP set) of measure {@code m} (one group of bars per benchmark plus
      * the geometric mean, one bar per other variant and one for the best klap variant) and writes
      * it as PNG. A missing bar means no result. Runs headless.
      *
@@ -686,32 +740,34 @@ public final class Report {
         boolean allReps = m == Measure.WARM && anyWarmIncludesFirst();
         String what = m == Measure.WARM ? "Warm speedup" + (allReps ? " (median of all repetitions, first included)"
                 : "") : "First-repetition speedup";
+        String ref = baselines().get(0);
         CategoryChart chart = new CategoryChartBuilder().width(Math.max(900, 120 * xs.size())).height(560)
-                .title(what + " over CDP, " + device + ", " + date()).xAxisTitle("benchmark")
-                .yAxisTitle("speedup over cdp (time cdp / time variant)").build();
+                .title(what + " over " + (isNp() ? "base" : "CDP") + ", " + device + ", " + date())
+                .xAxisTitle("benchmark")
+                .yAxisTitle("speedup over " + ref + " (time " + ref + " / time variant)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
         chart.getStyler().setYAxisDecimalPattern("0.00");
         chart.getStyler().setOverlapped(false);
         boolean any = false;
-        List<String> series = new ArrayList<>(variants.stream().filter(v -> !v.equals("cdp")).toList());
+        List<String> series = new ArrayList<>(variants.stream().filter(v -> !v.equals(ref)).toList());
         if (!klapVariants().isEmpty()) {
             series.add(BEST);
         }
         for (String v : series) {
             List<Double> ys = new ArrayList<>();
             for (String b : benchmarks) {
-                Double s = v.equals(BEST) ? bestSpeedup(b, "cdp", m) : speedup(b, v, "cdp", m);
+                Double s = v.equals(BEST) ? bestSpeedup(b, ref, m) : speedup(b, v, ref, m);
                 ys.add(s == null ? 0.0 : s);
                 any |= s != null;
             }
-            Geomean g = geomean(v, "cdp", m);
+            Geomean g = geomean(v, ref, m);
             ys.add(g.n() == 0 ? 0.0 : g.value());
             chart.addSeries(v, xs, ys);
         }
         if (!any) {
             // nothing measured (compile-only results, or cdp failed everywhere): an empty chart says so
-            chart.setTitle("No speedup over CDP measured, " + device + ", " + date());
+            chart.setTitle("No speedup over " + (isNp() ? "base" : "CDP") + " measured, " + device + ", " + date());
             if (series.isEmpty()) {
                 chart.addSeries("none", xs, xs.stream().map(q -> 0.0).toList());
             }

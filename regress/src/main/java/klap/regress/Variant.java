@@ -10,39 +10,101 @@ import klap.transform.Granularity;
  * version without dynamic parallelism ({@code flat}), the CDP program aggregated by klap at one
  * granularity (named by {@link Granularity#cliName()}: {@code warp}, {@code block}, ...), or, for the
  * promotion set, promoted by klap in one of the paper's variants (KLAP section IV-C: {@code p},
- * {@code pa2}, {@code pa128}, {@code po}, {@code pao2}, {@code pao128}).
+ * {@code pa2}, {@code pa128}, {@code po}, {@code pao2}, {@code pao128}), or, for the CUDA-NP set,
+ * the program as written ({@code base}) and transformed by {@code klap --np} ({@code npi},
+ * {@code npw}, {@code npalli}, {@code npallw}; see {@link #np()}).
  *
  * @param name        the variant's name in options, file names and reports
  * @param granularity the klap granularity of an aggregation variant, else {@code null}
  * @param promote     the klap promotion mode of a promotion variant (P, PA, PO or PAO), else {@code null}
  * @param depth       for PA and PAO: descendants per launch (the n of PA-n); 0 otherwise
+ * @param npMode      the klap CUDA-NP mode of a CUDA-NP variant ({@code intra-warp}, {@code inter-warp} or
+ *                    {@code all}), else {@code null}
+ * @param env         environment assignments the binary runs with, {@code NAME=VALUE} separated by blanks
+ *                    (e.g. {@code KLAP_NP=inter-warp} for a program built with {@code --np=all}); "" for none
  */
-public record Variant(String name, Granularity granularity, String promote, int depth) {
+public record Variant(String name, Granularity granularity, String promote, int depth, String npMode, String env) {
 
     /** The original program with device-side launches: the baseline of every speedup. */
     public static final Variant CDP = new Variant("cdp", null);
     /** The benchmark's version without dynamic parallelism ({@code NAME_flat.cu}). */
     public static final Variant FLAT = new Variant("flat", null);
+    /** The CUDA-NP set's baseline: {@code NAME.cu} as written, nvcc only (its np pragmas are ignored). */
+    public static final Variant BASE = new Variant("base", null);
 
-    /** An aggregation variant ({@code granularity} non-null), or cdp/flat. */
+    /** The names of the variants that are baselines, never made by klap. */
+    public static final List<String> BASELINES = List.of("cdp", "flat", "base");
+
+    /** Normalizes {@code env} (null reads as ""). */
+    public Variant {
+        env = env == null ? "" : env.strip();
+    }
+
+    /** An aggregation or promotion variant, or cdp/flat/base. */
+    public Variant(String name, Granularity granularity, String promote, int depth) {
+        this(name, granularity, promote, depth, null, "");
+    }
+
+    /** An aggregation variant ({@code granularity} non-null), or cdp/flat/base. */
     public Variant(String name, Granularity granularity) {
         this(name, granularity, null, 0);
     }
 
-    /** @return true if this variant is made by klap */
-    public boolean isKlap() {
-        return granularity != null || promote != null;
+    /** A CUDA-NP variant: {@code klap --np=MODE}, run with {@code env}. */
+    static Variant npVariant(String name, String mode, String env) {
+        return new Variant(name, null, null, 0, mode, env);
     }
 
-    /** @return the klap options that make this variant, e.g. {@code --granularity=warp} or {@code --promote=PA --promote-depth=2} */
+    /** @return true if this variant is made by klap */
+    public boolean isKlap() {
+        return granularity != null || promote != null || npMode != null;
+    }
+
+    /**
+     * @return the klap options that make this variant, e.g. {@code --granularity=warp},
+     *     {@code --promote=PA --promote-depth=2} or {@code --np=inter-warp}
+     */
     public List<String> klapArgs() {
         if (granularity != null) {
             return List.of("--granularity=" + granularity.cliName());
+        }
+        if (npMode != null) {
+            return List.of("--np=" + npMode);
         }
         if (promote == null) {
             throw new IllegalStateException(name + " is not made by klap");
         }
         return depth > 0 ? List.of("--promote=" + promote, "--promote-depth=" + depth) : List.of("--promote=" + promote);
+    }
+
+    /**
+     * @return the CUDA-NP kernel variant this variant runs: {@code intra-warp} or {@code inter-warp}
+     *     ({@link #npMode}, or for {@code --np=all} the value of {@code KLAP_NP} in {@link #env}, by default
+     *     intra-warp as in klap/np.cuh); null for a variant that is not a CUDA-NP one
+     */
+    public String npKind() {
+        if (npMode == null) {
+            return null;
+        }
+        if (!npMode.equals("all")) {
+            return npMode;
+        }
+        for (String a : env.split("\\s+")) {
+            if (a.startsWith("KLAP_NP=")) {
+                return a.substring("KLAP_NP=".length());
+            }
+        }
+        return "intra-warp";
+    }
+
+    /**
+     * @return what klap's output contains when it made the kernel variant this variant runs: the
+     *     suffix {@code _klap_npi} (intra-warp) or {@code _klap_npw} (inter-warp) of the transformed
+     *     kernels; null for a variant that is not a CUDA-NP one
+     */
+    public String npMarker() {
+        String k = npKind();
+        return k == null ? null : k.equals("inter-warp") ? "_klap_npw" : "_klap_npi";
     }
 
     /**
@@ -70,23 +132,40 @@ public record Variant(String name, Granularity granularity, String promote, int 
     }
 
     /**
-     * @param benchDir a benchmark set
-     * @return {@link #promotion()} for the promotion set (a folder named {@code promotion}, e.g.
-     *         {@code testcases/promotion}), else {@link #all()}
+     * The CUDA-NP variants (issue 13, testcases/np): {@code base} (the program as written, the
+     * baseline), {@code npi} ({@code klap --np=intra-warp}), {@code npw} ({@code --np=inter-warp}), and
+     * the program with both kernel variants and the original ({@code --np=all}), which picks one at run
+     * time from {@code KLAP_NP}: {@code npalli} runs it with {@code KLAP_NP=intra-warp}, {@code npallw}
+     * with {@code KLAP_NP=inter-warp} (each is transformed and compiled on its own: the two binaries are
+     * the same program, and their times against npi and npw show the cost of the run-time choice). All with klap's default of 8 threads per group and a 48 KB shared-memory budget.
      */
-    public static List<Variant> defaultsFor(Path benchDir) {
-        Path name = benchDir.toAbsolutePath().normalize().getFileName();
-        return name != null && name.toString().equals("promotion") ? promotion() : all();
+    public static List<Variant> np() {
+        return List.of(BASE, npVariant("npi", "intra-warp", ""), npVariant("npw", "inter-warp", ""),
+                npVariant("npalli", "all", "KLAP_NP=intra-warp"), npVariant("npallw", "all", "KLAP_NP=inter-warp"));
     }
 
     /**
-     * The variants named in {@code names}, in the order of {@link #all()} then {@link #promotion()}.
+     * @param benchDir a benchmark set
+     * @return {@link #promotion()} for the promotion set (a folder named {@code promotion}, e.g.
+     *         {@code testcases/promotion}), {@link #np()} for the CUDA-NP set (a folder named
+     *         {@code np}), else {@link #all()}
+     */
+    public static List<Variant> defaultsFor(Path benchDir) {
+        Path name = benchDir.toAbsolutePath().normalize().getFileName();
+        String n = name == null ? "" : name.toString();
+        return n.equals("promotion") ? promotion() : n.equals("np") ? np() : all();
+    }
+
+    /**
+     * The variants named in {@code names}, in the order of {@link #all()}, {@link #promotion()}
+     * then {@link #np()}.
      *
      * @throws IllegalArgumentException naming the unknown variant and the known ones
      */
     public static List<Variant> select(List<String> names) {
         List<Variant> known = new ArrayList<>(all());
         promotion().stream().filter(v -> !known.contains(v)).forEach(known::add);
+        np().stream().filter(v -> !known.contains(v)).forEach(known::add);
         for (String n : names) {
             if (known.stream().noneMatch(v -> v.name.equals(n))) {
                 throw new IllegalArgumentException("unknown variant '" + n + "'; known: "

@@ -6,18 +6,19 @@
 #   bash run.sh [--compile-only] [--runs N] [--reps N] [--timeout S] [--jobs N] [--arch sm_XX]
 #
 # manifest.tsv (written by prepare) has one line per benchmark x variant:
-#   name <TAB> variant <TAB> state <TAB> source <TAB> detail
+#   name <TAB> variant <TAB> state <TAB> source <TAB> detail [<TAB> env]
 # state is "ready" (source, relative to this folder, is compiled and run), "refused" (klap
-# refused the benchmark at that granularity; detail is its first diagnostic) or "missing"/
-# "klap-error" (nothing to compile; detail says why).
+# refused the benchmark in that variant; detail is its first diagnostic) or "missing"/
+# "klap-error" (nothing to compile; detail says why). env ("-" or absent: none) is a list of
+# NAME=VALUE words the binary runs with, e.g. KLAP_NP=inter-warp for a klap --np=all program.
 # sweep.tsv (written by prepare --scale) makes this a scale sweep: one line per input size,
 #   name <TAB> factor <TAB> size <TAB> program arguments
 # and every variant of that benchmark runs with those arguments; after a timeout, the larger
 # factors of that variant are skipped.
 #
-# Every binary runs as ./NAME.VARIANT -r REPS [ARGS] under `timeout S`, --runs times (defaults:
-# 5 runs, 11 repetitions, 120 s), and must print PASS NAME time_ms=T [launches=L] [first_ms=F]
-# [warm_ms=W] or FAIL NAME: reason. Over the runs, time_ms, first_ms and warm_ms are medians.
+# Every binary runs as [env NAME=VALUE..] ./NAME.VARIANT -r REPS [ARGS] under `timeout S`, --runs
+# times (defaults: 5 runs, 11 repetitions, 120 s), and must print PASS NAME time_ms=T [launches=L]
+# [first_ms=F] [warm_ms=W] or FAIL NAME: reason. Over the runs, time_ms, first_ms and warm_ms are medians.
 # raw.csv:   name,variant,status,time_ms,first_ms,warm_ms,launches,runs,detail
 # scale.csv: name,variant,factor,size,args,status,time_ms,first_ms,warm_ms,launches,runs,detail
 # status: pass, fail, timeout, crash, compile-error, compiled (--compile-only), refused, missing,
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout_s="${2-}"; shift ;;
     --jobs) jobs="${2-}"; shift ;;
     --arch) arch="${2-}"; shift ;;
-    -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -52,13 +53,14 @@ rm -rf "$state" "$bin" "$logs"
 mkdir -p "$state" "$bin" "$logs"
 
 # --- read the manifest and the sweep -----------------------------------------------------------
-names=() variants=() states=() sources=() details=()
-while IFS=$'\t' read -r n v s src d; do
+names=() variants=() states=() sources=() details=() envs=()
+while IFS=$'\t' read -r n v s src d e; do
   [ -z "$n" ] && continue
   case "$n" in \#*) continue ;; esac
   [ "$src" = - ] && src=""
   [ "$d" = - ] && d=""
-  names+=("$n"); variants+=("$v"); states+=("$s"); sources+=("$src"); details+=("$d")
+  [ "$e" = - ] && e=""
+  names+=("$n"); variants+=("$v"); states+=("$s"); sources+=("$src"); details+=("$d"); envs+=("$e")
 done < "$here/manifest.tsv"
 count=${#names[@]}
 ready=()
@@ -135,16 +137,19 @@ wait
 # --- run -----------------------------------------------------------------------------------------
 median() { sort -g | awk '{a[NR] = $1} END { if (NR == 0) exit; if (NR % 2) print a[(NR + 1) / 2]; else printf "%.6g\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 num='([0-9.eE+-]+)'
+run_env=""
 # measure KEY LOGTAG [ARGS...]: runs bin/KEY -r $reps ARGS $runs times, one at a time, each under
-# timeout; sets st (pass|fail|timeout|crash), d (why not), ok (passing runs), t/f/w (medians of
-# time_ms, first_ms, warm_ms over the runs; empty when no run printed it) and l (launches).
+# timeout, with the NAME=VALUE words of $run_env (the manifest's env) in its environment; sets st
+# (pass|fail|timeout|crash), d (why not), ok (passing runs), t/f/w (medians of time_ms, first_ms,
+# warm_ms over the runs; empty when no run printed it) and l (launches).
 measure() {
   local key=$1 tag=$2 r rc line out rest times=() firsts=() warms=()
   shift 2
   st=pass d="" ok=0 t="" f="" w="" l=""
   for ((r = 1; r <= runs; r++)); do
     out="$logs/$key$tag.run$r.log"
-    (cd "$bin" && timeout -k 10 "$timeout_s" "./$key" -r "$reps" "$@") > "$out" 2>&1
+    # shellcheck disable=SC2086 # run_env: NAME=VALUE words without blanks
+    (cd "$bin" && env $run_env timeout -k 10 "$timeout_s" "./$key" -r "$reps" "$@") > "$out" 2>&1
     rc=$?
     line="$(grep -E '^(PASS|FAIL)( |:)' "$out" | tail -n 1)"
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then st=timeout d="run $r: no result after ${timeout_s} s"; break; fi
@@ -232,6 +237,7 @@ if [ $sweep = 1 ]; then
         printf '[%2d/%d] %-14s SKIPPED: timed out at %sx\n' "$k" "$rtotal" "$n/$v x$fz" "$timed_out"
       else
         read -r -a argv <<< "${s_args[$j]}"
+        run_env="${envs[$i]}"
         measure "$key" ".x$fz" "${argv[@]}"
         [ $st = timeout ] && timed_out="$fz"
         echo "$prefix,$(measured_fields)" >> "$out.tmp"
@@ -250,6 +256,7 @@ else
     for i in "${compiled[@]}"; do
       k=$((k + 1))
       key="${names[$i]}.${variants[$i]}"
+      run_env="${envs[$i]}"
       measure "$key" ""
       measured_fields > "$state/$key.row"
       progress "$k" "$rtotal" "${names[$i]}/${variants[$i]}"

@@ -48,7 +48,7 @@ class PrepareTest {
         }
         assertTrue(progress.toString().contains("tiny/block     transform ok"), progress.toString());
         assertTrue(Files.readString(work.resolve("manifest.tsv"))
-                .contains("broken\tflat\tmissing\t-\tno broken/broken_flat.cu\n"));
+                .contains("broken\tflat\tmissing\t-\tno broken/broken_flat.cu\t-\n"));
 
         // a second prepare replaces the first; a foreign folder is never cleared
         Prepare.prepare(FIXTURE, work, Benchmark.discover(FIXTURE), List.of(Variant.CDP), new PrintWriter(progress));

@@ -149,6 +149,52 @@ class ReportTest {
     }
 
     @Test
+    void theNpSetIsReportedOverBase(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("raw.csv"), """
+                name,variant,status,time_ms,first_ms,warm_ms,launches,runs,detail
+                tmv,base,pass,8.2,20,8,,5,
+                tmv,npi,pass,2.1,10,2,,5,
+                tmv,npw,pass,4.3,10,4,,5,
+                tmv,npalli,pass,2.2,10,2.5,,5,
+                tmv,npallw,pass,4.4,10,4,,5,
+                lud,base,pass,9.1,18,9,,5,
+                lud,npi,pass,3.2,6,3,,5,
+                lud,npw,refused,,,,,0,"lud/lud.cu:41:17: warning: kernel 'lud_perimeter': no inter-warp variant [klap-np]"
+                lud,npalli,pass,3.3,6,3,,5,
+                lud,npallw,refused,,,,,0,"lud/lud.cu:41:17: warning: no inter-warp variant [klap-np]"
+                """);
+        Files.writeString(dir.resolve("env.properties"), "date=2026-11-24\ndevice=NVIDIA H100\nruns=5\nreps=11\n");
+        Report r = Report.read(dir.resolve("raw.csv"));
+        assertTrue(r.isNp());
+        assertEquals(List.of("base"), r.baselines());
+        assertEquals(List.of("npi", "npw", "npalli", "npallw"), r.klapVariants());
+        assertEquals(4.0, r.speedup("tmv", "npi", "base"), 1e-12);
+        assertEquals(Math.sqrt(12), r.geomean("npi", "base").value(), 1e-9);
+        assertEquals(List.of("lud (REFUSED)"), r.geomean("npw", "base").notCounted());
+        Report.Written w = r.write(dir.resolve("results"), null);
+        String md = Files.readString(w.markdown());
+        for (String s : List.of("# CUDA-NP benchmarks on NVIDIA H100 (2026-11-24)", Report.NP_PAPER,
+                "| benchmark | base | npi | npw | npalli | npallw | best klap |",
+                "## Speedup over base, warm", "| benchmark | npi | npw | npalli | npallw | best klap |",
+                "| tmv | 4.00x | 2.00x | 3.20x | 2.00x | 4.00x (npi) |", "| lud | 3.00x | REFUSED | 3.00x | REFUSED | 3.00x (npi) |",
+                "| **geomean** | **3.46x** (2/2) | **2.00x** (1/2) |", "| variant | warm over base | first repetition over base |",
+                "| npw | 2.00x (1/2) | 2.00x (1/2) |", "- npw, warm over base: lud (REFUSED)",
+                "| lud | npw | REFUSED | lud/lud.cu:41:17: warning: kernel 'lud_perimeter': no inter-warp variant [klap-np] |",
+                "![warm speedup over base](", "kept the original kernel")) {
+            assertTrue(md.contains(s), "the report lacks '" + s + "':\n" + md);
+        }
+        assertTrue(!md.contains("over cdp") && !md.contains("over flat"), md);
+        List<String> csv = Files.readAllLines(w.csv());
+        assertEquals("date,device,name,variant,status,warm_ms,warm_of,first_status,first_ms,launches,runs,first_runs,"
+                + "warm_speedup_vs_base,first_speedup_vs_base,detail,first_detail", csv.get(0));
+        assertEquals("2026-11-24,NVIDIA H100,tmv,npi,pass,2.0000,reps-2-to-11,pass,10.0000,,5,5,4.0000,2.0000,,",
+                csv.get(2));
+        assertTrue(Files.size(w.png()) > 2000);
+        // the CDP sets keep their header
+        assertEquals(Report.CSV_HEADER, Report.read(write(Files.createDirectories(dir.resolve("cdp")))).csvHeader());
+    }
+
+    @Test
     void olderRawFilesWithASeparateSingleRepetitionRun(@TempDir Path dir) throws Exception {
         // the layout of the first GPU run: raw_reps11.csv + env.properties (reps=11), raw_reps1.csv (-r 1)
         Files.writeString(dir.resolve("raw_reps11.csv"), """

@@ -83,6 +83,10 @@ class RunScriptTest {
     }
 
     private String runScript(String... args) throws Exception {
+        return runScript(1, args);
+    }
+
+    private String runScript(int expectedExit, String... args) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of("bash", work.resolve("run.sh").toString()));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -90,7 +94,7 @@ class RunScriptTest {
         pb.environment().put("FAKE_BEHAVIOURS", behaviours.toString());
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(1, p.waitFor(), "run.sh must exit 1 when a variant failed:\n" + out);
+        assertEquals(expectedExit, p.waitFor(), "run.sh's exit status (1 when a variant failed):\n" + out);
         return out;
     }
 
@@ -167,6 +171,32 @@ class RunScriptTest {
             env.load(in);
         }
         assertEquals("11", env.getProperty("reps"));
+    }
+
+    @Test
+    void theManifestsEnvColumnIsTheBinarysEnvironment() throws Exception {
+        // the CUDA-NP set: one --np=all program run twice, with KLAP_NP=intra-warp and inter-warp; a
+        // manifest line without the env column (the older format) runs without it
+        Files.writeString(work.resolve("manifest.tsv"), String.join("\n",
+                "# name\tvariant\tstate\tsource\tdetail\tenv",
+                "e\tbase\tready\tsrc/e.cu\t-\t-", "e\tnpi\tready\tsrc/e.cu\t-",
+                "e\tnpalli\tready\tsrc/e.cu\t-\tKLAP_NP=intra-warp",
+                "e\tnpallw\tready\tsrc/e.cu\t-\tKLAP_NP=inter-warp X_OTHER=1",
+                "e\tnpw\trefused\t-\tlud.cu:4:1: warning: no inter-warp variant [klap-np]\t-", ""));
+        for (String v : List.of("base", "npi", "npalli", "npallw")) {
+            behaviour("e." + v, "echo \"PASS e time_ms=1 first_ms=2 warm_ms=1 env=${KLAP_NP:-none}${X_OTHER:-}\"");
+        }
+        String out = runScript(0, "--runs", "1", "--reps", "2", "--timeout", "5", "--jobs", "2");
+        Map<String, RawCsv.Row> rows = rows();
+        assertEquals(5, rows.size(), out);
+        assertEquals("refused", rows.get("e/npw").status());
+        for (String v : List.of("base", "npi", "npalli", "npallw")) {
+            assertEquals("pass", rows.get("e/" + v).status(), v + ": " + out);
+        }
+        assertTrue(Files.readString(work.resolve("logs/e.base.run1.log")).contains("env=none"));
+        assertTrue(Files.readString(work.resolve("logs/e.npi.run1.log")).contains("env=none"));
+        assertTrue(Files.readString(work.resolve("logs/e.npalli.run1.log")).contains("env=intra-warp"));
+        assertTrue(Files.readString(work.resolve("logs/e.npallw.run1.log")).contains("env=inter-warp1"));
     }
 
     @Test

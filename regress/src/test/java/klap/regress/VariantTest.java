@@ -35,6 +35,26 @@ class VariantTest {
     }
 
     @Test
+    void theNpSetHasTheBaselineAndTheCudaNpVariants() {
+        List<Variant> np = Variant.np();
+        assertEquals(List.of("base", "npi", "npw", "npalli", "npallw"), np.stream().map(Variant::name).toList());
+        assertEquals(np, Variant.defaultsFor(java.nio.file.Path.of("testcases", "np")));
+        assertTrue(!np.get(0).isKlap());
+        assertEquals(List.of("--np=intra-warp"), np.get(1).klapArgs());
+        assertEquals(List.of("--np=inter-warp"), np.get(2).klapArgs());
+        assertEquals(List.of("--np=all"), np.get(3).klapArgs());
+        assertEquals(List.of("--np=all"), np.get(4).klapArgs());
+        assertEquals(List.of("_klap_npi", "_klap_npw", "_klap_npi", "_klap_npw"),
+                np.stream().skip(1).map(Variant::npMarker).toList());
+        assertEquals("", np.get(1).env());
+        assertEquals("KLAP_NP=intra-warp", np.get(3).env());
+        assertEquals("KLAP_NP=inter-warp", np.get(4).env());
+        assertEquals("inter-warp", np.get(4).npKind());
+        assertEquals(null, Variant.CDP.npMarker());
+        assertEquals(List.of(Variant.BASE, np.get(2)), Variant.select(List.of("npw", "base")));
+    }
+
+    @Test
     void selectKeepsTheCanonicalOrderAndRejectsUnknownNames() {
         assertEquals(List.of(Variant.CDP, new Variant("block", Granularity.BLOCK)),
                 Variant.select(List.of("block", "cdp")));
