@@ -60,6 +60,9 @@ public final class KlapNvcc {
         boolean granularityGiven;
         String promote;
         String promoteDepth;
+        String np;
+        Integer npSlaves;
+        Long npBudget;
         boolean keep;
         Path keepDir;
         Long poolSize;
@@ -189,6 +192,7 @@ public final class KlapNvcc {
         if (opts.promoteDepth != null && !("PA".equals(opts.promote) || "PAO".equals(opts.promote))) {
             throw new UsageException("--klap-promote-depth applies to --klap-promote=PA and --klap-promote=PAO");
         }
+        checkNpOptions();
         int depth = parseDepth(env.get(DEPTH_ENV));
         if (depth >= 3) {
             err.println(NAME + ": error: klap-nvcc runs itself again and again; set KLAP_NVCC to the real nvcc");
@@ -239,11 +243,17 @@ public final class KlapNvcc {
                 continue; // nvcc reports missing files itself
             }
             Path tmp = tempFileFor(src, transformed.size());
-            List<String> kargs = new ArrayList<>(List.of(opts.promote != null ? "--promote=" + opts.promote
-                    : "--granularity=" + opts.granularity, "--no-summary", in.path(), "-o",
-                    tmp.toString(), "--no-runtime-headers"));
+            List<String> kargs = new ArrayList<>(List.of(opts.np != null ? "--np=" + opts.np
+                    : opts.promote != null ? "--promote=" + opts.promote : "--granularity=" + opts.granularity,
+                    "--no-summary", in.path(), "-o", tmp.toString(), "--no-runtime-headers"));
             if (opts.promoteDepth != null) {
                 kargs.add("--promote-depth=" + opts.promoteDepth);
+            }
+            if (opts.npSlaves != null) {
+                kargs.add("--np-slaves=" + opts.npSlaves);
+            }
+            if (opts.npBudget != null) {
+                kargs.add("--np-shared-budget=" + opts.npBudget);
             }
             for (String dir : cl.values("--include-path")) {
                 kargs.add("-I");
@@ -296,7 +306,9 @@ public final class KlapNvcc {
         List<String> cmd = new ArrayList<>();
         cmd.add(nvcc);
         if (!transformed.isEmpty()) {
-            if (!cl.preprocessOnly() && !cl.hasRdcChoice() && !cl.has("--device-w") && !cl.has("--device-link")) {
+            // CUDA-NP adds no device launches: its output compiles like its input, without -rdc
+            if (opts.np == null && !cl.preprocessOnly() && !cl.hasRdcChoice() && !cl.has("--device-w")
+                    && !cl.has("--device-link")) {
                 cmd.add("-rdc=true");
                 if (launcher && cl.has("--compile") && !opts.quiet) {
                     // a launcher does not see the link step, which must then run a device link
@@ -314,7 +326,7 @@ public final class KlapNvcc {
             for (String d : dirs) {
                 cmd.add("-I" + d);
             }
-        } else if (cl.isLinkStep() && !cl.hasRdcChoice()) {
+        } else if (cl.isLinkStep() && !cl.hasRdcChoice() && opts.np == null) {
             cmd.add("-rdc=true"); // objects with device launches need the device link
         }
         cmd.addAll(args);
@@ -372,6 +384,29 @@ public final class KlapNvcc {
                 }
                 opts.promoteDepth = value;
             }
+            case "--klap-np" -> {
+                if (value == null || !List.of("intra-warp", "inter-warp", "all").contains(value)) {
+                    throw new UsageException("--klap-np=intra-warp|inter-warp|all expected, got '" + a + "'");
+                }
+                opts.np = value;
+            }
+            case "--klap-np-slaves" -> {
+                if (value == null || !value.matches("[0-9]{1,2}")) {
+                    throw new UsageException("--klap-np-slaves=S expected (threads per group, master included, 2..32), "
+                            + "got '" + a + "'");
+                }
+                opts.npSlaves = Integer.valueOf(value);
+            }
+            case "--klap-np-shared-budget" -> {
+                if (value == null) {
+                    throw new UsageException("--klap-np-shared-budget=BYTES expected, e.g. --klap-np-shared-budget=100K");
+                }
+                try {
+                    opts.npBudget = new Klap.BudgetConverter().convert(value);
+                } catch (CommandLine.TypeConversionException e) {
+                    throw new UsageException("--klap-np-shared-budget: " + e.getMessage());
+                }
+            }
             case "--klap-keep" -> {
                 opts.keep = true;
                 if (value != null && value.isEmpty()) {
@@ -399,6 +434,30 @@ public final class KlapNvcc {
             default -> throw new UsageException("unknown option " + a);
         }
         return true;
+    }
+
+    /** The CUDA-NP options' rules, as klap's own (--np excludes the other transforms; S and the budget need --np). */
+    private void checkNpOptions() throws UsageException {
+        if (opts.np != null && (opts.promote != null || opts.granularityGiven || opts.poolSize != null
+                || opts.noScalarize)) {
+            throw new UsageException("--klap-np cannot be combined with --klap-promote, --klap-granularity, "
+                    + "--klap-pool-size or --klap-no-scalarize: CUDA-NP launches nothing and leaves every launch as "
+                    + "written");
+        }
+        if (opts.np == null && (opts.npSlaves != null || opts.npBudget != null)) {
+            throw new UsageException("--klap-np-slaves and --klap-np-shared-budget apply to --klap-np");
+        }
+        if (opts.npSlaves != null) {
+            int s = opts.npSlaves;
+            if (s < 2 || s > 32) {
+                throw new UsageException("--klap-np-slaves must be between 2 and 32 (threads per group, master "
+                        + "included), got " + s);
+            }
+            if (!opts.np.equals("inter-warp") && Integer.bitCount(s) != 1) {
+                throw new UsageException("--klap-np-slaves=" + s + ": --klap-np=" + opts.np + " builds the intra-warp "
+                        + "variant, which needs a power of two (2, 4, 8, 16, 32)");
+            }
+        }
     }
 
     private static boolean flag(String name, String value) throws UsageException {
@@ -653,6 +712,11 @@ public final class KlapNvcc {
               --klap-granularity=warp|block|kernel  one aggregated launch per warp, per block or per parent grid (default block)
               --klap-promote=P|PA|PO|PAO     launch promotion (KLAP section III) instead of aggregation
               --klap-promote-depth=N         descendants per launch for PA and PAO (default 128)
+              --klap-np=intra-warp|inter-warp|all  CUDA-NP instead of aggregation: spread '#pragma np parallel
+                                             for' loops over slave threads (all: both variants, chosen at run
+                                             time with KLAP_NP); no -rdc=true is added
+              --klap-np-slaves=S             threads per CUDA-NP group, master included (2..32, default 8)
+              --klap-np-shared-budget=BYTES  dynamic shared memory a CUDA-NP launch may use, e.g. 100K (default 48K)
               --klap-pool-size=BYTES         device memory pool for launch arguments, e.g. 256M
               --klap-no-scalarize            pass every argument through per-parent arrays
               --klap-keep[=DIR]              keep the transformed files (in DIR, or a printed temp dir)

@@ -135,6 +135,99 @@ class KlapNvccArgsTest {
         assertFalse(env.err.contains("Exception"), env.err);
     }
 
+    /** A kernel with one CUDA-NP loop (issue 13). */
+    static final String NP = """
+            __global__ void rowsum(const float *a, float *y, int n) {
+                const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                float s = 0.0f;
+            #pragma np parallel for reduction(+:s) copyin(t)
+                for (int i = 0; i < n; i++) s += a[t * n + i];
+                y[t] = s;
+            }
+            int main() { rowsum<<<2, 32>>>(nullptr, nullptr, 0); return 0; }
+            """;
+
+    /** --klap-np and its options follow klap's rules for --np; each misuse is a usage error naming the rule. */
+    @Test
+    void npOptionsAreCheckedLikeKlaps() {
+        Map<String, String> noNvcc = Map.of("PATH", dir.toString());
+        record Bad(String why, List<String> args) {}
+        for (Bad b : List.of(
+                new Bad("--klap-np=intra-warp|inter-warp|all expected, got '--klap-np=warp'", List.of("--klap-np=warp")),
+                new Bad("--klap-np=intra-warp|inter-warp|all expected", List.of("--klap-np")),
+                new Bad("--klap-np cannot be combined with --klap-promote, --klap-granularity",
+                        List.of("--klap-np=all", "--klap-granularity=warp")),
+                new Bad("--klap-np cannot be combined", List.of("--klap-np=intra-warp", "--klap-promote=P")),
+                new Bad("--klap-np cannot be combined", List.of("--klap-np=inter-warp", "--klap-pool-size=1M")),
+                new Bad("--klap-np cannot be combined", List.of("--klap-no-scalarize", "--klap-np=inter-warp")),
+                new Bad("--klap-np-slaves and --klap-np-shared-budget apply to --klap-np", List.of("--klap-np-slaves=4")),
+                new Bad("--klap-np-slaves and --klap-np-shared-budget apply to --klap-np",
+                        List.of("--klap-granularity=warp", "--klap-np-shared-budget=100K")),
+                new Bad("--klap-np-slaves=6: --klap-np=intra-warp builds the intra-warp variant, which needs a power of two",
+                        List.of("--klap-np=intra-warp", "--klap-np-slaves=6")),
+                new Bad("--klap-np-slaves=6: --klap-np=all builds the intra-warp variant",
+                        List.of("--klap-np=all", "--klap-np-slaves=6")),
+                new Bad("--klap-np-slaves must be between 2 and 32", List.of("--klap-np=inter-warp", "--klap-np-slaves=64")),
+                new Bad("--klap-np-slaves must be between 2 and 32", List.of("--klap-np=inter-warp", "--klap-np-slaves=1")),
+                new Bad("--klap-np-slaves=S expected", List.of("--klap-np=inter-warp", "--klap-np-slaves=eight")),
+                new Bad("--klap-np-shared-budget: expected a size such as 48K",
+                        List.of("--klap-np=all", "--klap-np-shared-budget=lots")),
+                new Bad("--klap-np-shared-budget: expected 0 .. 1024K bytes",
+                        List.of("--klap-np=all", "--klap-np-shared-budget=2048K")))) {
+            List<String> args = new java.util.ArrayList<>(b.args);
+            args.addAll(List.of("-c", "a.cu"));
+            Run r = run(noNvcc, args.toArray(String[]::new));
+            assertEquals(2, r.rc, b.args + ": " + r.err);
+            assertTrue(r.err.startsWith("klap-nvcc: error: " + b.why), b.args + ": " + r.err);
+        }
+        // the same rules across KLAP_FLAGS and the command line; valid combinations get as far as nvcc
+        Run mixed = run(Map.of("PATH", dir.toString(), "KLAP_FLAGS", "--klap-granularity=kernel"), "--klap-np=all",
+                "-c", "a.cu");
+        assertEquals(2, mixed.rc);
+        assertTrue(mixed.err.contains("--klap-np cannot be combined"), mixed.err);
+        for (List<String> ok : List.of(List.of("--klap-np=inter-warp", "--klap-np-slaves=6"),
+                List.of("--klap-np=all", "--klap-np-slaves=16", "--klap-np-shared-budget=100K"),
+                List.of("--klap-np=intra-warp", "--klap-promote-depth=4"))) {
+            List<String> args = new java.util.ArrayList<>(ok);
+            args.addAll(List.of("-c", "a.cu"));
+            Run r = run(noNvcc, args.toArray(String[]::new));
+            if (ok.contains("--klap-promote-depth=4")) {
+                assertTrue(r.err.contains("--klap-promote-depth applies to --klap-promote=PA"), r.err);
+            } else {
+                assertTrue(r.err.contains("cannot find the real nvcc"), ok + ": " + r.err);
+            }
+        }
+    }
+
+    /** klap-nvcc passes --klap-np* to klap as --np*, and adds no -rdc=true (CUDA-NP launches nothing). */
+    @Test
+    void npOptionsReachKlapAndNvccGetsNoRdc() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Path src = dir.resolve("rowsum.cu");
+        Files.writeString(src, NP);
+        Path keep = dir.resolve("kept");
+        Run r = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS", "--klap-np-slaves=4"), "--klap-verbose",
+                "--klap-np=all", "--klap-np-shared-budget=100K", "--klap-keep=" + keep, "-arch=sm_90", "-c",
+                src.toString(), "-o", dir.resolve("rowsum.o").toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("klap-nvcc: klap --np=all --no-summary " + src), r.err);
+        assertTrue(r.err.contains("--np-slaves=4 --np-shared-budget=102400"), r.err);
+        String nvccLine = r.err.lines().filter(l -> l.startsWith("klap-nvcc: " + fake)).findFirst().orElse("");
+        assertTrue(nvccLine.contains(" -arch=sm_90 -c "), r.err);
+        assertFalse(nvccLine.contains("-rdc"), "CUDA-NP needs no -rdc=true: " + nvccLine);
+        Path abs = dir.toAbsolutePath();
+        String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("rowsum.cu"));
+        assertTrue(text.contains("rowsum_klap_npi") && text.contains("rowsum_klap_npw"), text);
+        assertTrue(text.contains("klap::np::IntraWarp<4>"), text);
+        assertTrue(Files.isRegularFile(keep.resolve("klap/np.cuh")));
+        // a link step in CUDA-NP mode gets no -rdc=true either
+        Run link = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "--klap-np=all", "a.o", "-o", "prog");
+        assertEquals(0, link.rc, link.err);
+        assertFalse(link.err.contains("-rdc"), link.err);
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
@@ -147,6 +240,8 @@ class KlapNvccArgsTest {
         Run r = run(Map.of("PATH", dir.toString()), "--help");
         assertEquals(0, r.rc);
         assertTrue(r.out.contains("--klap-granularity=warp|block|kernel"), r.out);
+        assertTrue(r.out.contains("--klap-np=intra-warp|inter-warp|all") && r.out.contains("--klap-np-slaves=S")
+                && r.out.contains("--klap-np-shared-budget=BYTES"), r.out);
         assertTrue(r.out.contains("CMAKE_CUDA_COMPILER_LAUNCHER"), r.out);
     }
 }

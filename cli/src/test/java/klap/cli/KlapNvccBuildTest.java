@@ -145,6 +145,31 @@ class KlapNvccBuildTest {
     }
 
     /**
+     * Issue 13: --klap-np builds a CUDA-NP benchmark (tmv, which needs -I testcases/np for its host
+     * header: klap gets the -I too) into an executable, without -rdc=true; the kept output has the
+     * inter-warp kernel.
+     */
+    @Test
+    void npBuildsACudaNpBenchmark() throws Exception {
+        Path keep = dir.resolve("kept");
+        Path exe = dir.resolve("tmv");
+        Run r = wrapper(ROOT, "--klap-verbose", "--klap-np=inter-warp", "--klap-np-slaves=4", "--klap-keep=" + keep,
+                "-std=c++17", "-arch=sm_90", "-I", "testcases/np", "testcases/np/tmv/tmv.cu", "-o", exe.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(Files.isExecutable(exe));
+        assertTrue(r.err.contains("klap-nvcc: klap --np=inter-warp --no-summary testcases/np/tmv/tmv.cu -o "), r.err);
+        assertTrue(r.err.contains(" --np-slaves=4 -I testcases/np"), r.err);
+        assertFalse(r.err.contains("-rdc=true"), r.err);
+        Path abs = ROOT.resolve("testcases/np/tmv");
+        String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("tmv.cu"));
+        assertTrue(text.contains("tmvKernel_klap_npw") && text.contains("klap::np::InterWarp<4>"), text);
+        assertFalse(text.contains("tmvKernel_klap_npi"), text);
+        Run mixed = wrapper(ROOT, "--klap-np=all", "--klap-promote=PA", "-c", "testcases/np/tmv/tmv.cu");
+        assertEquals(2, mixed.rc);
+        assertTrue(mixed.err.contains("--klap-np cannot be combined"), mixed.err);
+    }
+
+    /**
      * Issue 10, interfaces kept: at kernel granularity the kernel file is transformed and main.cu
      * (host launch, cudaFuncSetCacheConfig, a function pointer) is compiled untouched; they link
      * (KLAP's SSSP and SP programs failed to link here before).
