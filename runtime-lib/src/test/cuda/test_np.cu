@@ -724,15 +724,17 @@ static void test_identity_sign() {
 // launch_memory: shared memory within the budget, global memory beyond it, and release().
 static void test_launch_memory() {
   np::LaunchMemory m;
-  KT_EXPECT(np::launch_memory(smem_kernel, 0, 0, 4096, dim3(2), 48 * 1024, 0, m) && m.dyn == 4096 && m.global == nullptr,
+  KT_EXPECT(np::launch_memory(smem_kernel, 128, 0, 0, 4096, dim3(2), 48 * 1024, 0, m) && m.dyn == 4096 && m.global == nullptr,
             "4 KiB of arrays must go to shared memory");
-  KT_EXPECT(np::launch_memory(smem_kernel, 16, 512, 64 * 1024, dim3(3, 2), 48 * 1024, 0, m) && m.global != nullptr
+  KT_EXPECT(np::launch_memory(smem_kernel, 128, 16, 512, 64 * 1024, dim3(3, 2), 48 * 1024, 0, m) && m.global != nullptr
                 && m.dyn == 16 + 512,
             "64 KiB of arrays over a 48 KiB budget must go to global memory");
   np::release(m, 0);
   KT_CUDA(cudaStreamSynchronize(0));
-  KT_EXPECT(!np::launch_memory(smem_kernel, 60 * 1024, 0, 64, dim3(1), 48 * 1024, 0, m), "the user's own shared memory over budget");
+  KT_EXPECT(!np::launch_memory(smem_kernel, 128, 60 * 1024, 0, 64, dim3(1), 48 * 1024, 0, m), "the user's own shared memory over budget");
   KT_CUDA(cudaGetLastError());
+  KT_EXPECT(!np::launch_memory(smem_kernel, 2048, 0, 0, 0, dim3(1), 48 * 1024, 0, m), "2048 threads must be refused");
+  KT_EXPECT(np::max_threads(smem_kernel) >= 128, "max_threads of a small kernel");
 }
 
 int main() {

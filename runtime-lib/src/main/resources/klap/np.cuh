@@ -394,6 +394,32 @@ struct InterWarp {
   }
 };
 
+// ---- Loop distribution. A parallel loop `for (T i = lo; i < hi; i++)` (or `<=`) runs as
+// `for (k = slave; k < trips(lo, hi, incl); k += S) { const T i = nth(lo, k); ... }`: the trip
+// count is computed once in 64 bits, so `i + S` never overflows T (a char loop variable near its
+// maximum, or hi near INT_MAX, would wrap and never end).
+
+// The number of iterations of `for (T i = lo; i < hi; i++)` (`<=` when inclusive): the comparison
+// in the common type of T and H, as the original condition compares.
+template <class T, class H>
+__host__ __device__ constexpr unsigned long long trips(T lo, H hi, bool inclusive) {
+  using C = typename cuda::std::common_type<T, H>::type;
+  static_assert(cuda::std::is_integral<C>::value, "klap::np: a parallel loop's bounds must have integer types");
+  using U = typename cuda::std::make_unsigned<C>::type;
+  const C l = static_cast<C>(lo);
+  const C h = static_cast<C>(hi);
+  if (inclusive ? !(l <= h) : !(l < h)) return 0ull;
+  return static_cast<unsigned long long>(static_cast<U>(static_cast<U>(h) - static_cast<U>(l))) +
+         (inclusive ? 1ull : 0ull);
+}
+
+// The value of the loop variable in iteration k: lo + k in T (k < trips, so it is in range).
+template <class T>
+__host__ __device__ constexpr T nth(T lo, unsigned long long k) {
+  using U = typename cuda::std::make_unsigned<T>::type;
+  return static_cast<T>(static_cast<U>(static_cast<U>(lo) + static_cast<U>(k)));
+}
+
 // ---- Host side: which variant a kernel runs, and whether a grown block can be launched.
 
 enum class Variant : int { original = 0, intra_warp = 1, inter_warp = 2 };
@@ -407,6 +433,7 @@ struct registry {
   Variant default_variant = Variant::original;
   std::map<std::string, bool> warned;                 // environment variables warned about
   std::map<std::pair<int, const void*>, size_t> dyn;  // (device, kernel) -> max dynamic shared bytes
+  std::map<std::pair<int, const void*>, int> threads;  // (device, kernel) -> maxThreadsPerBlock
 };
 
 // One registry per program (an inline function's static is shared by all translation units); never
@@ -551,6 +578,47 @@ __host__ bool prepare(Kernel* kernel, size_t dyn_bytes, size_t budget) {
   return true;
 }
 
+// The most threads a block of `kernel` can have on the current device (cudaFuncGetAttributes:
+// registers and its own limits may allow fewer than 1024), read once per device and kernel; 0 if
+// the attributes cannot be read (the error is cleared).
+template <class Kernel>
+__host__ int max_threads(Kernel* kernel) {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  const void* fn = reinterpret_cast<const void*>(kernel);
+  detail::registry& r = detail::reg();
+  std::lock_guard<std::mutex> lock(r.mu);
+  const std::pair<int, const void*> key(device, fn);
+  auto it = r.threads.find(key);
+  if (it == r.threads.end()) {
+    cudaFuncAttributes attr;
+    if (cudaFuncGetAttributes(&attr, fn) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    it = r.threads.emplace(key, attr.maxThreadsPerBlock).first;
+  }
+  return it->second;
+}
+
+// Says once per kernel, on stderr, that a launch runs the original kernel although a CUDA-NP
+// variant was chosen: the grown block (threads_per_block * S) exceeds 1024 threads or the variant's
+// register limit, or its shared memory exceeds the budget and global memory could not be had.
+__host__ inline void fallback(const char* kernel, unsigned threads_per_block) {
+  detail::registry& r = detail::reg();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (r.warned.emplace(std::string("fallback:") + kernel, true).second) {
+    std::fprintf(stderr,
+                 "klap: warning: %s: the CUDA-NP variant cannot run a launch of %u threads per block (more than 1024 "
+                 "threads or registers per grown block, or not enough shared or global memory); running the original "
+                 "kernel [klap-np]\n",
+                 kernel, threads_per_block);
+  }
+}
+
 // The memory of one CUDA-NP launch (CUDA-NP section 3.3, local arrays): `dyn` bytes of dynamic
 // shared memory, and `global`, the local arrays of every block in global memory when they do not
 // fit in the shared-memory budget (null when they live in shared memory).
@@ -559,16 +627,20 @@ struct LaunchMemory {
   unsigned char* global = nullptr;
 };
 
-// Decides where a launch's local arrays live and reserves the memory. base: the user's dynamic
+// Decides whether a launch of `threads` threads per block can run and where its local arrays live,
+// and reserves the memory. threads: M * S, checked against the kernel's maxThreadsPerBlock (false
+// when its registers allow fewer: the caller runs the original kernel). base: the user's dynamic
 // shared memory (16-byte aligned); scratch: the inter-warp collectives' shared memory; arrays: the
 // local arrays of one block. Shared memory when base + scratch + arrays fits the budget and the
 // kernel (prepare); otherwise the arrays go to global memory, grid.x * grid.y * grid.z * arrays
 // bytes from cudaMallocAsync on `stream` (stream-ordered: release() frees them after the kernel).
 // false (nothing reserved, errors cleared) if neither works: the caller runs the original kernel.
 template <class Kernel>
-__host__ bool launch_memory(Kernel* kernel, size_t base, size_t scratch, size_t arrays, dim3 grid, size_t budget,
-                            cudaStream_t stream, LaunchMemory& out) {
+__host__ bool launch_memory(Kernel* kernel, unsigned threads, size_t base, size_t scratch, size_t arrays, dim3 grid,
+                            size_t budget, cudaStream_t stream, LaunchMemory& out) {
   out = LaunchMemory{};
+  // the grown block must fit the variant's own limit (its registers), not only 1024 threads
+  if (threads > 1024u || static_cast<int>(threads) > max_threads(kernel)) return false;
   const size_t shared_all = align16(align16(base + scratch) + arrays);
   if (shared_all <= budget && prepare(kernel, shared_all, budget)) {
     out.dyn = shared_all;

@@ -32,10 +32,12 @@ import klap.transform.EditSet;
  *   const uint3 threadIdx = (master's index in klap_np_bd);  const dim3 blockDim = klap_np_bd;
  *   { seq1;                                                      // every member, redundantly
  *     { const auto klap_np_r_s = s; s = Plus::identity();
- *       for (int i = (lo) + slave; i &lt; hi; i += S) { s += f(i); }
+ *       const int klap_np_lo = (lo); const unsigned long long klap_np_n = klap::np::trips(klap_np_lo, (hi), false);
+ *       for (unsigned long long klap_np_k = slave; klap_np_k &lt; klap_np_n; klap_np_k += S) {
+ *           const int i = klap::np::nth(klap_np_lo, klap_np_k); { s += f(i); } }
  *       s = Plus{}(klap_np_r_s, klap_np_g.reduce&lt;Plus&gt;(s)); klap_np_g.sync(); }
  *     seq2(s);
- *     { if (klap_np_g.slave == 0) { y[t] = s; } klap_np_g.sync(); } }     // master only
+ *     { klap_np_g.sync(); if (klap_np_g.slave == 0) { y[t] = s; } klap_np_g.sync(); } }   // master only
  * }
  * </pre>
  * A sequential value with a side effect ({@code int slot = atomicAdd(c, 1);}) is computed by the
@@ -95,6 +97,23 @@ final class NpKernel {
      * @return the bytes of one block's local arrays placed out of registers, as a C++ expression in {@code m}
      */
     String arrayBytes(String m) {
+        return sharedArrays().isEmpty() ? "(size_t)0" : name() + "_arrays(" + m + ")";
+    }
+
+    /**
+     * @return the file-scope function {@code K_klap_npX_arrays(m)}: the bytes of one block's local
+     *         arrays out of registers, so that the host launch computes them with the kernel's names
+     *         (a host local could shadow an array size such as {@code N}), or "" if there are none
+     */
+    String arraysHelper() {
+        if (sharedArrays().isEmpty()) {
+            return "";
+        }
+        return "\nstatic __host__ __device__ constexpr size_t " + name() + "_arrays(size_t klap_np_m) { return "
+                + arrayExpr("klap_np_m") + "; }\n";
+    }
+
+    private String arrayExpr(String m) {
         List<String> parts = new ArrayList<>();
         for (ArrayPlan a : sharedArrays()) {
             parts.add("klap::np::align16(sizeof(" + a.elemType() + ") * (size_t)(" + a.dim() + ") * (" + m + "))");
@@ -144,6 +163,9 @@ final class NpKernel {
         StringBuilder sb = new StringBuilder();
         sb.append("\n/* klap --np: ").append(inter ? "inter-warp" : "intra-warp").append(" CUDA-NP variant of ")
                 .append(k.name()).append(", ").append(slaves).append(" threads per group (CUDA-NP, PPoPP 2014) */\n");
+        if (k.firstDeclaration() == null) {
+            sb.append(arraysHelper());
+        }
         sb.append(src.lineDirective(k.range().offset()));
         sb.append(header()).append("\n{\n");
         sb.append("    const unsigned klap_np_m = klap_np_bd.x * klap_np_bd.y * klap_np_bd.z;\n");
@@ -160,8 +182,8 @@ final class NpKernel {
         if (!shared.isEmpty()) {
             // shared memory after the user's and the scratch, or this block's slice of global memory
             sb.append("    unsigned char *const klap_np_a0 = klap_np_gmem ? klap_np_gmem + (size_t)(blockIdx.x + gridDim.x "
-                    + "* (blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * (").append(arrayBytes("klap_np_m"))
-                    .append(") : klap_np_smem + klap::np::align16((size_t)klap_np_dyn + ").append(scratchBytes("klap_np_m"))
+                    + "* (blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * ").append(arrayBytes("klap_np_m"))
+                    .append(" : klap_np_smem + klap::np::align16((size_t)klap_np_dyn + ").append(scratchBytes("klap_np_m"))
                     .append(");\n");
         }
         for (int i = 1; i < shared.size(); i++) {
@@ -193,15 +215,21 @@ final class NpKernel {
             // the master evaluates the value (its side effect happens once), every member gets it
             ed.insert(b.value().range().offset(), g("first(klap_np_g.slave == 0 ? ("));
             ed.insert(b.value().range().end(), ") : decltype(" + b.var() + "){})");
+            // a group barrier before (the members' earlier loads happen before the side effect) and
+            // after (intra-warp; inter-warp first() ends with a block barrier)
             if (b.stmt() instanceof Stmt.ExprStmt) {
-                ed.insert(b.stmt().range().offset(), "{ ");
+                ed.insert(b.stmt().range().offset(), "{ klap_np_g.sync(); ");
                 ed.insert(b.stmt().range().end(), inter ? " }" : " klap_np_g.sync(); }");
-            } else if (!inter) {
-                ed.insert(b.stmt().range().end(), " klap_np_g.sync();");
+            } else {
+                ed.insert(b.stmt().range().offset(), "klap_np_g.sync(); ");
+                if (!inter) {
+                    ed.insert(b.stmt().range().end(), " klap_np_g.sync();");
+                }
             }
         }
         for (Stmt s : plan.masterOnly()) {
-            ed.insert(s.range().offset(), "{ if (klap_np_g.slave == 0) { ");
+            // intra-warp: the group's earlier loads happen before the store, its later loads after
+            ed.insert(s.range().offset(), inter ? "{ if (klap_np_g.slave == 0) { " : "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { ");
             ed.insert(s.range().end(), " }" + (inter ? "" : " klap_np_g.sync();") + " }");
         }
         arrays(ed);
@@ -212,13 +240,25 @@ final class NpKernel {
         return "klap_np_g." + what;
     }
 
+    /** Replaces a pragma (from its '#') with a comment. */
+    private void comment(EditSet ed, klap.model.Pragma p) {
+        int hash = src.text().lastIndexOf('#', p.range().offset());
+        int from = hash >= 0 && src.text().substring(hash, p.range().offset()).isBlank() ? hash
+                : src.text().lastIndexOf('#', p.range().offset() + 1);
+        ed.replace(Math.min(from, p.range().offset()), p.range().end(),
+                "/* klap --np: #pragma " + p.text().strip().replace("*/", "* /") + " */");
+    }
+
     private void loop(EditSet ed, NpLoop l) {
         Stmt.Loop lp = l.loop();
-        int hash = src.text().lastIndexOf('#', l.pragma().range().offset());
-        int from = hash >= 0 && src.text().substring(hash, l.pragma().range().offset()).isBlank() ? hash
-                : src.text().lastIndexOf('#', l.pragma().range().offset() + 1);
-        ed.replace(Math.min(from, l.pragma().range().offset()), l.pragma().range().end(),
-                "/* klap --np: #pragma " + l.pragma().text().strip().replace("*/", "* /") + " */");
+        comment(ed, l.pragma());
+        // a #pragma unroll before the loop moves onto the distributed loop (else it would precede
+        // klap's '{' and nvcc would drop it)
+        String unroll = "";
+        if (l.unroll() != null) {
+            comment(ed, l.unroll());
+            unroll = "_Pragma(\"" + l.unroll().text().strip().replace("\\", "\\\\").replace("\"", "\\\"") + "\") ";
+        }
         StringBuilder pre = new StringBuilder("{ ");
         StringBuilder post = new StringBuilder();
         if (inter) {
@@ -226,36 +266,52 @@ final class NpKernel {
         }
         for (Map.Entry<String, NpPragma.Op> r : l.reductions().entrySet()) {
             String v = r.getKey();
+            NpPragma.Op op = r.getValue();
+            if (op == NpPragma.Op.MIN || op == NpPragma.Op.MAX) {
+                // idempotent: every member starts from the value before the loop, whatever the
+                // operand types of the user's min/max
+                post.append(v).append(" = ").append(g("template reduce<klap::np::")).append(op.functor).append(">(")
+                        .append(v).append("); ");
+                continue;
+            }
             pre.append("const auto klap_np_r_").append(v).append(" = ").append(v).append("; ").append(v).append(" = ")
-                    .append(identity(r.getValue(), v)).append("; ");
-            post.append(v).append(" = ").append(r.getValue().cpp()).append("(klap_np_r_").append(v).append(", ")
-                    .append(g("template reduce<klap::np::")).append(r.getValue().functor).append(">(").append(v)
+                    .append(identity(op, v)).append("; ");
+            post.append(v).append(" = ").append(op.cpp()).append("(klap_np_r_").append(v).append(", ")
+                    .append(g("template reduce<klap::np::")).append(op.functor).append(">(").append(v)
                     .append(")); ");
         }
-        if (l.scan() == null) {
-            ed.insert(lp.range().offset(), pre.toString());
-            ed.insert(l.lo().range().offset(), "(");
-            ed.insert(l.lo().range().end(), ") + (int)" + g("slave"));
-            ed.replace(lp.step().range().offset(), lp.step().range().end(), l.var() + " += " + slaves);
-            ed.insert(lp.range().end(), " " + post + g("sync();") + " }");
-            return;
-        }
-        NpPlanner.ScanPlan sc = l.scan();
-        String v = sc.var();
-        String op = sc.op().cpp();
-        String carry = "klap_np_carry_" + v;
-        pre.append("decltype(").append(v).append(") ").append(carry).append(" = ").append(v).append("; ");
-        ed.insert(lp.range().offset(), pre.toString());
+        // the bounds are evaluated once, as a trip count (no overflow of the loop variable)
         Stmt.Decl init = (Stmt.Decl) lp.init();
         String type = src.slice(SourceRange.of(init.range().offset(), init.vars().get(0).nameRange().offset())).strip();
         String hi = src.slice(l.hi().range());
         String lo = src.slice(l.lo().range());
-        String round = "klap_np_base " + l.cmp() + " (" + hi + ")";
-        ed.replace(lp.range().offset(), lp.body().range().offset(), "for (" + type + " klap_np_base = (" + lo + "); "
+        NpPlanner.ScanPlan sc = l.scan();
+        if (sc != null) {
+            pre.append("decltype(").append(sc.var()).append(") klap_np_carry_").append(sc.var()).append(" = ")
+                    .append(sc.var()).append("; ");
+        }
+        pre.append("const ").append(type).append(" klap_np_lo = (").append(lo).append("); const unsigned long long klap_np_n = "
+                + "klap::np::trips(klap_np_lo, (").append(hi).append("), ").append(l.cmp().equals("<=")).append("); ");
+        ed.insert(lp.range().offset(), pre.toString());
+        String nth = "klap::np::nth(klap_np_lo, klap_np_k)";
+        if (sc == null) {
+            ed.replace(lp.range().offset(), lp.body().range().offset(), unroll + "for (unsigned long long klap_np_k = "
+                    + g("slave") + "; klap_np_k < klap_np_n; klap_np_k += " + slaves + ") ");
+            ed.insert(lp.body().range().offset(), "{ const " + type + " " + l.var() + " = " + nth + "; ");
+            ed.insert(lp.body().range().end(), " }");
+            ed.insert(lp.range().end(), " " + post + g("sync();") + " }");
+            return;
+        }
+        String v = sc.var();
+        String op = sc.op().cpp();
+        String carry = "klap_np_carry_" + v;
+        String round = "klap_np_base < klap_np_n";
+        ed.replace(lp.range().offset(), lp.body().range().offset(), unroll + "for (unsigned long long klap_np_base = 0; "
                 + (inter ? "__syncthreads_or(" + round + ")" : round) + "; klap_np_base += " + slaves + ") ");
         Stmt.Block body = l.body();
-        ed.insert(body.range().offset() + 1, " const " + type + " " + l.var() + " = klap_np_base + (" + type + ")"
-                + g("slave") + "; const bool klap_np_act = " + l.var() + " " + l.cmp() + " (" + hi + ");");
+        ed.insert(body.range().offset() + 1, " const unsigned long long klap_np_k = klap_np_base + " + g("slave")
+                + "; const bool klap_np_act = klap_np_k < klap_np_n; const " + type + " " + l.var() + " = klap_np_act ? "
+                + nth + " : klap_np_lo;");
         for (int i = 0; i < sc.index(); i++) {
             Stmt s = body.stmts().get(i);
             if (s instanceof Stmt.Decl d) {
@@ -280,7 +336,7 @@ final class NpKernel {
                     + (sc.operand() == NpPlanner.ONE ? "1" : "-1") + ") : " + identity(sc.op(), v) + "; " + tail);
         } else {
             ed.replace(up.range().offset(), sc.operand().range().offset(), "const " + t + " klap_np_c = klap_np_act ? "
-                    + "static_cast<" + t + ">(" + (negate ? "-(" : "("));
+                    + (negate ? "-" : "") + "static_cast<" + t + ">((");
             ed.replace(sc.operand().range().end(), up.range().end(), ")) : " + identity(sc.op(), v) + "; " + tail);
         }
         ed.insert(body.range().end() - 1, " } " + carry + " = " + op + "(" + carry + ", klap_np_t); ");
@@ -367,6 +423,6 @@ final class NpKernel {
 
     /** @return the prototype of the generated kernel, for a kernel declared before its definition */
     String prototype() {
-        return "\n" + header() + ";\n";
+        return arraysHelper() + "\n" + header() + ";\n";
     }
 }

@@ -118,9 +118,16 @@ public final class NpPass {
                                 + "thread block of a kernel)", "np"));
                 continue;
             }
-            if (src.slice(f.paramsRange()).contains("=")) {
+            if (src.slice(f.paramsRange()).contains("=")
+                    || (f.firstDeclaration() != null && src.slice(f.firstDeclaration()).matches("(?s)[^(]*\\(.*=.*"))) {
                 diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '"
                         + f.name() + "' is left as written: default arguments are not supported", "np"));
+                continue;
+            }
+            if (unit.functions().stream().filter(g -> g.name().equals(f.name())).count() > 1
+                    || unit.kernelsDeclaredElsewhere().contains(f.name())) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '"
+                        + f.name() + "' is left as written: it is overloaded, and klap rewrites launches by name", "np"));
                 continue;
             }
             NpPlan plan = planner.plan(f, mine);
@@ -296,12 +303,13 @@ public final class NpPass {
     private static String launch(SourceFile src, FunctionDef k, Expr.Launch l, List<Variant> vs, Options opt) {
         String targs = l.templateArgs() == null ? "" : l.templateArgs();
         String args = src.slice(l.argsRange()).strip();
-        String stream = l.stream() == null ? "0" : src.slice(l.stream().range());
+        String stream = "klap_np_st";
         String shm = l.sharedMem() == null ? "0" : src.slice(l.sharedMem().range());
         StringBuilder sb = new StringBuilder("{ /* klap --np=" + opt.mode().cliName() + " */ const dim3 klap_np_gd = ("
                 + src.slice(l.grid().range()) + "); const dim3 klap_np_b = (" + src.slice(l.block().range())
                 + "); const unsigned klap_np_m = klap_np_b.x * klap_np_b.y * klap_np_b.z; "
                 + "const size_t klap_np_shm = (size_t)(" + shm + "); const size_t klap_np_base = klap::np::align16(klap_np_shm); "
+                + "const cudaStream_t klap_np_st = (" + (l.stream() == null ? "0" : src.slice(l.stream().range())) + "); "
                 + "klap::np::LaunchMemory klap_np_mem; ");
         if (opt.mode() == NpMode.ALL) {
             sb.append("const klap::np::Variant klap_np_v = klap::np::chosen(\"").append(k.name())
@@ -314,7 +322,7 @@ public final class NpPass {
                 sb.append("klap_np_v == klap::np::Variant::").append(v.inter() ? "inter_warp" : "intra_warp").append(" && ");
             }
             sb.append("klap::np::fits(klap_np_m, ").append(v.slaves()).append(") && klap::np::launch_memory(").append(name)
-                    .append(", klap_np_base, ").append(v.kernel().scratchBytes("klap_np_m")).append(", ")
+                    .append(", klap_np_m * ").append(v.slaves()).append(", klap_np_base, ").append(v.kernel().scratchBytes("klap_np_m")).append(", ")
                     .append(v.kernel().arrayBytes("klap_np_m")).append(", klap_np_gd, (size_t)").append(opt.sharedBudget())
                     .append(", ").append(stream).append(", klap_np_mem)) { ")
                     .append(name).append("<<<klap_np_gd, klap_np_m * ").append(v.slaves()).append(", klap_np_mem.dyn, ")
@@ -322,8 +330,12 @@ public final class NpPass {
                     .append("klap_np_b, (unsigned)klap_np_base, klap_np_mem.global); klap::np::release(klap_np_mem, ")
                     .append(stream).append("); } else ");
         }
-        sb.append(k.name()).append(targs).append("<<<klap_np_gd, klap_np_b, klap_np_shm, ").append(stream)
-                .append(">>>(").append(args).append("); }");
+        // the original kernel: as asked (KLAP_NP=original), or because the variant cannot run this
+        // launch (a one-time warning says so, so that no one times the original under an np name)
+        sb.append("{ ").append(opt.mode() == NpMode.ALL ? "if (klap_np_v != klap::np::Variant::original) " : "")
+                .append("klap::np::fallback(\"").append(k.name()).append("\", klap_np_m); ")
+                .append(k.name()).append(targs).append("<<<klap_np_gd, klap_np_b, klap_np_shm, ").append(stream)
+                .append(">>>(").append(args).append("); } }");
         return sb.toString();
     }
 }

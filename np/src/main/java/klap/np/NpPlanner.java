@@ -184,7 +184,7 @@ final class NpPlanner {
      * @param interOk    true if the inter-warp layout can run it (block-uniform reach)
      */
     record NpLoop(Stmt.Loop loop, Pragma pragma, NpPragma clauses, String var, Expr lo, Expr hi, String cmp,
-                  Map<String, NpPragma.Op> reductions, ScanPlan scan, String interReason) {
+                  Map<String, NpPragma.Op> reductions, ScanPlan scan, String interReason, Pragma unroll) {
         Stmt.Block body() {
             return (Stmt.Block) loop.body(); // scan loops only (the planner checked)
         }
@@ -253,7 +253,7 @@ final class NpPlanner {
                 warn(p.range().offset(), "#pragma np ignored: " + e.getMessage());
                 continue;
             }
-            Stmt target = firstStatementAfter(k.body(), p.range().end());
+            Stmt target = firstStatementAfter(k.body(), trees, p.range());
             try {
                 if (!(target instanceof Stmt.Loop lp) || lp.kind() != Stmt.LoopKind.FOR) {
                     throw new Refusal(p.range().offset(), "#pragma np parallel for must precede a for loop");
@@ -286,7 +286,7 @@ final class NpPlanner {
         }
         List<Stmt> masterOnly = new ArrayList<>();
         List<Broadcast> broadcasts = new ArrayList<>();
-        Sequential seq = new Sequential(scopes, loops, arrays, masterOnly, broadcasts);
+        Sequential seq = new Sequential(scopes, loops, arrays, masterOnly, broadcasts, trees);
         try {
             seq.stmt(k.body());
         } catch (Refusal r) {
@@ -334,15 +334,44 @@ final class NpPlanner {
                 List.copyOf(broadcasts), inter, slaves, type);
     }
 
-    private static Stmt firstStatementAfter(Stmt root, int offset) {
+    /**
+     * @return the statement a pragma applies to: the first statement after it in the statement
+     *         that holds it (the innermost block, if, loop or label around the pragma), or null
+     *         (a pragma at the end of a block applies to nothing, not to what follows the block)
+     */
+    private static Stmt firstStatementAfter(Stmt root, Trees trees, SourceRange pragma) {
+        Stmt[] holder = {null};
+        Trees.walkStmts(root, s -> {
+            if (s.range().contains(pragma) && (holder[0] == null || holder[0].range().contains(s.range()))) {
+                holder[0] = s;
+            }
+        });
         Stmt[] best = {null};
         Trees.walkStmts(root, s -> {
-            if (s.range().offset() >= offset && s.range().length() > 0
+            if (s.range().offset() >= pragma.end() && s.range().length() > 0 && trees.parent(s) == holder[0]
                     && (best[0] == null || s.range().offset() < best[0].range().offset())) {
                 best[0] = s;
             }
         });
         return best[0];
+    }
+
+    /** @return a {@code #pragma unroll} right before the np pragma or between it and the loop, or null */
+    private Pragma unrollPragma(Pragma np, Stmt.Loop lp) {
+        for (Pragma q : unit.pragmas()) {
+            if (!q.text().strip().startsWith("unroll") || q.range().end() > lp.range().offset()) {
+                continue;
+            }
+            int from = Math.min(q.range().end(), np.range().offset());
+            String between = src.text().substring(from, lp.range().offset());
+            String rest = between.replace(src.slice(np.range()), "").replace(src.slice(q.range()), "");
+            if (rest.isBlank() && q.range().offset() < lp.range().offset()
+                    && (q.range().end() <= np.range().offset() ? src.text().substring(q.range().end(), np.range().offset()).isBlank()
+                    : true)) {
+                return q;
+            }
+        }
+        return null;
     }
 
     // ----------------------------------------------------------------------------------------
@@ -374,12 +403,42 @@ final class NpPlanner {
                 }
             }
         }
+        String text = src.slice(k.range());
+        java.util.regex.Matcher vol = Pattern.compile("\\bvolatile\\b").matcher(text);
+        if (vol.find()) {
+            throw new Refusal(k.range().offset() + vol.start(), "it uses volatile: the members of a group could read "
+                    + "different values where the original thread read one");
+        }
+        java.util.regex.Matcher qual = Pattern.compile("::\\s*(threadIdx|blockDim)\\b").matcher(text);
+        if (qual.find()) {
+            throw new Refusal(k.range().offset() + qual.start(), "it names ::" + qual.group(1) + ", which klap cannot "
+                    + "replace with the master's value");
+        }
         Refusal[] bad = {null};
+        Map<Expr, Expr> parents = new IdentityHashMap<>();
+        walkKernelExprs(k.body(), e -> {
+            for (Expr c : e.children()) {
+                parents.put(c, e);
+            }
+        });
         walkKernelExprs(k.body(), e -> {
             if (bad[0] != null) {
                 return;
             }
             String why = forbidden(e, scopes);
+            if (why == null && e instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL
+                    || n.kind() == Expr.NameKind.PARAM)) {
+                Var v = scopes.resolve(n);
+                Expr p = parents.get(n);
+                if (v == null) {
+                    why = "klap cannot resolve the declaration of '" + n.name() + "' (a condition declaration or a "
+                            + "structured binding)";
+                } else if (v.isArray() && v.isPrivate() && !(p instanceof Expr.Subscript sub && sub.array() == n)
+                        && !(p instanceof Expr.Unary u && u.op().startsWith("sizeof"))) {
+                    why = "local array '" + n.name() + "' is used other than as " + n.name() + "[i] (its address "
+                            + "escapes: klap could not tell which member's copy is read or written)";
+                }
+            }
             if (why != null) {
                 bad[0] = new Refusal(e.range().offset(), why);
             }
@@ -425,10 +484,10 @@ final class NpPlanner {
         if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
             return null;
         }
-        if (BARRIERS.contains(base) || IMPURE.matcher(base).matches() || pureBuiltin(base)) {
+        CalleeFacts f = callee(base);
+        if (f == null && (BARRIERS.contains(base) || IMPURE.matcher(base).matches() || pureBuiltin(base))) {
             return null;
         }
-        CalleeFacts f = callee(base);
         if (f == null) {
             return "it calls '" + base + "', whose body klap cannot see (it may read threadIdx or store to memory)";
         }
@@ -438,7 +497,9 @@ final class NpPlanner {
     private static boolean pureBuiltin(String name) {
         return klap.transform.Mutations.pure(name) || CALL_OK_NAMES.contains(name)
                 || (name.startsWith("__") && !name.startsWith("__sync")) || name.startsWith("make_")
-                || name.matches("(?:std|cuda::std)::\\w+") || name.matches("[a-z0-9]+f?") && MATH.contains(name);
+                || name.matches("(?:std|cuda::std)::(?:min|max|abs|fabs|sqrt|exp|log|pow|sin|cos|tan|floor|ceil|round"
+                        + "|trunc|fmin|fmax|fma|isnan|isinf|isfinite|signbit|hypot|atan2|tanh|erf|copysign|fmod|llabs|labs)")
+                || name.matches("[a-z0-9]+f?") && MATH.contains(name);
     }
 
     private static final Set<String> MATH = Set.of("sqrt", "sqrtf", "exp", "expf", "log", "logf", "sin", "sinf",
@@ -449,14 +510,14 @@ final class NpPlanner {
             "rcbrt", "rcbrtf", "tan", "tanf", "sinh", "sinhf", "cosh", "coshf", "ldexp", "ldexpf", "frexp", "frexpf");
 
     /** What a device function of the unit does, transitively. */
-    record CalleeFacts(boolean stores, boolean syncs, String forbidden) {
+    record CalleeFacts(boolean stores, boolean syncs, String forbidden, Set<Integer> refParams) {
     }
 
     /** @return the facts of the device function {@code name} of the unit, or null if it has no body here */
     private CalleeFacts callee(String name) {
         if (callees.containsKey(name)) {
             CalleeFacts f = callees.get(name);
-            return f == null ? new CalleeFacts(true, false, null) : f; // recursion: assume the worst but allow
+            return f == null ? new CalleeFacts(true, false, null, Set.of()) : f; // recursion: assume stores
         }
         List<FunctionDef> defs = unit.functions().stream()
                 .filter(f -> f.kind().onDevice() && f.kind() != FunctionDef.Kind.KERNEL
@@ -469,11 +530,21 @@ final class NpPlanner {
         boolean stores = false;
         boolean syncs = false;
         String forbidden = null;
+        Set<Integer> refs = new HashSet<>();
         for (FunctionDef f : defs) {
             Scopes sc = new Scopes(f);
-            for (Param p : f.params()) {
-                if (src.slice(p.range()).matches("(?s).*&(?!&).*") && !src.slice(p.range()).contains("const")) {
-                    stores = true; // a non-const reference parameter: the caller's variable may change
+            for (int i = 0; i < f.params().size(); i++) {
+                String pt = src.slice(f.params().get(i).range());
+                if (pt.matches("(?s).*&(?!&).*") && !pt.matches("(?s)\\s*const\\b.*")) {
+                    refs.add(i); // a non-const reference parameter: the caller's variable may change
+                }
+                if (pt.matches("(?s).*\\b(threadIdx|blockDim|warpSize)\\b.*")) {
+                    forbidden = "it calls '" + name + "', whose default argument reads the real thread index";
+                }
+            }
+            for (Stmt st : allStmts(f.body())) {
+                if (st instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
+                    forbidden = "it calls '" + name + "', which has inline asm (it may read the lane or thread index)";
                 }
             }
             List<Expr> all = new ArrayList<>();
@@ -504,7 +575,7 @@ final class NpPlanner {
                 }
             }
         }
-        CalleeFacts out = new CalleeFacts(stores, syncs, forbidden);
+        CalleeFacts out = new CalleeFacts(stores, syncs, forbidden, Set.copyOf(refs));
         callees.put(name, out);
         return out;
     }
@@ -574,25 +645,37 @@ final class NpPlanner {
         for (Expr e : bodyExprs) {
             if (e instanceof Expr.Call call && call.calleeName() != null) {
                 String b = call.calleeName().replaceFirst("^::", "");
-                CalleeFacts f = BARRIERS.contains(b) ? new CalleeFacts(false, true, null) : callee(b);
+                CalleeFacts f = BARRIERS.contains(b) ? new CalleeFacts(false, true, null, Set.of()) : callee(b);
                 if (f != null && f.syncs()) {
                     throw new Refusal(e.range().offset(), "a barrier inside a parallel loop (the iterations of "
                             + "one thread are spread over several)");
                 }
             }
-            Expr target = writeTarget(e);
-            if (target == null) {
-                continue;
+            List<Expr> targets = new ArrayList<>();
+            if (writeTarget(e) != null) {
+                targets.add(writeTarget(e));
             }
-            Var v = privateRoot(target, scopes);
-            if (v == null) {
-                continue; // memory: each iteration runs once, in one member
+            if (e instanceof Expr.Call call && call.calleeName() != null) {
+                CalleeFacts f = callee(call.calleeName().replaceFirst("^::", ""));
+                for (int a = 0; f != null && a < call.args().size(); a++) {
+                    if (f.refParams().contains(a)) {
+                        targets.add(call.args().get(a));
+                    }
+                }
             }
-            if (v.name().equals(var) && v.stmt() == d) {
-                throw new Refusal(e.range().offset(), "the loop variable is written in the body");
-            }
-            if (!lp.range().contains(v.scope().offset())) {
-                if (!v.isArray()) {
+            for (Expr target : targets) {
+                Var v = privateRoot(target, scopes);
+                if (v == null) {
+                    v = ambiguousRoot(target, scopes);
+                    if (v != null && !lp.range().contains(v.scope().offset())) {
+                        writtenOutside.add(v.name()); // an array or pointer member of a private struct
+                    }
+                    continue; // memory: each iteration runs once, in one member
+                }
+                if (v.name().equals(var) && v.stmt() == d) {
+                    throw new Refusal(e.range().offset(), "the loop variable is written in the body");
+                }
+                if (!lp.range().contains(v.scope().offset()) && !v.isArray()) {
                     writtenOutside.add(v.name());
                 }
             }
@@ -622,8 +705,11 @@ final class NpPlanner {
             scans.put(v, inferred);
         }
         for (Map.Entry<String, NpPragma.Op> r : reductions.entrySet()) {
-            checkScalarOutside(scopes, r.getKey(), lp, "reduction");
+            String type = checkScalarOutside(scopes, r.getKey(), lp, "reduction");
             String why = reductionUses(body, r.getKey(), r.getValue(), scopes);
+            if (why == null && INTEGER_TYPE.matcher(type).matches()) {
+                why = integerUpdates(body, r.getKey(), r.getValue(), scopes, !clauses.reductions().containsKey(r.getKey()));
+            }
             if (why != null) {
                 throw new Refusal(at, "reduction(" + r.getValue().symbol + ":" + r.getKey() + "): " + why);
             }
@@ -632,12 +718,18 @@ final class NpPlanner {
             throw new Refusal(at, "one scan variable per loop is supported");
         }
         for (Map.Entry<String, NpPragma.Op> s : scans.entrySet()) {
-            checkScalarOutside(scopes, s.getKey(), lp, "scan");
+            String type = checkScalarOutside(scopes, s.getKey(), lp, "scan");
             scan = scanPlan((Stmt.Block) body, s.getKey(), s.getValue(), scopes);
+            String why = INTEGER_TYPE.matcher(type).matches()
+                    ? integerUpdates(body, s.getKey(), s.getValue(), scopes, !clauses.scans().containsKey(s.getKey())) : null;
+            if (why != null) {
+                throw new Refusal(at, "scan(" + s.getValue().symbol + ":" + s.getKey() + "): " + why);
+            }
         }
         // inter-warp: the loop's collectives are block barriers
         String interReason = blockReach(k, trees, uni, lp, "the loop");
-        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, Map.copyOf(reductions), scan, interReason);
+        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, Map.copyOf(reductions), scan, interReason,
+                unrollPragma(p, lp));
     }
 
     /**
@@ -685,7 +777,8 @@ final class NpPlanner {
         return scopes.vars.stream().anyMatch(x -> x.name().equals(v) && x.scope().contains(lp.range().offset()));
     }
 
-    private void checkScalarOutside(Scopes scopes, String v, Stmt.Loop lp, String clause) throws Refusal {
+    /** @return the declared type of the reduction or scan variable v (checked: an arithmetic scalar) */
+    private String checkScalarOutside(Scopes scopes, String v, Stmt.Loop lp, String clause) throws Refusal {
         Var best = null;
         for (Var x : scopes.vars) {
             if (x.name().equals(v) && x.scope().contains(lp.range().offset())
@@ -716,6 +809,88 @@ final class NpPlanner {
                 .anyMatch(e -> mentions(e, v, null)))) {
             throw new Refusal(lp.range().offset(), clause + "(" + v + "): the loop bounds must not use '" + v + "'");
         }
+        return templateType ? "" : bare;
+    }
+
+    private static final Pattern INTEGER_TYPE = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
+            + "(?:bool|char|short|int|long|long\\s+long|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed"
+            + "|short\\s+int|long\\s+int|long\\s+long\\s+int)\\s*");
+    private static final Pattern FLOATING_LITERAL = Pattern.compile(
+            "(?i)(?:[0-9]*\\.[0-9]*(?:e[+-]?[0-9]+)?|[0-9]+e[+-]?[0-9]+)[fl]?|[0-9]+f");
+    private static final Pattern FLOATING_WORD = Pattern.compile("\\b(?:float\\w*|double\\w*|half\\w*|__half\\w*|"
+            + "__nv_bfloat\\w*|auto)\\b");
+    private static final Set<String> INTEGER_CALLS = Set.of("min", "max", "abs", "umin", "umax", "llmin", "llmax",
+            "ullmin", "ullmax", "llabs", "labs", "__popc", "__popcll", "__clz", "__clzll", "__ffs", "__ffsll", "__brev",
+            "__brevll", "__mul24", "__umul24", "__mulhi", "__umulhi", "__mul64hi", "__umul64hi", "__sad", "__usad");
+
+    /**
+     * @return why an update of an integer variable with operand {@code e} may not be an integer
+     *         operation (a floating operand is converted back at every step, so partial sums per
+     *         member round differently from the original's sequence), or null. Conservative: names
+     *         and calls whose type klap cannot see count as floating.
+     */
+    private String floatingOperand(Expr e, Scopes scopes) {
+        e = unparen(e);
+        if (e instanceof Expr.Cast c) {
+            return INTEGER_TYPE.matcher(c.typeText()).matches() ? null
+                    : "its operand is cast to '" + c.typeText().strip() + "'";
+        }
+        if (e instanceof Expr.Literal l) {
+            return FLOATING_LITERAL.matcher(src.slice(l.range()).strip()).matches()
+                    ? "its operand has the floating-point literal " + src.slice(l.range()).strip() : null;
+        }
+        if (e instanceof Expr.Call c) {
+            String name = c.calleeName() == null ? "" : c.calleeName().replaceFirst("^(::|std::|cuda::std::)", "");
+            FunctionDef def = unit.functions().stream().filter(f -> f.name().equals(name)).findFirst().orElse(null);
+            boolean integral = def != null ? !FLOATING_WORD.matcher(src.text().substring(def.range().offset(),
+                    def.nameRange().offset())).find() : INTEGER_CALLS.contains(name) || name.startsWith("atomic");
+            if (!integral) {
+                return "its operand calls '" + name + "', which may return a floating-point value";
+            }
+        } else if (e instanceof Expr.Name || e instanceof Expr.Subscript || e instanceof Expr.Member
+                || e instanceof Expr.Unary u && u.op().equals("*")) {
+            Expr root = rootOf(e);
+            String type = null;
+            if (root instanceof Expr.Name n) {
+                Var v = scopes.resolve(n);
+                type = v == null ? globalDeclaration(n.name()) : typeText(v);
+                if (type == null && n.kind() == Expr.NameKind.CONSTANT) {
+                    type = "int"; // an enumerator (a floating constant has a declaration klap finds)
+                }
+            }
+            boolean member = e instanceof Expr.Member;
+            if (type == null || FLOATING_WORD.matcher(type).find()
+                    || (member && !type.matches("(?s).*\\b(?:u?int|u?short|u?char|u?long|u?longlong)[1-4]\\b.*"))) {
+                return "its operand reads '" + src.slice(e.range()).strip() + "', which klap cannot show to be an integer";
+            }
+            return null; // an index does not change the element's type
+        }
+        for (Expr c : e.children()) {
+            if (e instanceof Expr.Call call && c == call.callee()) {
+                continue;
+            }
+            String why = floatingOperand(c, scopes);
+            if (why != null) {
+                return why;
+            }
+        }
+        return null;
+    }
+
+    /** @return the text of a variable's declared type (for a parameter, its whole declaration) */
+    private String typeText(Var v) {
+        if (v.decl() == null) {
+            return unit.functions().stream().flatMap(f -> f.params().stream())
+                    .filter(p -> p.name().equals(v.name()) && v.scope().contains(p.range().offset()))
+                    .map(p -> src.slice(p.range())).findFirst().orElse(null);
+        }
+        return src.slice(SourceRange.of(v.stmt().range().offset(), v.decl().nameRange().offset()));
+    }
+
+    /** @return the text before {@code name} in its file-scope declaration, or null if klap cannot find one */
+    private String globalDeclaration(String name) {
+        Matcher m = Pattern.compile("(?m)^[^\\n;{}()]*?\\b" + Pattern.quote(name) + "\\b\\s*(?:\\[|=|;)").matcher(src.text());
+        return m.find() ? m.group() : null;
     }
 
     /** @return true for a declared type a broadcast can carry: an arithmetic type or a pointer (not auto) */
@@ -847,11 +1022,12 @@ final class NpPlanner {
             }
         }
         List<Expr> updates = new ArrayList<>();
-        Trees.walkExprs(body, e -> {
-            if (updateOperand(e, v, op) != null) {
-                updates.add(e);
+        for (Stmt.ExprStmt es : Trees.collect(body, Stmt.ExprStmt.class)) {
+            // an update whose value is used (out[cnt++] = x) is not a reduction: each member's partial differs
+            if (updateOperand(es.expr(), v, op) != null) {
+                updates.add(es.expr());
             }
-        });
+        }
         int[] uses = {0};
         Trees.walkExprs(body, e -> {
             if (e instanceof Expr.Name n && n.name().equals(v)) {
@@ -865,6 +1041,30 @@ final class NpPlanner {
         if (uses[0] != expected) {
             return "'" + v + "' is read or written in the body other than by updates with " + op.symbol
                     + " (v op= e, v = v op e, v = " + (op == NpPragma.Op.MIN ? "min" : "max") + "(v, e), ...)";
+        }
+        return null;
+    }
+
+    /**
+     * @return why the updates of the integer variable v in {@code body} are not exact integer
+     *         operations, or null: a floating operand ({@code s += 0.5f * x}) rounds at every step;
+     *         min/max through CUDA's overloaded {@code min}/{@code max} may mix signed and unsigned
+     *         operands, so they are accepted only when a clause says so
+     */
+    private String integerUpdates(Stmt body, String v, NpPragma.Op op, Scopes scopes, boolean inferred) {
+        for (Stmt.ExprStmt es : Trees.collect(body, Stmt.ExprStmt.class)) {
+            Expr operand = updateOperand(es.expr(), v, op);
+            if (operand == null || operand == ONE || operand == MINUS_ONE) {
+                continue;
+            }
+            if ((op == NpPragma.Op.MIN || op == NpPragma.Op.MAX) && inferred) {
+                return "an integer min/max is inferred only from a clause (CUDA's min/max overloads may compare "
+                        + "mixed signed and unsigned operands); write reduction(" + op.symbol + ":" + v + ")";
+            }
+            String why = floatingOperand(operand, scopes);
+            if (why != null) {
+                return "'" + v + "' is an integer and " + why + " (cast it to an integer type if that is meant)";
+            }
         }
         return null;
     }
@@ -1196,6 +1396,32 @@ final class NpPlanner {
     }
 
     /**
+     * @return the private struct variable at the root of {@code s.m[i]} / {@code s.a.m[i]} (a member
+     *         that may be an array, stored in the struct, or a pointer, to memory: klap cannot tell),
+     *         or null
+     */
+    static Var ambiguousRoot(Expr e, Scopes scopes) {
+        e = unparen(e);
+        while (e instanceof Expr.Subscript s) {
+            e = unparen(s.array());
+        }
+        if (!(e instanceof Expr.Member)) {
+            return null;
+        }
+        while (e instanceof Expr.Member m && !m.arrow()) {
+            e = unparen(m.owner());
+            while (e instanceof Expr.Subscript s) {
+                e = unparen(s.array());
+            }
+        }
+        if (e instanceof Expr.Name n) {
+            Var v = scopes.resolve(n);
+            return v != null && v.isPrivate() ? v : null;
+        }
+        return null;
+    }
+
+    /**
      * What evaluating an expression does.
      *
      * @param stores        stores to memory (or to a shared-placed array), or calls something that may
@@ -1224,21 +1450,36 @@ final class NpPlanner {
                     st[0] = true;
                 }
             }
+            if (t != null && privateRoot(t, scopes) == null && ambiguousRoot(t, scopes) != null) {
+                pw.add(ambiguousRoot(t, scopes).name()); // a private struct's array or pointer member: both
+            }
             if (x instanceof Expr.Call c && c.calleeName() != null) {
                 String b = c.calleeName().replaceFirst("^::", "");
-                if (BARRIERS.contains(b)) {
+                CalleeFacts f = c.callee() instanceof Expr.Name cn && cn.kind() == Expr.NameKind.TYPE ? null : callee(b);
+                if (f != null) {
+                    st[0] |= f.stores();
+                    bar[0] |= f.syncs();
+                    ld[0] = true;
+                    for (int a = 0; a < c.args().size(); a++) {
+                        if (f.refParams().contains(a)) {
+                            // bound to a non-const reference: the callee writes it
+                            Var v = privateRoot(c.args().get(a), scopes);
+                            if (v != null && !(arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED)) {
+                                pw.add(v.name());
+                            } else {
+                                st[0] = true;
+                            }
+                        }
+                    }
+                } else if (BARRIERS.contains(b)) {
                     bar[0] = true;
                 } else if (IMPURE.matcher(b).matches()) {
                     st[0] = true;
                     ld[0] = true;
+                } else if (b.startsWith("__ld")) {
+                    ld[0] = true;
                 } else if (!(c.callee() instanceof Expr.Name cn && cn.kind() == Expr.NameKind.TYPE) && !pureBuiltin(b)) {
-                    CalleeFacts f = callee(b);
-                    if (f == null || f.stores()) {
-                        st[0] = true;
-                    }
-                    if (f != null && f.syncs()) {
-                        bar[0] = true;
-                    }
+                    st[0] = true;
                     ld[0] = true;
                 }
             }
@@ -1271,17 +1512,23 @@ final class NpPlanner {
         private final Map<Var, ArrayPlan> arrays;
         private final List<Stmt> masterOnly;
         private final Set<Stmt> npLoops = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        /** (offset of a redundant load, outermost enclosing loop or null) */
-        private final List<int[]> loads = new ArrayList<>();
         private final List<Stmt> loopStack = new ArrayList<>();
-        private final List<Stmt> loadLoops = new ArrayList<>();
-        private final List<Stmt> storeLoops = new ArrayList<>();
-
         private final List<Broadcast> broadcasts;
+        private final Trees trees;
+        /** A sequential memory access or block barrier, at {@code offset} in statement {@code stmt}. */
+        private record Event(int offset, Stmt stmt) {
+        }
+
+        private final List<Event> loadEvents = new ArrayList<>();
+        private final List<Event> storeEvents = new ArrayList<>();
+        private final List<Event> barrierEvents = new ArrayList<>();
+        /** the statement being classified (the owner of the loads found in its expressions) */
+        private Stmt current;
 
         Sequential(Scopes scopes, List<NpLoop> loops, Map<Var, ArrayPlan> arrays, List<Stmt> masterOnly,
-                   List<Broadcast> broadcasts) {
+                   List<Broadcast> broadcasts, Trees trees) {
             this.broadcasts = broadcasts;
+            this.trees = trees;
             this.scopes = scopes;
             this.loops = loops;
             this.arrays = arrays;
@@ -1306,13 +1553,16 @@ final class NpPlanner {
         }
 
         private void load(int offset) {
-            loads.add(new int[] {offset});
-            loadLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
+            loadEvents.add(new Event(offset, current));
         }
 
         void stmt(Stmt s) throws Refusal {
+            current = s;
             if (npLoops.contains(s)) {
                 NpLoop l = loops.stream().filter(x -> x.loop() == s).findFirst().orElseThrow();
+                // inter-warp: a block barrier before and after the loop
+                barrierEvents.add(new Event(s.range().offset(), s));
+                barrierEvents.add(new Event(s.range().end(), s));
                 // bounds run in every member
                 redundant(l.lo(), "the lower bound");
                 redundant(l.hi(), "the loop bound");
@@ -1393,8 +1643,7 @@ final class NpPlanner {
                     throw new Refusal(s.range().offset(), "a barrier inside a statement that stores to "
                             + "memory (a call of a function that synchronizes)");
                 }
-                barriers.add(s.range().offset());
-                barrierLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
+                barrierEvents.add(new Event(s.range().offset(), s));
                 return;
             }
             if (ef.stores() && es.expr() instanceof Expr.Binary b && b.op().equals("=") && unparen(b.lhs()) instanceof Expr.Name x
@@ -1413,56 +1662,77 @@ final class NpPlanner {
                             + "' (every member)");
                 }
                 masterOnly.add(s);
-                storeLoops.add(loopStack.isEmpty() ? null : loopStack.get(0));
-                stores.add(s.range().offset());
+                storeEvents.add(new Event(s.range().offset(), s));
             } else if (ef.loads()) {
                 load(s.range().offset());
             }
         }
 
-        private final List<Integer> stores = new ArrayList<>();
-
-        /** A broadcast is a master-only store followed by the group's barrier (inter-warp). */
+        /** A broadcast: block barriers (inter-warp) before and after the master's side effect. */
         private void broadcast(Broadcast b) {
             broadcasts.add(b);
-            Stmt loop = loopStack.isEmpty() ? null : loopStack.get(0);
-            stores.add(b.stmt().range().offset());
-            storeLoops.add(loop);
-            barriers.add(b.stmt().range().offset() + 1);
-            barrierLoops.add(loop);
+            barrierEvents.add(new Event(b.stmt().range().offset() - 1, b.stmt()));
+            storeEvents.add(new Event(b.stmt().range().offset(), b.stmt()));
+            barrierEvents.add(new Event(b.stmt().range().end(), b.stmt()));
         }
 
         private boolean loopInit(Stmt s) {
             return loopStack.stream().anyMatch(l -> ((Stmt.Loop) l).init() == s);
         }
-        private final List<Integer> barriers = new ArrayList<>();
-        private final List<Stmt> barrierLoops = new ArrayList<>();
 
-        /** @return true if a user barrier (block-wide in a valid program) orders the store before the load */
-        private boolean ordered(int st, int ld, Stmt loop) {
-            for (int b = 0; b < barriers.size(); b++) {
-                int at = barriers.get(b);
-                if (ld > st && at > st && at < ld) {
-                    return true;
+        /** @return true if {@code b} runs whenever both {@code x} and {@code y} run: no condition around it,
+         *          and every loop around it also holds x and y */
+        private boolean unconditional(Event b, Event x, Event y) {
+            for (Stmt a = trees.parent(b.stmt()); a != null; a = trees.parent(a)) {
+                if (a instanceof Stmt.If || a instanceof Stmt.Switch) {
+                    return false;
                 }
-                if (ld < st && loop != null && barrierLoops.get(b) == loop && (at > st || at < ld)) {
-                    return true;
+                if (a instanceof Stmt.Loop && !(a.range().contains(x.stmt().range()) && a.range().contains(y.stmt().range()))) {
+                    return false;
                 }
             }
-            return false;
+            return true;
         }
 
-        /** @return why the inter-warp layout cannot order a master-only store before a later load, or null */
+        /**
+         * @return true if block barriers order the store and the load both ways they can meet: one
+         *         between them, and, when a loop holds both (the next iteration), one in that loop
+         *         outside the stretch between them
+         */
+        private boolean ordered(Event st, Event ld) {
+            int lo = Math.min(st.offset(), ld.offset());
+            int hi = Math.max(st.offset(), ld.offset());
+            Stmt common = null;
+            for (Stmt a = st.stmt(); a != null; a = trees.parent(a)) {
+                if (a instanceof Stmt.Loop && a.range().contains(ld.stmt().range())) {
+                    common = a;
+                    break;
+                }
+            }
+            boolean between = false;
+            boolean around = common == null;
+            for (Event b : barrierEvents) {
+                if (!unconditional(b, st, ld)) {
+                    continue;
+                }
+                if (b.offset() > lo && b.offset() < hi) {
+                    between = true;
+                } else if (common != null && common.range().contains(b.offset())) {
+                    around = true;
+                }
+            }
+            return between && around;
+        }
+
+        /** @return why the inter-warp layout cannot order a master-only store and a load of the group, or null */
         String interReason() {
-            for (int i = 0; i < stores.size(); i++) {
-                for (int j = 0; j < loads.size(); j++) {
-                    int st = stores.get(i);
-                    int ld = loads.get(j)[0];
-                    Stmt sl = storeLoops.get(i);
-                    boolean sameLoop = sl != null && sl == loadLoops.get(j);
-                    if ((ld > st || sameLoop) && !ordered(st, ld, sameLoop ? sl : null)) {
-                        return "line " + src.line(ld) + " reads memory after the master-only store at line "
-                                + src.line(st) + " (an inter-warp group cannot order them without a block barrier)";
+            for (Event st : storeEvents) {
+                for (Event ld : loadEvents) {
+                    if (!ordered(st, ld)) {
+                        return "line " + src.line(ld.offset()) + " reads memory " + (ld.offset() > st.offset() ? "after"
+                                : "before") + " the master-only store at line " + src.line(st.offset())
+                                + " and no block barrier of the program orders them (an inter-warp group's members "
+                                + "are in different warps)";
                     }
                 }
             }

@@ -184,18 +184,22 @@ class NpPassTest {
                 "const int t = blockIdx.x * blockDim.x + threadIdx.x;",
                 "/* klap --np: #pragma np parallel for reduction(+:sum) */",
                 "{ const auto klap_np_r_sum = sum; sum = klap::np::Plus::template identity<decltype(sum)>();",
-                "for (int i = (0) + (int)klap_np_g.slave; i < n; i += 8) {",
+                "const int klap_np_lo = (0); const unsigned long long klap_np_n = klap::np::trips(klap_np_lo, (n), false);",
+                "for (unsigned long long klap_np_k = klap_np_g.slave; klap_np_k < klap_np_n; klap_np_k += 8) "
+                        + "{ const int i = klap::np::nth(klap_np_lo, klap_np_k); {",
                 "sum += a[i * 512 + t];",
-                "} sum = klap::np::Plus{}(klap_np_r_sum, klap_np_g.template reduce<klap::np::Plus>(sum)); "
+                "} } sum = klap::np::Plus{}(klap_np_r_sum, klap_np_g.template reduce<klap::np::Plus>(sum)); "
                         + "klap_np_g.sync(); }",
-                // the store runs on the master only, then the group synchronizes
-                "{ if (klap_np_g.slave == 0) { y[t] = sum; } klap_np_g.sync(); }",
+                // the store runs on the master only, between group barriers
+                "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { y[t] = sum; } klap_np_g.sync(); }",
                 // the host launch chooses at run time
                 "const dim3 klap_np_gd = (4); const dim3 klap_np_b = (128);",
-                "if (klap::np::fits(klap_np_m, 8) && klap::np::launch_memory(k_klap_npi, klap_np_base, (size_t)0, (size_t)0, "
-                        + "klap_np_gd, (size_t)49152, 0, klap_np_mem)) { k_klap_npi<<<klap_np_gd, klap_np_m * 8, klap_np_mem.dyn, 0>>>"
-                        + "(a, y, 64, klap_np_b, (unsigned)klap_np_base, klap_np_mem.global); klap::np::release(klap_np_mem, 0); }",
-                "else k<<<klap_np_gd, klap_np_b, klap_np_shm, 0>>>(a, y, 64); }");
+                "const cudaStream_t klap_np_st = (0);",
+                "if (klap::np::fits(klap_np_m, 8) && klap::np::launch_memory(k_klap_npi, klap_np_m * 8, klap_np_base, (size_t)0, "
+                        + "(size_t)0, klap_np_gd, (size_t)49152, klap_np_st, klap_np_mem)) { k_klap_npi<<<klap_np_gd, "
+                        + "klap_np_m * 8, klap_np_mem.dyn, klap_np_st>>>(a, y, 64, klap_np_b, (unsigned)klap_np_base, "
+                        + "klap_np_mem.global); klap::np::release(klap_np_mem, klap_np_st); }",
+                "else { klap::np::fallback(\"k\", klap_np_m); k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>(a, y, 64); } }");
         assertTrue(r.summary().contains("k (intra-warp S=8)") && r.summary().contains("1 host launch rewritten"),
                 r.summary());
     }
@@ -209,9 +213,9 @@ class NpPassTest {
                 "const klap::np::InterWarp<4> klap_np_g(klap_np_m, klap_np_smem + klap_np_dyn);",
                 // a block barrier before the loop orders the masters' earlier stores
                 "{ klap_np_g.sync(); const auto klap_np_r_sum = sum;",
-                "for (int i = (0) + (int)klap_np_g.slave; i < n; i += 4)",
+                "klap::np::trips(klap_np_lo, (n), false); for (unsigned long long klap_np_k = klap_np_g.slave; klap_np_k < klap_np_n; klap_np_k += 4)",
                 "{ if (klap_np_g.slave == 0) { y[t] = sum; } }",
-                "klap::np::launch_memory(k_klap_npw, klap_np_base, klap::np::InterWarp<4>::scratch_bytes(klap_np_m), (size_t)0,");
+                "klap::np::launch_memory(k_klap_npw, klap_np_m * 4, klap_np_base, klap::np::InterWarp<4>::scratch_bytes(klap_np_m), (size_t)0,");
         absent(r.text(), "_klap_npi");
     }
 
@@ -222,7 +226,8 @@ class NpPassTest {
                 "const klap::np::Variant klap_np_v = klap::np::chosen(\"k\", klap::np::Variant::intra_warp);",
                 "if (klap_np_v == klap::np::Variant::intra_warp && klap::np::fits(klap_np_m, 8)",
                 "else if (klap_np_v == klap::np::Variant::inter_warp && klap::np::fits(klap_np_m, 8)",
-                "else k<<<klap_np_gd, klap_np_b, klap_np_shm, 0>>>(a, y, 64); }");
+                "else { if (klap_np_v != klap::np::Variant::original) klap::np::fallback(\"k\", klap_np_m); "
+                        + "k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>(a, y, 64); } }");
     }
 
     @Test
@@ -256,14 +261,18 @@ class NpPassTest {
     void scanRunsInRoundsAndArraysGoToSharedMemory() {
         NpPass.Result r = run(SCAN, NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
-        inOrder(r.text(), "k_klap_npi(",
+        inOrder(r.text(), "static __host__ __device__ constexpr size_t k_klap_npi_arrays(size_t klap_np_m) { return "
+                        + "klap::np::align16(sizeof(float) * (size_t)(NN) * (klap_np_m)); }", "k_klap_npi(",
                 "unsigned char *const klap_np_a0 = klap_np_gmem ? klap_np_gmem + (size_t)(blockIdx.x + gridDim.x * "
-                        + "(blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * (klap::np::align16(sizeof(float) * (size_t)(NN) * (klap_np_m))) "
+                        + "(blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * k_klap_npi_arrays(klap_np_m) "
                         + ": klap_np_smem + klap::np::align16((size_t)klap_np_dyn + (size_t)0);",
                 "float *const L = reinterpret_cast<float *>(klap_np_a0) + klap_np_g.master;",
-                "for (int i = (0) + (int)klap_np_g.slave; i < NN; i += 8) L[(i) * klap_np_m] = z[i];",
-                "{ decltype(v) klap_np_carry_v = v; for (int klap_np_base = (n + 1); klap_np_base < (NN); klap_np_base += 8) {",
-                "const int i = klap_np_base + (int)klap_np_g.slave; const bool klap_np_act = i < (NN);",
+                "klap_np_k += 8) { const int i = klap::np::nth(klap_np_lo, klap_np_k); L[(i) * klap_np_m] = z[i]; }",
+                "{ decltype(v) klap_np_carry_v = v; const int klap_np_lo = (n + 1); const unsigned long long klap_np_n = "
+                        + "klap::np::trips(klap_np_lo, (NN), false); for (unsigned long long klap_np_base = 0; "
+                        + "klap_np_base < klap_np_n; klap_np_base += 8) {",
+                "const unsigned long long klap_np_k = klap_np_base + klap_np_g.slave; const bool klap_np_act = "
+                        + "klap_np_k < klap_np_n; const int i = klap_np_act ? klap::np::nth(klap_np_lo, klap_np_k) : klap_np_lo;",
                 "const float lam = klap_np_act ? (z[i - n - 1]) : decltype(lam){};",
                 "const decltype(v) klap_np_c = klap_np_act ? static_cast<decltype(v)>((lam * L[(i) * klap_np_m])) : "
                         + "klap::np::Plus::template identity<decltype(v)>();",
@@ -271,10 +280,10 @@ class NpPassTest {
                         + "if (klap_np_act) {",
                 "L[(i) * klap_np_m] = L[(i) * klap_np_m] * v;",
                 "} klap_np_carry_v = klap::np::Plus{}(klap_np_carry_v, klap_np_t); } v = klap_np_carry_v; klap_np_g.sync(); }",
-                "{ if (klap_np_g.slave == 0) { out[threadIdx.x] = v + L[(3) * klap_np_m]; } klap_np_g.sync(); }",
+                "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { out[threadIdx.x] = v + L[(3) * klap_np_m]; } klap_np_g.sync(); }",
                 // the host reserves the array's shared memory
-                "klap::np::launch_memory(k_klap_npi, klap_np_base, (size_t)0, klap::np::align16(sizeof(float) * (size_t)(NN) * "
-                        + "(klap_np_m)), klap_np_gd, (size_t)49152, 0, klap_np_mem)");
+                "klap::np::launch_memory(k_klap_npi, klap_np_m * 8, klap_np_base, (size_t)0, k_klap_npi_arrays(klap_np_m), "
+                        + "klap_np_gd, (size_t)49152, klap_np_st, klap_np_mem)");
     }
 
     @Test
@@ -290,7 +299,7 @@ class NpPassTest {
         NpPass.Result r = run(SCAN, NpMode.INTER_WARP, 4);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
         inOrder(r.text(), "InterWarp<4>", "klap_np_smem + klap::np::align16((size_t)klap_np_dyn + klap::np::InterWarp<4>::scratch_bytes(klap_np_m));",
-                "__syncthreads_or(klap_np_base < (NN))");
+                "__syncthreads_or(klap_np_base < klap_np_n)");
     }
 
     @Test
@@ -332,7 +341,7 @@ class NpPassTest {
         NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
         inOrder(r.text(), "make_uint3(klap_np_g.master % klap_np_bd.x, klap_np_g.master / klap_np_bd.x % klap_np_bd.y, "
                         + "klap_np_g.master / (klap_np_bd.x * klap_np_bd.y))",
-                "for (int i = (0) + (int)klap_np_g.slave; i <= n; i += 4)",
+                "klap::np::trips(klap_np_lo, (n), true); for (unsigned long long klap_np_k = klap_np_g.slave; klap_np_k < klap_np_n; klap_np_k += 4)",
                 "const dim3 klap_np_gd = (dim3(2, 2)); const dim3 klap_np_b = (b);", "k_klap_npi<<<klap_np_gd, klap_np_m * 4,");
     }
 
@@ -359,7 +368,7 @@ class NpPassTest {
         String code = INTER_WARP_REFUSES_A_LOAD_AFTER_A_MASTER_ONLY_STORE;
         refused(code, NpMode.INTER_WARP, "reads memory after the master-only store at line 2");
         NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
-        inOrder(r.text(), "k_klap_npi", "{ if (klap_np_g.slave == 0) { a[threadIdx.x] = 1.0f; } klap_np_g.sync(); }",
+        inOrder(r.text(), "k_klap_npi", "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { a[threadIdx.x] = 1.0f; } klap_np_g.sync(); }",
                 "const float x = a[threadIdx.x + 1];");
     }
 
@@ -402,7 +411,7 @@ class NpPassTest {
     @Test
     void userDynamicSharedMemoryComesFirst() {
         NpPass.Result r = run(USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST, NpMode.INTRA_WARP, 8);
-        inOrder(r.text(), "k_klap_npi(", "{ if (klap_np_g.slave == 0) { buf[threadIdx.x] = a[threadIdx.x]; } klap_np_g.sync(); }",
+        inOrder(r.text(), "k_klap_npi(", "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { buf[threadIdx.x] = a[threadIdx.x]; } klap_np_g.sync(); }",
                 "__syncthreads();", "const size_t klap_np_shm = (size_t)(64 * sizeof(float)); "
                         + "const size_t klap_np_base = klap::np::align16(klap_np_shm);");
     }
@@ -454,7 +463,7 @@ class NpPassTest {
                 NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed());
         assertTrue(warnings(r).stream().anyMatch(w -> w.contains("the loop bounds must not use 's'")), warnings(r).toString());
-        inOrder(r.text(), "k_klap_npi", "i += 8", "for (int i = 0; i < (int)s; i++) s += 1;");
+        inOrder(r.text(), "k_klap_npi", "klap_np_k += 8", "for (int i = 0; i < (int)s; i++) s += 1;");
     }
 
     @Test
@@ -480,8 +489,8 @@ class NpPassTest {
     void sequentialCallsOfStoringFunctionsRunOnTheMaster() {
         NpPass.Result r = run(kernel(LOOP + "s += a[i];\nput(y, s);\nprintf(\"%f\\n\", s);"), NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
-        inOrder(r.text(), "k_klap_npi", "{ if (klap_np_g.slave == 0) { put(y, s); } klap_np_g.sync(); }",
-                "{ if (klap_np_g.slave == 0) { printf(");
+        inOrder(r.text(), "k_klap_npi", "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { put(y, s); } klap_np_g.sync(); }",
+                "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { printf(");
     }
 
     @Test
@@ -489,9 +498,9 @@ class NpPassTest {
         NpPass.Result r = run(BROADCAST, NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
         inOrder(r.text(), "k_klap_npi(",
-                "int slot = klap_np_g.first(klap_np_g.slave == 0 ? (atomicAdd(&counter, 1)) : decltype(slot){}); klap_np_g.sync();",
-                "if (s > 0) { p = klap_np_g.first(klap_np_g.slave == 0 ? ((float *)malloc(4)) : decltype(p){}); klap_np_g.sync(); }",
-                "{ if (klap_np_g.slave == 0) { y[slot] = s + p[0]; } klap_np_g.sync(); }");
+                "klap_np_g.sync(); int slot = klap_np_g.first(klap_np_g.slave == 0 ? (atomicAdd(&counter, 1)) : decltype(slot){}); klap_np_g.sync();",
+                "if (s > 0) { klap_np_g.sync(); p = klap_np_g.first(klap_np_g.slave == 0 ? ((float *)malloc(4)) : decltype(p){}); klap_np_g.sync(); }",
+                "{ klap_np_g.sync(); if (klap_np_g.slave == 0) { y[slot] = s + p[0]; } klap_np_g.sync(); }");
         NpPass.Result w = run(BROADCAST_INTER, NpMode.INTER_WARP, 4);
         assertEquals(List.of("k"), w.transformed(), warnings(w).toString());
         inOrder(w.text(), "InterWarp<4> klap_np_g(klap_np_m, klap_np_smem + klap_np_dyn);",

@@ -1,0 +1,128 @@
+package klap.np;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reproducers of the first adversarial review of the CUDA-NP pass (2026-11-23,
+ * {@code src/test/resources/np/review/}): each was a silent miscompile, a hang or a wrong launch
+ * before the fix; each must now be refused with its reason or emitted in the corrected form.
+ */
+class NpReviewTest {
+    private static final Path DIR = Path.of("src", "test", "resources", "np", "review");
+
+    private static NpPass.Result run(String file, NpMode mode) throws IOException {
+        String code = Files.readString(DIR.resolve(file), StandardCharsets.UTF_8);
+        return NpPass.run(NpPassTest.parse(code), new NpPass.Options(mode, mode == NpMode.INTER_WARP ? 4 : 8,
+                NpPass.DEFAULT_SHARED_BUDGET));
+    }
+
+    /** Asserts a klap-np warning containing each of {@code reasons} in both layouts. */
+    private static void warns(String file, String... reasons) throws IOException {
+        for (NpMode m : List.of(NpMode.INTRA_WARP, NpMode.INTER_WARP)) {
+            List<String> w = NpPassTest.warnings(run(file, m));
+            for (String reason : reasons) {
+                assertTrue(w.stream().anyMatch(x -> x.contains(reason)), file + " " + m + ": no '" + reason + "' in " + w);
+            }
+        }
+    }
+
+    @Test
+    void localArraysWhoseAddressEscapesOrThatAreStructMembersAreRefused() throws IOException {
+        warns("r_arraydecay.cu", "local array 'coef' is used other than as coef[i]");
+        warns("r_structarray.cu", "both stores to memory (master only) and writes local 'c'", "the loop writes 'h'");
+    }
+
+    @Test
+    void writesThroughReferenceParametersAreLocalWrites() throws IOException {
+        warns("r_refparam.cu", "the loop writes 's'");
+        // load_count(n, ...) writes every member's own n: it runs in every member, not on the master only
+        NpPass.Result r = run("r_refparam.cu", NpMode.INTRA_WARP);
+        assertTrue(r.text().contains("k_klap_npi") && !r.text().contains("{ if (klap_np_g.slave == 0) { load_count")
+                && !r.text().contains("klap_np_g.slave == 0) { load_count"), r.text());
+    }
+
+    @Test
+    void unresolvedLocalsRefuseTheKernel() throws IOException {
+        warns("r_conddecl.cu", "cannot resolve the declaration of 'n'");
+        warns("r_structdecl.cu", "cannot resolve the declaration of 'n'");
+    }
+
+    @Test
+    void updatesWhoseValueIsUsedAreNotReductions() throws IOException {
+        warns("r_updvalue.cu", "the loop writes 'cnt'", "the loop writes 'run'");
+    }
+
+    @Test
+    void interWarpNeedsUnconditionalBarriersBetweenStoresAndLoadsBothWays() throws IOException {
+        for (String f : List.of("r_war.cu", "r_condbarrier.cu", "r_ldcg.cu")) {
+            NpPass.Result w = run(f, NpMode.INTER_WARP);
+            assertEquals(List.of(), w.transformed(), f);
+            assertTrue(NpPassTest.warnings(w).stream().anyMatch(x -> x.contains("no inter-warp variant")), f);
+            assertEquals(1, run(f, NpMode.INTRA_WARP).transformed().size(), f);
+        }
+        // intra-warp: the group synchronizes before a master-only store too (the members' earlier loads)
+        assertTrue(run("r_war.cu", NpMode.INTRA_WARP).text().contains("{ klap_np_g.sync(); if (klap_np_g.slave == 0) {"));
+    }
+
+    @Test
+    void mixedSignMinMaxIsNotInferred() throws IOException {
+        warns("r_maxmixed.cu", "an integer min/max is inferred only from a clause");
+    }
+
+    @Test
+    void scanSubtractionNegatesInTheVariablesType() throws IOException {
+        String out = run("r_scanneg.cu", NpMode.INTRA_WARP).text();
+        assertTrue(out.contains("-static_cast<decltype(off)>((len[t * 32 + i]))"), out);
+    }
+
+    @Test
+    void calleesAndBuiltinsThatSeeTheRealThreadAreRefused() throws IOException {
+        warns("r_callee_asm.cu", "'lane_id', which has inline asm", "'__my_tid', which reads threadIdx");
+        warns("r_stdpure.cu", "cuda::std::swap", "cuda::std::exchange");
+        warns("r_defaultthreadidx.cu", "whose default argument reads the real thread index");
+        warns("r_globalthreadidx.cu", "which klap cannot replace with the master's value");
+        warns("r_volatile.cu", "it uses volatile");
+    }
+
+    @Test
+    void hostLaunchesOfOverloadsAndDefaultArgumentsAreLeftAlone() throws IOException {
+        warns("r_overload.cu", "it is overloaded");
+        warns("r_defaultarg.cu", "default arguments are not supported");
+    }
+
+    @Test
+    void hostLaunchDetails() throws IOException {
+        // array sizes through a file-scope helper (a host local N cannot shadow the kernel's N)
+        String dim = run("r_dimscope.cu", NpMode.INTRA_WARP).text();
+        assertTrue(dim.indexOf("constexpr size_t k_klap_npi_arrays") < dim.indexOf("int main")
+                && dim.contains("k_klap_npi_arrays(klap_np_m), klap_np_gd"), dim);
+        // the stream expression is evaluated once
+        String st = run("r_stream.cu", NpMode.INTRA_WARP).text();
+        assertEquals(1, st.split("st\\[next\\+\\+ % 4\\]", -1).length - 1, st);
+        assertTrue(st.contains("const cudaStream_t klap_np_st = (st[next++ % 4]);"), st);
+        // the grown block is checked against the variant's own limit (registers), not only 1024
+        assertTrue(run("r_regs.cu", NpMode.INTRA_WARP).text().contains("launch_memory(k_klap_npi, klap_np_m * 8,"));
+        // a narrow loop variable runs from a 64-bit trip count: i + S never wraps
+        String narrow = run("r_narrowvar.cu", NpMode.INTRA_WARP).text();
+        assertTrue(narrow.contains("klap::np::trips(klap_np_lo,") && !narrow.contains("i += 8"), narrow);
+    }
+
+    @Test
+    void pragmasApplyOnlyToTheNextStatementOfTheirBlock() throws IOException {
+        warns("r_pragmamatch.cu", "must precede a for loop");
+    }
+
+    @Test
+    void unrollMovesOntoTheDistributedLoop() throws IOException {
+        String out = run("c_unroll.cu", NpMode.INTRA_WARP).text();
+        assertTrue(out.contains("_Pragma(\"unroll 4\") for (unsigned long long klap_np_k"), out);
+    }
+}
