@@ -510,14 +510,14 @@ final class NpPlanner {
             "rcbrt", "rcbrtf", "tan", "tanf", "sinh", "sinhf", "cosh", "coshf", "ldexp", "ldexpf", "frexp", "frexpf");
 
     /** What a device function of the unit does, transitively. */
-    record CalleeFacts(boolean stores, boolean syncs, String forbidden, Set<Integer> refParams) {
+    record CalleeFacts(boolean stores, boolean syncs, String forbidden, Set<Integer> refParams, boolean loads) {
     }
 
     /** @return the facts of the device function {@code name} of the unit, or null if it has no body here */
     private CalleeFacts callee(String name) {
         if (callees.containsKey(name)) {
             CalleeFacts f = callees.get(name);
-            return f == null ? new CalleeFacts(true, false, null, Set.of()) : f; // recursion: assume stores
+            return f == null ? new CalleeFacts(true, false, null, Set.of(), true) : f; // recursion: assume stores
         }
         List<FunctionDef> defs = unit.functions().stream()
                 .filter(f -> f.kind().onDevice() && f.kind() != FunctionDef.Kind.KERNEL
@@ -531,6 +531,7 @@ final class NpPlanner {
         boolean syncs = false;
         String forbidden = null;
         Set<Integer> refs = new HashSet<>();
+        boolean loads = false;
         for (FunctionDef f : defs) {
             Scopes sc = new Scopes(f);
             for (int i = 0; i < f.params().size(); i++) {
@@ -567,15 +568,21 @@ final class NpPlanner {
                     if (g != null) {
                         stores |= g.stores;
                         syncs |= g.syncs;
+                        loads |= g.loads;
+                    } else {
+                        loads |= IMPURE.matcher(b).matches() || b.startsWith("__ld");
                     }
                 }
                 Expr target = writeTarget(e);
                 if (target != null) {
                     stores |= privateRoot(target, sc) == null;
                 }
+                loads |= e instanceof Expr.Subscript sub && privateRoot(sub, sc) == null
+                        || e instanceof Expr.Unary u && u.op().equals("*") || e instanceof Expr.Member m && m.arrow()
+                        || e instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL;
             }
         }
-        CalleeFacts out = new CalleeFacts(stores, syncs, forbidden, Set.copyOf(refs));
+        CalleeFacts out = new CalleeFacts(stores, syncs, forbidden, Set.copyOf(refs), loads);
         callees.put(name, out);
         return out;
     }
@@ -645,7 +652,7 @@ final class NpPlanner {
         for (Expr e : bodyExprs) {
             if (e instanceof Expr.Call call && call.calleeName() != null) {
                 String b = call.calleeName().replaceFirst("^::", "");
-                CalleeFacts f = BARRIERS.contains(b) ? new CalleeFacts(false, true, null, Set.of()) : callee(b);
+                CalleeFacts f = BARRIERS.contains(b) ? new CalleeFacts(false, true, null, Set.of(), true) : callee(b);
                 if (f != null && f.syncs()) {
                     throw new Refusal(e.range().offset(), "a barrier inside a parallel loop (the iterations of "
                             + "one thread are spread over several)");
@@ -851,6 +858,9 @@ final class NpPlanner {
                 || e instanceof Expr.Unary u && u.op().equals("*")) {
             Expr root = rootOf(e);
             String type = null;
+            if (root instanceof Expr.Name b && b.kind() == Expr.NameKind.BUILTIN) {
+                return null; // threadIdx.x, blockDim.y, ...: unsigned
+            }
             if (root instanceof Expr.Name n) {
                 Var v = scopes.resolve(n);
                 type = v == null ? globalDeclaration(n.name()) : typeText(v);
@@ -1428,10 +1438,57 @@ final class NpPlanner {
      * @param loads         reads memory (global, shared, a shared-placed array)
      * @param privateWrites local variables (of any member) it writes
      */
-    record Effects(boolean stores, boolean loads, Set<String> privateWrites, boolean barrier) {
+    record Effects(boolean stores, boolean loads, Set<String> privateWrites, boolean barrier, Set<String> storeRoots,
+                   Set<String> loadRoots) {
         boolean sideEffect() {
             return stores || !privateWrites.isEmpty() || barrier;
         }
+    }
+
+    /** The memory an access may touch, for the inter-warp ordering check: {@code "S:name"} a
+     *  {@code __shared__} variable, {@code "G"} global memory (kernel parameters, device
+     *  variables: they may alias each other), {@code "?"} anything (a local pointer may point to
+     *  shared memory; a callee may store anywhere). */
+    private String memoryRoot(Expr access, Scopes scopes, Map<Var, ArrayPlan> arrays) {
+        Expr root = rootOf(access);
+        if (!(root instanceof Expr.Name n)) {
+            return "?";
+        }
+        Var v = scopes.resolve(n);
+        if (v != null) {
+            if (v.decl() != null && v.decl().shared()) {
+                return "S:" + v.name();
+            }
+            if (arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED) {
+                return "S:klap_np_" + v.name(); // klap's own per-group copy (shared or global memory of its own)
+            }
+            return v.decl() == null && !access.equals(root) ? "G" : "?";
+        }
+        if (n.kind() == Expr.NameKind.GLOBAL) {
+            String d = globalDeclaration(n.name());
+            if (d != null && d.contains("__shared__")) {
+                return "S:" + n.name();
+            }
+            if (d != null && d.contains("__constant__")) {
+                return "C";
+            }
+            return "G";
+        }
+        return "?";
+    }
+
+    /** @return true if accesses to roots a and b (see {@link #memoryRoot}) may touch the same memory */
+    static boolean mayAlias(String a, String b) {
+        if (a.equals("C") || b.equals("C")) {
+            return false; // __constant__ memory is not written by kernels
+        }
+        if (a.equals("?") || b.equals("?")) {
+            return true;
+        }
+        if (a.startsWith("S:") || b.startsWith("S:")) {
+            return a.equals(b);
+        }
+        return true;
     }
 
     /** @return the effects of {@code e}; {@code arrays}: the placed arrays (their accesses are memory) */
@@ -1440,6 +1497,8 @@ final class NpPlanner {
         boolean[] ld = {false};
         boolean[] bar = {false};
         Set<String> pw = new HashSet<>();
+        Set<String> sr = new HashSet<>();
+        Set<String> lr = new HashSet<>();
         Trees.walk(e, x -> {
             Expr t = writeTarget(x);
             if (t != null) {
@@ -1448,6 +1507,7 @@ final class NpPlanner {
                     pw.add(v.name());
                 } else {
                     st[0] = true;
+                    sr.add(memoryRoot(t, scopes, arrays));
                 }
             }
             if (t != null && privateRoot(t, scopes) == null && ambiguousRoot(t, scopes) != null) {
@@ -1458,8 +1518,14 @@ final class NpPlanner {
                 CalleeFacts f = c.callee() instanceof Expr.Name cn && cn.kind() == Expr.NameKind.TYPE ? null : callee(b);
                 if (f != null) {
                     st[0] |= f.stores();
+                    if (f.stores()) {
+                        sr.add("?");
+                    }
                     bar[0] |= f.syncs();
-                    ld[0] = true;
+                    if (f.loads()) {
+                        ld[0] = true;
+                        lr.add("?");
+                    }
                     for (int a = 0; a < c.args().size(); a++) {
                         if (f.refParams().contains(a)) {
                             // bound to a non-const reference: the callee writes it
@@ -1468,6 +1534,7 @@ final class NpPlanner {
                                 pw.add(v.name());
                             } else {
                                 st[0] = true;
+                                sr.add("?");
                             }
                         }
                     }
@@ -1476,30 +1543,39 @@ final class NpPlanner {
                 } else if (IMPURE.matcher(b).matches()) {
                     st[0] = true;
                     ld[0] = true;
+                    sr.add("?");
+                    lr.add("?");
                 } else if (b.startsWith("__ld")) {
                     ld[0] = true;
+                    lr.add("?");
                 } else if (!(c.callee() instanceof Expr.Name cn && cn.kind() == Expr.NameKind.TYPE) && !pureBuiltin(b)) {
                     st[0] = true;
                     ld[0] = true;
+                    sr.add("?");
+                    lr.add("?");
                 }
             }
             if (x instanceof Expr.Launch) {
                 st[0] = true;
+                sr.add("?");
             }
             if (x instanceof Expr.Unary u && u.op().equals("*") || x instanceof Expr.Member m && m.arrow()) {
                 ld[0] = true;
+                lr.add(memoryRoot(x, scopes, arrays));
             }
             if (x instanceof Expr.Subscript s) {
                 Var v = privateRoot(s, scopes);
                 if (v == null || arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED) {
                     ld[0] = true;
+                    lr.add(memoryRoot(s, scopes, arrays));
                 }
             }
             if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.GLOBAL) {
                 ld[0] = true;
+                lr.add(memoryRoot(n, scopes, arrays));
             }
         });
-        return new Effects(st[0], ld[0], pw, bar[0]);
+        return new Effects(st[0], ld[0], pw, bar[0], sr, lr);
     }
 
     // ----------------------------------------------------------------------------------------
@@ -1516,7 +1592,10 @@ final class NpPlanner {
         private final List<Broadcast> broadcasts;
         private final Trees trees;
         /** A sequential memory access or block barrier, at {@code offset} in statement {@code stmt}. */
-        private record Event(int offset, Stmt stmt) {
+        private record Event(int offset, Stmt stmt, Set<String> roots) {
+            Event(int offset, Stmt stmt) {
+                this(offset, stmt, Set.of("?"));
+            }
         }
 
         private final List<Event> loadEvents = new ArrayList<>();
@@ -1548,12 +1627,12 @@ final class NpPlanner {
                         + "member of the group)");
             }
             if (ef.loads()) {
-                load(e.range().offset());
+                load(e.range().offset(), ef.loadRoots());
             }
         }
 
-        private void load(int offset) {
-            loadEvents.add(new Event(offset, current));
+        private void load(int offset, Set<String> roots) {
+            loadEvents.add(new Event(offset, current, roots));
         }
 
         void stmt(Stmt s) throws Refusal {
@@ -1597,7 +1676,7 @@ final class NpPlanner {
                         throw new Refusal(lp.step().range().offset(), "the loop step stores to memory");
                     }
                     if (ef.loads()) {
-                        load(lp.step().range().offset());
+                        load(lp.step().range().offset(), ef.loadRoots());
                     }
                 }
                 stmt(lp.body());
@@ -1662,9 +1741,9 @@ final class NpPlanner {
                             + "' (every member)");
                 }
                 masterOnly.add(s);
-                storeEvents.add(new Event(s.range().offset(), s));
+                storeEvents.add(new Event(s.range().offset(), s, ef.storeRoots()));
             } else if (ef.loads()) {
-                load(s.range().offset());
+                load(s.range().offset(), ef.loadRoots());
             }
         }
 
@@ -1728,7 +1807,8 @@ final class NpPlanner {
         String interReason() {
             for (Event st : storeEvents) {
                 for (Event ld : loadEvents) {
-                    if (!ordered(st, ld)) {
+                    boolean alias = st.roots().stream().anyMatch(a -> ld.roots().stream().anyMatch(b -> mayAlias(a, b)));
+                    if (alias && !ordered(st, ld)) {
                         return "line " + src.line(ld.offset()) + " reads memory " + (ld.offset() > st.offset() ? "after"
                                 : "before") + " the master-only store at line " + src.line(st.offset())
                                 + " and no block barrier of the program orders them (an inter-warp group's members "
