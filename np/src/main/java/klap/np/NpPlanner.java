@@ -1766,11 +1766,46 @@ final class NpPlanner {
                 if (a instanceof Stmt.If || a instanceof Stmt.Switch) {
                     return false;
                 }
-                if (a instanceof Stmt.Loop && !(a.range().contains(x.stmt().range()) && a.range().contains(y.stmt().range()))) {
+                if (a instanceof Stmt.Loop lp && !(a.range().contains(x.stmt().range()) && a.range().contains(y.stmt().range()))
+                        && !loopRunsBarrier(lp, b, x, y)) {
                     return false;
                 }
             }
             return true;
+        }
+
+        /**
+         * @return true if barrier b in loop lp (which holds at most one of the events x, y) runs
+         *         between them: after the event lp holds, in the same iteration, with no jump
+         *         between them; before it (every path to the event passes b); or, if lp holds
+         *         neither, lp runs at least once and nothing jumps before b
+         */
+        private boolean loopRunsBarrier(Stmt.Loop lp, Event b, Event x, Event y) {
+            List<Stmt.Jump> jumps = Trees.collect(lp.body(), Stmt.Jump.class);
+            for (Event e : List.of(x, y)) {
+                if (lp.range().contains(e.stmt().range())) {
+                    return e.offset() > b.offset()
+                            || jumps.stream().noneMatch(j -> j.range().offset() > e.offset() && j.range().offset() < b.offset());
+                }
+            }
+            return runsOnce(lp) && jumps.stream().noneMatch(j -> j.range().offset() < b.offset());
+        }
+
+        /** @return true for {@code for (int x = C1; x < C2; ...)} with integer literals C1 < C2: one iteration at least */
+        private boolean runsOnce(Stmt.Loop lp) {
+            if (lp.kind() != Stmt.LoopKind.FOR || !(lp.init() instanceof Stmt.Decl d) || d.vars().size() != 1
+                    || d.vars().get(0).init() == null || !(lp.cond() instanceof Expr.Binary c)
+                    || !isName(c.lhs(), d.vars().get(0).name())) {
+                return false;
+            }
+            Long lo = literal(d.vars().get(0).init());
+            Long hi = literal(c.rhs());
+            return lo != null && hi != null && (c.op().equals("<") ? lo < hi : c.op().equals("<=") && lo <= hi);
+        }
+
+        private Long literal(Expr e) {
+            String t = src.slice(e.range()).strip().replaceFirst("[uUlL]+$", "");
+            return e instanceof Expr.Literal && t.matches("-?\\d{1,18}") ? Long.parseLong(t) : null;
         }
 
         /**
