@@ -170,9 +170,9 @@ class KlapNvccArgsTest {
                 new Bad("--klap-np-slaves must be between 2 and 32", List.of("--klap-np=inter-warp", "--klap-np-slaves=64")),
                 new Bad("--klap-np-slaves must be between 2 and 32", List.of("--klap-np=inter-warp", "--klap-np-slaves=1")),
                 new Bad("--klap-np-slaves=S expected", List.of("--klap-np=inter-warp", "--klap-np-slaves=eight")),
-                new Bad("--klap-np-shared-budget: expected a size such as 48K",
+                new Bad("--klap-np-shared-budget: expected a budget such as 48K, got 'lots'",
                         List.of("--klap-np=all", "--klap-np-shared-budget=lots")),
-                new Bad("--klap-np-shared-budget: expected 0 .. 1024K bytes",
+                new Bad("--klap-np-shared-budget: expected a budget such as 48K between 0 and 1048576 bytes",
                         List.of("--klap-np=all", "--klap-np-shared-budget=2048K")))) {
             List<String> args = new java.util.ArrayList<>(b.args);
             args.addAll(List.of("-c", "a.cu"));
