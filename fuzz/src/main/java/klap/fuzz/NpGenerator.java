@@ -760,6 +760,11 @@ public final class NpGenerator {
             indent++;
             commonBody(c, h, slot, reds, false);
             indent--;
+            emitReductionLoop(saved, reds, c, h);
+        }
+
+        /** Emits a transformable parallel loop whose body was generated into {@code saved}'s place, and stores its reductions. */
+        void emitReductionLoop(StringBuilder saved, List<Red> reds, Ctx c, Header h) {
             String bodyText = reattach(saved);
             npLoops++;
             transformableLoops++;
@@ -954,16 +959,7 @@ public final class NpGenerator {
                 line(a + "[" + h.var() + "] = " + a + "[" + h.var() + "] * 3u + 1u;");
             }
             indent--;
-            String bodyText = reattach(saved);
-            npLoops++;
-            transformableLoops++;
-            pragmaLine("#pragma np parallel for" + reductionClauses(reds) + extraClauses(c));
-            line(h.text() + " {");
-            body.append(bodyText);
-            line("}");
-            for (Red v : reds) {
-                result(store(v));
-            }
+            emitReductionLoop(saved, reds, c, h);
         }
 
         // ---- sequential code ----
