@@ -607,10 +607,14 @@ __host__ int max_threads(Kernel* kernel) {
 // Says once per kernel, on stderr, that a launch runs the original kernel although a CUDA-NP
 // variant was chosen: the grown block (threads_per_block * S) exceeds 1024 threads or the variant's
 // register limit, or its shared memory exceeds the budget and global memory could not be had.
-__host__ inline void fallback(const char* kernel, unsigned threads_per_block) {
+// why: the reason when klap knows it (a variant that was not emitted), else null.
+__host__ inline void fallback(const char* kernel, unsigned threads_per_block, const char* why = nullptr) {
   detail::registry& r = detail::reg();
   std::lock_guard<std::mutex> lock(r.mu);
-  if (r.warned.emplace(std::string("fallback:") + kernel, true).second) {
+  if (!r.warned.emplace(std::string("fallback:") + kernel, true).second) return;
+  if (why != nullptr) {
+    std::fprintf(stderr, "klap: warning: %s: %s; running the original kernel [klap-np]\n", kernel, why);
+  } else {
     std::fprintf(stderr,
                  "klap: warning: %s: the CUDA-NP variant cannot run a launch of %u threads per block (more than 1024 "
                  "threads or registers per grown block, or not enough shared or global memory); running the original "

@@ -163,9 +163,7 @@ final class NpKernel {
         StringBuilder sb = new StringBuilder();
         sb.append("\n/* klap --np: ").append(inter ? "inter-warp" : "intra-warp").append(" CUDA-NP variant of ")
                 .append(k.name()).append(", ").append(slaves).append(" threads per group (CUDA-NP, PPoPP 2014) */\n");
-        if (k.firstDeclaration() == null) {
-            sb.append(arraysHelper());
-        }
+        sb.append(arraysHelper());
         sb.append(src.lineDirective(k.range().offset()));
         sb.append(header()).append("\n{\n");
         sb.append("    const unsigned klap_np_m = klap_np_bd.x * klap_np_bd.y * klap_np_bd.z;\n");
@@ -259,11 +257,9 @@ final class NpKernel {
             comment(ed, l.unroll());
             unroll = "_Pragma(\"" + l.unroll().text().strip().replace("\\", "\\\\").replace("\"", "\\\"") + "\") ";
         }
-        StringBuilder pre = new StringBuilder("{ ");
+        // a group barrier before the loop orders the members' earlier loads before its stores
+        StringBuilder pre = new StringBuilder("{ " + g("sync();") + " ");
         StringBuilder post = new StringBuilder();
-        if (inter) {
-            pre.append(g("sync();")).append(' ');
-        }
         for (Map.Entry<String, NpPragma.Op> r : l.reductions().entrySet()) {
             String v = r.getKey();
             NpPragma.Op op = r.getValue();
@@ -423,6 +419,8 @@ final class NpKernel {
 
     /** @return the prototype of the generated kernel, for a kernel declared before its definition */
     String prototype() {
-        return arraysHelper() + "\n" + header() + ";\n";
+        String helper = sharedArrays().isEmpty() ? ""
+                : "\nstatic __host__ __device__ constexpr size_t " + name() + "_arrays(size_t klap_np_m);";
+        return helper + "\n" + header() + ";\n";
     }
 }

@@ -332,8 +332,14 @@ public final class NpPass {
         }
         // the original kernel: as asked (KLAP_NP=original), or because the variant cannot run this
         // launch (a one-time warning says so, so that no one times the original under an np name)
+        String missing = "nullptr";
+        if (opt.mode() == NpMode.ALL && vs.size() == 1) {
+            String absent = vs.get(0).inter() ? "intra_warp" : "inter_warp";
+            missing = "klap_np_v == klap::np::Variant::" + absent + " ? \"klap emitted no " + absent.replace('_', '-')
+                    + " variant of this kernel (see its klap-np warnings)\" : nullptr";
+        }
         sb.append("{ ").append(opt.mode() == NpMode.ALL ? "if (klap_np_v != klap::np::Variant::original) " : "")
-                .append("klap::np::fallback(\"").append(k.name()).append("\", klap_np_m); ")
+                .append("klap::np::fallback(\"").append(k.name()).append("\", klap_np_m, ").append(missing).append("); ")
                 .append(k.name()).append(targs).append("<<<klap_np_gd, klap_np_b, klap_np_shm, ").append(stream)
                 .append(">>>(").append(args).append("); } }");
         return sb.toString();

@@ -79,6 +79,8 @@ final class NpPlanner {
     private final SourceFile src;
     private final List<Diagnostic> diags;
     private final Map<String, CalleeFacts> callees = new HashMap<>();
+    /** the variables the kernel being planned writes anywhere (a written pointer parameter may point anywhere) */
+    private Set<String> kernelWrites = Set.of();
 
     NpPlanner(CudaUnit unit, List<Diagnostic> diags) {
         this.unit = unit;
@@ -103,8 +105,34 @@ final class NpPlanner {
     /** Name resolution by scope (innermost declaration visible at the use). */
     static final class Scopes {
         final List<Var> vars = new ArrayList<>();
+        private final SourceFile src;
 
-        Scopes(FunctionDef k) {
+        /** @return the number of array dimensions in v's declarator ({@code a[2][3]}: 2; a parameter: 0) */
+        int dims(Var v) {
+            if (v.decl() == null || !v.decl().array()) {
+                return 0;
+            }
+            String t = src.text();
+            int depth = 0;
+            int n = 0;
+            for (int i = v.decl().nameRange().end(); i < v.stmt().range().end(); i++) {
+                char c = t.charAt(i);
+                if (c == '[') {
+                    if (depth == 0) {
+                        n++;
+                    }
+                    depth++;
+                } else if (c == ']') {
+                    depth--;
+                } else if (depth == 0 && c != ' ' && c != '\t' && c != '\n') {
+                    break;
+                }
+            }
+            return n;
+        }
+
+        Scopes(FunctionDef k, SourceFile src) {
+            this.src = src;
             for (Param p : k.params()) {
                 vars.add(new Var(p.name(), null, null, k.range()));
             }
@@ -235,7 +263,8 @@ final class NpPlanner {
      * @return the plan, or null (warnings added) when nothing can be transformed
      */
     NpPlan plan(FunctionDef k, List<Pragma> pragmas) {
-        Scopes scopes = new Scopes(k);
+        Scopes scopes = new Scopes(k, src);
+        kernelWrites = klap.transform.Mutations.of(k, unit);
         try {
             checkKernel(k, scopes);
         } catch (Refusal r) {
@@ -404,10 +433,9 @@ final class NpPlanner {
             }
         }
         String text = src.slice(k.range());
-        java.util.regex.Matcher vol = Pattern.compile("\\bvolatile\\b").matcher(text);
-        if (vol.find()) {
-            throw new Refusal(k.range().offset() + vol.start(), "it uses volatile: the members of a group could read "
-                    + "different values where the original thread read one");
+        if (volatileIn(text)) {
+            throw new Refusal(k.range().offset(), "it uses volatile (also through a typedef): the members of a group "
+                    + "could read different values where the original thread read one");
         }
         java.util.regex.Matcher qual = Pattern.compile("::\\s*(threadIdx|blockDim)\\b").matcher(text);
         if (qual.find()) {
@@ -446,6 +474,22 @@ final class NpPlanner {
         if (bad[0] != null) {
             throw bad[0];
         }
+    }
+
+    /** @return true if {@code text} says volatile, directly or through a typedef/using of the file */
+    private boolean volatileIn(String text) {
+        if (Pattern.compile("\\bvolatile\\b").matcher(text).find()) {
+            return true;
+        }
+        Matcher td = Pattern.compile("(?:typedef[^;]*\\bvolatile\\b[^;]*?(\\w+)\\s*;)|(?:using\\s+(\\w+)\\s*=[^;]*\\bvolatile\\b)")
+                .matcher(src.text());
+        while (td.find()) {
+            String alias = td.group(1) != null ? td.group(1) : td.group(2);
+            if (Pattern.compile("\\b" + Pattern.quote(alias) + "\\b").matcher(text).find()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return why {@code e} cannot be in a CUDA-NP kernel, or null */
@@ -517,7 +561,8 @@ final class NpPlanner {
     private CalleeFacts callee(String name) {
         if (callees.containsKey(name)) {
             CalleeFacts f = callees.get(name);
-            return f == null ? new CalleeFacts(true, false, null, Set.of(), true) : f; // recursion: assume stores
+            return f == null ? new CalleeFacts(true, true, "it calls the recursive function '" + name + "'", Set.of(), true)
+                    : f; // recursion: refused (facts computed from a provisional entry would be cached)
         }
         List<FunctionDef> defs = unit.functions().stream()
                 .filter(f -> f.kind().onDevice() && f.kind() != FunctionDef.Kind.KERNEL
@@ -533,15 +578,18 @@ final class NpPlanner {
         Set<Integer> refs = new HashSet<>();
         boolean loads = false;
         for (FunctionDef f : defs) {
-            Scopes sc = new Scopes(f);
+            Scopes sc = new Scopes(f, src);
             for (int i = 0; i < f.params().size(); i++) {
                 String pt = src.slice(f.params().get(i).range());
-                if (pt.matches("(?s).*&(?!&).*") && !pt.matches("(?s)\\s*const\\b.*")) {
+                if (writableReference(pt)) {
                     refs.add(i); // a non-const reference parameter: the caller's variable may change
                 }
                 if (pt.matches("(?s).*\\b(threadIdx|blockDim|warpSize)\\b.*")) {
                     forbidden = "it calls '" + name + "', whose default argument reads the real thread index";
                 }
+            }
+            if (volatileIn(src.slice(f.range()))) {
+                forbidden = "it calls '" + name + "', which reads volatile memory (members would read different values)";
             }
             for (Stmt st : allStmts(f.body())) {
                 if (st instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
@@ -587,6 +635,22 @@ final class NpPlanner {
         return out;
     }
 
+    /**
+     * @return true if a parameter declaration is a reference to a modifiable object: {@code int &x},
+     *         {@code const int *&p} (a non-const pointer); not {@code const int &x},
+     *         {@code int *const &p} or {@code T &&x}
+     */
+    static boolean writableReference(String param) {
+        Matcher m = Pattern.compile("(?<!&)&(?!&)").matcher(param);
+        if (!m.find()) {
+            return false;
+        }
+        String before = param.substring(0, m.start()).strip();
+        int star = before.lastIndexOf('*');
+        String referenced = star >= 0 ? before.substring(star + 1) : before;
+        return !Pattern.compile("\\bconst\\b").matcher(referenced).find();
+    }
+
     // ----------------------------------------------------------------------------------------
     // Parallel loops
 
@@ -604,6 +668,9 @@ final class NpPlanner {
             throw new Refusal(at, "the loop variable '" + var + "' must have an integer type");
         }
         Expr lo = d.vars().get(0).init();
+        if (lo instanceof Expr.Other) {
+            throw new Refusal(at, "the loop variable must be initialized with = (not a brace list)");
+        }
         if (!(lp.cond() instanceof Expr.Binary c)) {
             throw new Refusal(at, "the loop condition must be " + var + " < hi or " + var + " <= hi");
         }
@@ -626,6 +693,10 @@ final class NpPlanner {
             throw new Refusal(at, "the body of a scan loop must be a { ... } block");
         }
         for (Expr e : List.of(lo, hi)) {
+            String floating = clearlyFloating(e, scopes);
+            if (floating != null) {
+                throw new Refusal(e.range().offset(), "the loop bounds must be integers: " + floating);
+            }
             Effects ef = effects(e, scopes, Map.of());
             if (ef.sideEffect()) {
                 throw new Refusal(e.range().offset(), "the loop bounds must have no side effect");
@@ -714,6 +785,9 @@ final class NpPlanner {
         for (Map.Entry<String, NpPragma.Op> r : reductions.entrySet()) {
             String type = checkScalarOutside(scopes, r.getKey(), lp, "reduction");
             String why = reductionUses(body, r.getKey(), r.getValue(), scopes);
+            if (why == null && (r.getValue() == NpPragma.Op.MIN || r.getValue() == NpPragma.Op.MAX)) {
+                why = minMaxFunctions(body, r.getKey(), r.getValue(), type);
+            }
             if (why == null && INTEGER_TYPE.matcher(type).matches()) {
                 why = integerUpdates(body, r.getKey(), r.getValue(), scopes, !clauses.reductions().containsKey(r.getKey()));
             }
@@ -843,16 +917,25 @@ final class NpPlanner {
                     : "its operand is cast to '" + c.typeText().strip() + "'";
         }
         if (e instanceof Expr.Literal l) {
-            return FLOATING_LITERAL.matcher(src.slice(l.range()).strip()).matches()
-                    ? "its operand has the floating-point literal " + src.slice(l.range()).strip() : null;
+            String text = src.slice(l.range()).strip();
+            if (text.matches("[A-Za-z_]\\w*")) {
+                // a macro: its definition in this file must be an integer literal
+                Matcher m = Pattern.compile("(?m)^\\s*#\\s*define\\s+" + Pattern.quote(text) + "\\s+(.*)$").matcher(src.text());
+                String body = m.find() ? m.group(1).strip() : null;
+                return body != null && body.matches("\\(?-?\\s*(?:0[xX][0-9a-fA-F]+|\\d+)[uUlL]*\\)?")
+                        ? null : "its operand uses the macro " + text + ", which klap cannot show to be an integer";
+            }
+            return FLOATING_LITERAL.matcher(text).matches() ? "its operand has the floating-point literal " + text : null;
         }
         if (e instanceof Expr.Call c) {
             String name = c.calleeName() == null ? "" : c.calleeName().replaceFirst("^(::|std::|cuda::std::)", "");
             FunctionDef def = unit.functions().stream().filter(f -> f.name().equals(name)).findFirst().orElse(null);
-            boolean integral = def != null ? !FLOATING_WORD.matcher(src.text().substring(def.range().offset(),
-                    def.nameRange().offset())).find() : INTEGER_CALLS.contains(name) || name.startsWith("atomic");
+            boolean integral = def != null ? integerType(src.text().substring(def.range().offset(), def.nameRange().offset())
+                    .replaceAll("(?s)template\\s*<.*?>", "").replaceAll("\\b(?:__device__|__host__|__forceinline__|"
+                            + "__noinline__|static|inline|constexpr|extern)\\b", ""))
+                    : INTEGER_CALLS.contains(name);
             if (!integral) {
-                return "its operand calls '" + name + "', which may return a floating-point value";
+                return "its operand calls '" + name + "', which klap cannot show to return an integer";
             }
         } else if (e instanceof Expr.Name || e instanceof Expr.Subscript || e instanceof Expr.Member
                 || e instanceof Expr.Unary u && u.op().equals("*")) {
@@ -864,13 +947,19 @@ final class NpPlanner {
             if (root instanceof Expr.Name n) {
                 Var v = scopes.resolve(n);
                 type = v == null ? globalDeclaration(n.name()) : typeText(v);
-                if (type == null && n.kind() == Expr.NameKind.CONSTANT) {
-                    type = "int"; // an enumerator (a floating constant has a declaration klap finds)
+                if (type == null && n.kind() == Expr.NameKind.CONSTANT
+                        && Pattern.compile("\\benum\\b[^;]*\\b" + Pattern.quote(n.name()) + "\\b").matcher(src.text()).find()) {
+                    type = "int"; // an enumerator
+                }
+                if (type != null) {
+                    type = type.replaceAll("\\b" + Pattern.quote(n.name()) + "\\b.*$", "");
                 }
             }
             boolean member = e instanceof Expr.Member;
-            if (type == null || FLOATING_WORD.matcher(type).find()
-                    || (member && !type.matches("(?s).*\\b(?:u?int|u?short|u?char|u?long|u?longlong)[1-4]\\b.*"))) {
+            boolean ok = type != null && (member
+                    ? type.matches("(?s).*\\b(?:u?int|u?short|u?char|u?long|u?longlong)[1-4]\\b.*")
+                    : integerType(type));
+            if (!ok) {
                 return "its operand reads '" + src.slice(e.range()).strip() + "', which klap cannot show to be an integer";
             }
             return null; // an index does not change the element's type
@@ -885,6 +974,36 @@ final class NpPlanner {
             }
         }
         return null;
+    }
+
+    /** @return true if a declaration's type text (qualifiers, pointers and array bounds aside) is an integer type */
+    private static boolean integerType(String type) {
+        String t = type.replaceAll("\\[[^\\]]*\\]", " ").replaceAll("\\b(?:const|volatile|__restrict__|__restrict|"
+                + "__shared__|__constant__|__device__|static|register|extern)\\b", " ").replace('*', ' ').replace('&', ' ')
+                .replaceAll("=.*$", "").strip();
+        return INTEGER_TYPE.matcher(t).matches();
+    }
+
+    /** @return what makes {@code e} a floating-point value for certain (a literal, a cast, a math call, a variable), or null */
+    private String clearlyFloating(Expr e, Scopes scopes) {
+        String[] why = {null};
+        Trees.walk(e, x -> {
+            if (why[0] != null) {
+                return;
+            }
+            if (x instanceof Expr.Literal l && FLOATING_LITERAL.matcher(src.slice(l.range()).strip()).matches()) {
+                why[0] = "the literal " + src.slice(l.range()).strip();
+            } else if (x instanceof Expr.Cast c && FLOATING_WORD.matcher(c.typeText()).find()) {
+                why[0] = "a cast to " + c.typeText().strip();
+            } else if (x instanceof Expr.Call c && c.calleeName() != null && (MATH.contains(c.calleeName())
+                    || c.calleeName().matches("(?:std::|cuda::std::)?(?:sqrt|exp|log|pow|sin|cos|fmin|fmax|floor|ceil)f?"))) {
+                why[0] = "a call of " + c.calleeName();
+            } else if (x instanceof Expr.Name n && scopes.resolve(n) != null && typeText(scopes.resolve(n)) != null
+                    && FLOATING_WORD.matcher(typeText(scopes.resolve(n)).replace("auto", "")).find()) {
+                why[0] = "'" + n.name() + "' has a floating-point type";
+            }
+        });
+        return why[0];
     }
 
     /** @return the text of a variable's declared type (for a parameter, its whole declaration) */
@@ -1074,6 +1193,28 @@ final class NpPlanner {
             String why = floatingOperand(operand, scopes);
             if (why != null) {
                 return "'" + v + "' is an integer and " + why + " (cast it to an integer type if that is meant)";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return why the min/max functions of v's updates do not compute in v's type, or null: members
+     *         without an iteration keep v's value unconverted, while the original converts it at the
+     *         first update ({@code double v = fminf(v, e)} rounds v to float)
+     */
+    private static String minMaxFunctions(Stmt body, String v, NpPragma.Op op, String type) {
+        for (Stmt.ExprStmt es : Trees.collect(body, Stmt.ExprStmt.class)) {
+            if (updateOperand(es.expr(), v, op) == null || !(unparen(((Expr.Binary) unparen(es.expr())).rhs()) instanceof Expr.Call c)
+                    || c.calleeName() == null) {
+                continue;
+            }
+            String f = c.calleeName().replaceFirst("^(::|std::|cuda::std::)", "");
+            boolean floatFn = f.endsWith("f") && f.startsWith("fm");
+            boolean doubleFn = f.equals("fmin") || f.equals("fmax");
+            String t = type.replaceAll("\\b(const|volatile)\\b", "").strip();
+            if ((floatFn && !t.equals("float")) || (doubleFn && !t.equals("double"))) {
+                return "'" + v + "' has type " + t + " but is updated with " + f + " (klap combines in v's type)";
             }
         }
         return null;
@@ -1271,6 +1412,9 @@ final class NpPlanner {
             if (why == null && !fileScopeText(dim, scopes)) {
                 why = "its size '" + dim + "' is not a constant klap can evaluate on the host";
             }
+            if (why == null && localType(elem, k)) {
+                why = "its element type '" + elem + "' is declared in the kernel (klap sizes the array on the host)";
+            }
             if (why == null) {
                 out.put(v, new ArrayPlan(v, Place.SHARED, elem, dim, null));
                 continue;
@@ -1281,6 +1425,20 @@ final class NpPlanner {
             return writer;
         }
         return null;
+    }
+
+    /** @return true if an identifier of {@code type} names a struct, class, union, typedef or alias declared in {@code k} */
+    private boolean localType(String type, FunctionDef k) {
+        String body = src.slice(k.body().range());
+        Matcher m = IDENT.matcher(type);
+        while (m.find()) {
+            String id = Pattern.quote(m.group());
+            if (Pattern.compile("\\b(?:struct|class|union)\\s+" + id + "\\b|\\btypedef\\b[^;]*\\b" + id
+                    + "\\s*;|\\busing\\s+" + id + "\\s*=").matcher(body).find()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int declaratorEnd(Var v) {
@@ -1392,11 +1550,14 @@ final class NpPlanner {
                 e = c.operand();
             } else if (e instanceof Expr.Subscript s) {
                 Expr a = unparen(s.array());
+                int depth = 1;
                 while (a instanceof Expr.Subscript inner) {
                     a = unparen(inner.array());
+                    depth++;
                 }
-                if (!(a instanceof Expr.Name n) || scopes.resolve(n) == null || !scopes.resolve(n).isArray()) {
-                    return null; // a pointer: memory
+                if (!(a instanceof Expr.Name n) || scopes.resolve(n) == null || !scopes.resolve(n).isArray()
+                        || depth > scopes.dims(scopes.resolve(n))) {
+                    return null; // a pointer (also an element of an array of pointers): memory
                 }
                 e = a;
             } else {
@@ -1457,17 +1618,22 @@ final class NpPlanner {
         Var v = scopes.resolve(n);
         if (v != null) {
             if (v.decl() != null && v.decl().shared()) {
-                return "S:" + v.name();
+                if (src.slice(v.stmt().range()).matches("(?s)\\s*extern\\b.*")) {
+                    return "S:extern"; // every extern __shared__ array starts at the same address
+                }
+                boolean throughPointer = !v.isArray() && typeText(v).contains("*") && access != root;
+                return throughPointer ? "?" : "S:" + v.name(); // a __shared__ pointer may point anywhere
             }
             if (arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED) {
                 return "S:klap_np_" + v.name(); // klap's own per-group copy (shared or global memory of its own)
             }
-            return v.decl() == null && !access.equals(root) ? "G" : "?";
+            // a parameter the kernel never reassigns holds what the host passed: global memory
+            return v.decl() == null && !access.equals(root) && !kernelWrites.contains(v.name()) ? "G" : "?";
         }
         if (n.kind() == Expr.NameKind.GLOBAL) {
             String d = globalDeclaration(n.name());
             if (d != null && d.contains("__shared__")) {
-                return "S:" + n.name();
+                return d.matches("(?s).*\\bextern\\b.*") ? "S:extern" : d.contains("*") ? "?" : "S:" + n.name();
             }
             if (d != null && d.contains("__constant__")) {
                 return "C";
@@ -1574,6 +1740,11 @@ final class NpPlanner {
                 ld[0] = true;
                 lr.add(memoryRoot(n, scopes, arrays));
             }
+            if (x instanceof Expr.Name n && scopes.resolve(n) != null && scopes.resolve(n).decl() != null
+                    && scopes.resolve(n).decl().shared()) {
+                ld[0] = true; // a __shared__ variable (scalar, struct or array): memory of the block
+                lr.add(memoryRoot(n, scopes, arrays));
+            }
         });
         return new Effects(st[0], ld[0], pw, bar[0], sr, lr);
     }
@@ -1670,6 +1841,10 @@ final class NpPlanner {
                     }
                 }
                 redundant(lp.cond(), "the loop condition");
+                if (lp.cond() != null && effects(lp.cond(), scopes, arrays).loads()) {
+                    // the evaluation that leaves the loop happens at its end, after the body's barriers
+                    loadEvents.add(new Event(lp.range().end() - 1, lp, effects(lp.cond(), scopes, arrays).loadRoots()));
+                }
                 if (lp.step() != null) {
                     Effects ef = effects(lp.step(), scopes, arrays);
                     if (ef.stores() || ef.barrier()) {
@@ -1692,6 +1867,7 @@ final class NpPlanner {
                     }
                     Effects ef = effects(v.init(), scopes, arrays);
                     if (ef.stores() && !ef.barrier() && ef.privateWrites().isEmpty() && !loopInit(d)
+                            && trees.parent(d) instanceof Stmt.Block
                             && broadcastable(src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset())))
                             && !(v.init() instanceof Expr.Other) && !v.array()) {
                         broadcast(new Broadcast(d, v.name(), v.init()));

@@ -183,7 +183,7 @@ class NpPassTest {
                 "const dim3 blockDim = klap_np_bd;",
                 "const int t = blockIdx.x * blockDim.x + threadIdx.x;",
                 "/* klap --np: #pragma np parallel for reduction(+:sum) */",
-                "{ const auto klap_np_r_sum = sum; sum = klap::np::Plus::template identity<decltype(sum)>();",
+                "{ klap_np_g.sync(); const auto klap_np_r_sum = sum; sum = klap::np::Plus::template identity<decltype(sum)>();",
                 "const int klap_np_lo = (0); const unsigned long long klap_np_n = klap::np::trips(klap_np_lo, (n), false);",
                 "for (unsigned long long klap_np_k = klap_np_g.slave; klap_np_k < klap_np_n; klap_np_k += 8) "
                         + "{ const int i = klap::np::nth(klap_np_lo, klap_np_k); {",
@@ -199,7 +199,7 @@ class NpPassTest {
                         + "(size_t)0, klap_np_gd, (size_t)49152, klap_np_st, klap_np_mem)) { k_klap_npi<<<klap_np_gd, "
                         + "klap_np_m * 8, klap_np_mem.dyn, klap_np_st>>>(a, y, 64, klap_np_b, (unsigned)klap_np_base, "
                         + "klap_np_mem.global); klap::np::release(klap_np_mem, klap_np_st); }",
-                "else { klap::np::fallback(\"k\", klap_np_m); k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>(a, y, 64); } }");
+                "else { klap::np::fallback(\"k\", klap_np_m, nullptr); k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>(a, y, 64); } }");
         assertTrue(r.summary().contains("k (intra-warp S=8)") && r.summary().contains("1 host launch rewritten"),
                 r.summary());
     }
@@ -226,7 +226,7 @@ class NpPassTest {
                 "const klap::np::Variant klap_np_v = klap::np::chosen(\"k\", klap::np::Variant::intra_warp);",
                 "if (klap_np_v == klap::np::Variant::intra_warp && klap::np::fits(klap_np_m, 8)",
                 "else if (klap_np_v == klap::np::Variant::inter_warp && klap::np::fits(klap_np_m, 8)",
-                "else { if (klap_np_v != klap::np::Variant::original) klap::np::fallback(\"k\", klap_np_m); "
+                "else { if (klap_np_v != klap::np::Variant::original) klap::np::fallback(\"k\", klap_np_m, nullptr); "
                         + "k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>(a, y, 64); } }");
     }
 
@@ -268,7 +268,7 @@ class NpPassTest {
                         + ": klap_np_smem + klap::np::align16((size_t)klap_np_dyn + (size_t)0);",
                 "float *const L = reinterpret_cast<float *>(klap_np_a0) + klap_np_g.master;",
                 "klap_np_k += 8) { const int i = klap::np::nth(klap_np_lo, klap_np_k); L[(i) * klap_np_m] = z[i]; }",
-                "{ decltype(v) klap_np_carry_v = v; const int klap_np_lo = (n + 1); const unsigned long long klap_np_n = "
+                "{ klap_np_g.sync(); decltype(v) klap_np_carry_v = v; const int klap_np_lo = (n + 1); const unsigned long long klap_np_n = "
                         + "klap::np::trips(klap_np_lo, (NN), false); for (unsigned long long klap_np_base = 0; "
                         + "klap_np_base < klap_np_n; klap_np_base += 8) {",
                 "const unsigned long long klap_np_k = klap_np_base + klap_np_g.slave; const bool klap_np_act = "
@@ -462,8 +462,17 @@ class NpPassTest {
                 + "s += a[i];\n#pragma np parallel for reduction(+:s)\nfor (int i = 0; i < (int)s; i++) s += 1;\ny[0] = s;"),
                 NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed());
-        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("the loop bounds must not use 's'")), warnings(r).toString());
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("the loop bounds must be integers: 's' has a floating-point "
+                + "type")), warnings(r).toString());
         inOrder(r.text(), "k_klap_npi", "klap_np_k += 8", "for (int i = 0; i < (int)s; i++) s += 1;");
+    }
+
+    @Test
+    void reductionVariablesMustNotBoundTheLoop() {
+        NpPass.Result r = run(kernel("int c = 0;\n#pragma np parallel for reduction(+:c)\nfor (int i = 0; i < n; i++) "
+                + "c += i;\n#pragma np parallel for reduction(+:c)\nfor (int i = 0; i < c; i++) c += 1;\ny[0] = c;"),
+                NpMode.INTRA_WARP, 8);
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("the loop bounds must not use 'c'")), warnings(r).toString());
     }
 
     @Test

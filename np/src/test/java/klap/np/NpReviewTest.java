@@ -11,15 +11,17 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reproducers of the first adversarial review of the CUDA-NP pass (2026-11-23,
- * {@code src/test/resources/np/review/}): each was a silent miscompile, a hang or a wrong launch
- * before the fix; each must now be refused with its reason or emitted in the corrected form.
+ * The reproducers of the two adversarial reviews of the CUDA-NP pass (2026-11-23,
+ * {@code src/test/resources/np/review/} and {@code review2/}): each was a silent miscompile, a
+ * hang, a wrong launch or output that did not compile before its fix; each must now be refused with
+ * its reason or emitted in the corrected form.
  */
 class NpReviewTest {
     private static final Path DIR = Path.of("src", "test", "resources", "np", "review");
 
     private static NpPass.Result run(String file, NpMode mode) throws IOException {
-        String code = Files.readString(DIR.resolve(file), StandardCharsets.UTF_8);
+        Path path = Files.exists(DIR.resolve(file)) ? DIR.resolve(file) : DIR.resolveSibling("review2").resolve(file);
+        String code = Files.readString(path, StandardCharsets.UTF_8);
         return NpPass.run(NpPassTest.parse(code), new NpPass.Options(mode, mode == NpMode.INTER_WARP ? 4 : 8,
                 NpPass.DEFAULT_SHARED_BUDGET));
     }
@@ -124,5 +126,65 @@ class NpReviewTest {
     void unrollMovesOntoTheDistributedLoop() throws IOException {
         String out = run("c_unroll.cu", NpMode.INTRA_WARP).text();
         assertTrue(out.contains("_Pragma(\"unroll 4\") for (unsigned long long klap_np_k"), out);
+    }
+
+    // ---------------------------------------------------------------- the second review
+
+    @Test
+    void storesThroughAPointerHeldInALocalArrayRunOnTheMaster() throws IOException {
+        String out = run("r_ptrarray.cu", NpMode.INTRA_WARP).text();
+        assertTrue(out.contains("{ klap_np_g.sync(); if (klap_np_g.slave == 0) { dst[0][t] += 1.0f; } klap_np_g.sync(); }"), out);
+    }
+
+    @Test
+    void interWarpSeesSharedScalarsExternAliasesAndPointers() throws IOException {
+        for (String f : List.of("r_sharedscalar.cu", "r_externshared.cu", "r_paramshared.cu", "r_sharedptr.cu",
+                "r_condexit.cu")) {
+            NpPass.Result w = run(f, NpMode.INTER_WARP);
+            assertTrue(NpPassTest.warnings(w).stream().anyMatch(x -> x.contains("no inter-warp variant")),
+                    f + ": " + NpPassTest.warnings(w));
+        }
+    }
+
+    @Test
+    void intraWarpSynchronizesBeforeEveryParallelLoop() throws IOException {
+        String out = run("r_intra_noprebarrier.cu", NpMode.INTRA_WARP).text();
+        assertTrue(out.contains("{ klap_np_g.sync(); const"), out);
+    }
+
+    @Test
+    void referencesToNonConstPointersAreWrites() throws IOException {
+        warns("r_constptrref.cu", "writes local 'q'");
+        assertTrue(NpPlanner.writableReference("const int *&p") && NpPlanner.writableReference("int &x")
+                && !NpPlanner.writableReference("const int &x") && !NpPlanner.writableReference("int *const &p")
+                && !NpPlanner.writableReference("int const &x") && !NpPlanner.writableReference("T &&x"));
+    }
+
+    @Test
+    void integerReductionsNeedOperandsKnownToBeIntegers() throws IOException {
+        warns("r_typedeffloat.cu", "which klap cannot show to be an integer");
+        warns("r_templatefloat.cu", "which klap cannot show to be an integer");
+        warns("r_macrofloat.cu", "uses the macro HALF");
+    }
+
+    @Test
+    void volatileInCalleesAndRecursionAreRefused() throws IOException {
+        warns("r_volatile_callee.cu", "which reads volatile memory");
+        warns("r_recursion_cache.cu", "it calls the recursive function 'walk'");
+    }
+
+    @Test
+    void broadcastDeclarationsMustBeInABlock() throws IOException {
+        warns("r_bcast_ifdecl.cu", "the initializer of 'slot' has a side effect");
+    }
+
+    @Test
+    void formsThatDidNotCompileAreRefusedOrFixed() throws IOException {
+        warns("c_braceinit.cu", "must be initialized with =");
+        warns("c_floatbound.cu", "the loop bounds must be integers");
+        warns("c_localstruct.cu", "is declared in the kernel");
+        // with a prototype, only a declaration of the arrays helper precedes the launches
+        String out = run("c_protohelper.cu", NpMode.INTRA_WARP).text();
+        assertTrue(out.contains("static __host__ __device__ constexpr size_t k_klap_npi_arrays(size_t klap_np_m);"), out);
     }
 }
