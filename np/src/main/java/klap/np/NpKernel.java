@@ -17,7 +17,8 @@ import klap.np.NpPlanner.Var;
 import klap.transform.EditSet;
 
 /**
- * Emits one CUDA-NP variant of a planned kernel (CUDA-NP sections 3.1-3.5, preprocessor 1 of 3.7). Input: a kernel
+ * Emits one CUDA-NP variant of a planned kernel (CUDA-NP sections 3.1-3.5, preprocessor 1 of
+ * 3.7). Input: a kernel
  * {@code K} with {@code #pragma np parallel for} loops and its {@link NpPlan}. Output: a kernel
  * {@code K_klap_npX} (X = i for intra-warp, w for inter-warp) launched with
  * {@code M * S} threads in one dimension (M = the original block's threads) and three more
@@ -31,7 +32,7 @@ import klap.transform.EditSet;
  *   const klap::np::IntraWarp&lt;S&gt; klap_np_g;                      // master = tid / S, slave = tid % S
  *   const uint3 threadIdx = (master's index in klap_np_bd);  const dim3 blockDim = klap_np_bd;
  *   { seq1;                                                      // every member, redundantly
- *     { const auto klap_np_r_s = s; s = Plus::identity();
+ *     { klap_np_g.sync(); const auto klap_np_r_s = s; s = Plus::identity();
  *       const int klap_np_lo = (lo); const unsigned long long klap_np_n = klap::np::trips(klap_np_lo, (hi), false);
  *       for (unsigned long long klap_np_k = slave; klap_np_k &lt; klap_np_n; klap_np_k += S) {
  *           const int i = klap::np::nth(klap_np_lo, klap_np_k); { s += f(i); } }
@@ -49,9 +50,11 @@ import klap.transform.EditSet;
  * after the update see the prefix, and the round's total carries over. Local arrays: REGISTERS
  * become {@code a[(D + S - 1) / S]} indexed {@code (i - lo) / S}; SHARED become a slice of dynamic
  * shared memory, or of global memory when the host finds that shared memory exceeds the budget
- * ({@code klap::np::launch_memory}), element e of master m at {@code e * M + m} (section 3.3). The inter-warp variant
- * puts a block barrier before each loop and runs its collectives in shared memory; loops with a scan
- * run their rounds while any thread of the block has an iteration ({@code __syncthreads_or}).
+ * ({@code klap::np::launch_memory}), element e of master m at {@code e * M + m} (section 3.3). Both
+ * layouts put a group barrier before and after each loop ({@code __syncwarp(mask)} intra-warp,
+ * {@code __syncthreads()} inter-warp); the inter-warp variant runs its collectives in shared memory,
+ * and its scan loops run their rounds while any thread of the block has an iteration
+ * ({@code __syncthreads_or}).
  */
 final class NpKernel {
     private final NpPlan plan;
