@@ -1034,6 +1034,14 @@ public final class NpGenerator {
                     indent--;
                 }
                 line("}");
+            } else if (k == 9 && top && !earlyReturn) {
+                // a sequential value with a side effect: the master runs the atomic once and
+                // broadcasts the old value (a slave running it too would count the slot up to S)
+                shapes.add("broadcast");
+                String x = fresh("b");
+                line("unsigned " + x + " = atomicAdd(&out[" + slots(1) + " * NT + gt], 1u) + 5u;");
+                declare(x);
+                npLoop();
             } else if (k == 8 && top && !earlyReturn) {
                 shapes.add("syncthreads");
                 if (shared && chance(2)) {

@@ -501,9 +501,13 @@ final class NpPlanner {
             return "it uses warpSize: lanes change when the block grows";
         }
         if (e instanceof Expr.Unary u && u.op().equals("&")) {
-            Expr root = rootOf(u.operand());
-            if (root instanceof Expr.Name n && scopes.resolve(n) != null && scopes.resolve(n).isPrivate()) {
-                return "it takes the address of local '" + n.name() + "'";
+            // &x, &a[i], &s.f of a local; &p[i] through a pointer is an address in memory
+            Var v = privateRoot(u.operand(), scopes);
+            if (v == null) {
+                v = ambiguousRoot(u.operand(), scopes);
+            }
+            if (v != null) {
+                return "it takes the address of local '" + v.name() + "'";
             }
         }
         if (e instanceof Expr.Call c) {
