@@ -110,8 +110,11 @@ struct agg_site {
   // Visibility (CUDA programming guide, CDP "Memory Coherence and Consistency"): the child sees
   // what the launching thread wrote, and what its block wrote before a __syncthreads(); g.sync()
   // (__syncthreads / __syncwarp) orders the other threads' slot writes before the launch, and
-  // the __threadfence() makes them device-visible. Errors: total > 2^31-1 blocks (gridDim.x
-  // limit) -> fail(); a failed launch -> fail() (through check_launch).
+  // the __threadfence() makes them device-visible. Memory: the launcher sets the slots' release
+  // count (pool_hdr::refs) to the child's block count before the launch, and the child's blocks
+  // give the slots back (child_release); with no launch (total 0) rank 0 frees them at once.
+  // Errors: total > 2^31-1 blocks (gridDim.x limit) -> fail(); a failed launch -> fail() (through
+  // check_launch).
   template <class G, class F>
   __device__ void flush(const G& g, F&& launch) {
     g.sync();  // all slots written (record may have run in divergent code)
@@ -123,11 +126,17 @@ struct agg_site {
     const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
     cfg[me].blocks_incl = incl.blocks;
     const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
-    g.sync();  // every blocks_incl written before the launch
-    if (total.launcher == static_cast<int>(me) && total.blocks > 0ull) {
+    g.sync();  // every blocks_incl written before the launch; nobody reads c after this but the launcher
+    if (total.blocks == 0ull) {
+      if (me == 0u) pool_free(cfg);  // nothing launched: the slots go back at once
+      return;
+    }
+    if (total.launcher == static_cast<int>(me)) {
       if (total.blocks > 0x7FFFFFFFull)
         fail("aggregated grid has more than 2^31-1 blocks; use a finer aggregation granularity",
              "klap::agg_site::flush");
+      // every block of the child gives one back when it has read its slot (child_release)
+      (reinterpret_cast<pool_hdr*>(cfg) - 1)->refs = total.blocks;
       __threadfence();
       const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
                                    total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
@@ -138,7 +147,7 @@ struct agg_site {
 };
 
 // COLLECTIVE over g (block_group or warp_group; all its threads). Rank 0 takes
-// align16(n*sizeof(launch_cfg)) + align16(n*sizeof(Args)) bytes from the pool (n = g.size()) and
+// align16(n*sizeof(launch_cfg)) + n*sizeof(Args) bytes from the pool (n = g.size()) and
 // broadcasts the address to g; every thread marks ITS slot "not recorded" (grid {0,1,1}).
 // Errors: pool exhausted -> fail() (klap::pool_alloc).
 template <class Args, class G>
@@ -191,14 +200,24 @@ static __device__ inline bool child_enter(const launch_cfg* cfg, unsigned n, vct
   return true;
 }
 
-// Child side, after the aggregated child copied its per-parent arguments (generated code calls it
-// right after child_enter and the copies). With this runtime the slot arrays live in the bump pool
-// that klap::host_prepare recycles, so there is nothing to give back: it does nothing. It marks
-// the point from which the child no longer reads cfg/args, for a pool that the device reclaims
-// (issue 11; an implementation of that exists but failed on the GPU, see the issue's notes).
+// Child side, right after the aggregated child copied its per-parent arguments (generated code
+// calls it after child_enter and the copies; every thread of the hardware block that did not
+// leave in child_enter calls it once, at the top of the kernel, before any user code). A block
+// barrier orders every thread's reads of cfg/args before thread 0 counts the block off the
+// slots' release count (device scope, acq_rel); the block that counts off the last one frees the
+// slots (pool_free). A second barrier keeps the block together until thread 0 is done, so the
+// user's code never meets a barrier while thread 0 is still in the release (the classic
+// `if (threadIdx.x == 0) {...} __syncthreads();`). Cost per child block: two barriers, one atomic.
 static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
-  (void)cfg;
   (void)n;
+  __syncthreads();
+  if (::threadIdx.x == 0u) {
+    pool_hdr* h = reinterpret_cast<pool_hdr*>(const_cast<launch_cfg*>(cfg)) - 1;
+    if (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(h->refs)
+            .fetch_sub(1ull, cuda::std::memory_order_acq_rel) == 1ull)
+      pool_free(const_cast<launch_cfg*>(cfg));
+  }
+  __syncthreads();
 }
 
 }  // namespace klap

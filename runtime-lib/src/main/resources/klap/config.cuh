@@ -5,29 +5,35 @@
 //
 //   KLAP_POOL_SIZE_BYTES       bytes of the device memory pool from which aggregated launch sites
 //                              take their configuration and argument arrays (KLAP paper II-C,
-//                              "single global memory pool allocated from the host"). It is
-//                              allocated once per translation unit by klap::host_prepare() and
-//                              recycled whenever every launch prepared before has completed.
-//                              Default 128 MiB. `klap --pool-size` sets it.
+//                              "single global memory pool"). A static __device__ buffer of each
+//                              translation unit (one per device), reclaimed on the device as the
+//                              child grids read their arguments (pool.cuh). Default 128 MiB.
+//                              `klap --pool-size` sets it. Rounded down to whole segments.
+//   KLAP_POOL_SEGMENT_BYTES    the pool is cut into segments of this many bytes (a multiple of 16,
+//                              at least 1 KiB); small allocations are bumped inside the current
+//                              segment, larger ones take whole consecutive segments. Default 64 KiB.
+//   KLAP_POOL_WAIT_MS          how long klap::pool_alloc waits for child grids to give memory back
+//                              when no segment is free, before it reports the pool exhausted.
+//                              Default 500 ms.
 //   KLAP_PENDING_LAUNCH_LIMIT  lower bound that klap::host_prepare() raises
 //                              cudaLimitDevRuntimePendingLaunchCount to (it never lowers it).
 //                              CDP2 has a fixed pending-launch buffer (default 2048) and no overflow
 //                              pool: a device launch past it fails (CUDA programming guide,
 //                              "CUDA Dynamic Parallelism", "Launch Environment Configuration").
 //                              Default 32768.
-//   KLAP_RESERVE_POOL_BYTES    bytes of each translation unit's reserve pool: a static __device__
-//                              array that transformed kernels allocate from while no
-//                              klap::host_prepare() has run (a kernel launched only from code klap
-//                              did not transform). Nothing recycles it. Default 8 MiB.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
-#ifndef KLAP_RESERVE_POOL_BYTES
-#define KLAP_RESERVE_POOL_BYTES (8ull * 1024ull * 1024ull)
-#endif
-
 #ifndef KLAP_POOL_SIZE_BYTES
 #define KLAP_POOL_SIZE_BYTES (128ull * 1024ull * 1024ull)
+#endif
+
+#ifndef KLAP_POOL_SEGMENT_BYTES
+#define KLAP_POOL_SEGMENT_BYTES (64ull * 1024ull)
+#endif
+
+#ifndef KLAP_POOL_WAIT_MS
+#define KLAP_POOL_WAIT_MS 500
 #endif
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT

@@ -8,8 +8,8 @@
 // launch site, one aggregated child grid holding the children of every thread of the grid. This
 // works for device-launched (recursive) parents, adds no nesting level, and needs no host step.
 //
-// Per parent-grid instance state (klap::kstate, from the pool or from the host's slab) holds one
-// klap::ksite per launch site. Recording a launch (klap::krecord) is the paper's out-of-order
+// Per parent-grid instance state (klap::kstate, from the pool or, for host launches, from
+// cudaMallocAsync) holds one klap::ksite per launch site. Recording a launch (klap::krecord) is the paper's out-of-order
 // atomic scan: ONE 64-bit fetch_add on ksite::packed adds (1 << 40) | blocks, so the returned old
 // value gives both the record's index (high 24 bits) and the exclusive prefix of block counts
 // (low 40 bits) consistently: records are dense (threads that do not launch store nothing) and
@@ -52,12 +52,6 @@
 #define KLAP_KERNEL_MAX_ORDERED 64
 #endif
 
-#ifndef KLAP_HOST_KSTATE_BYTES
-// Device memory for the kernel-granularity state of host-launched parents (about 170 bytes per
-// launch site per launch); when it is used up, the host waits for the device and starts over.
-#define KLAP_HOST_KSTATE_BYTES (4ull << 20)
-#endif
-
 namespace klap {
 
 // One recorded launch (one per launching parent thread and execution of the site).
@@ -82,20 +76,31 @@ constexpr unsigned long long kmax_records = (1ull << 24) - 1ull;
 //   packed       (records << 40) | total blocks, advanced by krecord's single fetch_add
 //   max_threads  max over records of block.x*block.y*block.z
 //   max_smem     max over records of the dynamic shared memory
-//   chunk[c]     record storage: kcfg[cap] then Args[cap] (cap = 1024 << c), or null
+//   chunk[c]     record storage: kcfg[cap] then Args[cap] (cap = 1024 << c), or null; from the pool
+//   refs         blocks of this site's aggregated child that have not yet read their records
+//                (set by kfinish before the launch, counted down by kchild_release)
+//   owner        the kstate this site belongs to (set by kfinish before the launch)
+struct kstate;
 struct ksite {
   unsigned long long packed;
   unsigned max_threads;
   unsigned max_smem;
   char* chunk[kchunk_count];
+  unsigned long long refs;
+  kstate* owner;
 };
 
 // The kernel-granularity state of one parent-grid instance: the finished-blocks ticket and the
 // sites. Must be zero-initialized (host_kstate, kstate_new); nsites is informational (set by
 // kstate_new only).
+//   refs    kfinish's own reference plus one per launched site not yet released by its child
+//   pooled  1: from the pool (kstate_new), freed on the device when refs reaches 0; 0: the host's
+//           (host_kstate), freed by the host in stream order after the launch
 struct kstate {
   unsigned long long done_blocks;
   unsigned long long nsites;
+  unsigned long long refs;
+  unsigned long long pooled;
   ksite site[1];  // nsites entries
 };
 
@@ -199,9 +204,17 @@ __device__ const Args& kargs(const void* rec) {
 }
 
 namespace kdetail {  // (not `detail`: that would hide klap::detail inside this unnamed namespace)
+// Drops one reference to ks; the last one frees a pooled state.
+__device__ inline void kstate_unref(kstate* ks) {
+  if (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs)
+              .fetch_sub(1ull, cuda::std::memory_order_acq_rel) == 1ull &&
+      ks->pooled != 0ull)
+    pool_free(ks);
+}
+
 template <class F>
 __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
-  const ksite* s = &ks->site[i];
+  ksite* s = &ks->site[i];
   const unsigned long long packed =
       cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(s->packed).load(cuda::std::memory_order_acquire);
   if ((packed >> kindex_shift) == 0ull) return false;
@@ -209,6 +222,11 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   if (blocks > 0x7FFFFFFFull)
     fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
   const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[0]);
+  // the child's blocks release the records (kchild_release), then this state's reference
+  s->refs = blocks;
+  s->owner = ks;
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs).fetch_add(1ull, cuda::std::memory_order_relaxed);
+  __threadfence();
   check_launch(launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream),
                "kernel-granularity aggregated launch");
   return true;
@@ -223,7 +241,9 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // belong to the plain sites 0.. (one grid each, in order); the last nseq to the ordered per-round
 // sites (krecord_seq), whose buckets are launched round by round (j-major, site order within a
 // round) until a round has no launches (a thread's j-th ordered launch implies its earlier ones).
-// Launches into one stream keep this order.
+// Launches into one stream keep this order. Memory: each launched site holds a reference to ks
+// and its records until every block of its child has read them (kchild_release); kfinish's own
+// reference is dropped at the end, so a pooled state is freed by whoever finishes last.
 template <class... L>
 __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
   __threadfence();
@@ -236,6 +256,7 @@ __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
           .fetch_add(1ull, cuda::std::memory_order_acq_rel);
   if (ticket != blocks - 1ull) return;
   __threadfence();
+  ks->refs = 1ull;  // kfinish's own reference; no child of this state exists yet
   constexpr unsigned total = sizeof...(L);
   const unsigned plain = total - nseq;
   unsigned i = 0;
@@ -247,16 +268,31 @@ __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
      ...);
     if (!any) break;
   }
+  kdetail::kstate_unref(ks);
 }
 
-// Gives back a state made by kstate_new whose launch failed. With this runtime (bump pool recycled
-// by the host) there is nothing to give back: it does nothing.
-__device__ inline void kstate_discard(kstate* ks) { (void)ks; }
+// Gives back a state made by kstate_new whose launch failed (no grid will ever use it).
+__device__ inline void kstate_discard(kstate* ks) { pool_free(ks); }
 
-// Child side, after a kernel-granularity child copied its record's arguments (generated code calls
-// it right after kchild_enter and the copies): from here on the child does not read the state.
-// Nothing to release with this runtime (see child_release in aggregate.cuh).
-__device__ inline void kchild_release(const ksite* s) { (void)s; }
+// Child side, right after a kernel-granularity child copied its record's arguments (generated
+// code calls it after kchild_enter and the copies, at the top of the kernel): from here on the
+// child does not read the state. As child_release (aggregate.cuh): a barrier, then thread 0
+// counts the block off the site's release count; the block that counts off the last one frees
+// the site's record chunks and drops the site's reference to its kstate; a second barrier keeps
+// the block together until thread 0 is done.
+__device__ inline void kchild_release(const ksite* cs) {
+  __syncthreads();
+  if (::threadIdx.x == 0u) {
+    ksite* s = const_cast<ksite*>(cs);
+    if (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s->refs)
+            .fetch_sub(1ull, cuda::std::memory_order_acq_rel) == 1ull) {
+      for (unsigned c = 0; c < kchunk_count; ++c)
+        if (s->chunk[c] != nullptr) pool_free(s->chunk[c]);
+      kdetail::kstate_unref(s->owner);
+    }
+  }
+  __syncthreads();
+}
 
 // A zeroed kstate for `nsites` sites from the pool, for a device-launched kernel-granularity
 // parent (the aggregated child of a recursive kernel). Called by one thread.
@@ -267,6 +303,7 @@ __device__ kstate* kstate_new(unsigned nsites) {
   __threadfence();
   kstate* ks = reinterpret_cast<kstate*>(p);
   ks->nsites = nsites;
+  ks->pooled = 1ull;
   return ks;
 }
 
@@ -316,42 +353,60 @@ __device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
 
 }  // namespace
 
-// HOST. A zeroed kstate for `nsites` sites for one host launch of a kernel-granularity parent,
-// passed by the transformed host code as the kernel's last argument:
-//   parent<<<g, b, sm, klap::host_prepare(s)>>>(args..., klap::host_kstate(N));
-// It is bump-allocated from a device slab (KLAP_HOST_KSTATE_BYTES) and zeroed with
-// cudaMemsetAsync into the stream of the latest host_prepare call of this host thread, which is
-// the launch's own stream: nvcc evaluates the launch configuration before the arguments
-// (k<<<c>>>(a) becomes `push_configuration(c) ? (void)0 : k(a)`). When the slab is used up, the
-// host waits for the device (cudaDeviceSynchronize) and starts it over. On a CUDA error it prints
-// `klap: error: ...` and exits(1), like host_prepare.
-static inline kstate* host_kstate(unsigned nsites) {
-  struct slab {
-    std::mutex mu;
-    char* base = nullptr;
-    unsigned long long used = 0;
-  };
-  static slab sl;
-  std::lock_guard<std::mutex> lock(sl.mu);
-  const unsigned long long bytes = (detail::kstate_bytes(nsites) + 255ull) & ~255ull;
-  if (sl.base == nullptr) {
-    detail::host_check(cudaMalloc(reinterpret_cast<void**>(&sl.base), static_cast<size_t>(KLAP_HOST_KSTATE_BYTES)),
-                       "klap::host_kstate: cudaMalloc of the kernel-granularity state slab");
-  }
-  if (bytes > KLAP_HOST_KSTATE_BYTES) {
-    std::fprintf(stderr, "klap: error: kernel-granularity state of %u sites exceeds KLAP_HOST_KSTATE_BYTES\n", nsites);
-    std::exit(1);
-  }
-  if (sl.used + bytes > KLAP_HOST_KSTATE_BYTES) {
-    detail::host_check(cudaDeviceSynchronize(), "klap::host_kstate: cudaDeviceSynchronize");
-    sl.used = 0;
-  }
-  kstate* ks = reinterpret_cast<kstate*>(sl.base + sl.used);
-  sl.used += bytes;
-  detail::host_check(cudaMemsetAsync(ks, 0, static_cast<size_t>(bytes), detail::host_current_stream()),
-                     "klap::host_kstate: cudaMemsetAsync");
-  return ks;
+namespace detail {
+// The state host_kstate handed out last on this host thread, and its stream, until
+// host_kstate_done gives it back.
+struct host_kstate_pending {
+  kstate* ks = nullptr;
+  cudaStream_t stream = 0;
+  bool async = true;
+};
+static inline host_kstate_pending& host_kstate_last() {
+  static thread_local host_kstate_pending p;
+  return p;
 }
+}  // namespace detail
+
+// HOST. Frees the state of this host thread's latest host_kstate, in stream order after the launch
+// that used it (cudaFreeAsync into that launch's stream); nothing if it was freed already (a
+// launch expression that did not run). Generated code calls it right after the launch.
+static inline void host_kstate_done() {
+  detail::host_kstate_pending& last = detail::host_kstate_last();
+  if (last.ks == nullptr) return;
+  detail::host_check(last.async ? cudaFreeAsync(last.ks, last.stream) : cudaFree(last.ks),
+                     "klap::host_kstate_done: freeing the kernel-granularity state");
+  last.ks = nullptr;
+}
+
+// HOST. A zeroed kstate for `nsites` sites for one host launch of a kernel-granularity parent,
+// passed by the transformed host code as the kernel's last argument, followed by host_kstate_done:
+//   (parent_klap_grid<<<g, b, sm, klap::host_prepare(s)>>>(args..., klap::host_kstate(N)), klap::host_kstate_done());
+// It comes from the stream-ordered allocator (cudaMallocAsync) and is zeroed (cudaMemsetAsync) in
+// the stream of the latest host_prepare call of this host thread, which is the launch's own
+// stream: nvcc evaluates the launch configuration before the arguments (k<<<c>>>(a) becomes
+// `push_configuration(c) ? (void)0 : k(a)`). No host synchronization: the memory is freed in
+// stream order after the parent grid, which completes only after every grid it launched
+// (host_kstate_done). Devices without memory pools get cudaMalloc and a cudaFree after the launch
+// (which synchronizes). On a CUDA error it prints `klap: error: ...` and exits(1), like
+// host_prepare.
+static inline kstate* host_kstate(unsigned nsites) {
+  host_kstate_done();  // a launch issued without its done call (its stream order still holds)
+  const size_t bytes = static_cast<size_t>(detail::kstate_bytes(nsites));
+  detail::host_kstate_pending& last = detail::host_kstate_last();
+  last.stream = detail::host_current_stream();
+  void* p = nullptr;
+  cudaError_t e = cudaMallocAsync(&p, bytes, last.stream);
+  last.async = e == cudaSuccess;
+  if (e == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    e = cudaMalloc(&p, bytes);
+  }
+  detail::host_check(e, "klap::host_kstate: allocating the kernel-granularity state");
+  detail::host_check(cudaMemsetAsync(p, 0, bytes, last.stream), "klap::host_kstate: cudaMemsetAsync");
+  last.ks = static_cast<kstate*>(p);
+  return last.ks;
+}
+
 
 }  // namespace klap
 

@@ -1,46 +1,208 @@
-// klap/pool_state.cuh -- the device-side state of the klap memory pool (KLAP paper II-C).
+// klap/pool_state.cuh -- the klap memory pool: its device state and its allocator, reclaimed on
+// the device (KLAP paper II-C's "single global memory pool", made to scale: issue 11).
 //
-// Split from pool.cuh only so that error.cuh (which sets the pool's error flag) and pool.cuh
-// (whose allocator reports errors through error.cuh) need no circular include. Include
-// "klap/pool.cuh" or "klap/klap.cuh" rather than this file.
+// Split from pool.cuh so that error.cuh (which sets the pool's error flag) and pool.cuh (whose
+// allocator reports errors through error.cuh) need no circular include. Include "klap/pool.cuh"
+// or "klap/klap.cuh" rather than this file.
+//
+// THE SCHEME. The pool is one buffer cut into `nseg` segments of `seg_bytes` bytes. Each segment
+// has ONE 64-bit word, changed only by atomic read-modify-writes:
+//     word = (live << 40) | used        live: allocations in the segment not yet released
+//                                       used: 16-byte units handed out since the segment was reset
+// Allocation (pool_try_alloc), for `need` = 16-byte header + the request rounded up to 16 bytes:
+//   * need <= seg_bytes: bump inside the current segment `cur`: ONE fetch_add of
+//     (1 << 40) | need/16 on its word. If the old `used` leaves room, the caller owns
+//     [used, used + need/16) of that segment. If not, the segment is full: the caller takes its
+//     `live` back (fetch_sub) and moves `cur` on to a segment whose `live` is 0, which it first
+//     resets to word 0 with a compare-and-swap (pool_advance).
+//   * need > seg_bytes (a span): claims k = ceil(need / seg_bytes) consecutive segments, each by a
+//     compare-and-swap from a word with live == 0 to (1 << 40) | full; if one cannot be claimed the
+//     claimed ones are given back and the next window is tried.
+// Release (pool_release): one fetch_sub of 1 << 40 on the word of each segment the allocation
+// lies in. Nothing else: a segment whose `live` reaches 0 is reset lazily by the next pool_advance.
+// Why it is safe: a segment is reset only by a compare-and-swap that sees live == 0, and every
+// holder (and every thread between its fetch_add and its fetch_sub) counts in live, so no memory
+// a thread still owns is handed out again. Ordering: releases are `release`, the reset and the
+// bump are `acq_rel`, so what the previous owner did with the memory happens-before what the next
+// owner does (each is a read-modify-write on the same word: C++ [intro.races] release sequences).
+// Contention: one atomic per allocation on the current segment's word, like the bump pointer it
+// replaces; moving `cur` is one scan of at most nseg words by the threads that found it full.
+// Fragmentation: a segment comes back only when all its allocations are released, so one
+// long-lived allocation keeps its whole segment; memory in use is bounded by the allocations
+// pending at one time (each grid releases its records as soon as its blocks have read them),
+// rounded up to segments, not by the launches of the whole run.
+// What the allocations hold: the records of an aggregated launch, until every block of the child
+// grid has copied its arguments (aggregate.cuh: child_release); kernel-granularity records and
+// state, until the last child grid read them (kernel.cuh).
 #ifndef KLAP_POOL_STATE_CUH
 #define KLAP_POOL_STATE_CUH
 
+#include <cuda/atomic>
 #include "config.cuh"
 
 namespace klap {
 
-// The pool: one contiguous cudaMalloc'ed buffer handed out by an atomic bump pointer.
-//   base      device address of the buffer (nullptr until klap::host_prepare() ran)
-//   capacity  its size in bytes (KLAP_POOL_SIZE_BYTES)
-//   offset    bytes handed out since the last recycle; only grows on the device, reset to 0 by
-//             the host (host_prepare) when no launch that may still use the pool is in flight.
-//             It may pass `capacity` after a failed allocation (the allocation then fails).
-//   error     0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
-//             launch failed, ...). Read from the host with klap::host_pool_error().
-struct pool_state {
-  char* base;
-  unsigned long long capacity;
-  unsigned long long offset;
-  unsigned int error;
+// The 16 bytes in front of every pool allocation.
+//   refs  free for the owner's own release counting (aggregate.cuh: the blocks of the child grid
+//         that have not yet read the records); pool_try_alloc sets it to 0
+//   span  0: the allocation lies inside one segment; k > 0: it is k whole segments
+struct pool_hdr {
+  unsigned long long refs;
+  unsigned long long span;
 };
 
-// One pool per translation unit: `static` gives internal linkage, so this works with -rdc=true and
-// several .cu files that each include klap.cuh (no duplicate-symbol link error). Kernels use the
-// pool of the translation unit that defines them; host_prepare() sets up the pools of all
-// translation units (a registry shared across units, see pool.cuh). Everything that touches pool_dev (fail, check_launch,
-// pool_alloc, child_enter, agg_site, agg_begin, host_prepare, host_pool_error) has internal
-// linkage too (`static` or an unnamed namespace), so that the device linker never merges two
-// translation units' copies into one that uses the other unit's pool.
-static __device__ pool_state pool_dev;
+constexpr unsigned pool_live_shift = 40;
+constexpr unsigned long long pool_live_one = 1ull << pool_live_shift;
+constexpr unsigned long long pool_used_mask = pool_live_one - 1ull;
 
-// The reserve pool of this translation unit: KLAP_RESERVE_POOL_BYTES of static device memory that
-// pool_alloc uses while pool_dev has no buffer, i.e. before any klap::host_prepare() ran (a
-// transformed kernel launched only from code klap did not transform). Statically initialized, so
-// it needs no set-up step on the host or the device; never recycled. Its error flag is unused
-// (errors go to pool_dev.error).
-static __device__ __align__(16) char pool_reserve_bytes[KLAP_RESERVE_POOL_BYTES];
-static __device__ pool_state pool_reserve = {pool_reserve_bytes, KLAP_RESERVE_POOL_BYTES, 0ull, 0u};
+// A pool: where its bytes, segment words and current segment are. Host test programs build one
+// over host memory; device code uses this translation unit's (pool_of_unit, pool.cuh).
+//   bytes      nseg * seg_bytes bytes, 16-byte aligned
+//   seg        nseg words, zero-initialized (every segment empty)
+//   cur        the current segment's index, initially 0
+//   seg_bytes  a multiple of 16, at least 1024
+struct pool_view {
+  char* bytes;
+  unsigned long long* seg;
+  unsigned* cur;
+  unsigned nseg;
+  unsigned long long seg_bytes;
+};
+
+namespace detail {
+
+template <class T>
+using pool_atomic = cuda::atomic_ref<T, cuda::thread_scope_device>;
+
+// Moves v.cur on from segment s, which the caller found full: to the next segment (in address
+// order, wrapping, s itself last) whose live count is 0, resetting its word to 0 first. Returns
+// true if cur has moved since the caller read s, or now points to a segment with room; false if
+// every segment holds live allocations (the pool is exhausted for now).
+__host__ __device__ inline bool pool_advance(const pool_view& v, unsigned s) {
+  pool_atomic<unsigned> cur(*v.cur);
+  unsigned c = cur.load(cuda::std::memory_order_acquire);
+  if (c != s) return true;
+  for (unsigned k = 1; k <= v.nseg; ++k) {
+    const unsigned t = (s + k) % v.nseg;
+    pool_atomic<unsigned long long> word(v.seg[t]);
+    unsigned long long w = word.load(cuda::std::memory_order_relaxed);
+    if ((w >> pool_live_shift) != 0ull) continue;
+    if ((w & pool_used_mask) != 0ull &&
+        !word.compare_exchange_strong(w, 0ull, cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed))
+      continue;
+    if (t != s) cur.compare_exchange_strong(c, t, cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+// Claims k consecutive segments for one allocation (see the scheme above); nullptr if no window
+// of k segments is free right now.
+__host__ __device__ inline pool_hdr* pool_try_span(const pool_view& v, unsigned long long k) {
+  const unsigned long long full = v.seg_bytes / 16ull;
+  for (unsigned long long first = 0; first + k <= v.nseg;) {
+    unsigned long long claimed = 0;
+    for (; claimed < k; ++claimed) {
+      pool_atomic<unsigned long long> word(v.seg[first + claimed]);
+      unsigned long long w = word.load(cuda::std::memory_order_relaxed);
+      if ((w >> pool_live_shift) != 0ull ||
+          !word.compare_exchange_strong(w, pool_live_one | full, cuda::std::memory_order_acq_rel,
+                                        cuda::std::memory_order_relaxed))
+        break;
+    }
+    if (claimed == k) {
+      pool_hdr* h = reinterpret_cast<pool_hdr*>(v.bytes + first * v.seg_bytes);
+      h->refs = 0ull;
+      h->span = k;
+      return h;
+    }
+    for (unsigned long long j = 0; j < claimed; ++j)
+      pool_atomic<unsigned long long>(v.seg[first + j]).fetch_sub(pool_live_one, cuda::std::memory_order_release);
+    first += claimed + 1ull;
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+// Takes `bytes` bytes from pool v, without waiting: returns a 16-byte aligned pointer (with a
+// pool_hdr in the 16 bytes in front of it, refs = 0) or nullptr when the pool has no room right
+// now (every segment holds live allocations) or never will (bytes larger than the pool). Any
+// thread, concurrently (lock-free: each step is one atomic on one segment word).
+__host__ __device__ inline void* pool_try_alloc(const pool_view& v, unsigned long long bytes) {
+  const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
+  if (bytes > cap) return nullptr;
+  const unsigned long long need = sizeof(pool_hdr) + ((bytes + 15ull) & ~15ull);
+  if (need > v.seg_bytes) {
+    pool_hdr* h = detail::pool_try_span(v, (need + v.seg_bytes - 1ull) / v.seg_bytes);
+    return h ? static_cast<void*>(h + 1) : nullptr;
+  }
+  const unsigned long long units = need / 16ull;
+  const unsigned long long full = v.seg_bytes / 16ull;
+  detail::pool_atomic<unsigned> cur(*v.cur);
+  // Bounded: each round either bumps, or moves cur (pool_advance), which others may refill first.
+  for (unsigned round = 0; round < 4u * v.nseg + 4u; ++round) {
+    const unsigned s = cur.load(cuda::std::memory_order_acquire);
+    detail::pool_atomic<unsigned long long> word(v.seg[s]);
+    // a full segment is not bumped again, so `used` cannot run far past `full` (no wrap into 40 bits)
+    if ((word.load(cuda::std::memory_order_relaxed) & pool_used_mask) + units <= full) {
+      const unsigned long long old = word.fetch_add(pool_live_one | units, cuda::std::memory_order_acq_rel);
+      const unsigned long long used = old & pool_used_mask;
+      if (used + units <= full) {
+        pool_hdr* h = reinterpret_cast<pool_hdr*>(v.bytes + s * v.seg_bytes + used * 16ull);
+        h->refs = 0ull;
+        h->span = 0ull;
+        return h + 1;
+      }
+      word.fetch_sub(pool_live_one, cuda::std::memory_order_release);
+    }
+    if (!detail::pool_advance(v, s)) return nullptr;
+  }
+  return nullptr;
+}
+
+// Gives back an allocation of pool_try_alloc (p as returned). Any thread, once per allocation;
+// the caller must not touch the memory afterwards. One fetch_sub (release) per segment.
+__host__ __device__ inline void pool_release(const pool_view& v, void* p) {
+  const pool_hdr* h = static_cast<const pool_hdr*>(p) - 1;
+  const unsigned long long first = static_cast<unsigned long long>(reinterpret_cast<const char*>(h) - v.bytes) / v.seg_bytes;
+  const unsigned long long k = h->span ? h->span : 1ull;
+  for (unsigned long long j = 0; j < k; ++j)
+    detail::pool_atomic<unsigned long long>(v.seg[first + j]).fetch_sub(pool_live_one, cuda::std::memory_order_release);
+}
+
+// The segments of v that hold live allocations (for the exhaustion message; a snapshot).
+__host__ __device__ inline unsigned pool_live_segments(const pool_view& v) {
+  unsigned n = 0;
+  for (unsigned t = 0; t < v.nseg; ++t)
+    if ((detail::pool_atomic<unsigned long long>(v.seg[t]).load(cuda::std::memory_order_relaxed) >> pool_live_shift) != 0ull) ++n;
+  return n;
+}
+
+constexpr unsigned long long pool_segment_bytes = (static_cast<unsigned long long>(KLAP_POOL_SEGMENT_BYTES) + 15ull) & ~15ull;
+constexpr unsigned long long pool_segments = static_cast<unsigned long long>(KLAP_POOL_SIZE_BYTES) / pool_segment_bytes;
+static_assert(pool_segment_bytes >= 1024ull, "klap: KLAP_POOL_SEGMENT_BYTES must be at least 1024");
+static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
+              "klap: KLAP_POOL_SIZE_BYTES must hold at least one segment (KLAP_POOL_SEGMENT_BYTES) and fewer than 2^31");
+
+// The device state of this translation unit's pool: its segment words, current segment and error
+// flag (0 = no error; 1 = klap::fail() was called on the device: pool exhausted, device-side launch
+// failed, ...; read from the host with klap::host_pool_error()). Zero-initialized: every segment
+// empty. The buffer itself is pool_bytes.
+struct pool_state {
+  unsigned long long seg[pool_segments];
+  unsigned cur;
+  unsigned error;
+};
+
+// One pool per translation unit (and per device: a __device__ variable exists once per device):
+// `static` gives internal linkage, so several .cu files that each include klap.cuh link with
+// -rdc=true. Kernels use the pool of the translation unit that defines them. Everything that
+// touches pool_dev has internal linkage too (`static` or an unnamed namespace), so that the device
+// linker never merges two units' copies into one that uses the other unit's pool. Static device
+// memory needs no set-up: a transformed kernel launched from a file klap never saw has its pool.
+static __device__ pool_state pool_dev;
+static __device__ __align__(256) char pool_bytes[pool_segments * pool_segment_bytes];
 
 }  // namespace klap
 

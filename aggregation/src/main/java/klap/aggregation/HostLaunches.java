@@ -21,8 +21,10 @@ import klap.transform.Trees;
  * <pre>
  * (cudaFuncSetAttribute(parent_klap_grid, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024),
  *  cudaFuncSetAttribute(parent, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024));
- * parent_klap_grid&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(p, cnt, n, klap::host_kstate(1));
+ * (parent_klap_grid&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(p, cnt, n, klap::host_kstate(1)), klap::host_kstate_done());
  * </pre>
+ * The state comes from the stream-ordered allocator and {@code host_kstate_done} frees it in the
+ * launch's stream, after the parent grid and all it launched (runtime {@code kernel.cuh}).
  * At warp and block granularity the launch keeps its kernel and gets {@code klap::host_prepare()}
  * as its stream (a stream of its own is passed through: {@code klap::host_prepare(s)}). A launch
  * inside a lambda is left as written (a warning); a reference to a kernel-granularity parent other
@@ -73,8 +75,8 @@ final class HostLaunches {
             if (e instanceof Expr.Lambda lam && ctx.syncs.launchingOperations(lam.body()).stream()
                     .anyMatch(x -> x instanceof Expr.Launch)) {
                 ctx.warn(lam.range().offset(), "host launch inside a lambda is left as written: a kernel klap transformed "
-                        + "runs there as written at kernel granularity, and needs klap::host_prepare() before its first "
-                        + "launch at warp and block granularity; launch it outside the lambda", "launch-in-lambda");
+                        + "runs there as written at kernel granularity, and at warp and block granularity without "
+                        + "klap::host_prepare() (which raises the pending-launch limit); launch it outside the lambda", "launch-in-lambda");
             }
             if (e instanceof Expr.Call c && c.calleeName() != null && ATTRIBUTE_CALLS.contains(c.calleeName())
                     && !c.args().isEmpty()) {
@@ -89,9 +91,11 @@ final class HostLaunches {
     /** A host launch of kernel {@code k}: the twin with a fresh state if {@code k} has one, and the pool prepared. */
     private void launch(Expr.Launch l, FunctionDef k, EditSet out) {
         if (plans.hasKernelState(k)) {
+            // the state is freed in stream order right after the launch (no host synchronization)
             out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate(" + plans.stateSize(k) + ")");
             out.replace(l.calleeRange().offset(), l.calleeRange().end(),
-                    CudaText.renamed(cuda.slice(l.calleeRange()), k.name(), CudaText.twinName(k)));
+                    "(" + CudaText.renamed(cuda.slice(l.calleeRange()), k.name(), CudaText.twinName(k)));
+            out.insert(l.range().end(), ", klap::host_kstate_done())");
         }
         if (l.stream() != null) {
             out.replace(l.stream().range().offset(), l.stream().range().end(),

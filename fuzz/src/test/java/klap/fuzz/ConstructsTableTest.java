@@ -176,7 +176,7 @@ class ConstructsTableTest {
         assertTrue(k.contains("__global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)\n"), k);
         assertTrue(k.contains("klap::krecord<klap_args_child>(klap_ks, 0u, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
                 + "klap_args_child(p + 32 * threadIdx.x));"), k);
-        assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1));"), k);
+        assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -268,7 +268,7 @@ class ConstructsTableTest {
                 """, ALL);
         String k = out.get("kernel");
         assertTrue(k.contains("template <int N>\n __global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)"), k);
-        assertTrue(k.contains("parent_klap_grid<2><<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1));"), k);
+        assertTrue(k.contains("parent_klap_grid<2><<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -659,7 +659,7 @@ class ConstructsTableTest {
         String k = outs.get("kernel");
         assertTrue(k.contains("klap::krecord<klap_args_child>(klap_ks, 0u,"), "one record per launch, all rounds in one grid:\n" + k);
         assertFalse(k.contains("krecord_seq") || k.contains("klap_seq"), k);
-        assertTrue(k.contains("klap::kfinish(klap_ks, 0u,") && k.contains("klap::host_kstate(1));"), k);
+        assertTrue(k.contains("klap::kfinish(klap_ks, 0u,") && k.contains("klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -677,7 +677,7 @@ class ConstructsTableTest {
         assertTrue(k.contains("{ [&]() { unsigned klap_seq = 0;")
                 && k.contains("klap::krecord_seq<klap_args_child>(klap_ks, 0u, 1u, 0u, klap_seq, "), k);
         assertTrue(k.contains("klap::kfinish(klap_ks, 1u,")
-                && k.contains("klap::host_kstate(0 + KLAP_KERNEL_MAX_ORDERED * 1));"), k);
+                && k.contains("klap::host_kstate(0 + KLAP_KERNEL_MAX_ORDERED * 1)), klap::host_kstate_done());"), k);
         // a note, not a warning: --Werror still transforms it
         Path in = dir.resolve("k_loop_null.cu");
         Path out = dir.resolve("k_loop_null.werror.cu");
@@ -767,7 +767,7 @@ class ConstructsTableTest {
             "__global__ void build(int* out, int depth);",
             "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
             "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_vv<<<",
-            "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1));"}) {
+            "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
         }
     }
