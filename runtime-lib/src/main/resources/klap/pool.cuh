@@ -4,9 +4,39 @@
 // device (issue 11): no host step recycles it, so host loops that launch without synchronizing,
 // recursion and large inputs are bounded by the launches pending at one time, not by the run.
 //
+// THE SCHEME. The pool is one buffer cut into `nseg` segments of `seg_bytes` bytes. Each segment
+// has ONE 64-bit word, changed only by atomic read-modify-writes:
+//     word = (live << 40) | used        live: allocations in the segment not yet released
+//                                       used: 16-byte units handed out since the segment was reset
+// Allocation (pool_try_alloc), for `need` = 16-byte header + the request rounded up to 16 bytes:
+//   * need <= seg_bytes: bump inside the current segment `cur`: ONE fetch_add of
+//     (1 << 40) | need/16 on its word. If the old `used` leaves room, the caller owns
+//     [used, used + need/16) of that segment. If not, the segment is full: the caller takes its
+//     `live` back (fetch_sub) and moves `cur` on to a segment whose `live` is 0, which it first
+//     resets to word 0 with a compare-and-swap (pool_advance).
+//   * need > seg_bytes (a span): claims k = ceil(need / seg_bytes) consecutive segments, each by a
+//     compare-and-swap from a word with live == 0 to (1 << 40) | full; if one cannot be claimed the
+//     claimed ones are given back and the next window is tried.
+// Release (pool_release): one fetch_sub of 1 << 40 on the word of each segment the allocation
+// lies in. Nothing else: a segment whose `live` reaches 0 is reset lazily by the next pool_advance.
+// Why it is safe: a segment is reset only by a compare-and-swap that sees live == 0, and every
+// holder (and every thread between its fetch_add and its fetch_sub) counts in live, so no memory
+// a thread still owns is handed out again. Ordering: releases are `release`, the reset and the
+// bump are `acq_rel`, so what the previous owner did with the memory happens-before what the next
+// owner does (each is a read-modify-write on the same word: C++ [intro.races] release sequences).
+// Contention: one atomic per allocation on the current segment's word, like the bump pointer it
+// replaces; moving `cur` is one scan of at most nseg words by the threads that found it full.
+// Fragmentation: a segment comes back only when all its allocations are released, so one
+// long-lived allocation keeps its whole segment; memory in use is bounded by the allocations
+// pending at one time (each grid releases its records as soon as its blocks have read them),
+// rounded up to segments, not by the launches of the whole run.
+// What the allocations hold: the records of an aggregated launch, until every block of the child
+// grid has copied its arguments (aggregate.cuh: child_release); kernel-granularity records and
+// state, until the last child grid read them (kernel.cuh).
+//
 // Device side: klap::pool_alloc() / klap::pool_free() on this translation unit's pool (a static
 // __device__ buffer cut into segments; the scheme, its ordering and its behaviour under
-// contention are described in pool_state.cuh). When every segment holds live allocations,
+// contention are described above). When every segment holds live allocations,
 // pool_alloc waits up to KLAP_POOL_WAIT_MS for child grids to give memory back, then reports the
 // exhaustion (what was being allocated, how to raise the pool) and traps.
 // Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
@@ -72,7 +102,7 @@ static __device__ inline void* pool_alloc(unsigned long long bytes, const char* 
   const pool_view v = pool_of_unit();
   void* p = pool_try_alloc(v, bytes);
   if (p != nullptr) return p;
-  if (bytes <= static_cast<unsigned long long>(v.nseg) * v.seg_bytes) {
+  if (pool_fits(v, bytes)) {
     const unsigned long long t0 = detail::global_ns();
     unsigned ns = 256;
     while (detail::global_ns() - t0 < static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull) {

@@ -5,35 +5,9 @@
 // allocator reports errors through error.cuh) need no circular include. Include "klap/pool.cuh"
 // or "klap/klap.cuh" rather than this file.
 //
-// THE SCHEME. The pool is one buffer cut into `nseg` segments of `seg_bytes` bytes. Each segment
-// has ONE 64-bit word, changed only by atomic read-modify-writes:
-//     word = (live << 40) | used        live: allocations in the segment not yet released
-//                                       used: 16-byte units handed out since the segment was reset
-// Allocation (pool_try_alloc), for `need` = 16-byte header + the request rounded up to 16 bytes:
-//   * need <= seg_bytes: bump inside the current segment `cur`: ONE fetch_add of
-//     (1 << 40) | need/16 on its word. If the old `used` leaves room, the caller owns
-//     [used, used + need/16) of that segment. If not, the segment is full: the caller takes its
-//     `live` back (fetch_sub) and moves `cur` on to a segment whose `live` is 0, which it first
-//     resets to word 0 with a compare-and-swap (pool_advance).
-//   * need > seg_bytes (a span): claims k = ceil(need / seg_bytes) consecutive segments, each by a
-//     compare-and-swap from a word with live == 0 to (1 << 40) | full; if one cannot be claimed the
-//     claimed ones are given back and the next window is tried.
-// Release (pool_release): one fetch_sub of 1 << 40 on the word of each segment the allocation
-// lies in. Nothing else: a segment whose `live` reaches 0 is reset lazily by the next pool_advance.
-// Why it is safe: a segment is reset only by a compare-and-swap that sees live == 0, and every
-// holder (and every thread between its fetch_add and its fetch_sub) counts in live, so no memory
-// a thread still owns is handed out again. Ordering: releases are `release`, the reset and the
-// bump are `acq_rel`, so what the previous owner did with the memory happens-before what the next
-// owner does (each is a read-modify-write on the same word: C++ [intro.races] release sequences).
-// Contention: one atomic per allocation on the current segment's word, like the bump pointer it
-// replaces; moving `cur` is one scan of at most nseg words by the threads that found it full.
-// Fragmentation: a segment comes back only when all its allocations are released, so one
-// long-lived allocation keeps its whole segment; memory in use is bounded by the allocations
-// pending at one time (each grid releases its records as soon as its blocks have read them),
-// rounded up to segments, not by the launches of the whole run.
-// What the allocations hold: the records of an aggregated launch, until every block of the child
-// grid has copied its arguments (aggregate.cuh: child_release); kernel-granularity records and
-// state, until the last child grid read them (kernel.cuh).
+// The scheme (allocation, release, ordering, contention, fragmentation) is described at the top
+// of pool.cuh. The allocator itself is here, `__host__ __device__`, so that a host program can
+// stress it with host threads (runtime-lib/src/test/host/).
 #ifndef KLAP_POOL_STATE_CUH
 #define KLAP_POOL_STATE_CUH
 
@@ -96,11 +70,15 @@ __host__ __device__ inline bool pool_advance(const pool_view& v, unsigned s) {
   return false;
 }
 
-// Claims k consecutive segments for one allocation (see the scheme above); nullptr if no window
-// of k segments is free right now.
+// Claims k consecutive segments for one allocation (see the scheme in pool.cuh); nullptr if no
+// window of k segments is free right now. The windows are tried from the one after the current
+// segment on (wrapping), so that concurrent spans do not all fight over the first segments.
 __host__ __device__ inline pool_hdr* pool_try_span(const pool_view& v, unsigned long long k) {
   const unsigned long long full = v.seg_bytes / 16ull;
-  for (unsigned long long first = 0; first + k <= v.nseg;) {
+  const unsigned long long windows = v.nseg - k + 1ull;  // k <= nseg (pool_try_alloc)
+  const unsigned long long start = (pool_atomic<unsigned>(*v.cur).load(cuda::std::memory_order_relaxed) + 1ull) % windows;
+  for (unsigned long long tried = 0; tried < windows;) {
+    const unsigned long long first = (start + tried) % windows;
     unsigned long long claimed = 0;
     for (; claimed < k; ++claimed) {
       pool_atomic<unsigned long long> word(v.seg[first + claimed]);
@@ -118,20 +96,27 @@ __host__ __device__ inline pool_hdr* pool_try_span(const pool_view& v, unsigned 
     }
     for (unsigned long long j = 0; j < claimed; ++j)
       pool_atomic<unsigned long long>(v.seg[first + j]).fetch_sub(pool_live_one, cuda::std::memory_order_release);
-    first += claimed + 1ull;
+    // windows that contain the segment that could not be claimed are skipped (unless wrapped)
+    tried += (first + claimed + 1ull <= windows ? claimed : 0ull) + 1ull;
   }
   return nullptr;
 }
 
 }  // namespace detail
 
+// Whether a request of `bytes` bytes can ever be served by pool v (header and rounding included:
+// at most the whole pool).
+__host__ __device__ inline bool pool_fits(const pool_view& v, unsigned long long bytes) {
+  const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
+  return bytes <= cap && ((bytes + 15ull) & ~15ull) + sizeof(pool_hdr) <= cap;
+}
+
 // Takes `bytes` bytes from pool v, without waiting: returns a 16-byte aligned pointer (with a
 // pool_hdr in the 16 bytes in front of it, refs = 0) or nullptr when the pool has no room right
-// now (every segment holds live allocations) or never will (bytes larger than the pool). Any
+// now (every segment holds live allocations) or never will (!pool_fits(v, bytes)). Any
 // thread, concurrently (lock-free: each step is one atomic on one segment word).
 __host__ __device__ inline void* pool_try_alloc(const pool_view& v, unsigned long long bytes) {
-  const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
-  if (bytes > cap) return nullptr;
+  if (!pool_fits(v, bytes)) return nullptr;
   const unsigned long long need = sizeof(pool_hdr) + ((bytes + 15ull) & ~15ull);
   if (need > v.seg_bytes) {
     pool_hdr* h = detail::pool_try_span(v, (need + v.seg_bytes - 1ull) / v.seg_bytes);
