@@ -101,9 +101,12 @@ public final class Klap implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Bounds of {@code --pool-size}: at least one 64 KiB segment; at most 1 GiB of static device memory per file. */
+    static final long MIN_POOL_BYTES = 64L << 10, MAX_POOL_BYTES = 1L << 30;
+
     @Option(names = "--pool-size", paramLabel = "BYTES", converter = SizeConverter.class,
             description = "size of the device memory pool for argument and configuration arrays, e.g. 256M, 1G "
-                + "(default: the runtime's 128M)")
+                + "(default: the runtime's 128M; at most 1G: it is static device memory of the file)")
     Long poolSize;
 
     @Option(names = "--no-scalarize", description = "pass every argument through per-parent arrays, even those "
@@ -198,7 +201,7 @@ public final class Klap implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String usage = promotionUsage();
+        String usage = optionsProblem();
         if (usage != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), usage);
         }
@@ -294,8 +297,8 @@ public final class Klap implements Callable<Integer> {
                 npBudget == null ? NpPass.DEFAULT_SHARED_BUDGET : npBudget);
     }
 
-    /** @return why the promotion and CUDA-NP options do not fit together, or null if they do */
-    private String promotionUsage() {
+    /** @return why the options do not fit together (promotion, CUDA-NP, pool size), or null if they do */
+    private String optionsProblem() {
         boolean granularityGiven = spec.commandLine().getParseResult().hasMatchedOption("--granularity");
         if (np != null && (promote != null || granularityGiven || noScalarize || poolSize != null)) {
             return "--np cannot be combined with --promote, --granularity, --no-scalarize or --pool-size: CUDA-NP "
@@ -317,6 +320,12 @@ public final class Klap implements Callable<Integer> {
         }
         if (promoteDepth != null && (promote == null || !promote.aggregates())) {
             return "--promote-depth applies to --promote=PA and --promote=PAO";
+        }
+        if (poolSize != null && (poolSize < MIN_POOL_BYTES || poolSize > MAX_POOL_BYTES)) {
+            return "--pool-size must be between 64K and 1G, got " + poolSize + " bytes: the pool is a static "
+                    + "__device__ array of the file (it has a host shadow of the same size, and the host link "
+                    + "fails past 2 GiB); it is reclaimed on the device, so it needs to hold only the launches "
+                    + "pending at one moment";
         }
         if (promoteDepth != null && (promoteDepth < 1 || promoteDepth > 65535)) {
             return "--promote-depth must be between 1 and 65535, got " + promoteDepth;

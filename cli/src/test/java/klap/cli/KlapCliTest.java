@@ -57,6 +57,10 @@ class KlapCliTest {
         assertEquals(2, r.rc);
         assertTrue(r.err.contains("expected warp, block or kernel"), r.err);
         assertEquals(2, klap("--pool-size=lots", "x.cu").rc);
+        Run big = klap("--pool-size=2G", "x.cu");
+        assertEquals(2, big.rc);
+        assertTrue(big.err.contains("--pool-size must be between 64K and 1G"), big.err);
+        assertEquals(2, klap("--pool-size=1K", "x.cu").rc);
     }
 
     static final String CHAIN = """
