@@ -9,11 +9,11 @@
 // works for device-launched (recursive) parents, adds no nesting level, and needs no host step.
 //
 // Per parent-grid instance state (klap::kstate, from the pool or, for host launches, from
-// cudaMallocAsync) holds one klap::ksite per launch site. Recording a launch (klap::krecord) is the paper's out-of-order
-// atomic scan: ONE 64-bit fetch_add on ksite::packed adds (1 << 40) | blocks, so the returned old
-// value gives both the record's index (high 24 bits) and the exclusive prefix of block counts
-// (low 40 bits) consistently: records are dense (threads that do not launch store nothing) and
-// their block offsets grow with the index. Records live in chunks of doubling capacity (1024,
+// cudaMallocAsync) holds one klap::ksite per launch site. Recording a launch (klap::krecord) is
+// the paper's out-of-order atomic scan: ONE 64-bit fetch_add on ksite::packed adds
+// (1 << 40) | blocks, so the returned old value gives both the record's index (high 24 bits) and
+// the exclusive prefix of block counts (low 40 bits) consistently: records are dense (threads
+// that do not launch store nothing) and their block offsets grow with the index. Records live in chunks of doubling capacity (1024,
 // 2048, ... records: 15 chunks hold 2^24 records), allocated from the pool by the thread that
 // takes a chunk's first index; a child block finds its record by a search over the chunks' first
 // offsets and a binary search inside the chunk (cuda::std::upper_bound): O(log n) for grids of
@@ -406,7 +406,6 @@ static inline kstate* host_kstate(unsigned nsites) {
   last.ks = static_cast<kstate*>(p);
   return last.ks;
 }
-
 
 }  // namespace klap
 
