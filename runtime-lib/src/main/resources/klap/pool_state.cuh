@@ -48,11 +48,14 @@ namespace detail {
 template <class T>
 using pool_atomic = cuda::atomic_ref<T, cuda::thread_scope_device>;
 
-// Moves v.cur on from segment s, which the caller found full: to the next segment (in address
-// order, wrapping, s itself last) whose live count is 0, resetting its word to 0 first. Returns
-// true if cur has moved since the caller read s, or now points to a segment with room; false if
-// every segment holds live allocations (the pool is exhausted for now).
-__host__ __device__ inline bool pool_advance(const pool_view& v, unsigned s) {
+// Moves v.cur on from segment s, which the caller found too full for `units`: to the next segment
+// (in address order, wrapping, s itself last) whose live count is 0, resetting its word to 0
+// first. Returns true if cur has moved since the caller read s, points to a segment it reset or
+// found empty, or s has room for `units` again (another thread reset it); false if every segment
+// holds live allocations (the pool is exhausted for now). A failed reset is retried while the
+// segment's live count stays 0 (another thread reset it, or bumped it and gave its count back):
+// the threads that find one segment full together must not all report "exhausted" but one.
+__host__ __device__ inline bool pool_advance(const pool_view& v, unsigned s, unsigned long long units) {
   pool_atomic<unsigned> cur(*v.cur);
   unsigned c = cur.load(cuda::std::memory_order_acquire);
   if (c != s) return true;
@@ -60,14 +63,16 @@ __host__ __device__ inline bool pool_advance(const pool_view& v, unsigned s) {
     const unsigned t = (s + k) % v.nseg;
     pool_atomic<unsigned long long> word(v.seg[t]);
     unsigned long long w = word.load(cuda::std::memory_order_relaxed);
+    while ((w >> pool_live_shift) == 0ull && (w & pool_used_mask) != 0ull &&
+           !word.compare_exchange_weak(w, 0ull, cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed)) {
+    }
     if ((w >> pool_live_shift) != 0ull) continue;
-    if ((w & pool_used_mask) != 0ull &&
-        !word.compare_exchange_strong(w, 0ull, cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed))
-      continue;
     if (t != s) cur.compare_exchange_strong(c, t, cuda::std::memory_order_acq_rel, cuda::std::memory_order_relaxed);
     return true;
   }
-  return false;
+  return cur.load(cuda::std::memory_order_acquire) != s ||
+         (pool_atomic<unsigned long long>(v.seg[s]).load(cuda::std::memory_order_relaxed) & pool_used_mask) + units <=
+             v.seg_bytes / 16ull;
 }
 
 // Claims k consecutive segments for one allocation (see the scheme in pool.cuh); nullptr if no
@@ -141,7 +146,7 @@ __host__ __device__ inline void* pool_try_alloc(const pool_view& v, unsigned lon
       }
       word.fetch_sub(pool_live_one, cuda::std::memory_order_release);
     }
-    if (!detail::pool_advance(v, s)) return nullptr;
+    if (!detail::pool_advance(v, s, units)) return nullptr;
   }
   return nullptr;
 }
@@ -166,7 +171,11 @@ __host__ __device__ inline unsigned pool_live_segments(const pool_view& v) {
 
 constexpr unsigned long long pool_segment_bytes = (static_cast<unsigned long long>(KLAP_POOL_SEGMENT_BYTES) + 15ull) & ~15ull;
 constexpr unsigned long long pool_segments = static_cast<unsigned long long>(KLAP_POOL_SIZE_BYTES) / pool_segment_bytes;
-static_assert(pool_segment_bytes >= 1024ull, "klap: KLAP_POOL_SEGMENT_BYTES must be at least 1024");
+// At most 16 MiB: `live` (24 bits) must count every allocation of a segment plus the threads that
+// are between a failed bump and its give-back, and `used` (40 bits) must not carry into `live`
+// although threads that find a segment full leave it past full (about full x (1 + such threads)).
+static_assert(pool_segment_bytes >= 1024ull && pool_segment_bytes <= (16ull << 20),
+              "klap: KLAP_POOL_SEGMENT_BYTES must be between 1 KiB and 16 MiB");
 static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
               "klap: KLAP_POOL_SIZE_BYTES must hold at least one segment (KLAP_POOL_SEGMENT_BYTES) and fewer than 2^31");
 
