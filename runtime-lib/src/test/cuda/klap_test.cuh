@@ -1,5 +1,7 @@
-// Shared helpers of the klap runtime-library test programs (host side only).
+// Shared helpers of the klap runtime-library test programs: host-side checks, a watchdog, a pool
+// snapshot (kt_pool), and two helpers for device code too (kt_now_ns, kt_mix64).
 // Each test program prints PASS or FAIL (with the first mismatches) and returns 0 / 1.
+// Include it AFTER "klap/klap.cuh" (kt_pool needs klap::pool_dev).
 #ifndef KLAP_TEST_CUH
 #define KLAP_TEST_CUH
 
@@ -7,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 static int klap_test_failures = 0;
 
@@ -63,5 +66,48 @@ __device__ inline unsigned long long kt_now_ns() {
 #endif
 
 static inline int kt_popc(unsigned m) { return __builtin_popcount(m); }
+
+// A 64-bit mixing function (the splitmix64 finalizer): deterministic pseudo-random plans that the
+// host can recompute, and check words that a child compares with its arguments.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+inline unsigned long long kt_mix64(unsigned long long x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+#ifdef KLAP_POOL_STATE_CUH
+// HOST, with klap/klap.cuh included first. A snapshot of THIS translation unit's pool
+// (klap::pool_dev), read with cudaMemcpyFromSymbol; take it when the device is idle (after a
+// synchronization), when nothing may be live any more:
+//   live     allocations not yet freed (the sum of the segments' live counts)
+//   busy     segments that hold live allocations
+//   touched  segments whose word is not 0 (used since the start; a used segment is reset lazily)
+struct kt_pool_snapshot {
+  unsigned long long live = 0;
+  unsigned busy = 0;
+  unsigned touched = 0;
+  unsigned cur = 0;
+  unsigned error = 0;
+};
+static inline kt_pool_snapshot kt_pool() {
+  std::vector<unsigned char> raw(sizeof(klap::pool_state));
+  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev, raw.size()));
+  const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
+  kt_pool_snapshot s;
+  for (unsigned long long i = 0; i < klap::pool_segments; ++i) {
+    const unsigned long long live = st->seg[i] >> klap::pool_live_shift;
+    s.live += live;
+    s.busy += live != 0ull;
+    s.touched += st->seg[i] != 0ull;
+  }
+  s.cur = st->cur;
+  s.error = st->error;
+  return s;
+}
+#endif
 
 #endif

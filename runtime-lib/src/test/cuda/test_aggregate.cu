@@ -9,7 +9,9 @@
 // placement new), gridDim/blockDim, blockIdx/threadIdx in range, dynamic shared memory >= its
 // request; the aggregated block size and shared memory are the group maxima; the number of
 // aggregated launches is the number of groups that launched; block collectives work inside the
-// virtual child block (its tail threads exited).
+// virtual child block (its tail threads exited), also after child_release; every child copies its
+// record and releases it (klap::child_release) as generated code does, and nothing is left live in
+// the pool after each run (flush frees the slots of a group that launched nothing at once).
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <algorithm>
@@ -60,7 +62,9 @@ __global__ void child_agg(const klap::launch_cfg* cfg, unsigned n, const child_a
   klap::vctx v;
   unsigned p;
   if (!klap::child_enter(cfg, n, v, p)) return;
-  const child_args& a = args[p];
+  const child_args a = args[p];  // the generated child copies its record, then releases the slots
+  const unsigned long long my_blocks = cfg[p].blocks_incl - (p ? cfg[p - 1].blocks_incl : 0ull);
+  klap::child_release(cfg, n);
   unsigned dyn;
   asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
   bool ok = p < n && v.gridDim.x == a.grid.x && v.gridDim.y == a.grid.y && v.gridDim.z == a.grid.z &&
@@ -68,7 +72,7 @@ __global__ void child_agg(const klap::launch_cfg* cfg, unsigned n, const child_a
             v.blockIdx.x < a.grid.x && v.blockIdx.y < a.grid.y && v.blockIdx.z < a.grid.z &&
             v.threadIdx.x < a.block.x && v.threadIdx.y < a.block.y && v.threadIdx.z < a.block.z &&
             dyn >= a.smem && blockDim.x >= vol(a.block) &&
-            cfg[p].blocks_incl - (p ? cfg[p - 1].blocks_incl : 0ull) == vol(a.grid);
+            my_blocks == vol(a.grid);
   // a block collective inside the virtual block (threads past its size have exited)
   const klap::block_group g = klap::block_group::virtual_block(v);
   const unsigned s = g.size();
@@ -174,6 +178,9 @@ int main() {
                 groups_launching);
     else
       KT_EXPECT(h.launches >= 1 && h.launches <= ITERS * NP, "%s: %u aggregated launches", names[m], h.launches);
+    const kt_pool_snapshot ps = kt_pool();
+    KT_EXPECT(ps.live == 0ull, "%s: %llu pool allocations still live after the run (slots not released)", names[m],
+              ps.live);
     std::printf("test_aggregate: %s granularity: %u aggregated child launches\n", names[m], h.launches);
   }
   KT_EXPECT(klap::host_pool_error() == 0, "pool error flag set");

@@ -5,6 +5,9 @@
 // The last block launches one aggregated grid per site; every original child thread adds a
 // record-specific value to its own slot, so the host can check that every (parent, block,
 // thread) ran exactly once with its own arguments, and that exactly two aggregated grids ran.
+// The children copy their records and release them (klap::kchild_release), the host launch is
+// followed by klap::host_kstate_done (as generated code does); after each run no record chunk is
+// live in the pool.
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>
@@ -29,12 +32,14 @@ __global__ void child0(const klap::ksite* site, unsigned* slots, unsigned* grids
   klap::vctx v;
   const rec0* a;
   if (!klap::kchild_enter(site, v, a)) return;
+  const rec0 r = *a;  // copy the record, then release the records (as generated code does)
+  klap::kchild_release(site);
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(grids, 1u);
-  const unsigned t = a->parent;
+  const unsigned t = r.parent;
   const dim3 g = grid_of(t), b = block_of(t);
   bool ok = v.gridDim.x == g.x && v.gridDim.y == g.y && v.gridDim.z == g.z && v.blockDim.x == b.x &&
             v.blockDim.y == b.y && v.blockDim.z == b.z && v.blockIdx.x < g.x && v.blockIdx.y < g.y &&
-            v.threadIdx.x < b.x && v.threadIdx.y < b.y && v.threadIdx.z < b.z && a->salt == int(t * 3);
+            v.threadIdx.x < b.x && v.threadIdx.y < b.y && v.threadIdx.z < b.z && r.salt == int(t * 3);
   const unsigned block = v.blockIdx.x + v.blockIdx.y * g.x;
   const unsigned thread = v.threadIdx.x + b.x * (v.threadIdx.y + b.y * v.threadIdx.z);
   atomicAdd(&slots[t * kSlotsPerParent + block * 16 + thread], ok ? 1u : 1000u);
@@ -44,8 +49,10 @@ __global__ void child1(const klap::ksite* site, unsigned* marks, unsigned* grids
   klap::vctx v;
   const rec1* a;
   if (!klap::kchild_enter(site, v, a)) return;
+  const unsigned parent = a->parent;
+  klap::kchild_release(site);
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(grids, 1u);
-  atomicAdd(&marks[a->parent * 32 + v.threadIdx.x], v.blockDim.x == 32 ? 1u : 1000u);
+  atomicAdd(&marks[parent * 32 + v.threadIdx.x], v.blockDim.x == 32 ? 1u : 1000u);
 }
 
 __global__ void parent(unsigned* slots, unsigned* marks, unsigned* grids, klap::kstate* ks) {
@@ -78,9 +85,15 @@ int main() {
     KT_CUDA(cudaMemset(slots, 0, nslots * sizeof(unsigned)));
     KT_CUDA(cudaMemset(marks, 0, nmarks * sizeof(unsigned)));
     KT_CUDA(cudaMemset(grids, 0, sizeof(unsigned)));
-    parent<<<kBlocks, kThreads, 0, klap::host_prepare()>>>(slots, marks, grids, klap::host_kstate(2));
+    // as HostLaunches writes a host launch of a kernel-granularity parent
+    (parent<<<kBlocks, kThreads, 0, klap::host_prepare()>>>(slots, marks, grids, klap::host_kstate(2)),
+     klap::host_kstate_done());
     KT_CUDA(cudaGetLastError());
     KT_CUDA(cudaDeviceSynchronize());
+    const kt_pool_snapshot ps = kt_pool();
+    KT_EXPECT(ps.live == 0ull && ps.error == 0u,
+              "round %d: %llu pool allocations (record chunks) still live after the run, error %u", round, ps.live,
+              ps.error);
     std::vector<unsigned> hs(nslots), hm(nmarks);
     unsigned hg = 0;
     KT_CUDA(cudaMemcpy(hs.data(), slots, nslots * sizeof(unsigned), cudaMemcpyDeviceToHost));

@@ -120,8 +120,9 @@ struct agg_site {
     g.sync();  // all slots written (record may have run in divergent code)
     const launch_cfg& c = cfg[me];
     const unsigned long long blocks = detail::volume(c.grid);
-    const bool on = blocks != 0ull;
-    const detail::agg_scan mine{blocks, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
+    // a block of 0 threads launches nothing (its child blocks would never release the slots)
+    const bool on = blocks != 0ull && detail::volume(c.block) != 0ull;
+    const detail::agg_scan mine{on ? blocks : 0ull, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
                                 on ? c.smem : 0u, on ? static_cast<int>(me) : -1};
     const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
     cfg[me].blocks_incl = incl.blocks;

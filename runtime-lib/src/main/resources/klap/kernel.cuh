@@ -154,7 +154,7 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
   static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
   const unsigned long long blocks = detail::kvolume(grid);
-  if (blocks == 0ull) return;
+  if (blocks == 0ull || detail::kvolume(block) == 0ull) return;  // no block would ever release the records
   ksite& s = ks->site[site];
   if (blocks > kblocks_mask) fail("child grid too large for kernel-granularity aggregation", "klap::krecord");
   const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s.packed)

@@ -79,6 +79,12 @@ static __device__ __noinline__ void pool_exhausted(const char* what, unsigned lo
   const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
   const unsigned long long need = bytes + 2ull * v.seg_bytes;
   const unsigned long long mib = ((cap > need ? cap : need) * 2ull) / (1024ull * 1024ull) + 1ull;
+  if (!pool_fits(v, bytes)) {
+    printf("klap: error: memory pool too small for %s (%llu bytes, more than the whole pool of %llu bytes); raise "
+           "it with klap --pool-size=%lluM or -DKLAP_POOL_SIZE_BYTES, or use a finer --granularity [klap::pool_alloc]\n",
+           what, bytes, cap, mib);
+    fail_raise();
+  }
   printf("klap: error: memory pool exhausted while allocating %s (%llu bytes; %u of %u segments of %llu bytes hold "
          "records that child grids have not read yet, after waiting %d ms for them); raise it with klap "
          "--pool-size=%lluM or -DKLAP_POOL_SIZE_BYTES, or use a coarser --granularity (fewer, larger records) "

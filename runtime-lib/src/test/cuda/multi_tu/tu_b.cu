@@ -1,4 +1,5 @@
 // Second translation unit of the multi-TU test (see tu_a.cu).
 #include "tu_common.cuh"
 
-int run_b(char** base, bool prepare) { return tu_run(base, prepare); }
+int run_b() { return tu_run(false, false); }
+bool pool_b(char** base, std::vector<unsigned long long>& words) { return tu_pool(base, words); }

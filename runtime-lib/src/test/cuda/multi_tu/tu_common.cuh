@@ -1,33 +1,48 @@
 // Shared by tu_a.cu and tu_b.cu: the same aggregated parent/child pair compiled into two
 // translation units (identical template instantiations of klap::agg_begin<launch_args, ...>), to
-// check that -rdc linking works and each translation unit uses its own pool (klap::pool_dev has
-// internal linkage, as has everything that touches it).
+// check that -rdc linking works and each translation unit uses its own pool (klap::pool_dev and
+// klap::pool_bytes are `static`, as is everything that touches them). The pool is small here
+// (256 KiB in 16 segments of 16 KiB), and each unit runs 500 launches of its parent without
+// synchronizing (~2 MiB of slot arrays), so each unit's pool must be reclaimed on the device.
+#define KLAP_POOL_SIZE_BYTES (256ull << 10)
+#define KLAP_POOL_SEGMENT_BYTES (16ull << 10)
 #include "klap/klap.cuh"
 #include "klap/np.cuh"
+#include <cstdio>
+#include <vector>
+
+constexpr unsigned TU_LAUNCHES = 500;
 
 struct launch_args {
   unsigned* hits;
   unsigned id;
 };
 
-static __global__ void tu_child(const klap::launch_cfg* cfg, unsigned n, const launch_args* args) {
+// The aggregated child, as klap writes it: copy the record, release it, run. It also checks that
+// its slot arrays lie in THIS unit's pool.
+static __global__ void tu_child(const klap::launch_cfg* cfg, unsigned n, const launch_args* args, unsigned* outside) {
   klap::vctx v;
   unsigned p;
   if (!klap::child_enter(cfg, n, v, p)) return;
-  atomicAdd(&args[p].hits[args[p].id * 8u + v.blockIdx.x * v.blockDim.x + v.threadIdx.x], 1u);
+  unsigned* const hits = args[p].hits;
+  const unsigned id = args[p].id;
+  klap::child_release(cfg, n);
+  const char* c = reinterpret_cast<const char*>(cfg);  // compared, not read
+  if (c < klap::pool_bytes || c >= klap::pool_bytes + sizeof(klap::pool_bytes)) atomicAdd(outside, 1u);
+  atomicAdd(&hits[id * 8u + v.blockIdx.x * v.blockDim.x + v.threadIdx.x], 1u);
 }
 
 // Every parent thread launches tu_child<<<2, 4>>>, aggregated per block.
-static __global__ void tu_parent(unsigned* hits, char** pool_base) {
+static __global__ void tu_parent(unsigned* hits, unsigned* outside) {
   const klap::block_group g = klap::block_group::hardware();
   auto site = klap::agg_begin<launch_args>(g);
   site.record(dim3(2), dim3(4), 0, 0, launch_args{hits, blockIdx.x * blockDim.x + threadIdx.x});
   site.flush(g, [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c, unsigned n,
-                    const launch_args* a, const launch_args&) {
-    tu_child<<<gd, bd, sm, st>>>(c, n, a);
-    return cudaGetLastError();
+                    const launch_args* a, const launch_args&) -> cudaError_t {
+    const cudaError_t pre = cudaPeekAtLastError();
+    tu_child<<<gd, bd, sm, st>>>(c, n, a, outside);
+    return klap::launch_result(pre);
   });
-  if (blockIdx.x == 0 && threadIdx.x == 0) *pool_base = klap::pool_dev.base;
 }
 
 // The CUDA-NP helpers (klap/np.cuh) in both units: the same IntraWarp/InterWarp instantiations,
@@ -55,28 +70,52 @@ static int tu_np(bool select_here) {
   return bad;
 }
 
-// Runs tu_parent<<<2, 32>>> from this translation unit; returns the number of wrong hit counts,
-// stores this unit's pool base in *base. With prepare = false the launch does not call
-// klap::host_prepare itself: it relies on an earlier host_prepare in ANOTHER translation unit,
-// which prepares the pools of all units (a host launch in one file of a kernel of another).
-static int tu_run(char** base, bool prepare = true) {
-  unsigned* hits;
-  char** d_base;
-  if (cudaMalloc(&hits, 64 * 8 * sizeof(unsigned)) != cudaSuccess || cudaMalloc(&d_base, sizeof(char*)) != cudaSuccess)
+// This unit's pool: the address of its buffer, and its segment words (the device is idle).
+static bool tu_pool(char** base, std::vector<unsigned long long>& words) {
+  std::vector<unsigned char> raw(sizeof(klap::pool_state));
+  if (cudaGetSymbolAddress(reinterpret_cast<void**>(base), klap::pool_bytes) != cudaSuccess ||
+      cudaMemcpyFromSymbol(raw.data(), klap::pool_dev, raw.size()) != cudaSuccess)
+    return false;
+  const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
+  words.assign(st->seg, st->seg + klap::pool_segments);
+  return true;
+}
+
+// Runs TU_LAUNCHES launches of tu_parent<<<2, 32>>> from this translation unit without
+// synchronizing in between (through klap::host_prepare if `prepare`: no unit needs it), then one
+// synchronization. Returns the number of problems: wrong hit counts, children whose slots were not
+// in this unit's pool, allocations still live afterwards, the klap error flag, CUDA-NP mismatches.
+static int tu_run(bool prepare, bool select_np) {
+  unsigned *hits, *outside;
+  if (cudaMalloc(&hits, 64 * 8 * sizeof(unsigned)) != cudaSuccess || cudaMalloc(&outside, sizeof(unsigned)) != cudaSuccess)
     return 1000;
   cudaMemset(hits, 0, 64 * 8 * sizeof(unsigned));
-  if (prepare) {
-    tu_parent<<<2, 32, 0, klap::host_prepare(0)>>>(hits, d_base);
-  } else {
-    tu_parent<<<2, 32>>>(hits, d_base);
+  cudaMemset(outside, 0, sizeof(unsigned));
+  for (unsigned l = 0; l < TU_LAUNCHES; ++l) {
+    if (prepare) {
+      tu_parent<<<2, 32, 0, klap::host_prepare(0)>>>(hits, outside);
+    } else {
+      tu_parent<<<2, 32>>>(hits, outside);
+    }
   }
   if (cudaDeviceSynchronize() != cudaSuccess) return 1000;
-  unsigned h[64 * 8];
+  unsigned h[64 * 8], out = 0;
   cudaMemcpy(h, hits, sizeof(h), cudaMemcpyDeviceToHost);
-  cudaMemcpy(base, d_base, sizeof(char*), cudaMemcpyDeviceToHost);
+  cudaMemcpy(&out, outside, sizeof(out), cudaMemcpyDeviceToHost);
   int bad = 0;
-  for (unsigned i = 0; i < 64 * 8; ++i) bad += h[i] != 1u;
+  for (unsigned i = 0; i < 64 * 8; ++i) bad += h[i] != TU_LAUNCHES;
+  if (bad) std::printf("multi_tu: %d hit counters != %u\n", bad, TU_LAUNCHES);
+  if (out) std::printf("multi_tu: %u child threads found their slots outside their unit's pool\n", out);
+  bad += out != 0u;
+  char* base = nullptr;
+  std::vector<unsigned long long> words;
+  if (!tu_pool(&base, words)) return bad + 1000;
+  unsigned long long live = 0;
+  for (unsigned long long w : words) live += w >> klap::pool_live_shift;
+  if (live) std::printf("multi_tu: %llu allocations still live\n", live);
+  bad += live != 0ull;
+  bad += klap::host_pool_error() != 0u;
   cudaFree(hits);
-  cudaFree(d_base);
-  return bad + (klap::host_pool_error() != 0) + tu_np(prepare);
+  cudaFree(outside);
+  return bad + tu_np(select_np);
 }
