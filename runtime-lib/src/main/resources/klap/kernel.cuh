@@ -32,8 +32,6 @@
 
 #include <cstddef>
 #include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <new>
 #include <cuda/atomic>
 #if __has_include(<cuda/std/algorithm>)
