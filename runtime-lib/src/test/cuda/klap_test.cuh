@@ -86,12 +86,16 @@ inline unsigned long long kt_mix64(unsigned long long x) {
 //   live     allocations not yet freed (the sum of the segments' live counts)
 //   busy     segments that hold live allocations
 //   touched  segments whose word is not 0 (used since the start; a used segment is reset lazily)
+//   pending  klap's aggregated launches still counted pending (0 once every child grid started)
+//   fallbacks  groups that found no pool memory and launched their children as written
 struct kt_pool_snapshot {
   unsigned long long live = 0;
   unsigned busy = 0;
   unsigned touched = 0;
   unsigned cur = 0;
   unsigned error = 0;
+  unsigned long long pending = 0;
+  unsigned long long fallbacks = 0;
 };
 static inline kt_pool_snapshot kt_pool() {
   std::vector<unsigned char> raw(sizeof(klap::pool_state));
@@ -106,7 +110,15 @@ static inline kt_pool_snapshot kt_pool() {
   }
   s.cur = st->cur;
   s.error = st->error;
+  s.pending = st->pending;
+  s.fallbacks = st->fallbacks;
   return s;
+}
+
+// Expects klap's count of pending aggregated launches to be back at 0 in snapshot s (every child
+// grid that klap launched gave its place back: pool.cuh, pending_acquire/pending_release).
+static inline void kt_expect_no_pending(const kt_pool_snapshot& s, const char* phase) {
+  KT_EXPECT(s.pending == 0ull, "%s: %llu aggregated launches still counted pending", phase, s.pending);
 }
 #endif
 

@@ -181,6 +181,7 @@ int main() {
     const kt_pool_snapshot ps = kt_pool();
     KT_EXPECT(ps.live == 0ull, "%s: %llu pool allocations still live after the run (slots not released)", names[m],
               ps.live);
+    kt_expect_no_pending(ps, names[m]);
     std::printf("test_aggregate: %s granularity: %u aggregated child launches\n", names[m], h.launches);
   }
   KT_EXPECT(klap::host_pool_error() == 0, "pool error flag set");

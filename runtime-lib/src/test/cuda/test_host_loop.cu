@@ -64,6 +64,7 @@ int main() {
   KT_EXPECT(churn_check_sums("A", sums[0], errors, IDS, 0, LAUNCHES) == 0, "A (4 streams): wrong counters");
   kt_pool_snapshot ps = kt_pool();
   KT_EXPECT(ps.live == 0ull && ps.error == 0u, "A: %llu pool allocations still live, error %u", ps.live, ps.error);
+  kt_expect_no_pending(ps, "A");
 
   // B. two host threads
   int failed[2] = {0, 0};
@@ -83,6 +84,7 @@ int main() {
             "B: host thread 2: wrong counters");
   ps = kt_pool();
   KT_EXPECT(ps.live == 0ull && ps.error == 0u, "B: %llu pool allocations still live, error %u", ps.live, ps.error);
+  kt_expect_no_pending(ps, "B");
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
   for (auto& x : st) KT_CUDA(cudaStreamDestroy(x));
   for (auto& s : sums) KT_CUDA(cudaFree(s));

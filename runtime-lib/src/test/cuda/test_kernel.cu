@@ -94,6 +94,7 @@ int main() {
     KT_EXPECT(ps.live == 0ull && ps.error == 0u,
               "round %d: %llu pool allocations (record chunks) still live after the run, error %u", round, ps.live,
               ps.error);
+    kt_expect_no_pending(ps, "test_kernel");
     std::vector<unsigned> hs(nslots), hm(nmarks);
     unsigned hg = 0;
     KT_CUDA(cudaMemcpy(hs.data(), slots, nslots * sizeof(unsigned), cudaMemcpyDeviceToHost));

@@ -171,6 +171,7 @@ static void expect_idle(const char* phase) {
   const kt_pool_snapshot s = kt_pool();
   KT_EXPECT(s.live == 0ull && s.error == 0u, "%s: %llu pool allocations still live in %u segments, error %u", phase,
             s.live, s.busy, s.error);
+  kt_expect_no_pending(s, phase);
   const unsigned long long used = async_used();
   KT_EXPECT(used == used_before, "%s: the stream-ordered allocator has %llu bytes in use, %llu before: host states not freed",
             phase, used, used_before);

@@ -63,6 +63,7 @@ static void expect_pool_idle(const char* phase) {
   const kt_pool_snapshot s = kt_pool();
   KT_EXPECT(s.live == 0ull && s.error == 0u, "%s: %llu allocations still live in %u segments, error %u", phase, s.live,
             s.busy, s.error);
+  kt_expect_no_pending(s, phase);
 }
 
 int main() {

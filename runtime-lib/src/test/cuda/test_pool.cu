@@ -20,9 +20,9 @@
 //     waits inside pool_alloc until the first kernel frees it (~300 ms later) instead of failing.
 //  7. the failures, each in a child process of its own (a trap kills the CUDA context: this
 //     program re-executes itself with an argument): a request larger than the pool traps at once,
-//     and a request while the whole pool is held traps after waiting KLAP_POOL_WAIT_MS; both
-//     print "klap: error: memory pool exhausted while allocating <what> ..." and leave
-//     host_pool_error() != 0.
+//     printing "klap: error: memory pool too small for <what> ...", and a request while the
+//     whole pool is held traps after waiting KLAP_POOL_WAIT_MS, printing "klap: error: memory
+//     pool exhausted while allocating <what> ..."; both leave host_pool_error() != 0.
 #define KLAP_POOL_SIZE_BYTES (2ull << 20)
 #define KLAP_POOL_SEGMENT_BYTES 4096ull
 #define KLAP_POOL_WAIT_MS 1000
@@ -459,8 +459,8 @@ int main(int argc, char** argv) {
   KT_EXPECT(klap::host_pool_error() == 0u, "host_pool_error() != 0 before the failure cases");
 
   // 7. the failures, in child processes
-  KT_EXPECT(run_child("oversize", "klap: error: memory pool exhausted while allocating test_pool oversize (2097153 bytes"),
-            "a request larger than the pool must trap at once with the exhaustion message");
+  KT_EXPECT(run_child("oversize", "klap: error: memory pool too small for test_pool oversize (2097153 bytes"),
+            "a request larger than the pool must trap at once with the too-small message");
   KT_EXPECT(run_child("exhausted", "klap: error: memory pool exhausted while allocating test_pool waiter (64 bytes"),
             "a request while the whole pool is held must wait KLAP_POOL_WAIT_MS, then trap with the exhaustion message");
   return kt_finish("test_pool");

@@ -96,6 +96,7 @@ int main() {
   const kt_pool_snapshot ps = kt_pool();
   KT_EXPECT(ps.live == 0ull && ps.error == 0u, "%llu pool allocations still live in %u segments, error %u", ps.live,
             ps.busy, ps.error);
+  kt_expect_no_pending(ps, "test_recursion");
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
   for (auto& x : s) KT_CUDA(cudaStreamDestroy(x));
   KT_CUDA(cudaFree(d));

@@ -2,14 +2,18 @@
 // Fig. 2 and the detailed code of Fig. 12).
 //
 // Parent side, per launch site and group instance (generated code):
-//     auto s = klap::agg_begin<Args>(g);              // collective: slot arrays from the pool
+//     auto s = klap::agg_begin<Args>(g, klap::on_full::launch_as_written);  // collective: slots
 //     ... if (cond) s.record(grid, block, smem, stream, Args{...});   // any thread, may diverge
 //     s.flush(g, [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c,
 //                    unsigned n, const Args* a, const Args& mine) {
-//         child_agg<<<gd, bd, sm, st>>>(c, n, a); return cudaGetLastError(); });  // collective
+//         child_agg<<<gd, bd, sm, st>>>(c, n, a); return cudaGetLastError(); },  // collective
+//       [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const Args& a) {
+//         child<<<gd, bd, sm, st>>>(a.x, a.y); return cudaGetLastError(); });    // direct mode
 // flush scans the per-slot block counts (Fig. 2 line 08; the paper scans in the parent so that
 // the children need not, II-A), takes the max block size and shared memory (line 09), and one
-// launcher thread launches the aggregated child (line 10).
+// launcher thread launches the aggregated child (line 10). If the pool has no room for the slots
+// (issue 11), the group runs the site in direct mode instead: every thread launches its own
+// launch as written, with the original child, where the aggregated launch would have been.
 // Child side (Fig. 2(d), lines 15-19):
 //     klap::vctx v; unsigned p;
 //     if (!klap::child_enter(cfg, n, v, p)) return;  // find the parent slot, the virtual indices
@@ -72,9 +76,19 @@ struct agg_scan_op {
 
 }  // namespace detail
 
+// What agg_begin does when the pool has no room for the group's slots.
+//   fail               wait up to KLAP_POOL_WAIT_MS, then report the exhaustion and trap (pool_alloc)
+//   launch_as_written  wait up to KLAP_POOL_FALLBACK_WAIT_US, then run the site in direct mode: each
+//                      thread launches its own recorded launch as written, with the original
+//                      kernel, at flush (pool_alloc_or_null); flush needs the `direct` launcher
+enum class on_full { fail, launch_as_written };
+
 // The state of one aggregated launch site for one group instance (returned by agg_begin).
-//   cfg, args  the group's slot arrays in the pool, n entries each
+//   cfg, args  the group's slot arrays in the pool, n entries each; both null in direct mode (the
+//              pool had no room: the same for every thread of the group, agg_begin broadcasts it)
 //   n          the group size; me = the caller's slot (= its rank in the group)
+//   own, own_args  direct mode only: the caller's own launch (grid of 0 blocks = none) and its
+//              arguments, kept by the thread itself until flush
 // Args is the compiler-generated per-slot argument record: trivially copyable, may have const
 // members, so it is written with placement new, never assigned.
 // In an unnamed namespace, like the `static` helpers that use klap::pool_dev: internal linkage, so
@@ -88,20 +102,25 @@ struct agg_site {
   Args* args;
   unsigned n;
   unsigned me;
+  launch_cfg own;
+  alignas(Args) unsigned char own_args[sizeof(Args)];
 
-  // Records the caller's launch in ITS slot (cfg[me], args[me]): the original grid and block
-  // (any 1-D/2-D/3-D shape), dynamic shared memory bytes, stream, and arguments. Not collective:
-  // may be called in divergent code, at most once per thread between agg_begin and flush.
-  // A grid of 0 blocks counts as "no launch".
+  // Records the caller's launch in ITS slot (cfg[me], args[me]), or in direct mode in own/own_args:
+  // the original grid and block (any 1-D/2-D/3-D shape), dynamic shared memory bytes, stream, and
+  // arguments. Not collective: may be called in divergent code, at most once per thread between
+  // agg_begin and flush. A grid of 0 blocks counts as "no launch".
   __device__ void record(dim3 grid, dim3 block, unsigned smem, cudaStream_t stream, const Args& a) {
-    ::new (static_cast<void*>(&cfg[me])) launch_cfg{grid, block, 0ull, smem, stream};
-    ::new (static_cast<void*>(&args[me])) Args(a);
+    launch_cfg* c = cfg != nullptr ? &cfg[me] : &own;
+    void* at = cfg != nullptr ? static_cast<void*>(&args[me]) : static_cast<void*>(own_args);
+    ::new (static_cast<void*>(c)) launch_cfg{grid, block, 0ull, smem, stream};
+    ::new (at) Args(a);
   }
 
   // COLLECTIVE over g (all threads of g, the same group as agg_begin). Computes over the slots:
   // cfg[i].blocks_incl (inclusive scan of block counts, 0 for unrecorded slots), total blocks,
   // max threads per block (x*y*z) and max smem over recorded slots; then, if total > 0, the
-  // highest-rank thread that recorded a non-empty launch (the launcher) does __threadfence() and
+  // highest-rank thread that recorded a non-empty launch (the launcher) takes a place in klap's
+  // pending-launch budget (pending_acquire), does __threadfence() and
   //     e = launch(dim3(total), dim3(max_threads), max_smem, cfg[launcher].stream,
   //                cfg, n, args, args[launcher]);
   // and check_launch(e, "aggregated launch"). All children of the group run in the launcher's
@@ -113,10 +132,21 @@ struct agg_site {
   // the __threadfence() makes them device-visible. Memory: the launcher sets the slots' release
   // count (pool_hdr::refs) to the child's block count before the launch, and the child's blocks
   // give the slots back (child_release); with no launch (total 0) rank 0 frees them at once.
+  // Direct mode (agg_begin found no room): no scan and no barrier; each thread that recorded a
+  // launch with blocks and threads makes it itself, e = direct(grid, block, smem, stream, args),
+  // where the aggregated launch would have been, so each thread's launches keep their order, and
+  // check_launch(e, ...). `direct` launches the ORIGINAL child kernel with the record's fields.
   // Errors: total > 2^31-1 blocks (gridDim.x limit) -> fail(); a failed launch -> fail() (through
   // check_launch).
-  template <class G, class F>
-  __device__ void flush(const G& g, F&& launch) {
+  template <class G, class F, class D>
+  __device__ void flush(const G& g, F&& launch, D&& direct) {
+    if (cfg == nullptr) {
+      const Args& mine = *reinterpret_cast<const Args*>(own_args);
+      if (detail::volume(own.grid) != 0ull && detail::volume(own.block) != 0ull)
+        check_launch(direct(own.grid, own.block, own.smem, own.stream, mine),
+                     "launch as written (klap::agg_site::flush, the pool had no room to aggregate it)");
+      return;
+    }
     g.sync();  // all slots written (record may have run in divergent code)
     const launch_cfg& c = cfg[me];
     const unsigned long long blocks = detail::volume(c.grid);
@@ -138,32 +168,56 @@ struct agg_site {
              "klap::agg_site::flush");
       // every block of the child gives one back when it has read its slot (child_release)
       (reinterpret_cast<pool_hdr*>(cfg) - 1)->refs = total.blocks;
+      pending_acquire();
       __threadfence();
       const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
                                    total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
                                    static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
+      if (e != cudaSuccess) pending_release();
       check_launch(e, "aggregated launch");
     }
+  }
+
+  // flush for a site begun with on_full::fail (never in direct mode).
+  template <class G, class F>
+  __device__ void flush(const G& g, F&& launch) {
+    flush(g, static_cast<F&&>(launch), [](dim3, dim3, unsigned, cudaStream_t, const Args&) -> cudaError_t {
+      fail("aggregated launch site in direct mode without a launcher for it (begin it with on_full::fail, or pass "
+           "flush a direct launcher)", "klap::agg_site::flush");
+      return cudaErrorUnknown;
+    });
   }
 };
 
 // COLLECTIVE over g (block_group or warp_group; all its threads). Rank 0 takes
 // align16(n*sizeof(launch_cfg)) + n*sizeof(Args) bytes from the pool (n = g.size()) and
 // broadcasts the address to g; every thread marks ITS slot "not recorded" (grid {0,1,1}).
-// Errors: pool exhausted -> fail() (klap::pool_alloc).
+// When the pool has no room: on_full::fail (the default) -> klap::pool_alloc reports the
+// exhaustion and traps; on_full::launch_as_written (generated code) -> klap::pool_alloc_or_null
+// gives up after KLAP_POOL_FALLBACK_WAIT_US and the site runs in direct mode (see flush).
 template <class Args, class G>
-__device__ agg_site<Args> agg_begin(const G& g) {
+__device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
   static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
   const unsigned n = g.size();
   const unsigned me = g.rank();
   const unsigned long long cfg_bytes = detail::align16(static_cast<unsigned long long>(n) * sizeof(launch_cfg));
+  const unsigned long long bytes = cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args);
   char* p = nullptr;
-  if (me == 0) p = static_cast<char*>(pool_alloc(cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args),
-                                                  "the slots of an aggregated launch (klap::agg_begin)"));
+  if (me == 0) {
+    const char* what = "the slots of an aggregated launch (klap::agg_begin)";
+    p = static_cast<char*>(full == on_full::fail
+                               ? pool_alloc(bytes, what)
+                               : pool_alloc_or_null(bytes, what, "such groups launch their children as written, unaggregated"));
+  }
   p = group_broadcast(g, p, 0u);
-  agg_site<Args> s{reinterpret_cast<launch_cfg*>(p), reinterpret_cast<Args*>(p + cfg_bytes), n, me};
-  ::new (static_cast<void*>(&s.cfg[me])) launch_cfg{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
+  agg_site<Args> s;
+  s.cfg = reinterpret_cast<launch_cfg*>(p);
+  s.args = p != nullptr ? reinterpret_cast<Args*>(p + cfg_bytes) : nullptr;
+  s.n = n;
+  s.me = me;
+  ::new (static_cast<void*>(p != nullptr ? &s.cfg[me] : &s.own))
+      launch_cfg{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
   return s;
 }
 
@@ -206,7 +260,8 @@ static __device__ inline bool child_enter(const launch_cfg* cfg, unsigned n, vct
 // leave in child_enter calls it once, at the top of the kernel, before any user code). A block
 // barrier orders every thread's reads of cfg/args before thread 0 counts the block off the
 // slots' release count (device scope, acq_rel); the block that counts off the last one frees the
-// slots (pool_free). A second barrier keeps the block together until thread 0 is done, so the
+// slots (pool_free) and gives back the launch's place in klap's pending-launch budget
+// (pending_release). A second barrier keeps the block together until thread 0 is done, so the
 // user's code never meets a barrier while thread 0 is still in the release (the classic
 // `if (threadIdx.x == 0) {...} __syncthreads();`). Cost per child block: two barriers, one atomic.
 static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
@@ -215,8 +270,10 @@ static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
   if (::threadIdx.x == 0u) {
     pool_hdr* h = reinterpret_cast<pool_hdr*>(const_cast<launch_cfg*>(cfg)) - 1;
     if (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(h->refs)
-            .fetch_sub(1ull, cuda::std::memory_order_acq_rel) == 1ull)
+            .fetch_sub(1ull, cuda::std::memory_order_acq_rel) == 1ull) {
       pool_free(const_cast<launch_cfg*>(cfg));
+      pending_release();  // every block of this child grid has started
+    }
   }
   __syncthreads();
 }

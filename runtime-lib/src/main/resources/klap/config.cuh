@@ -15,6 +15,15 @@
 //   KLAP_POOL_WAIT_MS          how long klap::pool_alloc waits for child grids to give memory back
 //                              when no segment is free, before it reports the pool exhausted.
 //                              Default 500 ms.
+//   KLAP_POOL_FALLBACK_WAIT_US how long the slots of an aggregated warp/block launch site
+//                              (klap::agg_begin in generated code) wait for memory before the
+//                              group gives up aggregating this once and launches its children as
+//                              written (correct, slower; a one-time warning says so). Default 1000 us.
+//   KLAP_PENDING_BUDGET_PERCENT the share of cudaLimitDevRuntimePendingLaunchCount (read on the
+//                              device) that klap's own aggregated launches may hold pending at one
+//                              time; an aggregated launch past it waits (up to KLAP_POOL_WAIT_MS)
+//                              for earlier children to start. The rest is left to the program's own
+//                              launches. Default 50.
 //   KLAP_PENDING_LAUNCH_LIMIT  lower bound that klap::host_prepare() raises
 //                              cudaLimitDevRuntimePendingLaunchCount to (it never lowers it).
 //                              CDP2 has a fixed pending-launch buffer (default 2048) and no overflow
@@ -34,6 +43,14 @@
 
 #ifndef KLAP_POOL_WAIT_MS
 #define KLAP_POOL_WAIT_MS 500
+#endif
+
+#ifndef KLAP_POOL_FALLBACK_WAIT_US
+#define KLAP_POOL_FALLBACK_WAIT_US 1000
+#endif
+
+#ifndef KLAP_PENDING_BUDGET_PERCENT
+#define KLAP_PENDING_BUDGET_PERCENT 50
 #endif
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT

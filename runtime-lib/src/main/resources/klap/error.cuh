@@ -41,7 +41,14 @@ static __device__ inline void fail(const char* what, const char* where) { fail_d
 // or of cudaLaunchDevice). On failure (e.g. cudaErrorLaunchPendingCountExceeded when the CDP2
 // pending-launch buffer is full, see klap::host_prepare) it calls
 // fail("device-side launch failed: <cudaGetErrorString(e)>", where). Returns e.
+// The two errors a full pending-launch buffer may give (PLATFORM.md: which one CDP2 returns is
+// not yet observed) get a hint on how to raise it.
 static __device__ inline cudaError_t check_launch(cudaError_t e, const char* where) {
+  if (e == cudaErrorLaunchPendingCountExceeded || e == cudaErrorLaunchOutOfResources)
+    fail_detail("device-side launch failed (if the device runtime's pending-launch buffer is full, raise "
+                "cudaLimitDevRuntimePendingLaunchCount: -DKLAP_PENDING_LAUNCH_LIMIT=<more>, or cudaDeviceSetLimit "
+                "before the first launch): ",
+                cudaGetErrorString(e), where);
   if (e != cudaSuccess) fail_detail("device-side launch failed: ", cudaGetErrorString(e), where);
   return e;
 }

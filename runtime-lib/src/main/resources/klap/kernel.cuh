@@ -224,9 +224,11 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   s->refs = blocks;
   s->owner = ks;
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs).fetch_add(1ull, cuda::std::memory_order_relaxed);
+  pending_acquire();
   __threadfence();
-  check_launch(launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream),
-               "kernel-granularity aggregated launch");
+  const cudaError_t e = launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream);
+  if (e != cudaSuccess) pending_release();
+  check_launch(e, "kernel-granularity aggregated launch");
   return true;
 }
 }  // namespace kdetail
@@ -239,9 +241,11 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // belong to the plain sites 0.. (one grid each, in order); the last nseq to the ordered per-round
 // sites (krecord_seq), whose buckets are launched round by round (j-major, site order within a
 // round) until a round has no launches (a thread's j-th ordered launch implies its earlier ones).
-// Launches into one stream keep this order. Memory: each launched site holds a reference to ks
-// and its records until every block of its child has read them (kchild_release); kfinish's own
-// reference is dropped at the end, so a pooled state is freed by whoever finishes last.
+// Launches into one stream keep this order. Each launch first takes a place in klap's
+// pending-launch budget (pool.cuh: pending_acquire). Memory: each launched site holds a
+// reference to ks and its records until every block of its child has read them
+// (kchild_release); kfinish's own reference is dropped at the end, so a pooled state is freed by
+// whoever finishes last.
 template <class... L>
 __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
   __threadfence();
@@ -276,7 +280,8 @@ __device__ inline void kstate_discard(kstate* ks) { pool_free(ks); }
 // code calls it after kchild_enter and the copies, at the top of the kernel): from here on the
 // child does not read the state. As child_release (aggregate.cuh): a barrier, then thread 0
 // counts the block off the site's release count; the block that counts off the last one frees
-// the site's record chunks and drops the site's reference to its kstate; a second barrier keeps
+// the site's record chunks, drops the site's reference to its kstate and gives back the launch's
+// place in klap's pending-launch budget (pool.cuh: pending_release); a second barrier keeps
 // the block together until thread 0 is done.
 __device__ inline void kchild_release(const ksite* cs) {
   __syncthreads();
@@ -287,6 +292,7 @@ __device__ inline void kchild_release(const ksite* cs) {
       for (unsigned c = 0; c < kchunk_count; ++c)
         if (s->chunk[c] != nullptr) pool_free(s->chunk[c]);
       kdetail::kstate_unref(s->owner);
+      pending_release();  // every block of this child grid has started
     }
   }
   __syncthreads();

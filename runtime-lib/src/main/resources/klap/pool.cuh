@@ -39,6 +39,16 @@
 // contention are described above). When every segment holds live allocations,
 // pool_alloc waits up to KLAP_POOL_WAIT_MS for child grids to give memory back, then reports the
 // exhaustion (what was being allocated, how to raise the pool) and traps.
+// EXHAUSTION WITH A FALLBACK. The slots of an aggregated warp/block launch site are taken with
+// pool_alloc_or_null: after KLAP_POOL_FALLBACK_WAIT_US without room (or at once for slots larger
+// than the pool) the group launches its children as written, each thread its own launch, where
+// the aggregated launch would have been (aggregate.cuh); a one-time warning says so and
+// host_pool_fallbacks() counts it. This is the program's own behaviour, so it is correct; it is
+// slower, and it needs the device's pending-launch buffer the original program needed. Only
+// kernel-granularity records and states (kernel.cuh) still fail on exhaustion: they have no such
+// path once recorded.
+// Pending launches: pending_acquire/pending_release keep klap's own aggregated launches within a
+// share of the device's pending-launch limit (below).
 // Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
 // of a transformed kernel: it raises the CDP2 pending-launch limit once per device and remembers
 // the launch's stream (for klap::host_kstate); klap::host_pool_error() reads the device error flag.
@@ -70,6 +80,13 @@ __device__ inline unsigned long long global_ns() {
   return t;
 }
 
+// A --pool-size (MiB) that would hold `bytes` and twice what the pool has now.
+static __device__ inline unsigned long long pool_suggest_mib(const pool_view& v, unsigned long long bytes) {
+  const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
+  const unsigned long long need = bytes + 2ull * v.seg_bytes;
+  return ((cap > need ? cap : need) * 2ull) / (1024ull * 1024ull) + 1ull;
+}
+
 // Prints what the exhausted pool was asked for and how to get more, then fails (never returns):
 //   klap: error: memory pool exhausted while allocating <what> (<bytes> bytes; <live> of <nseg>
 //   segments of <seg> bytes hold live allocations); raise it with klap --pool-size=<suggestion>
@@ -77,8 +94,7 @@ __device__ inline unsigned long long global_ns() {
 static __device__ __noinline__ void pool_exhausted(const char* what, unsigned long long bytes) {
   const pool_view v = pool_of_unit();
   const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
-  const unsigned long long need = bytes + 2ull * v.seg_bytes;
-  const unsigned long long mib = ((cap > need ? cap : need) * 2ull) / (1024ull * 1024ull) + 1ull;
+  const unsigned long long mib = pool_suggest_mib(v, bytes);
   if (!pool_fits(v, bytes)) {
     printf("klap: error: memory pool too small for %s (%llu bytes, more than the whole pool of %llu bytes); raise "
            "it with klap --pool-size=%lluM or -DKLAP_POOL_SIZE_BYTES, or use a finer --granularity [klap::pool_alloc]\n",
@@ -93,6 +109,47 @@ static __device__ __noinline__ void pool_exhausted(const char* what, unsigned lo
   fail_raise();
 }
 
+// Counts one fallback of this unit's pool and, the first time only, prints why and what the
+// program does instead (`instead`):
+//   klap: warning: memory pool full while allocating <what> (...); <instead> (correct, slower) ...
+static __device__ __noinline__ void pool_fell_back(const char* what, unsigned long long bytes, const char* instead) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.fallbacks)
+      .fetch_add(1ull, cuda::std::memory_order_relaxed);
+  if (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(pool_dev.warned)
+          .exchange(1u, cuda::std::memory_order_relaxed) != 0u)
+    return;
+  const pool_view v = pool_of_unit();
+  const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
+  if (!pool_fits(v, bytes))
+    printf("klap: warning: memory pool too small for %s (%llu bytes, more than the whole pool of %llu bytes); %s "
+           "(correct, slower); raise it with klap --pool-size=%lluM or -DKLAP_POOL_SIZE_BYTES (printed once) "
+           "[klap::pool_alloc_or_null]\n",
+           what, bytes, cap, instead, pool_suggest_mib(v, bytes));
+  else
+    printf("klap: warning: memory pool full while allocating %s (%llu bytes; %u of %u segments of %llu bytes hold "
+           "records that child grids have not read yet, after waiting %d us for them); %s (correct, slower); raise it "
+           "with klap --pool-size=%lluM or -DKLAP_POOL_SIZE_BYTES (printed once) [klap::pool_alloc_or_null]\n",
+           what, bytes, pool_live_segments(v), v.nseg, v.seg_bytes, static_cast<int>(KLAP_POOL_FALLBACK_WAIT_US),
+           instead, pool_suggest_mib(v, bytes));
+}
+
+// Takes `bytes` bytes from v, waiting up to `wait_ns` nanoseconds (__nanosleep, doubling from
+// 256 ns to 65 us) for releases by running child grids; nullptr if there is still no room, at
+// once if the request can never fit.
+static __device__ inline void* pool_wait_alloc(const pool_view& v, unsigned long long bytes,
+                                               unsigned long long wait_ns) {
+  void* p = pool_try_alloc(v, bytes);
+  if (p != nullptr || !pool_fits(v, bytes)) return p;
+  const unsigned long long t0 = global_ns();
+  unsigned ns = 256;
+  while (global_ns() - t0 < wait_ns) {
+    __nanosleep(ns);
+    if (ns < 65536u) ns *= 2u;
+    if ((p = pool_try_alloc(v, bytes)) != nullptr) return p;
+  }
+  return nullptr;
+}
+
 }  // namespace detail
 
 // Allocates `bytes` bytes from this translation unit's pool and returns a 16-byte aligned device
@@ -103,26 +160,87 @@ static __device__ __noinline__ void pool_exhausted(const char* what, unsigned lo
 // child grids; then, or at once for a request larger than the pool, it calls klap::fail() (which
 // traps) with a message that names `what` (e.g. "the slots of an aggregated launch"), the
 // request, the segments in use and a pool size that would do. It never returns memory that is
-// still in use.
+// still in use. For callers that have a correct path without the memory: pool_alloc_or_null.
 static __device__ inline void* pool_alloc(unsigned long long bytes, const char* what = "klap runtime memory") {
-  const pool_view v = pool_of_unit();
-  void* p = pool_try_alloc(v, bytes);
-  if (p != nullptr) return p;
-  if (pool_fits(v, bytes)) {
-    const unsigned long long t0 = detail::global_ns();
-    unsigned ns = 256;
-    while (detail::global_ns() - t0 < static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull) {
-      __nanosleep(ns);
-      if (ns < 65536u) ns *= 2u;
-      if ((p = pool_try_alloc(v, bytes)) != nullptr) return p;
-    }
-  }
-  detail::pool_exhausted(what, bytes);
-  return nullptr;
+  void* p = detail::pool_wait_alloc(pool_of_unit(), bytes, static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull);
+  if (p == nullptr) detail::pool_exhausted(what, bytes);
+  return p;
+}
+
+// As pool_alloc, for a caller that has a correct path that needs no pool memory (issue 11:
+// "exhaustion ... falls back to a correct path where one exists"): waits at most
+// KLAP_POOL_FALLBACK_WAIT_US for room, then returns nullptr instead of failing (at once for a
+// request larger than the pool). Each nullptr counts in pool_dev.fallbacks (host:
+// klap::host_pool_fallbacks); the first one of this unit and device prints a one-time
+// `klap: warning: memory pool full while allocating <what> ...; <instead> (correct, slower); raise
+// it with klap --pool-size=...`, `instead` saying what the caller does without the memory.
+static __device__ inline void* pool_alloc_or_null(unsigned long long bytes, const char* what, const char* instead) {
+  void* p = detail::pool_wait_alloc(pool_of_unit(), bytes,
+                                    static_cast<unsigned long long>(KLAP_POOL_FALLBACK_WAIT_US) * 1000ull);
+  if (p == nullptr) detail::pool_fell_back(what, bytes, instead);
+  return p;
 }
 
 // Gives back memory from klap::pool_alloc (of this translation unit). Any thread, once.
 static __device__ inline void pool_free(void* p) { pool_release(pool_of_unit(), p); }
+
+// KLAP'S OWN PENDING LAUNCHES. CDP2 buffers device launches that have not begun in a fixed buffer
+// of cudaLimitDevRuntimePendingLaunchCount entries, with no overflow: a launch past it fails
+// (PLATFORM.md). A large parent grid at warp granularity makes one aggregated launch per warp, more
+// than that buffer if its children cannot start as fast as they are launched. So klap counts its
+// own aggregated launches whose child grid has not yet started every block (pool_dev.pending: +1
+// before the launch, -1 when the child's last block has released its records, or when the launch
+// failed) and keeps the count within a budget, KLAP_PENDING_BUDGET_PERCENT of the device's limit
+// (read on the device, once per translation unit and device, with cudaDeviceGetLimit; the rest
+// is left to the program's own launches and to groups that launch as written). The count is an
+// upper bound of klap's launches the runtime holds pending: a child's blocks all start before it
+// comes down.
+
+namespace detail {
+// This unit's budget of pending aggregated launches, read from the device's limit on first use.
+static __device__ inline unsigned long long pending_budget() {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> budget(pool_dev.budget);
+  unsigned long long b = budget.load(cuda::std::memory_order_relaxed);
+  if (b != 0ull) return b;
+  size_t limit = 0;
+  if (cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount) != cudaSuccess || limit == 0) {
+    (void)cudaGetLastError();
+    limit = 2048;  // CDP2's default
+  }
+  b = static_cast<unsigned long long>(limit) * static_cast<unsigned long long>(KLAP_PENDING_BUDGET_PERCENT) / 100ull;
+  if (b == 0ull) b = 1ull;
+  budget.store(b, cuda::std::memory_order_relaxed);
+  return b;
+}
+}  // namespace detail
+
+// Called by the thread that is about to make an aggregated launch: takes one place in the budget
+// of klap's pending launches. While the budget is full it waits (__nanosleep, doubling from 256 ns
+// to 65 us) for children to start; after KLAP_POOL_WAIT_MS it goes ahead past the budget (if the
+// device's buffer is full too, the launch fails and klap::check_launch reports it with the limit
+// to raise). Pair it with pending_release.
+static __device__ inline void pending_acquire() {
+  const unsigned long long budget = detail::pending_budget();
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pending(pool_dev.pending);
+  unsigned long long t0 = 0ull;
+  unsigned ns = 256;
+  for (;;) {
+    if (pending.fetch_add(1ull, cuda::std::memory_order_relaxed) < budget) return;
+    const unsigned long long now = detail::global_ns();
+    if (t0 == 0ull) t0 = now;
+    else if (now - t0 >= static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull) return;  // keeps its place
+    pending.fetch_sub(1ull, cuda::std::memory_order_relaxed);
+    __nanosleep(ns);
+    if (ns < 65536u) ns *= 2u;
+  }
+}
+
+// Gives back one place of pending_acquire: the launched child grid has started every block (its
+// last block released the records), or the launch failed.
+static __device__ inline void pending_release() {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.pending)
+      .fetch_sub(1ull, cuda::std::memory_order_relaxed);
+}
 
 namespace detail {
 
@@ -186,6 +304,15 @@ static inline unsigned host_pool_error() {
   unsigned e = 0;
   if (cudaMemcpyFromSymbol(&e, pool_dev, sizeof(e), offsetof(pool_state, error)) != cudaSuccess) return 0xFFFFFFFFu;
   return e;
+}
+
+// HOST. How many times a group of this translation unit found no room in the pool on the current
+// device and launched its children as written instead of aggregated (pool_dev.fallbacks; see
+// klap::pool_alloc_or_null). 0 if none, or if it cannot be read (after a trap).
+static inline unsigned long long host_pool_fallbacks() {
+  unsigned long long n = 0;
+  if (cudaMemcpyFromSymbol(&n, pool_dev, sizeof(n), offsetof(pool_state, fallbacks)) != cudaSuccess) return 0ull;
+  return n;
 }
 
 }  // namespace klap

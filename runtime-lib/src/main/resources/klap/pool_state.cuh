@@ -179,14 +179,27 @@ static_assert(pool_segment_bytes >= 1024ull && pool_segment_bytes <= (16ull << 2
 static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
               "klap: KLAP_POOL_SIZE_BYTES must hold at least one segment (KLAP_POOL_SEGMENT_BYTES) and fewer than 2^31");
 
-// The device state of this translation unit's pool: its segment words, current segment and error
-// flag (0 = no error; 1 = klap::fail() was called on the device: pool exhausted, device-side launch
-// failed, ...; read from the host with klap::host_pool_error()). Zero-initialized: every segment
-// empty. The buffer itself is pool_bytes.
+// The device state of this translation unit's pool. Zero-initialized: every segment empty. The
+// buffer itself is pool_bytes.
+//   seg, cur   the segment words and the current segment (the scheme in pool.cuh)
+//   error      0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
+//              launch failed, ...); read from the host with klap::host_pool_error()
+//   warned     1 once the one-time "launching as written" warning was printed (pool.cuh)
+//   fallbacks  groups whose aggregated launch site found no pool memory and launched their
+//              children as written instead (klap::agg_begin); klap::host_pool_fallbacks()
+//   pending    klap's aggregated launches whose child grid has not yet released its records,
+//              i.e. launches the device runtime may still hold pending (aggregate.cuh, kernel.cuh)
+//   budget     how many of those may be pending at once (0 = not read yet): a share of the
+//              device's cudaLimitDevRuntimePendingLaunchCount (KLAP_PENDING_BUDGET_PERCENT)
 struct pool_state {
   unsigned long long seg[pool_segments];
   unsigned cur;
   unsigned error;
+  unsigned warned;
+  unsigned reserved;
+  unsigned long long fallbacks;
+  unsigned long long pending;
+  unsigned long long budget;
 };
 
 // One pool per translation unit (and per device: a __device__ variable exists once per device):

@@ -26,7 +26,8 @@ import klap.transform.EditSet;
  *   record:  klap_s0.record(dim3(cnt[i]), dim3(32), 0u, (cudaStream_t)0, klap_args_child(p + i, n));
  *   flush:   klap_s0.flush(klap_g0, [&amp;](..., const klap_args_child&amp; klap_mine) -&gt; cudaError_t {
  *              cudaError_t klap_pre = cudaPeekAtLastError(); child_klap_agg_vu&lt;&lt;&lt;...&gt;&gt;&gt;(klap_cfg, klap_n, klap_args, klap_mine.n);
- *              cudaError_t klap_e = klap::launch_result(klap_pre); return klap_e; });
+ *              cudaError_t klap_e = klap::launch_result(klap_pre); return klap_e; },
+ *            [&amp;](..., const klap_args_child&amp; klap_a) -&gt; cudaError_t { ... child&lt;&lt;&lt;...&gt;&gt;&gt;(klap_a.p, klap_a.n); ... });
  *   krecord: klap::krecord&lt;klap_args_child&gt;(klap_ks, 0u, dim3(cnt[i]), ...);
  *   kfinish: klap::kfinish(klap_ks, 0u, [&amp;](const klap::ksite* klap_ksite, ...) -&gt; cudaError_t { ... });
  * </pre>
@@ -220,11 +221,14 @@ final class CudaText {
 
     // ------------------------------------------------------------------ calls at a launch site
 
-    /** @return {@code auto klap_g0 = group; auto klap_s0 = klap::agg_begin<Args>(klap_g0); }: the group's slots */
+    /**
+     * @return {@code auto klap_g0 = group; auto klap_s0 = klap::agg_begin<Args>(klap_g0, klap::on_full::launch_as_written); }:
+     *         the group's slots; if the pool has no room for them, the group launches as written ({@link #flushCall})
+     */
     String aggBegin(SitePlan s, String group) {
         String g = "klap_g" + s.id();
         return "auto " + g + " = " + group + "; auto klap_s" + s.id() + " = klap::agg_begin<" + argsType(s) + ">(" + g
-                + "); ";
+                + ", klap::on_full::launch_as_written); ";
     }
 
     /**
@@ -245,12 +249,34 @@ final class CudaText {
         return "klap_s" + s.id() + ".record(" + recordArgs(s, fine) + ");";
     }
 
-    /** @return the group's scan and one launch of the aggregated variant (the end of a region) */
+    /**
+     * @return the group's scan and one launch of the aggregated variant (the end of a region), and
+     *         the launcher of direct mode ({@link #asWritten}) for a group that found no pool memory
+     */
     String flushCall(SitePlan s) {
         String t = argsType(s);
         return "klap_s" + s.id() + ".flush(klap_g" + s.id() + ", " + launcher(s, "dim3 klap_grid, dim3 klap_block, "
                 + "unsigned klap_smem, cudaStream_t klap_stream, const klap::launch_cfg* klap_cfg, unsigned klap_n, const "
-                + t + "* klap_args, const " + t + "& klap_mine", "klap_cfg, klap_n, klap_args", "klap_mine.") + ");";
+                + t + "* klap_args, const " + t + "& klap_mine", "klap_cfg, klap_n, klap_args", "klap_mine.") + ", "
+                + asWritten(s) + ");";
+    }
+
+    /**
+     * The launcher of a group in direct mode (the pool had no room for its slots, issue 11): the
+     * thread's own launch as written, the callee as the user wrote it, its arguments the record's
+     * fields: {@code [&](dim3 klap_grid, ..., const Args& klap_a) -> cudaError_t { ...
+     * child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p, klap_a.n); ... }}.
+     */
+    private String asWritten(SitePlan s) {
+        StringBuilder sb = new StringBuilder("[&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t "
+                + "klap_stream, const " + argsType(s) + "& klap_a) -> cudaError_t { cudaError_t klap_pre = "
+                + "cudaPeekAtLastError(); ").append(slice(s.launch().calleeRange()))
+                .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(");
+        List<Param> ps = s.child().params();
+        for (int i = 0; i < ps.size(); i++) {
+            sb.append(i == 0 ? "" : ", ").append("klap_a.").append(fieldName(ps.get(i), i));
+        }
+        return sb.append("); return klap::launch_result(klap_pre); }").toString();
     }
 
     /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */

@@ -56,13 +56,18 @@ class AggregationPassTest {
                 "blockIdx.x * blockDim.x + threadIdx.x",
                 // the parent: hardware block group, region begins before the guard
                 "__global__ void parent(", "klap::block_group klap_blk = klap::block_group::hardware();",
-                "{ auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0);",
+                "{ auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0, klap::on_full::launch_as_written);",
                 "if (v >= n) {} else {",
                 "klap_s0.record(dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
                         + "klap_args_child(level, adj, off[v], count, cur + 1));",
                 "}\n} klap_s0.flush(klap_g0, [&](",
                 "child_klap_agg_uuvvu<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_cfg, klap_n, klap_args, "
                         + "klap_mine.level, klap_mine.adj, klap_mine.next);",
+                // direct mode (no pool memory for the slots): each thread launches the original child as written
+                "}, [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, "
+                        + "const klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
+                        + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
+                        + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); }); }",
                 // host launch prepares the pool
                 "parent<<<10, 256, 0, klap::host_prepare()>>>");
         none(r.text(), "return;\n  if (level[v] == cur)", "child<<<(count");
@@ -96,7 +101,7 @@ class AggregationPassTest {
         var r = Check.run(code, Granularity.BLOCK);
         assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
         inOrder(r.text(), "for (int i = 0; i < n[t]; i++) {",
-                "{ auto klap_g0 = klap::warp_group::active(); auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0); "
+                "{ auto klap_g0 = klap::warp_group::active(); auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0, klap::on_full::launch_as_written); "
                         + "klap_s0.record(dim3(1), dim3(32), 0u, (cudaStream_t)0, klap_args_child(p + i));",
                 "klap_s0.flush(klap_g0,");
     }

@@ -83,7 +83,7 @@ class CorrectnessRulesTest {
         } else {
             assertTrue(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
             // the producer is launched where it stands, before the consumers' loop
-            inOrder(r.text(), "auto klap_s0 = klap::agg_begin<klap_args_produce>(klap_g0); klap_s0.record(",
+            inOrder(r.text(), "auto klap_s0 = klap::agg_begin<klap_args_produce>(klap_g0, klap::on_full::launch_as_written); klap_s0.record(",
                     "produce_klap_agg_", "for (int k = 0; k < 3; ++k)", "consume_klap_agg_");
         }
     }
