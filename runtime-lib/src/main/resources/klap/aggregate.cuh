@@ -110,10 +110,13 @@ struct agg_site {
   // arguments. Not collective: may be called in divergent code, at most once per thread between
   // agg_begin and flush. A grid of 0 blocks counts as "no launch".
   __device__ void record(dim3 grid, dim3 block, unsigned smem, cudaStream_t stream, const Args& a) {
-    launch_cfg* c = cfg != nullptr ? &cfg[me] : &own;
-    void* at = cfg != nullptr ? static_cast<void*>(&args[me]) : static_cast<void*>(own_args);
-    ::new (static_cast<void*>(c)) launch_cfg{grid, block, 0ull, smem, stream};
-    ::new (at) Args(a);
+    if (cfg != nullptr) {
+      ::new (static_cast<void*>(&cfg[me])) launch_cfg{grid, block, 0ull, smem, stream};
+      ::new (static_cast<void*>(&args[me])) Args(a);
+    } else {
+      ::new (static_cast<void*>(&own)) launch_cfg{grid, block, 0ull, smem, stream};
+      ::new (static_cast<void*>(own_args)) Args(a);
+    }
   }
 
   // COLLECTIVE over g (all threads of g, the same group as agg_begin). Computes over the slots:
@@ -216,8 +219,9 @@ __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   s.args = p != nullptr ? reinterpret_cast<Args*>(p + cfg_bytes) : nullptr;
   s.n = n;
   s.me = me;
-  ::new (static_cast<void*>(p != nullptr ? &s.cfg[me] : &s.own))
-      launch_cfg{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
+  const launch_cfg none{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
+  if (p != nullptr) ::new (static_cast<void*>(&s.cfg[me])) launch_cfg(none);
+  else ::new (static_cast<void*>(&s.own)) launch_cfg(none);
   return s;
 }
 

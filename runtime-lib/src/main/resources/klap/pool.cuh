@@ -204,8 +204,8 @@ static __device__ inline unsigned long long pending_budget() {
   if (b != 0ull) return b;
   size_t limit = 0;
   if (cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount) != cudaSuccess || limit == 0) {
-    (void)cudaGetLastError();
-    limit = 2048;  // CDP2's default
+    (void)cudaGetLastError();  // klap's own error, not the program's: launch_result must not see it
+    limit = 2048;              // CDP2's default
   }
   b = static_cast<unsigned long long>(limit) * static_cast<unsigned long long>(KLAP_PENDING_BUDGET_PERCENT) / 100ull;
   if (b == 0ull) b = 1ull;
@@ -219,19 +219,30 @@ static __device__ inline unsigned long long pending_budget() {
 // to 65 us) for children to start; after KLAP_POOL_WAIT_MS it goes ahead past the budget (if the
 // device's buffer is full too, the launch fails and klap::check_launch reports it with the limit
 // to raise). Pair it with pending_release.
+// The count never exceeds the budget on its own account (a compare-and-swap from a value below
+// it), only by the launches that waited out KLAP_POOL_WAIT_MS.
 static __device__ inline void pending_acquire() {
   const unsigned long long budget = detail::pending_budget();
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pending(pool_dev.pending);
+  unsigned long long cur = pending.load(cuda::std::memory_order_relaxed);
   unsigned long long t0 = 0ull;
   unsigned ns = 256;
   for (;;) {
-    if (pending.fetch_add(1ull, cuda::std::memory_order_relaxed) < budget) return;
+    if (cur < budget) {
+      if (pending.compare_exchange_weak(cur, cur + 1ull, cuda::std::memory_order_relaxed, cuda::std::memory_order_relaxed))
+        return;
+      continue;  // cur holds the new value
+    }
     const unsigned long long now = detail::global_ns();
-    if (t0 == 0ull) t0 = now;
-    else if (now - t0 >= static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull) return;  // keeps its place
-    pending.fetch_sub(1ull, cuda::std::memory_order_relaxed);
+    if (t0 == 0ull) {
+      t0 = now;
+    } else if (now - t0 >= static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull) {
+      pending.fetch_add(1ull, cuda::std::memory_order_relaxed);  // goes ahead past the budget
+      return;
+    }
     __nanosleep(ns);
     if (ns < 65536u) ns *= 2u;
+    cur = pending.load(cuda::std::memory_order_relaxed);
   }
 }
 

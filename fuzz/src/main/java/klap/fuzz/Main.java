@@ -34,6 +34,11 @@ import klap.transform.Granularity;
  * directory {@code NAME/} holding {@code kernels.cu} and {@code main.cu}) as {@code OUTDIR/fx_NAME}
  * (COUNT then defaults to 0).
  *
+ * <p>{@code --small-pool} also builds every aggregation program at warp and block granularity with
+ * {@code --pool-size=64K} ({@link #SMALL_POOL_VARIANTS}, named in the program's file {@code
+ * variants}): groups then find no pool memory and launch their children as written, mixed with
+ * aggregated ones (issue 11's fallback), and must still print the original's RESULT.
+ *
  * <p>{@code --chains} writes launch-promotion chain programs instead ({@link #writeChains}), {@code
  * --np} CUDA-NP programs ({@link #writeNp}); each such program has a file {@code variants} naming
  * the variants run.sh builds and runs ({@code B@X}: B.cu's binary run with {@code KLAP_NP=X}).
@@ -61,11 +66,23 @@ public final class Main {
     /** The variants line of an np program: {@code all@X} is all.cu's binary run with {@code KLAP_NP=X}. */
     static final String NP_VARIANTS = "original intra-warp inter-warp all@original all@intra-warp all@inter-warp";
 
+    /**
+     * The variants {@code --small-pool} adds to an aggregation program: warp and block granularity
+     * with {@link #SMALL_POOL}, so that groups run out of pool memory and launch their children as
+     * written (issue 11's fallback), mixed with aggregated ones.
+     */
+    static final List<String> SMALL_POOL_VARIANTS = List.of("warp-pool64k", "block-pool64k");
+
+    /** The {@code --pool-size} of {@link #SMALL_POOL_VARIANTS}: the smallest klap accepts. */
+    static final String SMALL_POOL = "64K";
+
     static final String USAGE = "usage: klap.fuzz.Main OUTDIR [COUNT=50] [FIRST_SEED=1] [--shape=NAME[,NAME...]] [--fixtures=DIR] "
-            + "[--chains | --np]\n"
+            + "[--small-pool] [--chains | --np]\n"
             + "  shapes: " + Shape.names() + " (default: random mixed with each other shape by chance)\n"
             + "  --chains: launch-promotion chain programs (ChainGenerator) with the variants " + String.join(" ", PROMOTION_VARIANTS)
-            + "\n  --np: CUDA-NP programs (NpGenerator) with the variants " + NP_VARIANTS;
+            + "\n  --np: CUDA-NP programs (NpGenerator) with the variants " + NP_VARIANTS
+            + "\n  --small-pool: aggregation programs also get " + String.join(" ", SMALL_POOL_VARIANTS) + " (--pool-size="
+            + SMALL_POOL + ")";
 
     /** Entry point: {@link #run} and exit with its status. */
     public static void main(String[] args) throws IOException {
@@ -86,6 +103,7 @@ public final class Main {
         Path fixtures = null;
         boolean chains = false;
         boolean np = false;
+        boolean smallPool = false;
         int count;
         long first;
         try {
@@ -101,6 +119,8 @@ public final class Main {
                     chains = true;
                 } else if (a.equals("--np")) {
                     np = true;
+                } else if (a.equals("--small-pool")) {
+                    smallPool = true;
                 } else if (a.equals("-h") || a.equals("--help")) {
                     out.println(USAGE);
                     return 0;
@@ -127,8 +147,9 @@ public final class Main {
             return 2;
         }
         Path dir = Path.of(pos.get(0));
-        int refused = chains ? writeChains(dir, first, count) : np ? writeNp(dir, first, count) : write(dir, first, count, shapes);
-        int fx = fixtures != null ? writeFixtures(dir, fixtures) : 0;
+        int refused = chains ? writeChains(dir, first, count)
+                : np ? writeNp(dir, first, count) : write(dir, first, count, shapes, smallPool);
+        int fx = fixtures != null ? writeFixtures(dir, fixtures, smallPool) : 0;
         out.println("wrote " + count + " programs" + (fixtures != null ? " and " + fx + " fixtures" : "") + " to " + dir
                 + " (" + refused + " generated variants refused by klap); run: bash " + dir.resolve("run.sh"));
         return 0;
@@ -146,6 +167,14 @@ public final class Main {
      * @return the number of variants klap refused
      */
     public static int write(Path dir, long first, int count, Set<Shape> shapes) throws IOException {
+        return write(dir, first, count, shapes, false);
+    }
+
+    /**
+     * {@link #write(Path, long, int, Set)}; with {@code smallPool} every program also gets the
+     * {@link #SMALL_POOL_VARIANTS} and a file {@code variants} naming them.
+     */
+    public static int write(Path dir, long first, int count, Set<Shape> shapes, boolean smallPool) throws IOException {
         Files.createDirectories(dir);
         int refused = 0;
         for (long s = first; s < first + count; s++) {
@@ -157,7 +186,7 @@ public final class Main {
                 sh.append(sh.length() == 0 ? "" : " ").append(x.cliName);
             }
             Files.writeString(pd.resolve("shapes"), sh + "\n");
-            refused += transform(in, pd);
+            refused += transform(in, pd, smallPool);
         }
         writeRunScript(dir);
         return refused;
@@ -253,6 +282,11 @@ public final class Main {
      * @return the number of fixtures written
      */
     public static int writeFixtures(Path dir, Path fixtures) throws IOException {
+        return writeFixtures(dir, fixtures, false);
+    }
+
+    /** {@link #writeFixtures(Path, Path)}; with {@code smallPool} also the {@link #SMALL_POOL_VARIANTS}. */
+    public static int writeFixtures(Path dir, Path fixtures, boolean smallPool) throws IOException {
         Files.createDirectories(dir);
         int n = 0;
         List<Path> entries;
@@ -270,7 +304,7 @@ public final class Main {
                     }
                 }
                 Files.writeString(pd.resolve("shapes"), "fixture:" + name + "\n");
-                transform(pd.resolve(ProgramGenerator.KERNELS_FILE), pd);
+                transform(pd.resolve(ProgramGenerator.KERNELS_FILE), pd, smallPool);
                 n++;
             } else if (name.endsWith(".cu")) {
                 String base = name.substring(0, name.length() - 3);
@@ -279,7 +313,7 @@ public final class Main {
                 Path orig = pd.resolve("original.cu");
                 Files.copy(f, orig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 Files.writeString(pd.resolve("shapes"), "fixture:" + base + "\n");
-                transform(orig, pd);
+                transform(orig, pd, smallPool);
                 n++;
             }
         }
@@ -294,20 +328,43 @@ public final class Main {
      * @return the number of granularities klap refused
      */
     static int transform(Path in, Path pd) throws IOException {
+        return transform(in, pd, false);
+    }
+
+    /**
+     * {@link #transform(Path, Path)}; with {@code smallPool} also {@code pd/warp-pool64k.cu} and
+     * {@code pd/block-pool64k.cu} ({@code --pool-size=64K}) and the file {@code pd/variants}.
+     */
+    static int transform(Path in, Path pd, boolean smallPool) throws IOException {
         int refused = 0;
         for (Granularity g : Granularity.values()) {
-            StringWriter out = new StringWriter();
-            StringWriter err = new StringWriter();
-            int rc = Klap.run(new String[] {"--granularity=" + g.cliName(), "-q", in.toString(), "-o",
-                pd.resolve(g.cliName() + ".cu").toString()}, new PrintWriter(out), new PrintWriter(err));
-            if (rc != 0) {
-                refused++;
-                Files.writeString(pd.resolve(g.cliName() + ".refused"), "exit " + rc + "\n" + err);
-                String firstLine = err.toString().lines().findFirst().orElse("");
-                System.err.println("klap refused " + in + " at --granularity=" + g.cliName() + " (exit " + rc + "): " + firstLine);
+            refused += klap(in, pd, g.cliName(), "--granularity=" + g.cliName());
+        }
+        if (smallPool) {
+            for (String v : SMALL_POOL_VARIANTS) {
+                String g = v.substring(0, v.indexOf('-'));
+                refused += klap(in, pd, v, "--granularity=" + g, "--pool-size=" + SMALL_POOL);
             }
+            Files.writeString(pd.resolve("variants"), "original warp block kernel " + String.join(" ", SMALL_POOL_VARIANTS) + "\n");
         }
         return refused;
+    }
+
+    /** Runs klap with {@code options} on {@code in} into {@code pd/<variant>.cu}; 1 if it refused (then {@code .refused}). */
+    private static int klap(Path in, Path pd, String variant, String... options) throws IOException {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        List<String> args = new ArrayList<>(List.of(options));
+        args.addAll(List.of("-q", in.toString(), "-o", pd.resolve(variant + ".cu").toString()));
+        int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+        if (rc == 0) {
+            return 0;
+        }
+        Files.writeString(pd.resolve(variant + ".refused"), "exit " + rc + "\n" + err);
+        String firstLine = err.toString().lines().findFirst().orElse("");
+        System.err.println("klap refused " + in + " as " + variant + " " + String.join(" ", options) + " (exit " + rc + "): "
+                + firstLine);
+        return 1;
     }
 
     private static void writeRunScript(Path dir) throws IOException {
@@ -335,6 +392,7 @@ public final class Main {
         for (Granularity g : Granularity.values()) {
             variants.append(' ').append(g.cliName());
         }
+        SMALL_POOL_VARIANTS.forEach(v -> variants.append(' ').append(v));
         PROMOTION_VARIANTS.forEach(v -> variants.append(' ').append(v));
         variants.append(' ').append(NP_VARIANTS.substring("original ".length()));
         return """

@@ -47,6 +47,26 @@ class MainTest {
     }
 
     @Test
+    void smallPoolAddsWarpAndBlockVariantsWithA64KPool() throws IOException {
+        Out o = main(dir.toString(), "1", "700", "--small-pool");
+        assertEquals(0, o.rc(), o.err());
+        Path pd = dir.resolve("fz_000700");
+        assertEquals("original warp block kernel warp-pool64k block-pool64k", Files.readString(pd.resolve("variants")).strip());
+        for (String v : List.of("warp-pool64k", "block-pool64k")) {
+            String text = Files.readString(pd.resolve(v + ".cu"));
+            assertTrue(text.startsWith("#define KLAP_POOL_SIZE_BYTES 65536ull\n"), v + ": " + text.lines().findFirst());
+            assertTrue(text.contains("klap::on_full::launch_as_written"), v + " has no launch-as-written fallback");
+        }
+        assertTrue(Files.readString(pd.resolve("warp-pool64k.cu")).contains("klap --granularity=warp"));
+        assertTrue(Files.readString(pd.resolve("block-pool64k.cu")).contains("klap --granularity=block"));
+        assertTrue(Files.readString(dir.resolve("run.sh")).contains("warp-pool64k block-pool64k"));
+        // without the option: no such variants, no variants file
+        Path plain = dir.resolve("plain");
+        assertEquals(0, main(plain.toString(), "1", "700").rc());
+        assertTrue(!Files.exists(plain.resolve("fz_000700/variants")) && !Files.exists(plain.resolve("fz_000700/warp-pool64k.cu")));
+    }
+
+    @Test
     void writesTwoFileProgramsAndTheirVariants() throws IOException {
         Out o = main(dir.toString(), "2", "500", "--shape=two-files,dependent");
         assertEquals(0, o.rc(), o.err());
@@ -169,22 +189,24 @@ class MainTest {
                 + "all@intra-warp=ok all@inter-warp=FAIL"), log);
         assertTrue(Files.readString(e.resolve("all@intra-warp.out")).contains("PASS KLAP_NP=intra-warp"));
         assertTrue(Files.readString(e.resolve("all@original.out")).contains("PASS KLAP_NP=original"));
-        // the per-variant table comes last: the aggregation variants, then the promotion ones, then CUDA-NP
+        // the per-variant table comes last: the aggregation variants (small-pool ones included), then the
+        // promotion ones, then CUDA-NP
         List<String> lines = log.strip().lines().toList();
         int head = lines.size() - 1;
         while (!lines.get(head).startsWith("variant ")) {
             head--;
         }
         List<String> table = lines.subList(head, lines.size());
-        assertEquals(14, table.size(), log);
-        assertTrue(table.get(9).matches("intra-warp +1 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(10).matches("inter-warp +0 +0 +0 +0 +1 +0"), log);
-        assertTrue(table.get(11).matches("all@original +1 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(13).matches("all@inter-warp +0 +1 +0 +0 +0 +0"), log);
+        assertEquals(16, table.size(), log);
+        assertTrue(table.get(11).matches("intra-warp +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(12).matches("inter-warp +0 +0 +0 +0 +1 +0"), log);
+        assertTrue(table.get(13).matches("all@original +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(15).matches("all@inter-warp +0 +1 +0 +0 +0 +0"), log);
         assertTrue(table.get(0).matches("variant +ok +FAIL +HANG +NVCC-FAILED +refused +missing"), log);
         assertTrue(table.get(1).matches("original +5 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(5).matches("p +1 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(7).matches("po +0 +0 +0 +0 +1 +0"), log);
+        assertTrue(table.get(5).matches("warp-pool64k +0 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(7).matches("p +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(9).matches("po +0 +0 +0 +0 +1 +0"), log);
         assertTrue(table.get(2).matches("warp +2 +0 +1 +0 +0 +0"), log);
         assertTrue(table.get(3).matches("block +1 +1 +0 +1 +0 +0"), log);
         assertTrue(table.get(4).matches("kernel +2 +0 +0 +0 +1 +0"), log);
