@@ -135,6 +135,7 @@ struct agg_site {
   // the __threadfence() makes them device-visible. Memory: the launcher sets the slots' release
   // count (pool_hdr::refs) to the child's block count before the launch, and the child's blocks
   // give the slots back (child_release); with no launch (total 0) rank 0 frees them at once.
+  // A last g.sync() keeps every thread in flush until the aggregated launch is made.
   // Direct mode (agg_begin found no room): no scan and no barrier; each thread that recorded a
   // launch with blocks and threads makes it itself, e = direct(grid, block, smem, stream, args),
   // where the aggregated launch would have been, so each thread's launches keep their order, and
@@ -169,16 +170,21 @@ struct agg_site {
       if (total.blocks > 0x7FFFFFFFull)
         fail("aggregated grid has more than 2^31-1 blocks; use a finer aggregation granularity",
              "klap::agg_site::flush");
-      // every block of the child gives one back when it has read its slot (child_release)
-      (reinterpret_cast<pool_hdr*>(cfg) - 1)->refs = total.blocks;
-      pending_acquire();
+      // every block of the child gives one back when it has read its slot (child_release); a
+      // child in the tail-launch stream starts only after this grid, so it takes no budget place
+      const bool counted = pending_counts(c.stream);
+      (reinterpret_cast<pool_hdr*>(cfg) - 1)->refs = total.blocks | (counted ? pending_counted : 0ull);
+      if (counted) pending_acquire();
       __threadfence();
       const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
                                    total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
                                    static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
-      if (e != cudaSuccess) pending_release();
+      if (e != cudaSuccess && counted) pending_release();
       check_launch(e, "aggregated launch");
     }
+    // the aggregated launch happens before any later launch of the group's threads (a site in
+    // direct mode, a launch left as written): each thread's launches keep their order per stream
+    g.sync();
   }
 
   // flush for a site begun with on_full::fail (never in direct mode).
@@ -273,10 +279,11 @@ static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
   __syncthreads();
   if (::threadIdx.x == 0u) {
     pool_hdr* h = reinterpret_cast<pool_hdr*>(const_cast<launch_cfg*>(cfg)) - 1;
-    if (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(h->refs)
-            .fetch_sub(1ull, cuda::std::memory_order_acq_rel) == 1ull) {
+    const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(h->refs)
+                                       .fetch_sub(1ull, cuda::std::memory_order_acq_rel);
+    if ((old & ~pending_counted) == 1ull) {
       pool_free(const_cast<launch_cfg*>(cfg));
-      pending_release();  // every block of this child grid has started
+      if ((old & pending_counted) != 0ull) pending_release();  // every block of this child grid has started
     }
   }
   __syncthreads();

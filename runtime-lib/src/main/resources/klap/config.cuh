@@ -21,9 +21,10 @@
 //                              written (correct, slower; a one-time warning says so). Default 1000 us.
 //   KLAP_PENDING_BUDGET_PERCENT the share of cudaLimitDevRuntimePendingLaunchCount (read on the
 //                              device) that klap's own aggregated launches may hold pending at one
-//                              time; an aggregated launch past it waits (up to KLAP_POOL_WAIT_MS)
+//                              time; an aggregated launch past it waits (up to KLAP_PENDING_WAIT_US)
 //                              for earlier children to start. The rest is left to the program's own
 //                              launches. Default 50.
+//   KLAP_PENDING_WAIT_US       how long such a launch waits before it goes ahead. Default 1000 us.
 //   KLAP_PENDING_LAUNCH_LIMIT  lower bound that klap::host_prepare() raises
 //                              cudaLimitDevRuntimePendingLaunchCount to (it never lowers it).
 //                              CDP2 has a fixed pending-launch buffer (default 2048) and no overflow
@@ -51,6 +52,10 @@
 
 #ifndef KLAP_PENDING_BUDGET_PERCENT
 #define KLAP_PENDING_BUDGET_PERCENT 50
+#endif
+
+#ifndef KLAP_PENDING_WAIT_US
+#define KLAP_PENDING_WAIT_US 1000
 #endif
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT

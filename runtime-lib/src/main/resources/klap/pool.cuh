@@ -193,8 +193,18 @@ static __device__ inline void pool_free(void* p) { pool_release(pool_of_unit(), 
 // failed) and keeps the count within a budget, KLAP_PENDING_BUDGET_PERCENT of the device's limit
 // (read on the device, once per translation unit and device, with cudaDeviceGetLimit; the rest
 // is left to the program's own launches and to groups that launch as written). The count is an
-// upper bound of klap's launches the runtime holds pending: a child's blocks all start before it
-// comes down.
+// upper bound of the launches not yet STARTED, but the CUDA programming guide ("Pending Kernel
+// Launches") says the runtime keeps a launch's data until the child COMPLETES, so this is a rate
+// limit on klap's launches rather than an exact model of the buffer; each translation unit has
+// its own budget. Launches into cudaStreamTailLaunch are not counted (pending_counts).
+
+// A release count (pool_hdr::refs, ksite::refs) with this bit set belongs to a launch that took a
+// place in the budget: the child's last block gives it back.
+constexpr unsigned long long pending_counted = 1ull << 63;
+
+// Whether a launch into `stream` counts in the budget: not one into cudaStreamTailLaunch, whose
+// child starts only after the launching grid has ended (a waiting launcher would wait for itself).
+__host__ __device__ inline bool pending_counts(cudaStream_t stream) { return stream != cudaStreamTailLaunch; }
 
 namespace detail {
 // This unit's budget of pending aggregated launches, read from the device's limit on first use.
@@ -203,9 +213,10 @@ static __device__ inline unsigned long long pending_budget() {
   unsigned long long b = budget.load(cuda::std::memory_order_relaxed);
   if (b != 0ull) return b;
   size_t limit = 0;
+  const cudaError_t before = cudaPeekAtLastError();
   if (cudaDeviceGetLimit(&limit, cudaLimitDevRuntimePendingLaunchCount) != cudaSuccess || limit == 0) {
-    (void)cudaGetLastError();  // klap's own error, not the program's: launch_result must not see it
-    limit = 2048;              // CDP2's default
+    if (before == cudaSuccess) (void)cudaGetLastError();  // klap's error, not the program's (kept if it had one)
+    limit = 2048;                                          // CDP2's default
   }
   b = static_cast<unsigned long long>(limit) * static_cast<unsigned long long>(KLAP_PENDING_BUDGET_PERCENT) / 100ull;
   if (b == 0ull) b = 1ull;
@@ -216,11 +227,11 @@ static __device__ inline unsigned long long pending_budget() {
 
 // Called by the thread that is about to make an aggregated launch: takes one place in the budget
 // of klap's pending launches. While the budget is full it waits (__nanosleep, doubling from 256 ns
-// to 65 us) for children to start; after KLAP_POOL_WAIT_MS it goes ahead past the budget (if the
+// to 65 us) for children to start; after KLAP_PENDING_WAIT_US it goes ahead past the budget (if the
 // device's buffer is full too, the launch fails and klap::check_launch reports it with the limit
 // to raise). Pair it with pending_release.
 // The count never exceeds the budget on its own account (a compare-and-swap from a value below
-// it), only by the launches that waited out KLAP_POOL_WAIT_MS.
+// it), only by the launches that waited out KLAP_PENDING_WAIT_US.
 static __device__ inline void pending_acquire() {
   const unsigned long long budget = detail::pending_budget();
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pending(pool_dev.pending);
@@ -236,7 +247,7 @@ static __device__ inline void pending_acquire() {
     const unsigned long long now = detail::global_ns();
     if (t0 == 0ull) {
       t0 = now;
-    } else if (now - t0 >= static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull) {
+    } else if (now - t0 >= static_cast<unsigned long long>(KLAP_PENDING_WAIT_US) * 1000ull) {
       pending.fetch_add(1ull, cuda::std::memory_order_relaxed);  // goes ahead past the budget
       return;
     }
