@@ -172,14 +172,13 @@ struct agg_site {
              "klap::agg_site::flush");
       // every block of the child gives one back when it has read its slot (child_release); a
       // child in the tail-launch stream starts only after this grid, so it takes no budget place
-      const bool counted = pending_counts(c.stream);
-      (reinterpret_cast<pool_hdr*>(cfg) - 1)->refs = total.blocks | (counted ? pending_counted : 0ull);
-      if (counted) pending_acquire();
+      pool_hdr* h = reinterpret_cast<pool_hdr*>(cfg) - 1;
+      h->refs = release_count_for_launch(c.stream, total.blocks);
       __threadfence();
       const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
                                    total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
                                    static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
-      if (e != cudaSuccess && counted) pending_release();
+      if (e != cudaSuccess) release_launch_failed(h->refs);
       check_launch(e, "aggregated launch");
     }
     // the aggregated launch happens before any later launch of the group's threads (a site in
@@ -279,12 +278,7 @@ static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
   __syncthreads();
   if (::threadIdx.x == 0u) {
     pool_hdr* h = reinterpret_cast<pool_hdr*>(const_cast<launch_cfg*>(cfg)) - 1;
-    const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(h->refs)
-                                       .fetch_sub(1ull, cuda::std::memory_order_acq_rel);
-    if ((old & ~pending_counted) == 1ull) {
-      pool_free(const_cast<launch_cfg*>(cfg));
-      if ((old & pending_counted) != 0ull) pending_release();  // every block of this child grid has started
-    }
+    if (release_block(h->refs)) pool_free(const_cast<launch_cfg*>(cfg));
   }
   __syncthreads();
 }

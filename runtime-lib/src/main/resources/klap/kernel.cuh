@@ -221,14 +221,12 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
     fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
   const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[0]);
   // the child's blocks release the records (kchild_release), then this state's reference
-  const bool counted = pending_counts(first->stream);
-  s->refs = blocks | (counted ? pending_counted : 0ull);
   s->owner = ks;
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs).fetch_add(1ull, cuda::std::memory_order_relaxed);
-  if (counted) pending_acquire();
+  s->refs = release_count_for_launch(first->stream, blocks);
   __threadfence();
   const cudaError_t e = launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream);
-  if (e != cudaSuccess && counted) pending_release();
+  if (e != cudaSuccess) release_launch_failed(s->refs);
   check_launch(e, "kernel-granularity aggregated launch");
   return true;
 }
@@ -288,13 +286,10 @@ __device__ inline void kchild_release(const ksite* cs) {
   __syncthreads();
   if (::threadIdx.x == 0u) {
     ksite* s = const_cast<ksite*>(cs);
-    const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s->refs)
-                                       .fetch_sub(1ull, cuda::std::memory_order_acq_rel);
-    if ((old & ~pending_counted) == 1ull) {
+    if (release_block(s->refs)) {
       for (unsigned c = 0; c < kchunk_count; ++c)
         if (s->chunk[c] != nullptr) pool_free(s->chunk[c]);
       kdetail::kstate_unref(s->owner);
-      if ((old & pending_counted) != 0ull) pending_release();  // every block of this child grid has started
     }
   }
   __syncthreads();

@@ -264,6 +264,32 @@ static __device__ inline void pending_release() {
       .fetch_sub(1ull, cuda::std::memory_order_relaxed);
 }
 
+// The release count of an aggregated launch of `blocks` child blocks into `stream` (aggregate.cuh
+// flush, kernel.cuh kfinish): `blocks`, with pending_counted set if the launch takes a place in the
+// budget, which is taken here (pending_acquire). Call it right before the launch; pass the result
+// to release_launch_failed if the launch failed.
+static __device__ inline unsigned long long release_count_for_launch(cudaStream_t stream, unsigned long long blocks) {
+  if (!pending_counts(stream)) return blocks;
+  pending_acquire();
+  return blocks | pending_counted;
+}
+
+// The launch of a release count from release_count_for_launch failed: its budget place goes back.
+static __device__ inline void release_launch_failed(unsigned long long count) {
+  if ((count & pending_counted) != 0ull) pending_release();
+}
+
+// One child block counts itself off release count `count` (device scope, acq_rel). Returns true
+// for the last block, which must free the launch's records; the launch's budget place (if any)
+// is given back then.
+static __device__ inline bool release_block(unsigned long long& count) {
+  const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(count)
+                                     .fetch_sub(1ull, cuda::std::memory_order_acq_rel);
+  if ((old & ~pending_counted) != 1ull) return false;
+  release_launch_failed(old);  // every block of this child grid has started
+  return true;
+}
+
 namespace detail {
 
 // Host: prints `klap: error: <what>: <CUDA error string>` to stderr and exits with status 1.
