@@ -554,6 +554,22 @@ final class AstConverter {
         return FunctionDef.Kind.HOST;
     }
 
+    /** @return true if the field {@code fr} names resolves to a member whose type is a pointer */
+    private static boolean pointerField(IASTFieldReference fr) {
+        try {
+            if (fr.getFieldName().resolveBinding() instanceof IField f) {
+                IType t = f.getType();
+                while (t instanceof ITypedef || t instanceof IQualifierType) {
+                    t = t instanceof ITypedef td ? td.getType() : ((IQualifierType) t).getType();
+                }
+                return t instanceof IPointerType;
+            }
+        } catch (RuntimeException e) {
+            // an unresolved member: its type is unknown
+        }
+        return false;
+    }
+
     static IASTDeclarator innermost(IASTDeclarator d) {
         while (d.getNestedDeclarator() != null) {
             d = d.getNestedDeclarator();
@@ -837,7 +853,7 @@ final class AstConverter {
         }
         if (e instanceof IASTFieldReference fr) {
             return new Expr.Member(r, expr(fr.getFieldOwner(), r), fr.getFieldName().toString(),
-                fr.isPointerDereference());
+                fr.isPointerDereference(), pointerField(fr));
         }
         if (e instanceof IASTArraySubscriptExpression as) {
             return new Expr.Subscript(r, expr(as.getArrayExpression(), r), clause(as.getArgument(), r));

@@ -49,8 +49,14 @@ public sealed interface Expr {
         }
     }
 
-    /** {@code owner.member} or {@code owner->member}. */
-    record Member(SourceRange range, Expr owner, String member, boolean arrow) implements Expr {
+    /**
+     * {@code owner.member} or {@code owner->member}.
+     *
+     * @param pointer true if the member is known to have a pointer type (so {@code x.p[i] = v}
+     *                stores to memory elsewhere and leaves {@code x} unchanged); false if it is not
+     *                a pointer or its type is unknown (a template-dependent or unresolved member)
+     */
+    record Member(SourceRange range, Expr owner, String member, boolean arrow, boolean pointer) implements Expr {
         public List<Expr> children() {
             return List.of(owner);
         }

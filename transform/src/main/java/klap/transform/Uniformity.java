@@ -192,7 +192,8 @@ public final class Uniformity {
                 if (target == null) {
                     // assignment through a member of a local struct: the struct becomes divergent
                     target = rootLocal(b.lhs());
-                    uniformValue = uniformValue && target != null && isUniform(b.lhs());
+                    uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()))
+                            && target != null && uniformTarget(b.lhs());
                 }
             } else if (x instanceof Expr.Unary u && (u.op().endsWith("++") || u.op().endsWith("--")
                     || u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("post++")
@@ -205,6 +206,20 @@ public final class Uniformity {
             }
         });
         return changed[0];
+    }
+
+    /**
+     * @return true if storing a uniform value into {@code e} ({@code s.a}, {@code s.c[i]}) keeps
+     *         its root variable uniform: the root is uniform and every index on the path is
+     */
+    private boolean uniformTarget(Expr e) {
+        if (e instanceof Expr.Member m) {
+            return !m.arrow() && uniformTarget(m.owner());
+        }
+        if (e instanceof Expr.Subscript sub) {
+            return isUniform(sub.index()) && uniformTarget(sub.array());
+        }
+        return isUniform(e);
     }
 
     private static String localName(Expr e) {

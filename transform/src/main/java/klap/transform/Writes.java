@@ -57,12 +57,29 @@ final class Writes {
                 ? n.name() : null;
     }
 
-    /** @return the variable at the root of a {@code .} member path ({@code x}, {@code x.a.b}), or null */
+    /**
+     * @return the variable at the root of a {@code .} member path ({@code x}, {@code x.a.b}), also
+     *         through an element of a member array ({@code x.c[i]}, {@code x.a.c[i][j]}: the array is
+     *         part of {@code x}'s value; so is a member of unknown type, which errs on the safe
+     *         side), or null ({@code p[i]}, {@code x->a}, {@code x.p[i]} through a pointer member:
+     *         memory elsewhere)
+     */
     static String root(Expr e) {
-        while (e instanceof Expr.Member m && !m.arrow()) {
-            e = m.owner();
+        while (true) {
+            if (e instanceof Expr.Member m && !m.arrow()) {
+                e = m.owner();
+                continue;
+            }
+            Expr base = e;
+            while (base instanceof Expr.Subscript s) {
+                base = s.array();
+            }
+            if (base != e && base instanceof Expr.Member m && !m.arrow() && !m.pointer()) {
+                e = m;
+                continue;
+            }
+            return variable(e);
         }
-        return variable(e);
     }
 
     /**

@@ -40,6 +40,34 @@ class WritesAndSyncTest {
         assertFalse(d.contains("c"), "a const reference parameter does not write: " + d);
     }
 
+    /**
+     * An element of a struct's member array is part of the struct's value: {@code s.c[0] = t}
+     * makes {@code s} divergent (it was taken for uniform and passed to every child as one scalar).
+     * A store through a pointer ({@code s.q->v = t}, {@code f.p[0] = t}) changes no local.
+     */
+    @Test
+    void writesToElementsOfMemberArraysWriteTheStruct() {
+        CudaUnit u = parse("""
+                struct In { int v; };
+                struct S { int c[2]; int m[2][2]; In in[2]; int* p; In* q; };
+                __global__ void k(int* out) {
+                  S a; a.c[0] = threadIdx.x;
+                  S b; b.m[1][0] = threadIdx.x;
+                  S c; c.in[1].v = threadIdx.x;
+                  S d; int& r = d.c[1]; r = threadIdx.x;
+                  S e; e.c[0] = 1;
+                  S f; f.p = out; f.p[0] = threadIdx.x;
+                  S g; g.q = nullptr; g.q->v = threadIdx.x;
+                  out[0] = a.c[0] + b.m[0][0] + c.in[0].v + d.c[0] + e.c[0] + f.c[0] + g.c[0];
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "b", "c", "d")), d.toString());
+        assertFalse(d.contains("e"), "a uniform store: " + d);
+        assertFalse(d.contains("f"), "a store through a pointer member: " + d);
+        assertFalse(d.contains("g"), "a store through a member pointer: " + d);
+    }
+
     @Test
     void unknownCallsMemberCallsAsmLambdasAndReferencesAreWrites() {
         CudaUnit u = parse("""
