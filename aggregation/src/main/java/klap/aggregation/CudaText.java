@@ -150,21 +150,23 @@ final class CudaText {
         return ps;
     }
 
-    /** @return the text of parameter {@code p} with its name replaced by {@code name} and any default removed */
+    /**
+     * @return the declaration of parameter {@code p} named {@code name}, in its adjusted type (an
+     *         array or function parameter declares a pointer, {@link Param#declaration}), without default
+     *         and without {@code __grid_constant__}, which only a kernel's own parameter may carry
+     */
     private String paramWithName(Param p, String name) {
-        String decl;
-        if (p.nameRange() == null) {
-            decl = slice(p.range()) + " " + name;
-        } else {
-            decl = text.substring(p.range().offset(), p.nameRange().offset()) + name
-                    + text.substring(p.nameRange().end(), p.range().end());
-        }
-        return stripDefault(decl);
+        return GRID_CONSTANT.matcher(p.declaration(text, name)).replaceAll(" ").replaceAll("\\s+", " ").strip();
     }
 
-    /** @return the declaration of parameter {@code p}, the {@code i}-th, named by its field, without default */
+    private static final Pattern GRID_CONSTANT = Pattern.compile("(?<![A-Za-z0-9_])__grid_constant__(?![A-Za-z0-9_])");
+
+    /**
+     * @return the declaration of parameter {@code p}, the {@code i}-th, named by its field, in its
+     *         adjusted type and without default: usable as a struct member or a local variable
+     */
     String paramDecl(Param p, int i) {
-        return p.name().isEmpty() ? paramWithName(p, fieldName(p, i)) : stripDefault(slice(p.range()));
+        return paramWithName(p, fieldName(p, i));
     }
 
     /** @return {@code decl} without its default argument, trimmed */
@@ -208,7 +210,8 @@ final class CudaText {
         for (int i = 0; i < ps.size(); i++) {
             Param p = ps.get(i);
             sb.append(' ').append(paramDecl(p, i)).append(';');
-            ctorParams.add(paramWithName(p, "klap_p" + i));
+            // a launch may leave trailing parameters to their defaults (SitePlanner): the constructor evaluates them
+            ctorParams.add(paramWithName(p, "klap_p" + i) + (p.hasDefault() ? " " + p.defaultArgument(text) : ""));
             inits.add(fieldName(p, i) + "(klap_p" + i + ")");
         }
         sb.append(" __device__ ").append(argsName(k)).append('(').append(String.join(", ", ctorParams)).append(')');

@@ -6,8 +6,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import klap.model.Expr;
 import klap.model.FunctionDef;
+import klap.model.Param;
 import klap.model.Stmt;
 import klap.transform.Convergence;
 import klap.transform.Granularity;
@@ -186,9 +188,28 @@ final class SitePlanner {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
                     + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
         }
-        if (l.args().size() != child.params().size()) {
+        if (l.args().size() > child.params().size()) {
             return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
-                    + child.params().size() + " parameters (default arguments?); it is not aggregated", "argument-count");
+                    + child.params().size() + " parameters; it is not aggregated", "argument-count");
+        }
+        for (int i = l.args().size(); i < child.params().size(); i++) {
+            // the record's constructor repeats the definition's default arguments (CudaText.argsStruct)
+            if (!child.params().get(i).hasDefault()) {
+                return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
+                        + child.params().size() + " parameters, and the definition of '" + l.kernelName()
+                        + "' gives no default for parameter " + (i + 1) + " (an earlier declaration does?); "
+                        + "it is not aggregated", "argument-count");
+            }
+            String def = child.params().get(i).defaultArgument(ctx.text);
+            for (Param q : child.params()) {
+                if (!q.name().isEmpty() && Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(q.name())
+                        + "(?![A-Za-z0-9_])").matcher(def).find()) {
+                    // in the record's constructor, class scope would find the record's member of that name
+                    return new Refusal("launch of '" + l.kernelName() + "' leaves parameter " + (i + 1)
+                            + " to its default argument, which names '" + q.name() + "', also a parameter of '"
+                            + l.kernelName() + "'; it is not aggregated", "argument-count");
+                }
+            }
         }
         return null;
     }
@@ -196,7 +217,7 @@ final class SitePlanner {
     /** Kernel granularity (II-B): recorded by every thread of the grid, launched by its last block. */
     private SitePlan gridPlan(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, FunctionDef child) {
         Uniformity u = ctx.gridUni(f);
-        String mask = scalarMask(l, u);
+        String mask = scalarMask(l, child, u);
         boolean fireAndForget = fireAndForget(l);
         Stmt loop = ctx.uni(f).trees().enclosingLoop(es);
         if (loop != null || launchedFromKernel(f)) {
@@ -204,7 +225,7 @@ final class SitePlanner {
             // one round differs between rounds, so no argument may come from a single record. And in the
             // aggregated variant of a kernel that kernels launch (recursion), one hardware grid holds the
             // virtual grids of many parent records: its parameters and blockDim/gridDim differ between them
-            mask = "v".repeat(l.args().size());
+            mask = "v".repeat(child.params().size());
         }
         if (loop != null && !fireAndForget) {
             ctx.note(l.range().offset(), "launch of '" + l.kernelName() + "' in a loop (line "
@@ -227,7 +248,7 @@ final class SitePlanner {
                     + "so it cannot be launched later");
         }
         boolean immediate = p instanceof Convergence.Placement.Immediate;
-        String mask = immediate ? inPlaceMask(es, l, u) : scalarMask(l, u);
+        String mask = immediate ? inPlaceMask(es, l, child, u) : scalarMask(l, child, u);
         boolean streamToNull = immediate ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);
         if (p instanceof Convergence.Placement.Immediate im && ctx.opt.granularity() != Granularity.WARP) {
             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
@@ -244,12 +265,12 @@ final class SitePlanner {
      * still differ between them: inside a loop, an argument is scalarized only if it is uniform and
      * reads no variable that the outermost loop around the launch defines.
      */
-    private String inPlaceMask(Stmt site, Expr.Launch l, Uniformity u) {
+    private String inPlaceMask(Stmt site, Expr.Launch l, FunctionDef child, Uniformity u) {
         StringBuilder mask = new StringBuilder();
         for (Expr a : l.args()) {
             mask.append(ctx.opt.scalarize() && u.isUniformAcrossIterations(a, site) ? 'u' : 'v');
         }
-        return mask.toString();
+        return withDefaults(mask, child);
     }
 
     /** {@link #streamToNull} for a launch aggregated in place: a stream that varies between iterations counts as thread-dependent */
@@ -269,10 +290,22 @@ final class SitePlanner {
     }
 
     /** @return the scalar mask of {@code l}: {@code u} for an argument uniform by {@code u} (when scalarizing), else {@code v} */
-    private String scalarMask(Expr.Launch l, Uniformity u) {
+    private String scalarMask(Expr.Launch l, FunctionDef child, Uniformity u) {
         StringBuilder mask = new StringBuilder();
         for (Expr a : l.args()) {
             mask.append(ctx.opt.scalarize() && u.isUniform(a) ? 'u' : 'v');
+        }
+        return withDefaults(mask, child);
+    }
+
+    /**
+     * @return {@code mask} with a {@code v} for each parameter the launch leaves to its default
+     *         argument: the record's constructor evaluates the default in the parent thread, as the
+     *         launch as written does, and the value travels in the record
+     */
+    private static String withDefaults(StringBuilder mask, FunctionDef child) {
+        while (mask.length() < child.params().size()) {
+            mask.append('v');
         }
         return mask.toString();
     }
@@ -486,7 +519,7 @@ final class SitePlanner {
                 // aggregated in place among the lanes that arrive together: recompute the mask for them
                 Uniformity u = ctx.uni(s.fn());
                 boolean toNull = s.gridWide() ? threadDependentStream(s.launch(), u) : s.streamToNull();
-                SitePlan inPlace = s.inPlace(reason, inPlaceMask(s.stmt(), s.launch(), u),
+                SitePlan inPlace = s.inPlace(reason, inPlaceMask(s.stmt(), s.launch(), s.child(), u),
                         toNull || loopVariantStream(s.stmt(), s.launch(), u));
                 sites.set(i, inPlace);
                 byOffset.put(s.launch().range().offset(), inPlace);

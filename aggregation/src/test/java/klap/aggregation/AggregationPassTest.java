@@ -286,4 +286,77 @@ class AggregationPassTest {
                 "const dim3 gridDim = klap_v.gridDim;", "a[threadIdx.x] = blockDim + gridDim.x;");
         none(r.text(), "const dim3 blockDim = klap_v.blockDim;");
     }
+
+    /**
+     * A record member has the parameter's adjusted type (C++ [dcl.fct]/5): {@code int a[4]} is a
+     * pointer, and {@code int a[4];} as a member would be an array the argument cannot initialize.
+     * Unnamed parameters get their made-up name inside the declarator, and {@code __grid_constant__}
+     * stays on the kernel's own parameters only.
+     */
+    @Test
+    void recordMembersHaveTheAdjustedTypeOfArrayFunctionAndUnnamedParameters() {
+        String code = """
+                struct S { int v[2]; };
+                __global__ void child(int* out, int a[4], const float[2], int g(int), void (*)(int), const __grid_constant__ S s) {
+                  out[threadIdx.x] = a[threadIdx.x] + g(s.v[0]);
+                }
+                __device__ int id(int x) { return x; }
+                __device__ void nop(int) { }
+                __global__ void parent(int* out, int* a, S s) {
+                  int t = threadIdx.x;
+                  child<<<1, 4>>>(out + 4 * t, a + t, nullptr, id, nop, s);
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            assertEquals(1, r.sites(), g + ": " + r.diagnostics());
+            inOrder(r.text(), "struct klap_args_child { int* out; int (*a); const float (*klap_unnamed2); int (*g)(int); "
+                    + "void (*klap_unnamed4)(int); const S s;",
+                    "__device__ klap_args_child(int* klap_p0, int (*klap_p1), const float (*klap_p2), int (*klap_p3)(int), "
+                    + "void (*klap_p4)(int), const S klap_p5)");
+            none(r.text(), "int a[4];");
+        }
+    }
+
+    /** A launch that leaves trailing parameters to their defaults is aggregated: the record's constructor repeats the defaults. */
+    @Test
+    void launchThatOmitsDefaultArgumentsIsAggregated() {
+        String code = """
+                constexpr int kScale = 3;
+                __global__ void child(int* out, int k, int d = kScale * 2, unsigned m = 1u) { out[threadIdx.x] = k * d + m; }
+                __global__ void parent(int* out) {
+                  int t = threadIdx.x;
+                  child<<<1, 4>>>(out + 4 * t, t);
+                  child<<<1, 4>>>(out + 4 * t, t, t + 1);
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertTrue(r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING), r.diagnostics().toString());
+            assertEquals(2, r.sites());
+            inOrder(r.text(), "__device__ klap_args_child(int* klap_p0, int klap_p1, int klap_p2 = kScale * 2, unsigned klap_p3 = 1u)",
+                    "klap_args_child(out + 4 * t, t)", "klap_args_child(out + 4 * t, t, t + 1)");
+        }
+    }
+
+    /** Where the record cannot repeat a default argument, the one launch stays as written, with the reason. */
+    @Test
+    void defaultArgumentsTheRecordCannotRepeatLeaveTheLaunchAsWritten() {
+        String onlyInPrototype = """
+                __global__ void child(int* out, int d = 7);
+                __global__ void child(int* out, int d) { out[threadIdx.x] = d; }
+                __global__ void parent(int* out) { child<<<1, 4>>>(out + 4 * threadIdx.x); }
+                """;
+        String namesAParameter = """
+                __device__ int width = 5;
+                __global__ void child(int* out, int d = width, int width = 3) { out[threadIdx.x] = d + width; }
+                __global__ void parent(int* out) { child<<<1, 4>>>(out + 4 * threadIdx.x); }
+                """;
+        for (String code : new String[] {onlyInPrototype, namesAParameter}) {
+            var r = Check.run(code, Granularity.BLOCK);
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "argument-count"), r.diagnostics().toString());
+            assertEquals(0, r.sites());
+        }
+    }
 }

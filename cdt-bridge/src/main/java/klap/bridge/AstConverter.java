@@ -351,10 +351,7 @@ final class AstConverter {
                 if (pr == null) {
                     continue;
                 }
-                IASTName pn = innermost(p.getDeclarator()).getName();
-                String pname = pn.toString();
-                SourceRange pnr = pname.isEmpty() ? null : range(pn);
-                params.add(new Param(pname, pr, pnr));
+                params.add(param(p, pr));
             }
             if (params.size() == 1 && params.get(0).name().isEmpty() && ps.length == 1
                     && ps[0].getDeclSpecifier() instanceof IASTSimpleDeclSpecifier ss
@@ -552,6 +549,77 @@ final class AstConverter {
             return attrs.contains("host") ? FunctionDef.Kind.HOST_DEVICE : FunctionDef.Kind.DEVICE;
         }
         return FunctionDef.Kind.HOST;
+    }
+
+    /**
+     * The model of one parameter declaration: its name (or where a name would go), where its
+     * default argument starts, and whether its declared array or function type is adjusted to a
+     * pointer (C++ [dcl.fct]/5).
+     */
+    private Param param(IASTParameterDeclaration p, SourceRange pr) {
+        List<IASTDeclarator> chain = new ArrayList<>();
+        for (IASTDeclarator d = p.getDeclarator(); d != null; d = d.getNestedDeclarator()) {
+            chain.add(d);
+        }
+        IASTDeclarator in = chain.get(chain.size() - 1);
+        String pname = in.getName().toString();
+        SourceRange pnr = pname.isEmpty() ? null : range(in.getName());
+        int declEnd = pr.end();
+        for (IASTDeclarator d : chain) {
+            SourceRange ir = d.getInitializer() == null ? null : range(d.getInitializer());
+            if (ir != null && pr.contains(ir.offset())) {
+                int e = ir.offset();
+                while (e > pr.offset() && Character.isWhitespace(src.text().charAt(e - 1))) {
+                    e--;
+                }
+                if (e > pr.offset() && src.text().charAt(e - 1) == '=') {
+                    e--;
+                }
+                declEnd = e;
+            }
+        }
+        Param.Decay decay = Param.Decay.NONE;
+        SourceRange bound = null;
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            IASTDeclarator d = chain.get(i);
+            if (d instanceof IASTArrayDeclarator ad && ad.getArrayModifiers().length > 0) {
+                bound = range(ad.getArrayModifiers()[0]);
+                decay = bound != null ? Param.Decay.ARRAY : Param.Decay.NONE;
+                break;
+            }
+            if (d instanceof IASTFunctionDeclarator) {
+                decay = Param.Decay.FUNCTION;
+                break;
+            }
+            if (d.getPointerOperators().length > 0) {
+                break;
+            }
+        }
+        int nameOffset = pnr != null ? pnr.offset() : unnamedNameOffset(p, in, declEnd);
+        if (nameOffset < pr.offset() || nameOffset > declEnd || (bound != null && bound.offset() < nameOffset)) {
+            // a form this reader does not place: keep the declared text (the name goes at the end)
+            return new Param(pname, pr, pnr, pnr != null ? pnr.offset() : declEnd, declEnd, Param.Decay.NONE, null);
+        }
+        return new Param(pname, pr, pnr, nameOffset, declEnd, decay, bound);
+    }
+
+    /**
+     * @return where the name of an unnamed parameter would go: after its last pointer operator
+     *         ({@code void (*)(int)}, {@code int&}), before its first array bound ({@code float[2]}),
+     *         else after its declaration specifier ({@code int})
+     */
+    private int unnamedNameOffset(IASTParameterDeclaration p, IASTDeclarator in, int declEnd) {
+        IASTPointerOperator[] ops = in.getPointerOperators();
+        SourceRange r = ops.length > 0 ? range(ops[ops.length - 1]) : null;
+        if (r != null) {
+            return r.end();
+        }
+        if (in instanceof IASTArrayDeclarator ad && ad.getArrayModifiers().length > 0
+                && (r = range(ad.getArrayModifiers()[0])) != null) {
+            return r.offset();
+        }
+        r = range(p.getDeclSpecifier());
+        return r != null ? r.end() : declEnd;
     }
 
     /** @return true if the field {@code fr} names resolves to a member whose type is a pointer */

@@ -152,4 +152,50 @@ class FunctionsTest {
         assertEquals("void A::f() { }", slice(u, f.range()));
         assertNull(f.firstDeclaration(), "an in-class member declaration is not a prototype");
     }
+
+    /**
+     * C++ [dcl.fct]/5: an array or function parameter has a pointer type. Its declaration as a
+     * member or local must say so, and an unnamed parameter needs its name put where the
+     * declarator puts it (not appended: {@code int[4] x} is not C++).
+     */
+    @Test
+    void parameterDeclarationsInTheirAdjustedType() {
+        String src = """
+            #define REAL float
+            __global__ void k(int a[4], const float[2], int m[][5], void g(int), void (*)(int), int (*pa)[3],
+                              int *b[2], int (&r)[3], int, int *, const REAL * __restrict__ q, int (c)[6], int d = 7,
+                              int (*h)(int) = nullptr, unsigned = 3u) { }
+            """;
+        CudaUnit u = parse(src);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        String[][] want = {
+            {"int (*x)", "int (*)"},
+            {"const float (*x)", "const float (*)"},
+            {"int (*x)[5]", "int (*)[5]"},
+            {"void (*x)(int)", "void (*)(int)"},
+            {"void (*x)(int)", "void (*)(int)"},
+            {"int (*x)[3]", "int (*)[3]"},
+            {"int *(*x)", "int *(*)"},
+            {"int (&x)[3]", "int (&)[3]"},
+            {"int x", "int"},
+            {"int *x", "int *"},
+            {"const REAL * __restrict__ x", "const REAL * __restrict__"},
+            {"int ((*x))", "int ((*))"},
+            {"int x", "int"},
+            {"int (*x)(int)", "int (*)(int)"},
+            {"unsigned x", "unsigned"},
+        };
+        FunctionDef k = fn(u, "k");
+        assertEquals(want.length, k.params().size());
+        for (int i = 0; i < want.length; i++) {
+            klap.model.Param p = k.params().get(i);
+            assertEquals(want[i][0], p.declaration(u.file().text(), "x"), "parameter " + i);
+            assertEquals(want[i][1], p.type(u.file().text()), "parameter " + i);
+        }
+        assertEquals(klap.model.Param.Decay.ARRAY, k.params().get(0).decay());
+        assertEquals(klap.model.Param.Decay.FUNCTION, k.params().get(3).decay());
+        assertEquals(klap.model.Param.Decay.NONE, k.params().get(5).decay());
+        assertEquals("", k.params().get(1).name());
+        assertNull(k.params().get(1).nameRange());
+    }
 }

@@ -469,7 +469,7 @@ final class OverlapCheck {
 
     private boolean isPointerParam(FunctionDef k, String name) {
         return k.params().stream().anyMatch(p -> p.name().equals(name) && p.nameRange() != null
-                && src.text().substring(p.range().offset(), p.nameRange().offset()).contains("*"));
+                && p.type(src.text()).contains("*"));
     }
 
     /** @return true for a parameter or local declared as a pointer, an alias of one, or a global (type unknown) */

@@ -307,9 +307,13 @@ final class PromotedKernel {
         return parts;
     }
 
-    /** @return the parameter's declaration without a default argument and {@code __grid_constant__}, on one line */
+    /**
+     * @return the parameter's declaration in its adjusted type ({@code int a[4]} -> {@code int (*a)},
+     *         {@link Param#declaration}), without a default argument and {@code __grid_constant__},
+     *         on one line: usable as a parameter and as a local
+     */
     private String declaration(Param p) {
-        return paramText(p, false).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
+        return p.declaration(src.text(), p.name()).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
     }
 
     /**
@@ -338,10 +342,15 @@ final class PromotedKernel {
     /**
      * @return the parameter's declaration as a member of the postponed-arguments struct: without
      *         its top-level {@code const} (the struct is assigned), e.g. {@code const int n} ->
-     *         {@code int n}, {@code float* const p} -> {@code float* p}; {@code const float* p} stays
+     *         {@code int n}, {@code float* const p} -> {@code float* p}; {@code const float* p} stays;
+     *         {@code int a[4]} -> {@code int (*a)}
      */
     private String member(Param p) {
-        String type = src.text().substring(p.range().offset(), p.nameRange().offset());
+        if (p.decay() != Param.Decay.NONE) {
+            // an array or function parameter: its adjusted pointer type has no top-level const
+            return declaration(p);
+        }
+        String type = p.type(src.text());
         int star = type.lastIndexOf('*');
         String head = star >= 0 ? type.substring(0, star + 1) : "";
         String tail = star >= 0 ? type.substring(star + 1) : type;

@@ -235,13 +235,13 @@ public final class PromotionPlanner {
         allParams = new HashSet<>();
         for (Param p : k.params()) {
             allParams.add(p.name());
-            if (src.text().substring(p.range().offset(), p.nameRange().offset()).contains("*")) {
+            if (p.type(src.text()).contains("*")) {
                 pointerParams.add(p.name());
             }
         }
         integralParams = new HashSet<>();
         for (Param p : k.params()) {
-            if (INTEGRAL_TYPE.matcher(src.text().substring(p.range().offset(), p.nameRange().offset())).matches()) {
+            if (INTEGRAL_TYPE.matcher(p.type(src.text())).matches()) {
                 integralParams.add(p.name());
             }
         }
@@ -327,7 +327,7 @@ public final class PromotionPlanner {
 
     /** @return true if the parameter's type is integral or a pointer (exact induction arithmetic) */
     private boolean inductionType(Param p) {
-        String type = src.text().substring(p.range().offset(), p.nameRange().offset());
+        String type = p.type(src.text());
         return type.contains("*") || INTEGRAL_OR_POINTER.matcher(type).matches();
     }
 
