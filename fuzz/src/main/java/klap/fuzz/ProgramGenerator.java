@@ -1089,6 +1089,60 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#PARAM_FORMS}: a child whose parameters are declared in the forms C++ adjusts or
+     * leaves unnamed: an array ({@code const int d[8]} or {@code const int d[]}), an array of arrays,
+     * a function ({@code unsigned g(unsigned)}), an unnamed {@code int}, a {@code __grid_constant__}
+     * struct and a trailing default argument that one launch leaves out. The parent passes each
+     * thread a different function and struct, so the forms travel per record and as scalars. The CPU
+     * reference declares the same forms (plain C++, {@code __grid_constant__} dropped).
+     */
+    private Extra makeParamForms(int id) {
+        String name = "fz_pf" + id;
+        String child = "fz_pfc" + id;
+        String st = "FzPf" + id;
+        int site = siteCount++;
+        int site2 = siteCount++;
+        String dDecl = switch (pick(3)) {
+            case 0 -> "const int d[8]";
+            case 1 -> "const int d[]";
+            default -> "const int* d";
+        };
+        int dflt = 1 + pick(9);
+        features.add("param-forms:" + dDecl.replace("const int", "").strip().replace(" ", ""));
+        // once per translation unit: a one-file program holds both the device code and the reference
+        String defs = "#ifndef FZ_PF_S" + id + "\n#define FZ_PF_S" + id + "\nstruct " + st + " { unsigned c[2]; };\n#endif\n";
+        String fns = "unsigned " + name + "_a(unsigned x) { return x * 3u + 1u; }\n"
+                + "unsigned " + name + "_b(unsigned x) { return x ^ 0x5bd1u; }\n";
+        String params = "unsigned* out, " + dDecl + ", const int m[][4], unsigned g(unsigned), int, @GC" + st
+                + " s, unsigned tag, unsigned dflt = " + dflt + "u";
+        String sum = "(unsigned)d[t % 8u] + (unsigned)m[t % 2u][t % 4u] + g(tag + t) + s.c[t % 2u] + dflt * 17u";
+        String dev = defs + "__device__ " + fns.replace("\nunsigned ", "\n__device__ unsigned ")
+                + "__global__ void " + child + "(" + params.replace("@GC", "const __grid_constant__ ") + ") {\n"
+                + "  unsigned t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                + "  atomicAdd(&out[(tag * 31u + t) % " + OUT_N + "u], " + sum + ");\n}\n";
+        String cpu = defs + "static " + fns.replace("\nunsigned ", "\nstatic unsigned ").replace("_a(", "_a_cpu(")
+                .replace("_b(", "_b_cpu(")
+                + "static void " + child + "_cpu(dim3 gD, dim3 bD, " + params.replace("@GC", "const ") + ") {\n  ++fz_launches;\n"
+                + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned i = 0; i < bD.x; ++i) {\n"
+                + "    unsigned t = b * bD.x + i;\n    out[(tag * 31u + t) % " + OUT_N + "u] += " + sum + ";\n  }\n}\n";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  " + st + " fz_s; fz_s.c[0] = (unsigned)gt * 7u; fz_s.c[1] = (unsigned)k + 11u;"));
+        body.add(Code.same("  if (gt < n) {"));
+        String fn = "gt % 2 ? " + name + "_a@ : " + name + "_b@";
+        String common = "out, data + gt % 64, (const int (*)[4])data, ";
+        String tag1 = "(unsigned)(" + (site + 1) + " * 100003 + gt * 31)";
+        body.add(new Code("    " + child + "<<<1 + gt % 2, 8>>>(" + common + fn.replace("@", "") + ", gt, fz_s, " + tag1 + ");",
+                "    " + child + "_cpu(dim3(1 + gt % 2), dim3(8), " + common + fn.replace("@", "_cpu") + ", gt, fz_s, " + tag1 + ");"));
+        String cond = chance(0.5) ? "gt % 3 == 0" : "(k + bl) % 2 == 0";
+        String tag2 = "(unsigned)(" + (site2 + 1) + " * 100003 + gt * 31)";
+        body.add(new Code("    if (" + cond + ") " + child + "<<<1, 4>>>(" + common + name + "_b, -gt, fz_s, " + tag2 + ", (unsigned)gt);",
+                "    if (" + cond + ") " + child + "_cpu(dim3(1), dim3(4), " + common + name + "_b_cpu, -gt, fz_s, " + tag2
+                        + ", (unsigned)gt);"));
+        body.add(Code.same("  }"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1171,6 +1225,7 @@ public final class ProgramGenerator {
                     case EXIT_AFTER_LAUNCH -> makeExit(id);
                     case IN_PLACE_LOOP -> makeInPlaceLoop(id);
                     case MACROS -> makeMacros(id);
+                    case PARAM_FORMS -> makeParamForms(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -87,11 +87,19 @@ public enum Shape {
      * before, the index macro stopped klap (overlapping edits), the guard macro lost its condition
      * and a cudaFree macro became a no-op. Drawn like {@link #EXIT_AFTER_LAUNCH}.
      */
-    MACROS("macros", 0.2);
+    MACROS("macros", 0.2),
+    /**
+     * Found by reading, 2026-11-24: a child parameter declared as an array ({@code const int d[8]}),
+     * a function ({@code unsigned g(unsigned)}) or unnamed, a {@code __grid_constant__} struct, and
+     * a launch that leaves a default argument out. The argument record declared {@code int d[8];}
+     * and {@code int[4] klap_unnamed2;}, which do not compile, and a launch that left a default out
+     * was not aggregated. Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     */
+    PARAM_FORMS("param-forms", 0.2);
 
     /** @return true for the shapes added after the GPU run of 2026-11-22, drawn from a generator of their own */
     boolean late() {
-        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP || this == MACROS;
+        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP || this == MACROS || this == PARAM_FORMS;
     }
 
     /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */
