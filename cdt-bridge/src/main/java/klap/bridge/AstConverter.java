@@ -622,20 +622,20 @@ final class AstConverter {
         return r != null ? r.end() : declEnd;
     }
 
-    /** @return true if the field {@code fr} names resolves to a member whose type is a pointer */
-    private static boolean pointerField(IASTFieldReference fr) {
+    /** @return the type of the member {@code fr} names, typedefs and qualifiers removed; null if unresolved */
+    private static IType fieldType(IASTFieldReference fr) {
         try {
             if (fr.getFieldName().resolveBinding() instanceof IField f) {
                 IType t = f.getType();
                 while (t instanceof ITypedef || t instanceof IQualifierType) {
                     t = t instanceof ITypedef td ? td.getType() : ((IQualifierType) t).getType();
                 }
-                return t instanceof IPointerType;
+                return t;
             }
         } catch (RuntimeException e) {
             // an unresolved member: its type is unknown
         }
-        return false;
+        return null;
     }
 
     static IASTDeclarator innermost(IASTDeclarator d) {
@@ -921,7 +921,7 @@ final class AstConverter {
         }
         if (e instanceof IASTFieldReference fr) {
             return new Expr.Member(r, expr(fr.getFieldOwner(), r), fr.getFieldName().toString(),
-                fr.isPointerDereference(), pointerField(fr));
+                fr.isPointerDereference(), fieldType(fr) instanceof IPointerType, fieldType(fr) instanceof IArrayType);
         }
         if (e instanceof IASTArraySubscriptExpression as) {
             return new Expr.Subscript(r, expr(as.getArrayExpression(), r), clause(as.getArgument(), r));

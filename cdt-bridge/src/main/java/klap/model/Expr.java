@@ -55,8 +55,11 @@ public sealed interface Expr {
      * @param pointer true if the member is known to have a pointer type (so {@code x.p[i] = v}
      *                stores to memory elsewhere and leaves {@code x} unchanged); false if it is not
      *                a pointer or its type is unknown (a template-dependent or unresolved member)
+     * @param array   true if the member is known to be an array: used other than by subscript,
+     *                {@code &} or {@code sizeof}, it decays to a pointer into {@code owner}
      */
-    record Member(SourceRange range, Expr owner, String member, boolean arrow, boolean pointer) implements Expr {
+    record Member(SourceRange range, Expr owner, String member, boolean arrow, boolean pointer, boolean array)
+            implements Expr {
         public List<Expr> children() {
             return List.of(owner);
         }

@@ -35,13 +35,12 @@ public final class Mutations {
         Set<String> out = new HashSet<>();
         new Writes(unit).collect(f.body(), false, out);
         Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Binary b && b.isAssignment() && Writes.root(uncast(b.lhs())) != null) {
-                out.add(Writes.root(uncast(b.lhs())));
-            } else if (e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))
-                    && Writes.root(uncast(u.operand())) != null) {
-                out.add(Writes.root(uncast(u.operand())));
-            } else if (e instanceof Expr.Cast c && c.typeText().contains("&") && Writes.root(c.operand()) != null) {
-                out.add(Writes.root(c.operand())); // (int&)t, const_cast<int&>(t): a writable alias
+            if (e instanceof Expr.Binary b && b.isAssignment()) {
+                out.addAll(Writes.roots(uncast(b.lhs())));
+            } else if (e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))) {
+                out.addAll(Writes.roots(uncast(u.operand())));
+            } else if (e instanceof Expr.Cast c && c.typeText().contains("&")) {
+                out.addAll(Writes.roots(c.operand())); // (int&)t, const_cast<int&>(t): a writable alias
             }
         });
         if (unit != null) {

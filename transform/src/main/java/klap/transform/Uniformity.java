@@ -184,28 +184,45 @@ public final class Uniformity {
         }
         boolean[] changed = {false};
         Trees.walk(e, x -> {
-            String target = null;
-            boolean uniformValue = true;
             if (x instanceof Expr.Binary b && b.isAssignment()) {
-                target = localName(b.lhs());
-                uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()));
-                if (target == null) {
-                    // assignment through a member of a local struct: the struct becomes divergent
-                    target = rootLocal(b.lhs());
-                    uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()))
-                            && target != null && uniformTarget(b.lhs());
-                }
+                boolean uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()));
+                changed[0] |= assigned(b.lhs(), uniformValue, divergentControl);
             } else if (x instanceof Expr.Unary u && (u.op().endsWith("++") || u.op().endsWith("--")
                     || u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("post++")
                     || u.op().equals("post--"))) {
-                target = rootLocal(u.operand());
-                uniformValue = isUniform(u.operand());
-            }
-            if (target != null && (divergentControl || !uniformValue)) {
-                changed[0] |= divergentLocals.add(target);
+                changed[0] |= assigned(u.operand(), isUniform(u.operand()), divergentControl);
             }
         });
         return changed[0];
+    }
+
+    /**
+     * Marks the locals that the store into {@code lhs} may change divergent when it is: a value that
+     * is not uniform, divergent control, or a thread-dependent choice of the target ({@code
+     * (c ? a : b) = v} writes {@code a} in some threads and {@code b} in others).
+     */
+    private boolean assigned(Expr lhs, boolean uniformValue, boolean divergentControl) {
+        if (lhs instanceof Expr.Conditional c) {
+            boolean choice = divergentControl || !isUniform(c.cond());
+            return assigned(c.then(), uniformValue, choice) | assigned(c.otherwise(), uniformValue, choice);
+        }
+        if (lhs instanceof Expr.Unary u && u.op().equals("()")) {
+            return assigned(u.operand(), uniformValue, divergentControl);
+        }
+        if (lhs instanceof Expr.Binary b && (b.op().equals(",") || b.isAssignment())) {
+            // (x, a) = v stores into a; (a = w) = v and (a += w) = v into a, after the inner store
+            return assigned(b.op().equals(",") ? b.rhs() : b.lhs(), uniformValue, divergentControl);
+        }
+        if (lhs instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("--pre"))) {
+            return assigned(u.operand(), uniformValue, divergentControl);
+        }
+        String target = localName(lhs);
+        if (target == null) {
+            // assignment through a member of a local struct: the struct becomes divergent
+            target = rootLocal(lhs);
+            uniformValue = uniformValue && target != null && uniformTarget(lhs);
+        }
+        return target != null && (divergentControl || !uniformValue) && divergentLocals.add(target);
     }
 
     /**

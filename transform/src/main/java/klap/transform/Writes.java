@@ -64,10 +64,42 @@ final class Writes {
      *         side), or null ({@code p[i]}, {@code x->a}, {@code x.p[i]} through a pointer member:
      *         memory elsewhere)
      */
+    /**
+     * @return every variable the lvalue {@code e} may designate: {@link #root} of {@code e}, and
+     *         through the lvalue forms that choose or yield one: both operands of {@code c ? a : b},
+     *         the right operand of a comma, the target of an assignment or prefix {@code ++}/{@code --}
+     *         ({@code (a = b) = t}); empty if none is a variable
+     */
+    static Set<String> roots(Expr e) {
+        Set<String> out = new java.util.LinkedHashSet<>();
+        addRoots(e, out);
+        return out;
+    }
+
+    private static void addRoots(Expr e, Set<String> out) {
+        if (e instanceof Expr.Conditional c) {
+            addRoots(c.then(), out);
+            addRoots(c.otherwise(), out);
+        } else if (e instanceof Expr.Binary b && (b.op().equals(",") || b.isAssignment())) {
+            addRoots(b.op().equals(",") ? b.rhs() : b.lhs(), out);
+        } else if (e instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("()"))) {
+            addRoots(u.operand(), out);
+        } else {
+            String r = root(e);
+            if (r != null) {
+                out.add(r);
+            }
+        }
+    }
+
     static String root(Expr e) {
         while (true) {
             if (e instanceof Expr.Member m && !m.arrow()) {
                 e = m.owner();
+                continue;
+            }
+            if (e instanceof Expr.Unary u && u.op().equals("()")) {
+                e = u.operand();
                 continue;
             }
             Expr base = e;
@@ -94,10 +126,20 @@ final class Writes {
                     if (v.array() || v.reference() || v.isStatic() || v.shared()) {
                         out.add(v.name());
                     }
-                    if (v.reference() && v.init() != null && root(v.init()) != null && !constReference(v)) {
-                        out.add(root(v.init()));
+                    if (v.reference() && v.init() != null && !constReference(v)) {
+                        out.addAll(roots(v.init()));
                     }
                 }
+            }
+            if (s instanceof Stmt.Loop lp && lp.kind() == Stmt.LoopKind.RANGE_FOR && lp.init() instanceof Stmt.Decl d
+                    && d.vars().stream().anyMatch(v -> v.reference() && !constReference(v))) {
+                // for (int& x : s.c) x = ...: the loop variable is a writable alias into the range
+                out.addAll(roots(lp.cond()));
+            }
+            for (Expr top : Trees.ownExprs(s)) {
+                // the range of a range-for is not decayed: for (int x : s.c) reads s.c's elements
+                boolean range = s instanceof Stmt.Loop lp && lp.kind() == Stmt.LoopKind.RANGE_FOR && top == lp.cond();
+                decayedArrayMembers(top, !range, out);
             }
             if (s instanceof Stmt.Other o && isAsm(o)) {
                 Matcher m = IDENT.matcher(text(o.range().offset(), o.range().end()));
@@ -111,17 +153,45 @@ final class Writes {
         });
     }
 
+    /**
+     * Adds the variables whose array member {@code e} lets decay to a pointer ({@code int* q = s.c;},
+     * {@code fill(s.c, v)}, {@code s.c + 1}): a store through that pointer changes the variable.
+     * A subscript ({@code s.c[i]}), {@code &} and {@code sizeof} do not decay the array.
+     *
+     * @param decays true if {@code e}'s value is used where an array decays to a pointer
+     */
+    private static void decayedArrayMembers(Expr e, boolean decays, Set<String> out) {
+        if (e == null) {
+            return;
+        }
+        if (e instanceof Expr.Member m) {
+            if (decays && m.array() && !m.arrow()) {
+                out.addAll(roots(m.owner()));
+            }
+            decayedArrayMembers(m.owner(), false, out);
+        } else if (e instanceof Expr.Subscript sub) {
+            decayedArrayMembers(sub.array(), false, out);
+            decayedArrayMembers(sub.index(), true, out);
+        } else if (e instanceof Expr.Unary u) {
+            boolean keeps = u.op().equals("&") || u.op().equals("sizeof") || u.op().equals("alignof");
+            decayedArrayMembers(u.operand(), u.op().equals("()") ? decays : !keeps, out);
+        } else {
+            for (Expr c : e.children()) {
+                decayedArrayMembers(c, true, out);
+            }
+        }
+    }
+
     private void expr(Expr e, boolean inLambda, Set<String> out) {
-        if (e instanceof Expr.Unary u && u.op().equals("&") && root(u.operand()) != null) {
-            out.add(root(u.operand()));
+        if (e instanceof Expr.Unary u && u.op().equals("&")) {
+            out.addAll(roots(u.operand()));
         } else if (e instanceof Expr.Call c) {
-            if (c.callee() instanceof Expr.Member m && !m.arrow() && root(m.owner()) != null) {
-                out.add(root(m.owner()));
+            if (c.callee() instanceof Expr.Member m && !m.arrow()) {
+                out.addAll(roots(m.owner()));
             }
             for (int i = 0; i < c.args().size(); i++) {
-                String r = root(c.args().get(i));
-                if (r != null && writesArgument(c, i)) {
-                    out.add(r);
+                if (writesArgument(c, i)) {
+                    out.addAll(roots(c.args().get(i)));
                 }
             }
         } else if (e instanceof Expr.Lambda l && l.capturesByReference()) {
@@ -132,11 +202,10 @@ final class Writes {
                     out.add(v);
                 }
             }
-        } else if (inLambda && e instanceof Expr.Binary b && b.isAssignment() && root(b.lhs()) != null) {
-            out.add(root(b.lhs()));
-        } else if (inLambda && e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))
-                && root(u.operand()) != null) {
-            out.add(root(u.operand()));
+        } else if (inLambda && e instanceof Expr.Binary b && b.isAssignment()) {
+            out.addAll(roots(b.lhs()));
+        } else if (inLambda && e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))) {
+            out.addAll(roots(u.operand()));
         }
     }
 

@@ -68,6 +68,60 @@ class WritesAndSyncTest {
         assertFalse(d.contains("g"), "a store through a member pointer: " + d);
     }
 
+    /**
+     * A store whose target is chosen per thread ({@code (t % 2 ? a : b) = 5}) writes {@code a} in
+     * some threads and {@code b} in others: both become divergent, though the value is uniform.
+     * So do the lvalues a comma, an assignment or a prefix increment yields, and references bound
+     * to a conditional. A choice by a uniform condition keeps both uniform.
+     */
+    @Test
+    void storesThroughConditionalAndOtherCompoundLvaluesWriteEveryCandidate() {
+        CudaUnit u = parse("""
+                __device__ void put(int& x, int v) { x = v; }
+                __global__ void k(int* out, int n) {
+                  int t = threadIdx.x;
+                  int a = 0, b = 0; (t % 2 ? a : b) = 5;
+                  int c = 0, d = 0; ((t > 3) ? c : d)++;
+                  int e = 0, f = 0; int& r = t < 8 ? e : f; r = 1;
+                  int g = 0, h = 0; put(n > 2 ? g : h, t);
+                  int i = 0, j = 0; (i, j) = t;
+                  int l = 0; (l = 1) = t;
+                  int m = 0, o = 0; (n > 2 ? m : o) = 7;
+                  out[a + b + c + d + e + f + g + h + j + l + m + o] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "b", "c", "d", "e", "f", "g", "h", "j", "l")), d.toString());
+        assertFalse(d.contains("i"), "the left operand of a comma is not stored to: " + d);
+        assertFalse(d.contains("m") || d.contains("o"), "a uniform choice of a uniform value: " + d);
+    }
+
+    /**
+     * An array member that decays to a pointer ({@code fill(s.c, t)}, {@code int* q = s.c}) or
+     * that a reference loop variable walks ({@code for (int& x : s.c)}) can be stored through:
+     * its struct counts as written. Reading {@code s.c[i]} or {@code sizeof s.c} does not.
+     */
+    @Test
+    void arrayMembersThatDecayOrAreWalkedByReferenceAreWrites() {
+        CudaUnit u = parse("""
+                struct S { int c[4]; int v; };
+                __device__ void fill(int* p, int v) { p[0] = v; }
+                __global__ void k(int* out) {
+                  int t = threadIdx.x;
+                  S a; fill(a.c, t);
+                  S b; int* q = b.c; q[1] = t;
+                  S c; for (int& x : c.c) x = t;
+                  S d; *d.c = t;
+                  S e; int r = e.c[1] + (int)sizeof e.c;
+                  S f; for (int x : f.c) r += x;
+                  out[a.v + b.v + c.v + d.v + e.v + f.v + r] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "b", "c", "d")), d.toString());
+        assertFalse(d.contains("e") || d.contains("f"), "reads only: " + d);
+    }
+
     @Test
     void unknownCallsMemberCallsAsmLambdasAndReferencesAreWrites() {
         CudaUnit u = parse("""
