@@ -359,7 +359,7 @@ final class NpPlanner {
                     + "clauses; klap follows --np");
             type = null;
         }
-        return new NpPlan(k, scopes, List.copyOf(loops), Map.copyOf(arrays), List.copyOf(masterOnly),
+        return new NpPlan(k, scopes, List.copyOf(loops), java.util.Collections.unmodifiableMap(arrays), List.copyOf(masterOnly),
                 List.copyOf(broadcasts), inter, slaves, type);
     }
 
@@ -813,7 +813,7 @@ final class NpPlanner {
         }
         // inter-warp: the loop's collectives are block barriers
         String interReason = blockReach(k, trees, uni, lp, "the loop");
-        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, Map.copyOf(reductions), scan, interReason,
+        return new NpLoop(lp, p, clauses, var, lo, hi, cmp, java.util.Collections.unmodifiableMap(reductions), scan, interReason,
                 unrollPragma(p, lp));
     }
 

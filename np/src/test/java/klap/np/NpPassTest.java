@@ -219,6 +219,29 @@ class NpPassTest {
         absent(r.text(), "_klap_npi");
     }
 
+    /**
+     * The output is the same in every run: reductions come in clause order. (They came in the
+     * order of an immutable {@code Map.copyOf}, which the JVM salts per process: klap wrote
+     * leuk's two reductions in either order from one run to the next.)
+     */
+    @Test
+    void reductionsComeInClauseOrder() {
+        String code = """
+                __global__ void k(const float *a, float *y, int n) {
+                    float zeta = 0.0f, alpha = 0.0f, mid = 0.0f, beta = 0.0f;
+                #pragma np parallel for reduction(+:zeta, alpha, mid, beta)
+                    for (int i = 0; i < n; i++) { zeta += a[i]; alpha += 2.0f * a[i]; mid += a[i + 1]; beta += 1.0f; }
+                    y[threadIdx.x] = zeta + alpha + mid + beta;
+                }
+                """ + HOST;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
+        inOrder(r.text(), "const auto klap_np_r_zeta = zeta;", "const auto klap_np_r_alpha = alpha;",
+                "const auto klap_np_r_mid = mid;", "const auto klap_np_r_beta = beta;",
+                "zeta = klap::np::Plus{}(klap_np_r_zeta,", "alpha = klap::np::Plus{}(klap_np_r_alpha,",
+                "mid = klap::np::Plus{}(klap_np_r_mid,", "beta = klap::np::Plus{}(klap_np_r_beta,");
+    }
+
     @Test
     void allEmitsBothVariantsWithARunTimeChoice() {
         NpPass.Result r = run(SUM, NpMode.ALL, 8);
