@@ -58,13 +58,6 @@ final class Writes {
     }
 
     /**
-     * @return the variable at the root of a {@code .} member path ({@code x}, {@code x.a.b}), also
-     *         through an element of a member array ({@code x.c[i]}, {@code x.a.c[i][j]}: the array is
-     *         part of {@code x}'s value; so is a member of unknown type, which errs on the safe
-     *         side), or null ({@code p[i]}, {@code x->a}, {@code x.p[i]} through a pointer member:
-     *         memory elsewhere)
-     */
-    /**
      * @return every variable the lvalue {@code e} may designate: {@link #root} of {@code e}, and
      *         through the lvalue forms that choose or yield one: both operands of {@code c ? a : b},
      *         the right operand of a comma, the target of an assignment or prefix {@code ++}/{@code --}
@@ -92,6 +85,13 @@ final class Writes {
         }
     }
 
+    /**
+     * @return the variable at the root of a {@code .} member path ({@code x}, {@code x.a.b}), also
+     *         through an element of a member array ({@code x.c[i]}, {@code x.a.c[i][j]}: the array is
+     *         part of {@code x}'s value; so is a member of unknown type, which errs on the safe
+     *         side), or null ({@code p[i]}, {@code x->a}, {@code x.p[i]} through a pointer member:
+     *         memory elsewhere)
+     */
     static String root(Expr e) {
         while (true) {
             if (e instanceof Expr.Member m && !m.arrow()) {
@@ -129,6 +129,9 @@ final class Writes {
                     if (v.reference() && v.init() != null && !constReference(v)) {
                         out.addAll(roots(v.init()));
                     }
+                    if (!v.reference() && v.init() != null) {
+                        constructorArguments(d, v, out);
+                    }
                 }
             }
             if (s instanceof Stmt.Loop lp && lp.kind() == Stmt.LoopKind.RANGE_FOR && lp.init() instanceof Stmt.Decl d
@@ -152,6 +155,66 @@ final class Writes {
             }
         });
     }
+
+    /** Types whose constructors take their arguments by value (arithmetic, CUDA vector types, handles). */
+    private static final Pattern BY_VALUE_TYPE = Pattern.compile("auto|bool|char|short|int|long|float|double|unsigned|signed"
+            + "|size_t|ptrdiff_t|u?int(8|16|32|64)_t|dim3|u?(char|short|int|long|longlong)[1-4]|(float|double)[1-4]"
+            + "|__half2?|__nv_bfloat162?|half2?|cudaStream_t|cudaEvent_t|cudaError_t");
+
+    /**
+     * Adds the variables that the constructor of a class-type declaration may bind to a non-const
+     * reference ({@code Ref r(x); r.set(t);} writes {@code x}): the arguments of {@code Ref r(x)},
+     * {@code Ref r{x}}, {@code Ref r = x} where a constructor of the class defined in the unit takes
+     * a non-const reference in that position; for a class without constructors in the unit (an
+     * aggregate whose reference member may bind, or a library class), every argument a variable
+     * names, unless the type takes its arguments by value ({@link #BY_VALUE_TYPE}).
+     */
+    private void constructorArguments(Stmt.Decl d, VarDecl v, Set<String> out) {
+        if (unit == null || d.vars().get(0).nameRange() == null) {
+            return;
+        }
+        String type = text(d.range().offset(), d.vars().get(0).nameRange().offset());
+        String cls = className(type);
+        if (cls == null || type.contains("*") || type.contains("&") || BY_VALUE_TYPE.matcher(cls).matches()) {
+            return;
+        }
+        List<Expr> args = v.init() instanceof Expr.Other o ? o.children() : List.of(v.init());
+        List<FunctionDef> ctors = unit.functions().stream().filter(f -> f.name().equals(cls) && cls.equals(f.memberOf()))
+                .toList();
+        for (int i = 0; i < args.size(); i++) {
+            int k = i;
+            if (ctors.isEmpty() || ctors.stream().anyMatch(f -> k < f.params().size() && referenceParam(f.params().get(k)))) {
+                out.addAll(roots(args.get(i)));
+            }
+        }
+    }
+
+    /** @return the class a declaration's type text names ({@code const ns::Ref<int> } -> {@code Ref}), or null */
+    static String className(String type) {
+        StringBuilder b = new StringBuilder();
+        int depth = 0;
+        for (char c : type.toCharArray()) {
+            if (c == '<') {
+                depth++;
+            } else if (c == '>') {
+                depth--;
+            } else if (depth == 0) {
+                b.append(c);
+            }
+        }
+        String last = null;
+        Matcher m = IDENT.matcher(b);
+        while (m.find()) {
+            String w = m.group();
+            if (!QUALIFIERS.contains(w)) {
+                last = w;
+            }
+        }
+        return last;
+    }
+
+    private static final Set<String> QUALIFIERS = Set.of("const", "volatile", "static", "constexpr", "register", "struct",
+            "class", "typename", "__shared__", "__device__", "__constant__", "__restrict__", "extern", "thread_local");
 
     /**
      * Adds the variables whose array member {@code e} lets decay to a pointer ({@code int* q = s.c;},

@@ -122,6 +122,34 @@ class WritesAndSyncTest {
         assertFalse(d.contains("e") || d.contains("f"), "reads only: " + d);
     }
 
+    /**
+     * A class whose constructor takes a non-const reference keeps an alias: {@code Ref r(x);
+     * r.set(t);} writes {@code x}, in every initializer form. A constructor taking its argument by
+     * value or const reference, a CUDA vector type and {@code auto} copies do not.
+     */
+    @Test
+    void constructorsTakingNonConstReferencesWriteTheirArguments() {
+        CudaUnit u = parse("""
+                struct Ref { int& v; __device__ Ref(int& x) : v(x) {} __device__ void set(int a) { v = a; } };
+                struct Val { int v; __device__ Val(const int& x, int y) : v(x + y) {} };
+                struct Agg { int& v; };
+                __global__ void k(int* out, int n) {
+                  int t = threadIdx.x;
+                  int a = 0; Ref ra(a); ra.set(t);
+                  int b = 0; Ref rb{b}; rb.set(t);
+                  int c = 0; Ref rc = c; rc.set(t);
+                  int e = 0; Agg ge{e}; ge.v = t;
+                  int f = 0, g = 0; Val vf(f, g);
+                  dim3 grid(n);
+                  int h = 0; auto ch = h;
+                  out[a + b + c + e + f + g + vf.v + grid.x + ch + t] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "b", "c", "e")), d.toString());
+        assertFalse(d.contains("f") || d.contains("g") || d.contains("n") || d.contains("h"), d.toString());
+    }
+
     @Test
     void unknownCallsMemberCallsAsmLambdasAndReferencesAreWrites() {
         CudaUnit u = parse("""
