@@ -1143,6 +1143,61 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#ALIASES}: a per-thread value reaches a local only through an alias that is not
+     * a plain assignment, and a launch passes that local (so klap must not scalarize it): a store
+     * through a per-thread choice of target ({@code (gt % 2 ? x : y) = gt}), a class whose
+     * constructor keeps a reference ({@code FzRef r(x); r.set(gt);}), an array member decayed to a
+     * pointer ({@code fz_fill(s.c, gt)}), a reference range-for over an array member, and a store
+     * through the decayed member ({@code *s.c = gt}). The CPU reference runs the same code.
+     */
+    private Extra makeAliases(int id) {
+        String name = "fz_al" + id;
+        String child = "fz_alc" + id;
+        String st = "FzAl" + id;
+        String guard = "FZ_AL_S" + id;
+        String defs = "#ifndef " + guard + "\n#define " + guard + "\nstruct " + st + " { unsigned c[4]; };\n"
+                + "struct FzRef" + id + " { unsigned& v; __host__ __device__ FzRef" + id + "(unsigned& x) : v(x) {} "
+                + "__host__ __device__ void set(unsigned a) { v = a; } };\n"
+                + "__host__ __device__ inline void fz_fill" + id + "(unsigned* p, unsigned v) { p[1] = v; }\n#endif\n";
+        String dev = defs + "__global__ void " + child + "(unsigned* out, unsigned tag, unsigned v, " + st + " s) {\n"
+                + "  unsigned t = threadIdx.x;\n"
+                + "  atomicAdd(&out[(tag * 31u + t) % " + OUT_N + "u], v * 3u + s.c[t % 4u]);\n}\n";
+        String cpu = defs + "static void " + child + "_cpu(dim3 gD, dim3 bD, unsigned* out, unsigned tag, unsigned v, " + st
+                + " s) {\n  ++fz_launches;\n  for (unsigned b = 0; b < gD.x; ++b) for (unsigned i = 0; i < bD.x; ++i) {\n"
+                + "    unsigned t = i;\n    out[(tag * 31u + t) % " + OUT_N + "u] += v * 3u + s.c[t % 4u];\n  }\n}\n";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  unsigned fz_x = 1u, fz_y = 2u; " + st + " fz_s; fz_s.c[0] = fz_s.c[1] = fz_s.c[2] = fz_s.c[3] = 5u;"));
+        List<String> forms = new ArrayList<>();
+        if (chance(0.5)) {
+            forms.add("cond");
+            body.add(Code.same("  (gt % 2 ? fz_x : fz_y) = (unsigned)gt;"));
+        }
+        if (chance(0.5)) {
+            forms.add("ctor-ref");
+            body.add(Code.same("  { FzRef" + id + " fz_r(fz_x); fz_r.set((unsigned)gt * 5u); }"));
+        }
+        if (chance(0.5)) {
+            forms.add("decay");
+            body.add(Code.same("  fz_fill" + id + "(fz_s.c, (unsigned)gt);"));
+        }
+        if (chance(0.4)) {
+            forms.add("range-for");
+            body.add(Code.same("  for (unsigned& fz_e : fz_s.c) fz_e += (unsigned)gt & 3u;"));
+        }
+        if (forms.isEmpty() || chance(0.3)) {
+            forms.add("deref");
+            body.add(Code.same("  *fz_s.c = (unsigned)gt * 7u;"));
+        }
+        features.add("aliases:" + String.join("+", forms));
+        int site = siteCount++;
+        String tag = "(unsigned)(" + (site + 1) + " * 100003 + gt * 31)";
+        String cond = chance(0.5) ? "gt < n" : "gt < n && gt % 3 != 1";
+        body.add(new Code("  if (" + cond + ") " + child + "<<<1, 4>>>(out, " + tag + ", fz_x + fz_y, fz_s);",
+                "  if (" + cond + ") " + child + "_cpu(dim3(1), dim3(4), out, " + tag + ", fz_x + fz_y, fz_s);"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1226,6 +1281,7 @@ public final class ProgramGenerator {
                     case IN_PLACE_LOOP -> makeInPlaceLoop(id);
                     case MACROS -> makeMacros(id);
                     case PARAM_FORMS -> makeParamForms(id);
+                    case ALIASES -> makeAliases(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

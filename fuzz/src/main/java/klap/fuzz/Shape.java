@@ -95,11 +95,19 @@ public enum Shape {
      * and {@code int[4] klap_unnamed2;}, which do not compile, and a launch that left a default out
      * was not aggregated. Drawn like {@link #EXIT_AFTER_LAUNCH}.
      */
-    PARAM_FORMS("param-forms", 0.2);
+    PARAM_FORMS("param-forms", 0.2),
+    /**
+     * Found by adversarial snippets, 2026-11-24: a per-thread value reaches a local only through an
+     * alias that is not a plain assignment: {@code (c ? x : y) = v}, a constructor keeping a
+     * reference ({@code Ref r(x); r.set(v);}), an array member decayed to a pointer, a reference
+     * range-for over it, {@code *s.c = v}. Each left the local uniform, so a launch passing it was
+     * scalarized (every child of a group read one thread's value). Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     */
+    ALIASES("aliases", 0.2);
 
     /** @return true for the shapes added after the GPU run of 2026-11-22, drawn from a generator of their own */
     boolean late() {
-        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP || this == MACROS || this == PARAM_FORMS;
+        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP || this == MACROS || this == PARAM_FORMS || this == ALIASES;
     }
 
     /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */
