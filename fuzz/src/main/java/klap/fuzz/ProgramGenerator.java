@@ -121,6 +121,8 @@ public final class ProgramGenerator {
      * (so that every draw of {@link #rnd} stays what it was for the older seeds)
      */
     private final Random late;
+    /** the generator of the shapes added on 2026-11-24 ({@link Shape#generation} 2), for the same reason */
+    private final Random later;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -135,6 +137,7 @@ public final class ProgramGenerator {
         this.seed = seed;
         this.rnd = new Random(seed * 0x9E3779B97F4A7C15L + 12345);
         this.late = new Random(seed * 0x2545F4914F6CDD1DL + 777);
+        this.later = new Random(seed * 0x5851F42D4C957F2DL + 4242);
     }
 
     /**
@@ -1000,7 +1003,9 @@ public final class ProgramGenerator {
         features.add("exit:" + jump + (uniform ? "-uniform" : "-divergent"));
         if (jump.equals("return") && !nest && chance(0.25)) {
             // the original is valid: threads that returned have exited, and exited threads do not hold up a barrier
-            body.add(Code.same(ind + "__syncthreads();"));
+            // the CPU reference runs the threads one after another, and the result (sums of the
+            // children's atomicAdds) does not depend on their order: the barrier has no counterpart
+            body.add(new Code(ind + "__syncthreads();", ind + "/* __syncthreads() */"));
             features.add("exit:barrier-after");
         }
         if (chance(0.6)) {
@@ -1234,6 +1239,15 @@ public final class ProgramGenerator {
         };
     }
 
+    /** @return the generator of shape {@code s}'s draws ({@link Shape#generation}) */
+    private Random generator(Shape s) {
+        return switch (s.generation()) {
+            case 1 -> late;
+            case 2 -> later;
+            default -> rnd;
+        };
+    }
+
     private Program build(Set<Shape> requested) {
         makeHelpers();
         makeChildren();
@@ -1255,7 +1269,7 @@ public final class ProgramGenerator {
             // a shape added after the GPU run of 2026-11-22 draws from its own generator, so that every
             // other draw of a seed stays the same (a seed that draws it only gains its kernel)
             if (s != Shape.RANDOM && (requested == null
-                    ? (s.late() ? late.nextDouble() < s.probability : chance(s.probability))
+                    ? (s.generation() > 0 ? generator(s).nextDouble() < s.probability : chance(s.probability))
                     : requested.contains(s))) {
                 shapes.add(s);
             }
@@ -1266,8 +1280,8 @@ public final class ProgramGenerator {
                 continue;
             }
             Random main = rnd;
-            if (s.late()) {
-                rnd = late;
+            if (s.generation() > 0) {
+                rnd = generator(s);
             }
             int count = chance(0.25) ? 2 : 1;
             for (int i = 0; i < count; i++) {

@@ -93,7 +93,7 @@ public enum Shape {
      * a function ({@code unsigned g(unsigned)}) or unnamed, a {@code __grid_constant__} struct, and
      * a launch that leaves a default argument out. The argument record declared {@code int d[8];}
      * and {@code int[4] klap_unnamed2;}, which do not compile, and a launch that left a default out
-     * was not aggregated. Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     * was not aggregated. Drawn from a third generator ({@link #generation}).
      */
     PARAM_FORMS("param-forms", 0.2),
     /**
@@ -101,13 +101,23 @@ public enum Shape {
      * alias that is not a plain assignment: {@code (c ? x : y) = v}, a constructor keeping a
      * reference ({@code Ref r(x); r.set(v);}), an array member decayed to a pointer, a reference
      * range-for over it, {@code *s.c = v}. Each left the local uniform, so a launch passing it was
-     * scalarized (every child of a group read one thread's value). Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     * scalarized (every child of a group read one thread's value). Drawn like {@link #PARAM_FORMS}.
      */
     ALIASES("aliases", 0.2);
 
-    /** @return true for the shapes added after the GPU run of 2026-11-22, drawn from a generator of their own */
-    boolean late() {
-        return this == EXIT_AFTER_LAUNCH || this == IN_PLACE_LOOP || this == MACROS || this == PARAM_FORMS || this == ALIASES;
+    /**
+     * @return the generator a default program draws this shape and its kernel from: 0 for the
+     *         shapes of the first GPU run (the program's own generator), 1 for those added on
+     *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
+     *         (PARAM_FORMS, ALIASES). Each later group has a generator of its own, so that adding
+     *         it changes no draw of the earlier ones: an older seed's program only gains kernels
+     */
+    int generation() {
+        return switch (this) {
+            case EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS -> 1;
+            case PARAM_FORMS, ALIASES -> 2;
+            default -> 0;
+        };
     }
 
     /** the name on the command line ({@code --shape=NAME}) and in the programs' {@code Shapes:} line */
