@@ -188,6 +188,13 @@ final class SitePlanner {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
                     + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
         }
+        for (Param q : child.params()) {
+            if (ctx.slice(q.range()).contains("...")) {
+                // one record member per parameter: a pack has no fixed number of members
+                return new Refusal("child kernel '" + l.kernelName() + "' has a function parameter pack ('"
+                        + ctx.slice(q.range()).strip() + "'); its launch is not aggregated", "argument-count");
+            }
+        }
         if (l.args().size() > child.params().size()) {
             return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
                     + child.params().size() + " parameters; it is not aggregated", "argument-count");

@@ -359,4 +359,17 @@ class AggregationPassTest {
             assertEquals(0, r.sites());
         }
     }
+
+    /** A child with a function parameter pack has no fixed record: its launch stays as written, and the warning says why. */
+    @Test
+    void childWithAParameterPackIsLeftAsWrittenWithTheReason() {
+        String code = """
+                template <typename... Ts> __global__ void child(int* out, Ts... args) { out[threadIdx.x] = sizeof...(args); }
+                __global__ void parent(int* out) { child<int, float><<<1, 1>>>(out + threadIdx.x, 1, 2.0f); }
+                """;
+        var r = Check.run(code, Granularity.WARP);
+        assertTrue(r.diagnostics().stream().anyMatch(d -> d.message().contains("function parameter pack ('Ts... args')")),
+                r.diagnostics().toString());
+        assertEquals(0, r.sites());
+    }
 }
