@@ -103,8 +103,8 @@ final class Writes {
                 continue;
             }
             Expr base = e;
-            while (base instanceof Expr.Subscript s) {
-                base = s.array();
+            while (base instanceof Expr.Subscript || base instanceof Expr.Unary u && u.op().equals("()")) {
+                base = base instanceof Expr.Subscript s ? s.array() : ((Expr.Unary) base).operand();
             }
             if (base != e && base instanceof Expr.Member m && !m.arrow() && !m.pointer()) {
                 e = m;

@@ -55,14 +55,15 @@ class WritesAndSyncTest {
                   S b; b.m[1][0] = threadIdx.x;
                   S c; c.in[1].v = threadIdx.x;
                   S d; int& r = d.c[1]; r = threadIdx.x;
+                  S h; (h.c)[1] = threadIdx.x;
                   S e; e.c[0] = 1;
                   S f; f.p = out; f.p[0] = threadIdx.x;
                   S g; g.q = nullptr; g.q->v = threadIdx.x;
-                  out[0] = a.c[0] + b.m[0][0] + c.in[0].v + d.c[0] + e.c[0] + f.c[0] + g.c[0];
+                  out[0] = a.c[0] + b.m[0][0] + c.in[0].v + d.c[0] + e.c[0] + f.c[0] + g.c[0] + h.c[0];
                 }
                 """);
         Set<String> d = divergent(u, "k");
-        assertTrue(d.containsAll(Set.of("a", "b", "c", "d")), d.toString());
+        assertTrue(d.containsAll(Set.of("a", "b", "c", "d", "h")), d.toString());
         assertFalse(d.contains("e"), "a uniform store: " + d);
         assertFalse(d.contains("f"), "a store through a pointer member: " + d);
         assertFalse(d.contains("g"), "a store through a member pointer: " + d);
