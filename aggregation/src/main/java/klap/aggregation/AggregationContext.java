@@ -44,9 +44,23 @@ final class AggregationContext {
         this.syncs = new SyncSites(unit);
         for (FunctionDef f : unit.functions()) {
             if (f.kind() == FunctionDef.Kind.KERNEL) {
-                kernels.putIfAbsent(f.name(), f);
+                if (kernels.putIfAbsent(f.name(), f) != null) {
+                    ambiguous.add(f.name());
+                }
             }
         }
+    }
+
+    /** the unqualified names that more than one kernel definition of the unit has (namespaces, overloads) */
+    private final java.util.Set<String> ambiguous = new java.util.HashSet<>();
+
+    /**
+     * @return true if the unit defines more than one kernel named {@code name} (in different
+     *         namespaces, or overloaded): klap matches launches to kernels by name, so it cannot tell
+     *         which one a launch calls
+     */
+    boolean ambiguous(String name) {
+        return ambiguous.contains(simpleName(name));
     }
 
     /** @return which values of {@code f} are uniform across a warp or block (computed once) */

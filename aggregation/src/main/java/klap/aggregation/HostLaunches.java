@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import klap.model.Expr;
 import klap.model.FunctionDef;
+import klap.model.Param;
 import klap.transform.EditSet;
 import klap.transform.Trees;
 
@@ -90,9 +91,21 @@ final class HostLaunches {
 
     /** A host launch of kernel {@code k}: the twin with a fresh state if {@code k} has one, and the pool prepared. */
     private void launch(Expr.Launch l, FunctionDef k, EditSet out) {
-        if (plans.hasKernelState(k)) {
+        String defaults = omittedDefaults(l, k);
+        if (plans.hasKernelState(k) && ctx.ambiguous(k.name())) {
+            ctx.warn(l.range().offset(), "this file defines more than one kernel named '" + k.name() + "'; klap does not "
+                    + "tell which one this host launch calls, so it runs it as written, not aggregated", "child-ambiguous");
+        } else if (plans.hasKernelState(k) && defaults == null) {
+            ctx.warn(l.range().offset(), "host launch of '" + k.name() + "' leaves parameters to default arguments that "
+                    + "klap cannot repeat here (a default given only by an earlier declaration, or a kernel in a "
+                    + "namespace or class, whose defaults may name what this scope does not see); it runs '" + k.name()
+                    + "' as written, not aggregated: pass every argument to aggregate it", "argument-count");
+        } else if (plans.hasKernelState(k)) {
+            // the twin's klap_ks comes after every parameter, so the omitted defaults are written out before it
+            // (a default argument is evaluated at the call, C++ [dcl.fct.default]/9: the same value here);
             // the state is freed in stream order right after the launch (no host synchronization)
-            out.insert(l.argsRange().end(), (l.args().isEmpty() ? "" : ", ") + "klap::host_kstate(" + plans.stateSize(k) + ")");
+            out.insert(l.argsRange().end(), defaults + (l.args().isEmpty() && defaults.isEmpty() ? "" : ", ")
+                    + "klap::host_kstate(" + plans.stateSize(k) + ")");
             out.replace(l.calleeRange().offset(), l.calleeRange().end(),
                     "(" + CudaText.renamed(cuda.slice(l.calleeRange()), k.name(), CudaText.twinName(k)));
             out.insert(l.range().end(), ", klap::host_kstate_done())");
@@ -105,6 +118,26 @@ final class HostLaunches {
         } else {
             out.insert(l.block().range().end(), ", 0, klap::host_prepare()");
         }
+    }
+
+    /**
+     * @return the text of the default arguments that host launch {@code l} leaves out, each
+     *         preceded by {@code ", "} (or none first if {@code l} passes no argument): empty if it
+     *         passes every argument; null if one of them is not given by {@code k}'s definition, or
+     *         {@code k} is in a namespace or class (its defaults may name what the call's scope does
+     *         not see)
+     */
+    private String omittedDefaults(Expr.Launch l, FunctionDef k) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = l.args().size(); i < k.params().size(); i++) {
+            Param p = k.params().get(i);
+            if (!p.hasDefault() || !k.namespace().isEmpty() || k.memberOf() != null) {
+                return null;
+            }
+            String def = p.defaultArgument(ctx.text).substring(1).strip();
+            sb.append(i == 0 ? "" : ", ").append('(').append(def).append(')');
+        }
+        return sb.toString();
     }
 
     /**

@@ -168,6 +168,12 @@ final class SitePlanner {
 
     /** @return why klap cannot build the aggregated variant {@code l} needs, or null if it can */
     private Refusal refusal(Expr.Launch l, FunctionDef child) {
+        if (ctx.ambiguous(l.kernelName())) {
+            // the variant would be built from one of them, whichever the launch calls (a silent miscompile)
+            return new Refusal("this file defines more than one kernel named '" + AggregationContext.simpleName(l.kernelName())
+                    + "' (in different namespaces, or overloaded); klap does not tell which one this launch calls, "
+                    + "so it is not aggregated; give the kernels different names to aggregate it", "child-ambiguous");
+        }
         if (child == null) {
             return new Refusal("child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
                     + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");

@@ -372,4 +372,46 @@ class AggregationPassTest {
                 r.diagnostics().toString());
         assertEquals(0, r.sites());
     }
+
+    /**
+     * Two kernels named {@code child} in different namespaces: klap matches launches by name, and
+     * built every variant from the first definition, so {@code ns::p1}'s launch ran the global
+     * {@code child}'s body (a silent miscompile). Each such launch now stays as written, with the reason.
+     */
+    @Test
+    void launchOfAKernelNameDefinedTwiceIsLeftAsWritten() {
+        String code = """
+                __global__ void child(int* out, int v) { out[threadIdx.x] = v + 1; }
+                __global__ void p2(int* out) { child<<<1, 1>>>(out, threadIdx.x); }
+                namespace ns {
+                __global__ void child(int* out, int v) { out[threadIdx.x] = v; }
+                __global__ void p1(int* out) { child<<<1, 1>>>(out, threadIdx.x); }
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertEquals(2, r.diagnostics().stream().filter(d -> d.id().equals("child-ambiguous")).count(), r.diagnostics().toString());
+            assertEquals(0, r.sites());
+        }
+    }
+
+    /**
+     * Kernel granularity: a host launch that leaves a parent's default argument out passes it
+     * explicitly to the twin, before {@code klap_ks} (it was bound to the defaulted parameter, and
+     * the output did not compile).
+     */
+    @Test
+    void hostLaunchOfATwinWritesOutTheOmittedDefaults() {
+        String code = """
+                __global__ void child(int* out, int v) { out[threadIdx.x] = v; }
+                __global__ void parent(int* out, int n = 5) { if (threadIdx.x < n) child<<<1, 1>>>(out, threadIdx.x); }
+                __global__ void all(int n = 3) { if (threadIdx.x < n) child<<<1, 1>>>(nullptr, threadIdx.x); }
+                int main() { parent<<<1, 32>>>(nullptr); parent<<<1, 32>>>(nullptr, 7); all<<<1, 32>>>(); return 0; }
+                """;
+        var r = Check.run(code, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(), "parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(nullptr, (5), klap::host_kstate(",
+                "parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(nullptr, 7, klap::host_kstate(",
+                "all_klap_grid<<<1, 32, 0, klap::host_prepare()>>>((3), klap::host_kstate(");
+    }
 }
