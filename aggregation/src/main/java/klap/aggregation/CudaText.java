@@ -152,14 +152,12 @@ final class CudaText {
 
     /**
      * @return the declaration of parameter {@code p} named {@code name}, in its adjusted type (an
-     *         array or function parameter declares a pointer, {@link Param#declaration}), without default
-     *         and without {@code __grid_constant__}, which only a kernel's own parameter may carry
+     *         array or function parameter declares a pointer), without default and without
+     *         {@code __grid_constant__} ({@link Param#variableDeclaration})
      */
     private String paramWithName(Param p, String name) {
-        return GRID_CONSTANT.matcher(p.declaration(text, name)).replaceAll(" ").replaceAll("\\s+", " ").strip();
+        return p.variableDeclaration(text, name);
     }
-
-    private static final Pattern GRID_CONSTANT = Pattern.compile("(?<![A-Za-z0-9_])__grid_constant__(?![A-Za-z0-9_])");
 
     /**
      * @return the declaration of parameter {@code p}, the {@code i}-th, named by its field, in its

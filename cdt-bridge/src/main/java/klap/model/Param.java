@@ -66,6 +66,21 @@ public record Param(String name, SourceRange range, SourceRange nameRange, int n
         return (before + (gap ? " " : "") + n + after).strip();
     }
 
+    /**
+     * The parameter as a variable or struct member of its type: {@link #declaration} on one line,
+     * without {@code __grid_constant__}, which only a kernel's own parameter may carry (nvcc rejects
+     * it elsewhere): {@code const __grid_constant__ S s} -> {@code const S x}.
+     *
+     * @param unitText the text of the file that holds the parameter
+     * @param newName  an identifier
+     */
+    public String variableDeclaration(String unitText, String newName) {
+        return GRID_CONSTANT.matcher(declaration(unitText, newName)).replaceAll(" ").replaceAll("\\s+", " ").strip();
+    }
+
+    private static final java.util.regex.Pattern GRID_CONSTANT =
+            java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])__grid_constant__(?![A-Za-z0-9_])");
+
     /** @return true if the declaration gives a default argument */
     public boolean hasDefault() {
         return declEnd < range.end();

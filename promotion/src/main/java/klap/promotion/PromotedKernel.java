@@ -308,12 +308,12 @@ final class PromotedKernel {
     }
 
     /**
-     * @return the parameter's declaration in its adjusted type ({@code int a[4]} -> {@code int (*a)},
-     *         {@link Param#declaration}), without a default argument and {@code __grid_constant__},
-     *         on one line: usable as a parameter and as a local
+     * @return the parameter's declaration in its adjusted type ({@code int a[4]} -> {@code int (*a)}),
+     *         without a default argument and {@code __grid_constant__}, on one line
+     *         ({@link Param#variableDeclaration}): usable as a parameter and as a local
      */
     private String declaration(Param p) {
-        return p.declaration(src.text(), p.name()).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip();
+        return p.variableDeclaration(src.text(), p.name());
     }
 
     /**

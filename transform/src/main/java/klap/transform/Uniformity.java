@@ -202,27 +202,19 @@ public final class Uniformity {
      * (c ? a : b) = v} writes {@code a} in some threads and {@code b} in others).
      */
     private boolean assigned(Expr lhs, boolean uniformValue, boolean divergentControl) {
-        if (lhs instanceof Expr.Conditional c) {
-            boolean choice = divergentControl || !isUniform(c.cond());
-            return assigned(c.then(), uniformValue, choice) | assigned(c.otherwise(), uniformValue, choice);
-        }
-        if (lhs instanceof Expr.Unary u && u.op().equals("()")) {
-            return assigned(u.operand(), uniformValue, divergentControl);
-        }
-        if (lhs instanceof Expr.Binary b && (b.op().equals(",") || b.isAssignment())) {
-            // (x, a) = v stores into a; (a = w) = v and (a += w) = v into a, after the inner store
-            return assigned(b.op().equals(",") ? b.rhs() : b.lhs(), uniformValue, divergentControl);
-        }
-        if (lhs instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("--pre"))) {
-            return assigned(u.operand(), uniformValue, divergentControl);
-        }
-        String target = localName(lhs);
-        if (target == null) {
-            // assignment through a member of a local struct: the struct becomes divergent
-            target = rootLocal(lhs);
-            uniformValue = uniformValue && target != null && uniformTarget(lhs);
-        }
-        return target != null && (divergentControl || !uniformValue) && divergentLocals.add(target);
+        boolean[] changed = {false};
+        Writes.lvalueLeaves(lhs, List.of(), (leaf, choices) -> {
+            boolean control = divergentControl || !choices.stream().allMatch(this::isUniform);
+            String target = localName(leaf);
+            boolean value = uniformValue;
+            if (target == null) {
+                // assignment through a member of a local struct: the struct becomes divergent
+                target = rootLocal(leaf);
+                value = value && target != null && uniformTarget(leaf);
+            }
+            changed[0] |= target != null && (control || !value) && divergentLocals.add(target);
+        });
+        return changed[0];
     }
 
     /**

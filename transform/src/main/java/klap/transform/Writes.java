@@ -58,30 +58,40 @@ final class Writes {
     }
 
     /**
-     * @return every variable the lvalue {@code e} may designate: {@link #root} of {@code e}, and
-     *         through the lvalue forms that choose or yield one: both operands of {@code c ? a : b},
-     *         the right operand of a comma, the target of an assignment or prefix {@code ++}/{@code --}
-     *         ({@code (a = b) = t}); empty if none is a variable
+     * @return every variable the lvalue {@code e} may designate: {@link #root} of each of its
+     *         {@link #lvalueLeaves}; empty if none is a variable
      */
     static Set<String> roots(Expr e) {
         Set<String> out = new java.util.LinkedHashSet<>();
-        addRoots(e, out);
-        return out;
-    }
-
-    private static void addRoots(Expr e, Set<String> out) {
-        if (e instanceof Expr.Conditional c) {
-            addRoots(c.then(), out);
-            addRoots(c.otherwise(), out);
-        } else if (e instanceof Expr.Binary b && (b.op().equals(",") || b.isAssignment())) {
-            addRoots(b.op().equals(",") ? b.rhs() : b.lhs(), out);
-        } else if (e instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("()"))) {
-            addRoots(u.operand(), out);
-        } else {
-            String r = root(e);
+        lvalueLeaves(e, List.of(), (leaf, choices) -> {
+            String r = root(leaf);
             if (r != null) {
                 out.add(r);
             }
+        });
+        return out;
+    }
+
+    /**
+     * Calls {@code f} with each expression the lvalue {@code e} may designate and the conditions
+     * that choose it: both arms of {@code c ? a : b} (chosen by {@code c}), the right operand of a
+     * comma, the target of an assignment or prefix {@code ++}/{@code --} ({@code (a = b) = t}), the
+     * inside of parentheses; any other expression is a leaf itself.
+     *
+     * @param choices the conditions that chose {@code e} so far
+     */
+    static void lvalueLeaves(Expr e, List<Expr> choices, java.util.function.BiConsumer<Expr, List<Expr>> f) {
+        if (e instanceof Expr.Conditional c) {
+            List<Expr> more = new ArrayList<>(choices);
+            more.add(c.cond());
+            lvalueLeaves(c.then(), more, f);
+            lvalueLeaves(c.otherwise(), more, f);
+        } else if (e instanceof Expr.Binary b && (b.op().equals(",") || b.isAssignment())) {
+            lvalueLeaves(b.op().equals(",") ? b.rhs() : b.lhs(), choices, f);
+        } else if (e instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("()"))) {
+            lvalueLeaves(u.operand(), choices, f);
+        } else {
+            f.accept(e, choices);
         }
     }
 
