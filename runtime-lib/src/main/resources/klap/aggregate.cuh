@@ -76,12 +76,6 @@ struct agg_scan_op {
 
 }  // namespace detail
 
-// What agg_begin does when the pool has no room for the group's slots.
-//   fail               wait up to KLAP_POOL_WAIT_MS, then report the exhaustion and trap (pool_alloc)
-//   launch_as_written  wait up to KLAP_POOL_FALLBACK_WAIT_US, then run the site in direct mode: each
-//                      thread launches its own recorded launch as written, with the original
-//                      kernel, at flush (pool_alloc_or_null); flush needs the `direct` launcher
-enum class on_full { fail, launch_as_written };
 
 // The state of one aggregated launch site for one group instance (returned by agg_begin).
 //   cfg, args  the group's slot arrays in the pool, n entries each; both null in direct mode (the

@@ -21,12 +21,16 @@
 //
 // Generated code (klap --granularity=kernel):
 //   __global__ void parent(P..., klap::kstate* klap_ks) {
-//     [&]() { ... klap::krecord<Args>(klap_ks, SITE, grid, block, smem, stream, Args(args)); ... }();
+//     [&]() { ... klap::krecord<Args>(klap_ks, SITE, grid, block, smem, stream, Args(args)
+//                                      [, DIRECT: the launch as written, for when the pool is full]); ... }();
 //     klap::kfinish(klap_ks, [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st)
 //                               -> cudaError_t { child_klap_kagg<<<g, b, sm, st>>>(s, ...); ... });
 //   }
 //   __global__ void child_klap_kagg(const klap::ksite* klap_site, ...) {
 //     klap::vctx v; const void* rec; if (!klap::kchild_enter(klap_site, v, rec)) return; ...
+// POOL FULL: in kernels without tail launches of their own, krecord gets DIRECT; a record that
+// finds no room marks the grid degraded and its launches go out as written, into
+// cudaStreamTailLaunch, from then on (see krecord; docs/robustness.md).
 #ifndef KLAP_KERNEL_CUH
 #define KLAP_KERNEL_CUH
 
@@ -74,7 +78,11 @@ constexpr unsigned long long kmax_records = (1ull << 24) - 1ull;
 //   packed       (records << 40) | total blocks, advanced by krecord's single fetch_add
 //   max_threads  max over records of block.x*block.y*block.z
 //   max_smem     max over records of the dynamic shared memory
-//   chunk[c]     record storage: kcfg[cap] then Args[cap] (cap = 1024 << c), or null; from the pool
+//   chunk[c]     record storage: kcfg[cap] then Args[cap] (cap = 1024 << c), or null; from the pool;
+//                detail::kchunk_missing() if the pool had no room for it (its records' launches
+//                went out as written, see krecord: the child's blocks of those records do nothing)
+//   first_excl[c]  blocks_excl of chunk c's first record (written by the thread that took that
+//                record, before it published chunk[c]): where chunk c's blocks begin
 //   refs         blocks of this site's aggregated child that have not yet read their records
 //                (set by kfinish before the launch, counted down by kchild_release)
 //   owner        the kstate this site belongs to (set by kfinish before the launch)
@@ -84,6 +92,7 @@ struct ksite {
   unsigned max_threads;
   unsigned max_smem;
   char* chunk[kchunk_count];
+  unsigned long long first_excl[kchunk_count];
   unsigned long long refs;
   kstate* owner;
 };
@@ -93,14 +102,21 @@ struct ksite {
 // kstate_new only).
 //   refs    kfinish's own reference plus one per launched site not yet released by its child
 //   pooled  1: from the pool (kstate_new), freed on the device when refs reaches 0; 0: the host's
-//           (host_kstate), freed by the host in stream order after the launch
+//           (host_kstate), freed by the host in stream order after the launch; 2: the
+//           "unavailable" state kstate_new gives when the pool has no room (never freed, no sites)
+//   degraded  0, or 1 once a launch of this grid found no pool memory for its record (krecord
+//           with a direct launcher): from then on the grid's launches go out as written, into
+//           cudaStreamTailLaunch (see krecord)
 struct kstate {
   unsigned long long done_blocks;
   unsigned long long nsites;
   unsigned long long refs;
   unsigned long long pooled;
+  unsigned long long degraded;
   ksite site[1];  // nsites entries
 };
+
+constexpr unsigned long long kstate_unavailable_tag = 2ull;
 
 namespace detail {
 
@@ -121,21 +137,55 @@ __device__ inline unsigned long long kvolume(const dim3& d) {
   return static_cast<unsigned long long>(d.x) * d.y * d.z;
 }
 
-// The storage of chunk c of s, allocating it if the caller took its first index, else waiting
-// until the thread that did has published it (that thread is running: no deadlock; independent
-// thread scheduling lets lanes of one warp make progress separately).
+// The chunk pointer of a chunk that the pool had no room for (ksite::chunk).
+__device__ inline char* kchunk_missing() { return reinterpret_cast<char*>(static_cast<unsigned long long>(16)); }
+
+// The first chunk of s that holds records (not kchunk_missing), or kchunk_count if none does.
+__device__ inline unsigned kchunk_first_held(const ksite* s) {
+  const unsigned long long count = s->packed >> kindex_shift;
+  for (unsigned c = 0; c < kchunk_count && kfirst(c) < count; ++c)
+    if (s->chunk[c] != kchunk_missing()) return c;
+  return kchunk_count;
+}
+
+// The storage of chunk c of site s of ks, allocating it if the caller took its first index
+// (whose blocks_excl is `excl`), else waiting until the thread that did has published it (that
+// thread is running: no deadlock; independent thread scheduling lets lanes of one warp make
+// progress separately). full == on_full::launch_as_written: when the pool has no room, marks ks
+// degraded and publishes kchunk_missing() (returned to every thread of the chunk); otherwise
+// pool_alloc reports the exhaustion and traps.
 template <class Args>
-__device__ char* kchunk(ksite& s, unsigned c, bool first) {
+__device__ char* kchunk(kstate* ks, ksite& s, unsigned c, bool first, unsigned long long excl, on_full full) {
   cuda::atomic_ref<char*, cuda::thread_scope_device> slot(s.chunk[c]);
   if (first) {
-    char* p = static_cast<char*>(pool_alloc(kargs_offset(c) + kcap(c) * sizeof(Args),
-                                                "a chunk of kernel-granularity launch records (klap::krecord)"));
+    s.first_excl[c] = excl;  // published by the release store below
+    const unsigned long long bytes = kargs_offset(c) + kcap(c) * sizeof(Args);
+    const char* what = "a chunk of kernel-granularity launch records (klap::krecord)";
+    char* p = static_cast<char*>(
+        full == on_full::fail
+            ? pool_alloc(bytes, what)
+            : pool_alloc_or_null(bytes, what,
+                                 "from then on, the parent grid launches its children as written, into "
+                                 "cudaStreamTailLaunch"));
+    if (p == nullptr) {
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->degraded)
+          .store(1ull, cuda::std::memory_order_release);
+      p = kchunk_missing();
+    }
     slot.store(p, cuda::std::memory_order_release);
     return p;
   }
   char* p;
   while ((p = slot.load(cuda::std::memory_order_acquire)) == nullptr) __nanosleep(64);
   return p;
+}
+
+// A launch as written, into cudaStreamTailLaunch, by `direct` (generated: the callee as the user
+// wrote it, its arguments the record's fields); a failed launch is reported (check_launch).
+template <class Args, class D>
+__device__ void klaunch_as_written(D& direct, dim3 grid, dim3 block, unsigned smem, const Args& a) {
+  check_launch(direct(grid, block, smem, cudaStreamTailLaunch, a),
+               "a launch as written into cudaStreamTailLaunch (kernel granularity, klap's pool full)");
 }
 
 }  // namespace detail
@@ -146,13 +196,34 @@ namespace {
 // atomic scan (KLAP II-B). Not collective: any thread, any control flow, any number of times.
 // A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): more than 2^24 records
 // at one site, or more than 2^40 blocks in total.
-template <class Args>
+// WHEN THE POOL IS FULL. Without `direct`, the record chunk comes from pool_alloc (report and trap
+// on exhaustion). With one direct launcher (generated code, for a parent whose launches are never
+// into cudaStreamTailLaunch: klap decides that at compile time),
+//     direct(grid, block, smem, stream, args) -> cudaError_t   launches the original child as written
+// the chunk comes from pool_alloc_or_null; if the pool has no room, ks is marked degraded, and
+// every launch of this grid whose record has no storage, or that is made after it saw the mark,
+// goes out at once, as written, into cudaStreamTailLaunch. Why that keeps the program's meaning:
+// tail launches run after the parent grid and everything it launched, so after every aggregated
+// grid of kfinish, and one after another in the order they were made; a launch that happens
+// after a degraded one (in the program's order, or after a __syncthreads()) sees the mark and is
+// a tail launch too. So launches that one thread, or one block's NULL stream, ordered keep their
+// order. A parent that makes tail launches of its own gets no direct launcher: its children would
+// run before children that the program orders before them.
+template <class Args, class... D>
 __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsigned smem, cudaStream_t stream,
-                        const Args& a) {
+                        const Args& a, D&&... direct) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
   static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
+  static_assert(sizeof...(D) <= 1, "klap: krecord takes at most one direct launcher");
+  constexpr on_full full = sizeof...(D) == 0 ? on_full::fail : on_full::launch_as_written;
   const unsigned long long blocks = detail::kvolume(grid);
   if (blocks == 0ull || detail::kvolume(block) == 0ull) return;  // no block would ever release the records
+  if (full == on_full::launch_as_written &&
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->degraded).load(cuda::std::memory_order_acquire) !=
+          0ull) {
+    (detail::klaunch_as_written(direct, grid, block, smem, a), ...);
+    return;
+  }
   ksite& s = ks->site[site];
   if (blocks > kblocks_mask) fail("child grid too large for kernel-granularity aggregation", "klap::krecord");
   const unsigned long long old = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(s.packed)
@@ -166,7 +237,11 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_smem).fetch_max(smem, cuda::std::memory_order_relaxed);
   const unsigned c = detail::kchunk_of(index);
   const unsigned long long off = index - detail::kfirst(c);
-  char* chunk = detail::kchunk<Args>(s, c, off == 0ull);
+  char* chunk = detail::kchunk<Args>(ks, s, c, off == 0ull, excl, full);
+  if (chunk == detail::kchunk_missing()) {  // only with a direct launcher; the record's blocks do nothing
+    (detail::klaunch_as_written(direct, grid, block, smem, a), ...);
+    return;
+  }
   ::new (static_cast<void*>(reinterpret_cast<kcfg*>(chunk) + off)) kcfg{grid, block, excl, smem, stream};
   ::new (static_cast<void*>(reinterpret_cast<Args*>(chunk + detail::kargs_offset(c)) + off)) Args(a);
 }
@@ -176,23 +251,25 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
 // bucket (j, q): ks->site[plain + j * nseq + q], q being the site's index among the nseq ordered
 // sites. kfinish launches the buckets j-major, so each thread's launches keep their order (one
 // aggregated grid per round and site). Errors: more than KLAP_KERNEL_MAX_ORDERED ordered
-// launches by one thread -> fail().
-template <class Args>
+// launches by one thread -> fail(). `direct`: as for krecord.
+template <class Args, class... D>
 __device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned q, unsigned& seq, dim3 grid, dim3 block,
-                            unsigned smem, cudaStream_t stream, const Args& a) {
+                            unsigned smem, cudaStream_t stream, const Args& a, D&&... direct) {
   if (detail::kvolume(grid) == 0ull) return;  // not a launch: takes no round
   if (seq >= KLAP_KERNEL_MAX_ORDERED)
     fail("a thread made more than KLAP_KERNEL_MAX_ORDERED ordered launches at kernel granularity; use "
          "--granularity=block or -DKLAP_KERNEL_MAX_ORDERED=<more>", "klap::krecord_seq");
-  krecord<Args>(ks, plain + seq * nseq + q, grid, block, smem, stream, a);
+  krecord<Args>(ks, plain + seq * nseq + q, grid, block, smem, stream, a, direct...);
   ++seq;
 }
 
-// The argument record of record 0 of a site (the launcher's scalar arguments come from it: they
-// are uniform over the grid, so any record holds the same value).
+// The argument record of the first record of a site that has one in memory (the launcher's scalar
+// arguments come from it: they are uniform over the grid, so any record holds the same value).
+// kfinish launches a site only if such a record exists.
 template <class Args>
 __device__ const Args& kfirst_args(const ksite* s) {
-  return *reinterpret_cast<const Args*>(s->chunk[0] + detail::kargs_offset(0));
+  const unsigned c = detail::kchunk_first_held(s);
+  return *reinterpret_cast<const Args*>(s->chunk[c] + detail::kargs_offset(c));
 }
 
 // The argument record of a child block's parent record (as found by kchild_enter).
@@ -216,10 +293,12 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   const unsigned long long packed =
       cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(s->packed).load(cuda::std::memory_order_acquire);
   if ((packed >> kindex_shift) == 0ull) return false;
+  const unsigned held = detail::kchunk_first_held(s);
+  if (held == kchunk_count) return true;  // every record's launch went out as written (pool full)
   const unsigned long long blocks = packed & kblocks_mask;
   if (blocks > 0x7FFFFFFFull)
     fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
-  const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[0]);
+  const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[held]);
   // the child's blocks release the records (kchild_release), then this state's reference
   s->owner = ks;
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs).fetch_add(1ull, cuda::std::memory_order_relaxed);
@@ -244,12 +323,15 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // pending-launch budget (pool.cuh: pending_acquire). Memory: each launched site holds a
 // reference to ks and its records until every block of its child has read them
 // (kchild_release); kfinish's own reference is dropped at the end, so a pooled state is freed by
-// whoever finishes last.
+// whoever finishes last. A site whose records all went out as written (pool full, see krecord)
+// launches no aggregated grid; its round still counts as one with launches. With the
+// "unavailable" state of kstate_new every launch went out as written: kfinish does nothing.
 template <class... L>
 __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
   __threadfence();
   __syncthreads();
   if (::threadIdx.x != 0 || ::threadIdx.y != 0 || ::threadIdx.z != 0) return;
+  if (ks->pooled == kstate_unavailable_tag) return;
   const unsigned long long blocks =
       static_cast<unsigned long long>(::gridDim.x) * ::gridDim.y * ::gridDim.z;
   const unsigned long long ticket =
@@ -273,7 +355,9 @@ __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
 }
 
 // Gives back a state made by kstate_new whose launch failed (no grid will ever use it).
-__device__ inline void kstate_discard(kstate* ks) { pool_free(ks); }
+__device__ inline void kstate_discard(kstate* ks) {
+  if (ks->pooled != kstate_unavailable_tag) pool_free(ks);
+}
 
 // Child side, right after a kernel-granularity child copied its record's arguments (generated
 // code calls it after kchild_enter and the copies, at the top of the kernel): from here on the
@@ -288,18 +372,33 @@ __device__ inline void kchild_release(const ksite* cs) {
     ksite* s = const_cast<ksite*>(cs);
     if (release_block(s->refs)) {
       for (unsigned c = 0; c < kchunk_count; ++c)
-        if (s->chunk[c] != nullptr) pool_free(s->chunk[c]);
+        if (s->chunk[c] != nullptr && s->chunk[c] != detail::kchunk_missing()) pool_free(s->chunk[c]);
       kdetail::kstate_unref(s->owner);
     }
   }
   __syncthreads();
 }
 
+// The state kstate_new gives when the pool has no room for one (on_full::launch_as_written): every
+// launch of the grid that gets it goes out as written, into cudaStreamTailLaunch (krecord), and
+// its kfinish does nothing. Never written after initialization; one per translation unit.
+static __device__ kstate kstate_unavailable = {0ull, 0ull, 0ull, kstate_unavailable_tag, 1ull, {}};
+
 // A zeroed kstate for `nsites` sites from the pool, for a device-launched kernel-granularity
-// parent (the aggregated child of a recursive kernel). Called by one thread.
-__device__ kstate* kstate_new(unsigned nsites) {
+// parent (the aggregated child of a recursive kernel). Called by one thread. When the pool has
+// no room: on_full::fail reports the exhaustion and traps (pool_alloc); on_full::launch_as_written
+// (generated code, for a child kernel that makes no tail launches of its own) gives
+// &kstate_unavailable after KLAP_POOL_FALLBACK_WAIT_US, so the child grid launches its own
+// children as written.
+__device__ kstate* kstate_new(unsigned nsites, on_full full = on_full::fail) {
   const unsigned long long bytes = detail::kstate_bytes(nsites);
-  unsigned long long* p = static_cast<unsigned long long*>(pool_alloc(bytes, "the state of a kernel-granularity child grid (klap::kstate_new)"));
+  const char* what = "the state of a kernel-granularity child grid (klap::kstate_new)";
+  void* raw = full == on_full::fail
+                  ? pool_alloc(bytes, what)
+                  : pool_alloc_or_null(bytes, what, "the child grid launches its children as written, into "
+                                                    "cudaStreamTailLaunch");
+  if (raw == nullptr) return &kstate_unavailable;
+  unsigned long long* p = static_cast<unsigned long long*>(raw);
   for (unsigned long long i = 0; i < bytes / 8ull; ++i) p[i] = 0ull;
   __threadfence();
   kstate* ks = reinterpret_cast<kstate*>(p);
@@ -317,15 +416,21 @@ namespace {
 // contain blockIdx.x (a search over the chunks' first offsets, then cuda::std::upper_bound inside
 // the chunk), fills v with the original indices (as child_enter does) and a with the record's
 // arguments. Returns false for threads past the original block size (the caller returns).
-// Errors: no record for this block (corrupt state) -> fail().
+// A block of a chunk that the pool had no room for (its records' launches went out as written,
+// krecord) releases the records with the whole block (kchild_release) and returns false for
+// every thread. Errors: no record for this block (corrupt state) -> fail().
 template <class Args>
 __device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
   const unsigned long long count = s->packed >> kindex_shift;
   const unsigned long long bid = ::blockIdx.x;
   unsigned c = 0;
   for (unsigned k = 1; k < kchunk_count && detail::kfirst(k) < count; ++k) {
-    if (reinterpret_cast<const kcfg*>(s->chunk[k])->blocks_excl <= bid) c = k;
+    if (s->first_excl[k] <= bid) c = k;
     else break;
+  }
+  if (s->chunk[c] == detail::kchunk_missing()) {
+    kchild_release(s);
+    return false;
   }
   const kcfg* cfg = reinterpret_cast<const kcfg*>(s->chunk[c]);
   const unsigned long long rest = count - detail::kfirst(c);

@@ -44,9 +44,11 @@
 // than the pool) the group launches its children as written, each thread its own launch, where
 // the aggregated launch would have been (aggregate.cuh); a one-time warning says so and
 // host_pool_fallbacks() counts it. This is the program's own behaviour, so it is correct; it is
-// slower, and it needs the device's pending-launch buffer the original program needed. Only
-// kernel-granularity records and states (kernel.cuh) still fail on exhaustion: they have no such
-// path once recorded.
+// slower, and it needs the device's pending-launch buffer the original program needed.
+// Kernel-granularity records and states (kernel.cuh krecord, kstate_new) use pool_alloc_or_null
+// too, in kernels that make no tail launches of their own: a record without room marks the parent
+// grid degraded, and its launches go out as written into cudaStreamTailLaunch from then on. In
+// other kernels they still fail on exhaustion.
 // Pending launches: pending_acquire/pending_release keep klap's own aggregated launches within a
 // share of the device's pending-launch limit (below).
 // Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
@@ -151,6 +153,16 @@ static __device__ inline void* pool_wait_alloc(const pool_view& v, unsigned long
 }
 
 }  // namespace detail
+
+// What a caller of the pool does when it has no room (aggregate.cuh agg_begin, kernel.cuh krecord
+// and kstate_new):
+//   fail               wait up to KLAP_POOL_WAIT_MS, then report the exhaustion and trap (pool_alloc)
+//   launch_as_written  wait up to KLAP_POOL_FALLBACK_WAIT_US (pool_alloc_or_null), then launch the
+//                      children as the program wrote them: agg_begin's group runs its site in direct
+//                      mode (each thread launches its own launch at flush); at kernel granularity the
+//                      parent grid launches its children as written into cudaStreamTailLaunch from
+//                      then on (kernel.cuh). The caller must hold the direct launcher.
+enum class on_full { fail, launch_as_written };
 
 // Allocates `bytes` bytes from this translation unit's pool and returns a 16-byte aligned device
 // pointer (bytes == 0 gives a valid pointer to 0 bytes); the memory is not zeroed, and the 16
@@ -354,9 +366,11 @@ static inline unsigned host_pool_error() {
   return e;
 }
 
-// HOST. How many times a group of this translation unit found no room in the pool on the current
-// device and launched its children as written instead of aggregated (pool_dev.fallbacks; see
-// klap::pool_alloc_or_null). 0 if none, or if it cannot be read (after a trap).
+// HOST. How many times an allocation of this translation unit found no room in the pool on the
+// current device and its launches went out as written instead of aggregated: a group's slots
+// (klap::agg_begin), a chunk of kernel-granularity records (klap::krecord) or a kernel-granularity
+// state (klap::kstate_new) (pool_dev.fallbacks; see klap::pool_alloc_or_null). 0 if none, or if
+// it cannot be read (after a trap).
 static inline unsigned long long host_pool_fallbacks() {
   unsigned long long n = 0;
   if (cudaMemcpyFromSymbol(&n, pool_dev, sizeof(n), offsetof(pool_state, fallbacks)) != cudaSuccess) return 0ull;

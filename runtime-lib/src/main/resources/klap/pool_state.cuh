@@ -185,8 +185,9 @@ static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
 //   error      0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
 //              launch failed, ...); read from the host with klap::host_pool_error()
 //   warned     1 once the one-time "launching as written" warning was printed (pool.cuh)
-//   fallbacks  groups whose aggregated launch site found no pool memory and launched their
-//              children as written instead (klap::agg_begin); klap::host_pool_fallbacks()
+//   fallbacks  allocations that found no pool memory and whose launches went out as written
+//              instead: groups of an aggregated launch site (klap::agg_begin), kernel-granularity
+//              record chunks and states (klap::krecord, klap::kstate_new); klap::host_pool_fallbacks()
 //   pending    klap's aggregated launches whose child grid has not yet released its records,
 //              i.e. launches the device runtime may still hold pending (aggregate.cuh, kernel.cuh)
 //   budget     how many of those may be pending at once (0 = not read yet): a share of the
