@@ -280,15 +280,21 @@ final class CudaText {
         return sb.append("); return klap::launch_result(klap_pre); }").toString();
     }
 
-    /** Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord). */
+    /**
+     * Replaces a kernel-granularity launch: the out-of-order atomic scan records it (klap::krecord).
+     * In a kernel that makes no tail launch ({@link SitePlans#tailFallback}) the record call also
+     * gets the launcher of the launch as written ({@link #asWritten}), which the runtime uses, into
+     * cudaStreamTailLaunch, when the pool has no room for the record.
+     */
     String krecordCall(SitePlan s, EditSet fine) {
         List<SitePlan> ks = plans.kernelSites(s.fn());
+        String direct = plans.tailFallback(s.fn()) ? ", " + asWritten(s) : "";
         if (plans.perRound(s)) {
             List<SitePlan> rs = plans.roundSites(s.fn());
             return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
-                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + ");";
+                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + direct + ");";
         }
-        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + ");";
+        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + direct + ");";
     }
 
     /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
@@ -335,9 +341,13 @@ final class CudaText {
                 + "return klap_e;";
     }
 
-    /** Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates its own launches. */
+    /**
+     * Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates
+     * its own launches; for a child without tail launches, one that lets the child launch as
+     * written when the pool has no room for the state ({@link SitePlans#tailFallback}).
+     */
     private String childState(FunctionDef child) {
-        return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child) + "); "
-                : "";
+        return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child)
+                + (plans.tailFallback(child) ? ", klap::on_full::launch_as_written" : "") + "); " : "";
     }
 }

@@ -69,6 +69,11 @@ final class SitePlanner {
     private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
             "cudaStreamWaitEvent");
 
+    /** Stream arguments (spaces removed) that are certainly not {@code cudaStreamTailLaunch}. */
+    private static final Set<String> NOT_TAIL = Set.of("0", "0u", "NULL", "nullptr", "(cudaStream_t)0",
+            "(cudaStream_t)NULL", "(cudaStream_t)nullptr", "cudaStream_t(0)", "cudaStream_t()", "cudaStream_t{}",
+            "cudaStreamFireAndForget");
+
     private final AggregationContext ctx;
     private final MallocAggregation mallocs;
     private final List<SitePlan> sites = new ArrayList<>();
@@ -545,7 +550,74 @@ final class SitePlanner {
                 changed = true;
             }
         }
-        return new SitePlans(sites, unaggregated.size());
+        Set<FunctionDef> tailFallback = tailFallbackKernels();
+        Set<FunctionDef> noted = new HashSet<>();
+        for (SitePlan s : sites) {
+            if (s.gridWide() && !tailFallback.contains(s.fn()) && noted.add(s.fn())) {
+                ctx.note(s.launch().range().offset(), "if klap's pool has no room for the records of kernel '"
+                        + s.fn().name() + "', klap reports it and stops the program: its launches cannot go out as "
+                        + "written instead, because it may make tail launches (a stream argument other than 0 or "
+                        + "cudaStreamFireAndForget); raise --pool-size if that happens", "kernel-no-fallback");
+            }
+        }
+        return new SitePlans(sites, unaggregated.size(), tailFallback);
+    }
+
+    /**
+     * The kernels whose launches at kernel granularity may go out as written, into
+     * {@code cudaStreamTailLaunch}, when klap's pool has no room for their records (issue 11,
+     * "falls back to a correct path where one exists"; kernel.cuh {@code krecord}): those that make
+     * no launch that may itself be a tail launch, directly or through the {@code __device__}
+     * functions of the unit they call. A tail launch of the program runs after every child of its
+     * grid, also children launched after it; a fallback tail launch made after it would run after
+     * it instead. A launch whose stream is not one of {@link #NOT_TAIL} (a variable, a macro)
+     * counts as a possible tail launch, so those kernels trap on exhaustion, as before.
+     */
+    private Set<FunctionDef> tailFallbackKernels() {
+        Set<FunctionDef> out = new HashSet<>();
+        for (FunctionDef f : ctx.unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.KERNEL && !mayTailLaunch(f, new HashSet<>())) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    /** @return true if {@code f} (or a device function of the unit it calls) has a launch that may be a tail launch */
+    private boolean mayTailLaunch(FunctionDef f, Set<FunctionDef> seen) {
+        if (!seen.add(f)) {
+            return false;
+        }
+        boolean[] found = {false};
+        Set<String> callees = new HashSet<>();
+        walkWithLambdas(f.body(), e -> {
+            if (e instanceof Expr.Launch l && l.stream() != null
+                    && !NOT_TAIL.contains(ctx.slice(l.stream().range()).replaceAll("\\s+", ""))) {
+                found[0] = true;
+            } else if (e instanceof Expr.Call c && c.calleeName() != null) {
+                callees.add(AggregationContext.simpleName(c.calleeName()));
+            }
+        });
+        if (found[0]) {
+            return true;
+        }
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())
+                    && mayTailLaunch(g, seen)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@link Trees#walkExprs}, also into the bodies of lambdas */
+    private static void walkWithLambdas(Stmt s, java.util.function.Consumer<Expr> f) {
+        Trees.walkExprs(s, e -> {
+            f.accept(e);
+            if (e instanceof Expr.Lambda lam) {
+                walkWithLambdas(lam.body(), f);
+            }
+        });
     }
 
     /**

@@ -2,6 +2,7 @@ package klap.aggregation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import klap.model.FunctionDef;
 
 /**
@@ -15,14 +16,29 @@ import klap.model.FunctionDef;
 final class SitePlans {
     private final List<SitePlan> sites;
     private final int unaggregated;
+    private final Set<FunctionDef> tailFallback;
 
     /**
      * @param sites        the plans, in the order the sites were found
      * @param unaggregated how many device launch sites are left as written
+     * @param tailFallback the kernels whose kernel-granularity launches may go out as written, into
+     *                     cudaStreamTailLaunch, when the pool is full ({@link #tailFallback(FunctionDef)})
      */
-    SitePlans(List<SitePlan> sites, int unaggregated) {
+    SitePlans(List<SitePlan> sites, int unaggregated, Set<FunctionDef> tailFallback) {
         this.sites = List.copyOf(sites);
         this.unaggregated = unaggregated;
+        this.tailFallback = Set.copyOf(tailFallback);
+    }
+
+    /**
+     * @return true if kernel {@code k} makes no launch that may be a tail launch, so that at kernel
+     *         granularity its launches may go out as written, into {@code cudaStreamTailLaunch},
+     *         when klap's pool has no room for their records (kernel.cuh {@code krecord} with a
+     *         direct launcher, {@code kstate_new(n, on_full::launch_as_written)}); otherwise the
+     *         exhaustion is reported and traps
+     */
+    boolean tailFallback(FunctionDef k) {
+        return tailFallback.contains(k);
     }
 
     /** @return every plan, in the order the sites were found */

@@ -34,7 +34,12 @@ class KernelGranularityTest {
                 "{ [&]() {",
                 "if (v >= n) return;",
                 "klap::krecord<klap_args_child>(klap_ks, 0u, dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
-                        + "klap_args_child(level, adj, off[v], count, cur + 1));",
+                        + "klap_args_child(level, adj, off[v], count, cur + 1), "
+                        // the launch as written, for when the pool has no room for the record (issue 11)
+                        + "[&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, const "
+                        + "klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
+                        + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
+                        + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); });",
                 "}(); klap::kfinish(klap_ks, 0u, [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
                         + "unsigned klap_smem, cudaStream_t klap_stream) -> cudaError_t { cudaError_t klap_pre = "
                         + "cudaPeekAtLastError(); child_klap_kagg_uuvvu<<<klap_grid, "
@@ -80,10 +85,10 @@ class KernelGranularityTest {
                 // the fire-and-forget site is plain (slot 0); both ordered sites are numbered per thread
                 "klap::krecord<klap_args_tag>(klap_ks, 0u, dim3(1), dim3(1), (unsigned)(0), (cudaStream_t)(cudaStreamFireAndForget)",
                 "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 0u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
-                        + "klap_args_child(p, -1));",
+                        + "klap_args_child(p, -1), [&](",
                 "for (int r = 0; r < rounds; r++) {",
                 "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 1u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
-                        + "klap_args_child(p, r));",
+                        + "klap_args_child(p, r), [&](",
                 "klap::kfinish(klap_ks, 2u, [&](", "tag_klap_kagg", "child_klap_kagg", "child_klap_kagg",
                 "parent_klap_grid<<<1, 1, 0, klap::host_prepare()>>>(0, 3, klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2)), klap::host_kstate_done());");
 
@@ -91,7 +96,7 @@ class KernelGranularityTest {
                 Granularity.KERNEL);
         assertFalse(unordered.hasErrors(), unordered.diagnostics().toString());
         inOrder(unordered.text(), "klap::krecord<klap_args_child>(klap_ks, 2u, dim3(1), dim3(32), (unsigned)(0), "
-                + "(cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p, r));", "klap::kfinish(klap_ks, 0u,",
+                + "(cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p, r), [&](", "klap::kfinish(klap_ks, 0u,",
                 "klap::host_kstate(3)");
     }
 
@@ -115,11 +120,63 @@ class KernelGranularityTest {
                 "__global__ void build(int* out, int depth);",   // the user's prototype, unchanged
                 "__global__ void build(int* out, int depth) {",
                 "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks)", "{ [&]() {",
-                "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_vv<<<",
+                "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); build_klap_kagg_vv<<<",
                 "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
                 "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
-                "klap::kstate_new(1)", "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+                "klap::kstate_new(1, klap::on_full::launch_as_written)", "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+    }
+
+    /**
+     * Issue 11, exhaustion: a kernel-granularity launch gets its launch as written, which the runtime
+     * sends into cudaStreamTailLaunch when the pool has no room, only in kernels that make no
+     * launch that may be a tail launch (directly, in a lambda, or in a __device__ function they
+     * call): a tail launch of the program must run after every child of its grid.
+     */
+    @Test
+    void launchesFallBackAsWrittenOnlyInKernelsWithoutTailLaunches() {
+        String plain = """
+                __global__ void child(int* p) { p[0] = 1; }
+                __global__ void last(int* p) { p[1] = 2; }
+                __global__ void parent(int* p) { child<<<1, 32>>>(p); child<<<1, 32, 0, cudaStreamFireAndForget>>>(p);
+                  child<<<1, 32, 0, 0>>>(p); child<<<1, 32, 0, (cudaStream_t) 0>>>(p); }
+                int main() { parent<<<1, 1>>>(0); }
+                """;
+        var r = Check.run(plain, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertEquals(4, count(r.text(), "klap::krecord<"));
+        assertEquals(4, count(r.text(), "klap::krecord<klap_args_child>(klap_ks, "), r.text());
+        assertEquals(4, count(r.text(), "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p); "
+                + "return klap::launch_result(klap_pre); });"), r.text());
+        String[] tails = {
+            "last<<<1, 1, 0, cudaStreamTailLaunch>>>(p);",                             // the program's own tail launch
+            "cudaStream_t s = cudaStreamTailLaunch; last<<<1, 1, 0, s>>>(p);",         // a stream in a variable
+            "auto f = [&]() { last<<<1, 1, 0, cudaStreamTailLaunch>>>(p); }; f();",    // in a lambda
+            "helper(p);",                                                              // in a device function
+        };
+        for (String t : tails) {
+            String code = plain.replace("__global__ void parent", "__device__ void helper(int* p) { "
+                    + "last<<<1, 1, 0, cudaStreamTailLaunch>>>(p); }\n__global__ void parent")
+                    .replace("child<<<1, 32, 0, (cudaStream_t) 0>>>(p); }", "child<<<1, 32, 0, (cudaStream_t) 0>>>(p); " + t + " }");
+            var k = Check.run(code, Granularity.KERNEL);
+            assertFalse(k.hasErrors(), k.diagnostics().toString());
+            // (the lambda's launch makes the ordered sites before it go in place; the fire-and-forget one stays)
+            int records = 0;
+            for (int i = k.text().indexOf("klap::krecord<"); i >= 0; i = k.text().indexOf("klap::krecord<", i + 1)) {
+                String call = k.text().substring(i, k.text().indexOf(';', i));
+                assertFalse(call.contains("[&]"), t + "\n" + call);
+                records++;
+            }
+            assertTrue(records >= 1, t + "\n" + k.text());
+        }
+    }
+
+    private static int count(String text, String what) {
+        int n = 0;
+        for (int i = text.indexOf(what); i >= 0; i = text.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
     }
 
     /** Issue 10: a kernel that code klap does not see refers to keeps its name and signature. */

@@ -174,8 +174,12 @@ class ConstructsTableTest {
         // the kernel keeps its signature; its kernel-granularity twin gets the state parameter
         assertTrue(k.contains("__global__ void parent(int* p) {"), k);
         assertTrue(k.contains("__global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)\n"), k);
+        // with the launch as written, for when klap's pool has no room for the record (issue 11)
         assertTrue(k.contains("klap::krecord<klap_args_child>(klap_ks, 0u, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
-                + "klap_args_child(p + 32 * threadIdx.x));"), k);
+                + "klap_args_child(p + 32 * threadIdx.x), [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, "
+                + "cudaStream_t klap_stream, const klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = "
+                + "cudaPeekAtLastError(); child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p); "
+                + "return klap::launch_result(klap_pre); });"), k);
         assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
@@ -367,11 +371,18 @@ class ConstructsTableTest {
     @Test
     void launchIntoFireAndForgetOrTailStream() throws IOException {
         for (String s : new String[] {"cudaStreamFireAndForget", "cudaStreamTailLaunch"}) {
-            Map<String, String> out = transformed("stream_" + s + ".cu", CHILD + """
+            String src = CHILD + """
                     __global__ void parent(int* p) {
                       child<<<1, 32, 0, %s>>>(p + threadIdx.x);
                     }
-                    """.formatted(s), ALL);
+                    """.formatted(s);
+            boolean tail = s.equals("cudaStreamTailLaunch");
+            Map<String, String> out = new LinkedHashMap<>(transformed("stream_" + s + ".cu", src,
+                    tail ? new String[] {"warp", "block"} : ALL));
+            if (tail) {
+                // a kernel that makes tail launches cannot send its launches into the tail stream when the pool is full
+                out.putAll(transformedWith("note", "stream_" + s + ".cu", src, 3, 3, "kernel-no-fallback", "kernel"));
+            }
             for (String g : ALL) {
                 assertTrue(out.get(g).contains("(cudaStream_t)(" + s + ")"), "the stream is kept: " + s + " at " + g);
             }
@@ -393,6 +404,10 @@ class ConstructsTableTest {
             assertEquals(0, o.run().rc(), o.run().toString());
             assertEquals(0, o.warnings(), o.run().toString());
             assertDiagnostic(o, "note", "stream_thread.cu", 5, 21, "stream-serialized");
+            if (g.equals("kernel")) {
+                // klap does not tell a stream the kernel created from cudaStreamTailLaunch
+                assertDiagnostic(o, "note", "stream_thread.cu", 5, 3, "kernel-no-fallback");
+            }
             assertTrue(o.output().contains("(cudaStream_t)0"), "the aggregated launch goes into the NULL stream");
             assertAggregated(g, o.output());
         }
@@ -547,7 +562,7 @@ class ConstructsTableTest {
         // a kernel launched from a kernel: no argument of its own kernel-wide launches is scalarized (in its
         // aggregated variant one grid holds the virtual grids of many records)
         assertTrue(k.contains("__global__ void node_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {")
-                && k.contains("klap::kstate* klap_cks = klap::kstate_new(1); node_klap_kagg_vv<<<"), k);
+                && k.contains("klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); node_klap_kagg_vv<<<"), k);
     }
 
     @Test
@@ -776,7 +791,7 @@ class ConstructsTableTest {
             "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
             "__global__ void build(int* out, int depth);",
             "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
-            "klap::kstate* klap_cks = klap::kstate_new(1); build_klap_kagg_vv<<<",
+            "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); build_klap_kagg_vv<<<",
             "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
         }
