@@ -34,10 +34,11 @@ import klap.transform.Granularity;
  * directory {@code NAME/} holding {@code kernels.cu} and {@code main.cu}) as {@code OUTDIR/fx_NAME}
  * (COUNT then defaults to 0).
  *
- * <p>{@code --small-pool} also builds every aggregation program at warp and block granularity with
+ * <p>{@code --small-pool} also builds every aggregation program at each granularity with
  * {@code --pool-size=64K} ({@link #SMALL_POOL_VARIANTS}, named in the program's file {@code
  * variants}): groups then find no pool memory and launch their children as written, mixed with
- * aggregated ones (issue 11's fallback), and must still print the original's RESULT.
+ * aggregated ones, and kernel-granularity parents launch theirs as written into
+ * cudaStreamTailLaunch (issue 11's fallback); each must still print the original's RESULT.
  *
  * <p>{@code --chains} writes launch-promotion chain programs instead ({@link #writeChains}), {@code
  * --np} CUDA-NP programs ({@link #writeNp}); each such program has a file {@code variants} naming
@@ -67,11 +68,17 @@ public final class Main {
     static final String NP_VARIANTS = "original intra-warp inter-warp all@original all@intra-warp all@inter-warp";
 
     /**
-     * The variants {@code --small-pool} adds to an aggregation program: warp and block granularity
-     * with {@link #SMALL_POOL}, so that groups run out of pool memory and launch their children as
-     * written (issue 11's fallback), mixed with aggregated ones.
+     * The variants {@code --small-pool} adds to an aggregation program: each granularity with
+     * {@link #SMALL_POOL}, so that groups run out of pool memory and launch their children as
+     * written (issue 11's fallback), mixed with aggregated ones; at kernel granularity no record
+     * chunk fits, so every launch of a kernel without tail launches goes out as written, into
+     * cudaStreamTailLaunch. {@code kernel-pool64k} is left out where klap notes {@link #NO_FALLBACK}
+     * (that kernel would report the exhaustion and stop, as documented).
      */
-    static final List<String> SMALL_POOL_VARIANTS = List.of("warp-pool64k", "block-pool64k");
+    static final List<String> SMALL_POOL_VARIANTS = List.of("warp-pool64k", "block-pool64k", "kernel-pool64k");
+
+    /** The note of a kernel whose kernel-granularity launches cannot fall back when the pool is full. */
+    static final String NO_FALLBACK = "[klap-kernel-no-fallback]";
 
     /** The {@code --pool-size} of {@link #SMALL_POOL_VARIANTS}: the smallest klap accepts. */
     static final String SMALL_POOL = "64K";
@@ -332,8 +339,9 @@ public final class Main {
     }
 
     /**
-     * {@link #transform(Path, Path)}; with {@code smallPool} also {@code pd/warp-pool64k.cu} and
-     * {@code pd/block-pool64k.cu} ({@code --pool-size=64K}) and the file {@code pd/variants}.
+     * {@link #transform(Path, Path)}; with {@code smallPool} also {@code pd/warp-pool64k.cu},
+     * {@code pd/block-pool64k.cu} and, unless klap notes {@link #NO_FALLBACK}, {@code
+     * pd/kernel-pool64k.cu} ({@code --pool-size=64K}), and the file {@code pd/variants}.
      */
     static int transform(Path in, Path pd, boolean smallPool) throws IOException {
         int refused = 0;
@@ -341,22 +349,45 @@ public final class Main {
             refused += klap(in, pd, g.cliName(), "--granularity=" + g.cliName());
         }
         if (smallPool) {
+            List<String> variants = new ArrayList<>(List.of("original", "warp", "block", "kernel"));
             for (String v : SMALL_POOL_VARIANTS) {
                 String g = v.substring(0, v.indexOf('-'));
-                refused += klap(in, pd, v, "--granularity=" + g, "--pool-size=" + SMALL_POOL);
+                StringWriter notes = new StringWriter();
+                int r = klap(in, pd, v, notes, "--granularity=" + g, "--pool-size=" + SMALL_POOL);
+                refused += r;
+                if (r == 0 && notes.toString().contains(NO_FALLBACK)) {
+                    Files.delete(pd.resolve(v + ".cu"));
+                } else {
+                    variants.add(v);
+                }
             }
-            Files.writeString(pd.resolve("variants"), "original warp block kernel " + String.join(" ", SMALL_POOL_VARIANTS) + "\n");
+            Files.writeString(pd.resolve("variants"), String.join(" ", variants) + "\n");
         }
         return refused;
     }
 
     /** Runs klap with {@code options} on {@code in} into {@code pd/<variant>.cu}; 1 if it refused (then {@code .refused}). */
     private static int klap(Path in, Path pd, String variant, String... options) throws IOException {
+        return klap(in, pd, variant, null, options);
+    }
+
+    /**
+     * {@link #klap(Path, Path, String, String...)}; with {@code diagnostics} klap runs without
+     * {@code -q} and its warnings and notes are appended to it.
+     */
+    private static int klap(Path in, Path pd, String variant, StringWriter diagnostics, String... options)
+            throws IOException {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         List<String> args = new ArrayList<>(List.of(options));
-        args.addAll(List.of("-q", in.toString(), "-o", pd.resolve(variant + ".cu").toString()));
+        if (diagnostics == null) {
+            args.add("-q");
+        }
+        args.addAll(List.of(in.toString(), "-o", pd.resolve(variant + ".cu").toString()));
         int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+        if (diagnostics != null) {
+            diagnostics.append(err.toString());
+        }
         if (rc == 0) {
             return 0;
         }

@@ -1,6 +1,7 @@
 package klap.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -51,11 +52,15 @@ class MainTest {
         Out o = main(dir.toString(), "1", "700", "--small-pool");
         assertEquals(0, o.rc(), o.err());
         Path pd = dir.resolve("fz_000700");
-        assertEquals("original warp block kernel warp-pool64k block-pool64k", Files.readString(pd.resolve("variants")).strip());
+        String variants = Files.readString(pd.resolve("variants")).strip();
+        assertTrue(variants.startsWith("original warp block kernel warp-pool64k block-pool64k"), variants);
         for (String v : List.of("warp-pool64k", "block-pool64k")) {
             String text = Files.readString(pd.resolve(v + ".cu"));
             assertTrue(text.startsWith("#define KLAP_POOL_SIZE_BYTES 65536ull\n"), v + ": " + text.lines().findFirst());
-            assertTrue(text.contains("klap::on_full::launch_as_written"), v + " has no launch-as-written fallback");
+        }
+        for (String v : List.of("warp-pool64k", "block-pool64k")) {
+            assertTrue(Files.readString(pd.resolve(v + ".cu")).contains("klap::on_full::launch_as_written"),
+                    v + " has no launch-as-written fallback");
         }
         assertTrue(Files.readString(pd.resolve("warp-pool64k.cu")).contains("klap --granularity=warp"));
         assertTrue(Files.readString(pd.resolve("block-pool64k.cu")).contains("klap --granularity=block"));
@@ -64,6 +69,37 @@ class MainTest {
         Path plain = dir.resolve("plain");
         assertEquals(0, main(plain.toString(), "1", "700").rc());
         assertTrue(!Files.exists(plain.resolve("fz_000700/variants")) && !Files.exists(plain.resolve("fz_000700/warp-pool64k.cu")));
+    }
+
+    /**
+     * kernel-pool64k: a program whose kernels make no tail launch gets it (every record call has its
+     * launch as written); one with a stream in a variable does not (klap notes that its kernel
+     * cannot fall back, so the variant would stop with the documented exhaustion error).
+     */
+    @Test
+    void smallPoolAddsTheKernelVariantOnlyWhereKernelGranularityCanFallBack() throws IOException {
+        Path fx = dir.resolve("fixtures");
+        Files.createDirectories(fx);
+        String prog = """
+                #include <cstdio>
+                __global__ void child(int* p, int i) { p[i] = i; }
+                __global__ void parent(int* p) { child<<<1, 1STREAM>>>(p, threadIdx.x); }
+                int main() { int* p; cudaMalloc(&p, 256); parent<<<1, 32>>>(p); cudaDeviceSynchronize(); printf("PASS\\n"); }
+                """;
+        Files.writeString(fx.resolve("plain.cu"), prog.replace("STREAM", ", 0, 0"));
+        Files.writeString(fx.resolve("named.cu"), prog.replace("STREAM", ", 0, s").replace("{ child", "{ cudaStream_t s; "
+                + "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); child"));
+        Out o = main(dir.toString(), "--fixtures=" + fx, "--small-pool");
+        assertEquals(0, o.rc(), o.err());
+        assertEquals("original warp block kernel warp-pool64k block-pool64k kernel-pool64k",
+                Files.readString(dir.resolve("fx_plain/variants")).strip());
+        String kernel = Files.readString(dir.resolve("fx_plain/kernel-pool64k.cu"));
+        assertTrue(kernel.startsWith("#define KLAP_POOL_SIZE_BYTES 65536ull\n"), kernel.lines().findFirst().orElse(""));
+        assertTrue(kernel.contains("klap_args_child(p, threadIdx.x), [&](dim3 klap_grid"), kernel);
+        assertEquals("original warp block kernel warp-pool64k block-pool64k",
+                Files.readString(dir.resolve("fx_named/variants")).strip());
+        assertFalse(Files.exists(dir.resolve("fx_named/kernel-pool64k.cu")));
+        assertTrue(Files.exists(dir.resolve("fx_named/kernel.cu")));
     }
 
     @Test
@@ -197,16 +233,18 @@ class MainTest {
             head--;
         }
         List<String> table = lines.subList(head, lines.size());
-        assertEquals(16, table.size(), log);
-        assertTrue(table.get(11).matches("intra-warp +1 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(12).matches("inter-warp +0 +0 +0 +0 +1 +0"), log);
-        assertTrue(table.get(13).matches("all@original +1 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(15).matches("all@inter-warp +0 +1 +0 +0 +0 +0"), log);
+        assertEquals(17, table.size(), log);
+        assertTrue(table.get(12).matches("intra-warp +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(13).matches("inter-warp +0 +0 +0 +0 +1 +0"), log);
+        assertTrue(table.get(14).matches("all@original +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(16).matches("all@inter-warp +0 +1 +0 +0 +0 +0"), log);
         assertTrue(table.get(0).matches("variant +ok +FAIL +HANG +NVCC-FAILED +refused +missing"), log);
         assertTrue(table.get(1).matches("original +5 +0 +0 +0 +0 +0"), log);
         assertTrue(table.get(5).matches("warp-pool64k +0 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(7).matches("p +1 +0 +0 +0 +0 +0"), log);
-        assertTrue(table.get(9).matches("po +0 +0 +0 +0 +1 +0"), log);
+        assertTrue(table.get(6).matches("block-pool64k +0 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(7).matches("kernel-pool64k +0 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(8).matches("p +1 +0 +0 +0 +0 +0"), log);
+        assertTrue(table.get(10).matches("po +0 +0 +0 +0 +1 +0"), log);
         assertTrue(table.get(2).matches("warp +2 +0 +1 +0 +0 +0"), log);
         assertTrue(table.get(3).matches("block +1 +1 +0 +1 +0 +0"), log);
         assertTrue(table.get(4).matches("kernel +2 +0 +0 +0 +1 +0"), log);
