@@ -1,5 +1,6 @@
 // Shared helpers of the klap runtime-library test programs: host-side checks, a watchdog, a pool
-// snapshot (kt_pool), and two helpers for device code too (kt_now_ns, kt_mix64).
+// snapshot (kt_pool), two helpers for device code too (kt_now_ns, kt_mix64), and a kernel that
+// keeps the whole pool while the host runs something next to it (kt_with_pool_held).
 // Each test program prints PASS or FAIL (with the first mismatches) and returns 0 / 1.
 // Include it AFTER "klap/klap.cuh" (kt_pool needs klap::pool_dev).
 #ifndef KLAP_TEST_CUH
@@ -121,5 +122,44 @@ static inline void kt_expect_no_pending(const kt_pool_snapshot& s, const char* p
   KT_EXPECT(s.pending == 0ull, "%s: %llu aggregated launches still counted pending", phase, s.pending);
 }
 #endif
+
+// Takes the whole pool of this translation unit; if `hold`, raises the mapped host flag
+// (*flag = 1) and keeps the memory until the host sets the flag to 2.
+static __global__ void kt_pool_holder(volatile int* flag, bool hold) {
+  void* p = klap::pool_alloc(klap::pool_segments * klap::pool_segment_bytes - 16ull, "klap test: kt_pool_holder");
+  if (hold) {
+    __threadfence_system();
+    *flag = 1;
+    __threadfence_system();
+    while (*flag != 2) __nanosleep(10000);
+  }
+  klap::pool_free(p);
+}
+
+// HOST. Runs launch(stream), in a fresh non-blocking stream, while kt_pool_holder keeps the whole
+// pool (flag: a mapped host int, d_flag its device pointer; launch the holder once with
+// hold = false before, so that lazy loading does not delay it), waits for that stream, lets the
+// holder go and synchronizes the device. Returns false if the holder did not take the pool within
+// 5 s.
+template <class F>
+static bool kt_with_pool_held(int* flag, int* d_flag, F launch) {
+  cudaStream_t hold, run;
+  KT_CUDA(cudaStreamCreateWithFlags(&hold, cudaStreamNonBlocking));
+  KT_CUDA(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
+  *flag = 0;
+  kt_pool_holder<<<1, 1, 0, hold>>>(d_flag, true);
+  KT_CUDA(cudaGetLastError());
+  for (int i = 0; i < 5000 && *static_cast<volatile int*>(flag) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const bool held = *static_cast<volatile int*>(flag) == 1;
+  launch(run);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaStreamSynchronize(run));
+  *static_cast<volatile int*>(flag) = 2;
+  KT_CUDA(cudaDeviceSynchronize());
+  KT_CUDA(cudaStreamDestroy(hold));
+  KT_CUDA(cudaStreamDestroy(run));
+  return held;
+}
 
 #endif

@@ -10,7 +10,7 @@
 // does `fb_child<<<fb_blocks(id, l), 32>>>(sums, id, l, check, ...)` (0 blocks: no launch); every
 // thread of the child adds l + 1 to sums[id]. The aggregated variant (fb_child_agg) and the
 // original kernel (fb_child, what direct mode launches) each count the child grids they run.
-//  A. A holder kernel keeps the whole pool while parents run: every group falls back, so every
+//  A. A holder kernel (kt_pool_holder) keeps the whole pool while parents run: every group falls back, so every
 //     child runs as written (fb_child), none aggregated; host_pool_fallbacks() counts one per
 //     group; the one-time warning is printed exactly once (stdout captured).
 //  B. Slots larger than the whole pool (a block of 1024 threads with a 1 KiB argument record):
@@ -130,19 +130,6 @@ __global__ void fb_parent(unsigned long long* sums, unsigned l, bool warp, fb_co
   else fb_round<A>(blk, id, l, sums, c);
 }
 
-// Takes the whole pool; if `hold`, raises the mapped host flag and keeps the memory until the host
-// sets it to 2.
-__global__ void fb_holder(volatile int* flag, bool hold) {
-  void* p = klap::pool_alloc(CAP - 16ull, "test_fallback holder");
-  if (hold) {
-    __threadfence_system();
-    *flag = 1;
-    __threadfence_system();
-    while (*flag != 2) __nanosleep(10000);
-  }
-  klap::pool_free(p);
-}
-
 // HOST. sums[id] after launches [first, first + count) of a grid of `ids` threads.
 static std::vector<unsigned long long> fb_expected(unsigned ids, unsigned first, unsigned count) {
   std::vector<unsigned long long> want(ids, 0ull);
@@ -199,28 +186,19 @@ static void expect_idle(const char* what) {
 static std::string part_a(int* flag, int* d_flag) {
   const unsigned blocks = 8, bs = 256, ids = blocks * bs;
   fb_part p(ids);
-  cudaStream_t hold, run;
-  KT_CUDA(cudaStreamCreateWithFlags(&hold, cudaStreamNonBlocking));
-  KT_CUDA(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
   char path[] = "/tmp/klap_test_fallback_XXXXXX";
   const int fd = mkstemp(path);
   std::fflush(stdout);
   const int saved = dup(1);
   dup2(fd, 1);
-  *flag = 0;
-  fb_holder<<<1, 1, 0, hold>>>(d_flag, true);
-  KT_CUDA(cudaGetLastError());
-  for (int i = 0; i < 5000 && *static_cast<volatile int*>(flag) == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  const bool held = *static_cast<volatile int*>(flag) == 1;
   const unsigned long long before = klap::host_pool_fallbacks();
-  fb_parent<fb_args><<<blocks, bs, 0, klap::host_prepare(run)>>>(p.sums, 0u, false, p.c);  // block groups
-  fb_parent<fb_args><<<blocks, bs, 0, klap::host_prepare(run)>>>(p.sums, 1u, true, p.c);   // warp groups
-  KT_CUDA(cudaGetLastError());
-  KT_CUDA(cudaStreamSynchronize(run));
-  const unsigned long long fell = klap::host_pool_fallbacks() - before;
-  *static_cast<volatile int*>(flag) = 2;
-  KT_CUDA(cudaDeviceSynchronize());
+  unsigned long long fell = 0;
+  const bool held = kt_with_pool_held(flag, d_flag, [&](cudaStream_t run) {
+    fb_parent<fb_args><<<blocks, bs, 0, klap::host_prepare(run)>>>(p.sums, 0u, false, p.c);  // block groups
+    fb_parent<fb_args><<<blocks, bs, 0, klap::host_prepare(run)>>>(p.sums, 1u, true, p.c);   // warp groups
+    KT_CUDA(cudaStreamSynchronize(run));
+    fell = klap::host_pool_fallbacks() - before;
+  });
   std::fflush(stdout);
   dup2(saved, 1);
   close(saved);
@@ -240,8 +218,6 @@ static std::string part_a(int* flag, int* d_flag) {
   KT_EXPECT(fell == blocks + blocks * (bs / 32u), "A: %llu fallbacks counted, want %u (one per group)", fell,
             blocks + blocks * (bs / 32u));
   expect_idle("A");
-  KT_CUDA(cudaStreamDestroy(hold));
-  KT_CUDA(cudaStreamDestroy(run));
   return out;
 }
 
@@ -254,7 +230,7 @@ int main() {
   // load every kernel before part A runs them next to the holder (lazy loading, see test_pool)
   {
     fb_part w(256);
-    fb_holder<<<1, 1>>>(d_flag, false);
+    kt_pool_holder<<<1, 1>>>(d_flag, false);
     fb_parent<fb_args><<<1, 256, 0, klap::host_prepare()>>>(w.sums, 0u, false, w.c);
     fb_parent<fb_big_args><<<1, 32, 0, klap::host_prepare()>>>(w.sums, 0u, true, w.c);
     KT_CUDA(cudaDeviceSynchronize());

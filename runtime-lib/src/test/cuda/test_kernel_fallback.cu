@@ -10,7 +10,7 @@
 // NULL stream, kf_consume<<<1, 32>>>(vals, sums, id, v), v = kf_value(id, l); produce stores v in
 // vals[id], consume checks that it reads v there (so the thread's launch ORDER held) and adds v to
 // sums[id]. Original kernels and aggregated variants count the grids they run.
-//  A. A holder kernel keeps the whole pool while a parent grid runs: no chunk can be had, every
+//  A. A holder kernel (kt_pool_holder) keeps the whole pool while a parent grid runs: no chunk can be had, every
 //     launch goes out as written (tail launches), no aggregated grid runs; right sums; the pool's
 //     fallback counter moved.
 //  B. No holder, 64 x 256 parents (about 12300 of them launch) with two sites: chunks 0..3 of one
@@ -26,11 +26,7 @@
 #define KLAP_POOL_FALLBACK_WAIT_US 200
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
-#include <chrono>
-#include <thread>
 #include <vector>
-
-constexpr unsigned long long CAP = klap::pool_segments * klap::pool_segment_bytes;
 
 struct kf_args {
   unsigned id;
@@ -136,19 +132,6 @@ __global__ void kf_spawn(unsigned long long* vals, unsigned long long* sums, uns
   klap::check_launch(e, "test_kernel_fallback: kf_spawn");
 }
 
-// Takes the whole pool; if `hold`, raises the mapped host flag and keeps the memory until the host
-// sets it to 2.
-__global__ void kf_holder(volatile int* flag, bool hold) {
-  void* p = klap::pool_alloc(CAP - 16ull, "test_kernel_fallback holder");
-  if (hold) {
-    __threadfence_system();
-    *flag = 1;
-    __threadfence_system();
-    while (*flag != 2) __nanosleep(10000);
-  }
-  klap::pool_free(p);
-}
-
 struct kf_part {
   unsigned long long* vals;
   unsigned long long* sums;
@@ -201,28 +184,6 @@ static void expect_idle(const char* what) {
   kt_expect_no_pending(s, what);
 }
 
-// Runs `launch(stream)` while kf_holder keeps the whole pool; false if the holder never took it.
-template <class F>
-static bool with_pool_held(int* flag, int* d_flag, F launch) {
-  cudaStream_t hold, run;
-  KT_CUDA(cudaStreamCreateWithFlags(&hold, cudaStreamNonBlocking));
-  KT_CUDA(cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking));
-  *flag = 0;
-  kf_holder<<<1, 1, 0, hold>>>(d_flag, true);
-  KT_CUDA(cudaGetLastError());
-  for (int i = 0; i < 5000 && *static_cast<volatile int*>(flag) == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  const bool held = *static_cast<volatile int*>(flag) == 1;
-  launch(run);
-  KT_CUDA(cudaGetLastError());
-  KT_CUDA(cudaStreamSynchronize(run));
-  *static_cast<volatile int*>(flag) = 2;
-  KT_CUDA(cudaDeviceSynchronize());
-  KT_CUDA(cudaStreamDestroy(hold));
-  KT_CUDA(cudaStreamDestroy(run));
-  return held;
-}
-
 int main() {
   kt_watchdog("test_kernel_fallback", 120);
   int* flag;
@@ -232,7 +193,7 @@ int main() {
   // load every kernel before the parts run them next to the holder (lazy loading, see test_pool)
   {
     kf_part w(256);
-    kf_holder<<<1, 1>>>(d_flag, false);
+    kt_pool_holder<<<1, 1>>>(d_flag, false);
     kf_parent<<<1, 256, 0, klap::host_prepare()>>>(w.vals, w.sums, 0u, w.c, klap::host_kstate(2));
     klap::host_kstate_done();
     kf_spawn<<<1, 1, 0, klap::host_prepare()>>>(w.vals, w.sums, 1u, w.c, 1u, 256u);
@@ -247,7 +208,7 @@ int main() {
     const unsigned blocks = 8, bs = 256;
     kf_part p(blocks * bs);
     const unsigned long long before = klap::host_pool_fallbacks();
-    const bool held = with_pool_held(flag, d_flag, [&](cudaStream_t run) {
+    const bool held = kt_with_pool_held(flag, d_flag, [&](cudaStream_t run) {
       (kf_parent<<<blocks, bs, 0, klap::host_prepare(run)>>>(p.vals, p.sums, 3u, p.c, klap::host_kstate(2)),
        klap::host_kstate_done());
     });
@@ -262,7 +223,7 @@ int main() {
 
   // B. chunks that fit and chunks that do not: aggregated records, holes, launches after the mark
   {
-    static_assert(2ull * 15360ull * (sizeof(klap::kcfg) + sizeof(kf_args)) > CAP, "part B needs two sites past the pool");
+    static_assert(2ull * 15360ull * (sizeof(klap::kcfg) + sizeof(kf_args)) > klap::pool_segments * klap::pool_segment_bytes, "part B needs two sites past the pool");
     const unsigned blocks = 64, bs = 256;
     kf_part p(blocks * bs);
     const unsigned long long before = klap::host_pool_fallbacks();
@@ -283,7 +244,7 @@ int main() {
   {
     const unsigned blocks = 4, bs = 128;
     kf_part p(blocks * bs);
-    const bool held = with_pool_held(flag, d_flag, [&](cudaStream_t run) {
+    const bool held = kt_with_pool_held(flag, d_flag, [&](cudaStream_t run) {
       kf_spawn<<<1, 1, 0, klap::host_prepare(run)>>>(p.vals, p.sums, 9u, p.c, blocks, bs);
     });
     KT_EXPECT(held, "C: the holder did not take the pool within 5 s");
