@@ -123,6 +123,7 @@ static inline void kt_expect_no_pending(const kt_pool_snapshot& s, const char* p
 }
 #endif
 
+#ifdef KLAP_POOL_CUH  // (programs that include klap/pool.cuh)
 // Takes the whole pool of this translation unit; if `hold`, raises the mapped host flag
 // (*flag = 1) and keeps the memory until the host sets the flag to 2.
 static __global__ void kt_pool_holder(volatile int* flag, bool hold) {
@@ -161,5 +162,6 @@ static bool kt_with_pool_held(int* flag, int* d_flag, F launch) {
   KT_CUDA(cudaStreamDestroy(run));
   return held;
 }
+#endif  // KLAP_POOL_CUH
 
 #endif
