@@ -121,6 +121,13 @@ static inline kt_pool_snapshot kt_pool() {
 static inline void kt_expect_no_pending(const kt_pool_snapshot& s, const char* phase) {
   KT_EXPECT(s.pending == 0ull, "%s: %llu aggregated launches still counted pending", phase, s.pending);
 }
+
+// Expects the pool idle after a synchronization: nothing live, no error, nothing counted pending.
+static inline void kt_expect_idle(const char* phase) {
+  const kt_pool_snapshot s = kt_pool();
+  KT_EXPECT(s.live == 0ull && s.error == 0u, "%s: %llu allocations live, error %u", phase, s.live, s.error);
+  kt_expect_no_pending(s, phase);
+}
 #endif
 
 #ifdef KLAP_POOL_CUH  // (programs that include klap/pool.cuh)
@@ -135,6 +142,14 @@ static __global__ void kt_pool_holder(volatile int* flag, bool hold) {
     while (*flag != 2) __nanosleep(10000);
   }
   klap::pool_free(p);
+}
+
+// HOST. A mapped host int (*flag, 0) and its device pointer (*d_flag), for kt_with_pool_held;
+// give it back with cudaFreeHost(*flag).
+static inline void kt_mapped_flag(int** flag, int** d_flag) {
+  KT_CUDA(cudaHostAlloc(flag, sizeof(int), cudaHostAllocMapped));
+  **flag = 0;
+  KT_CUDA(cudaHostGetDevicePointer(d_flag, *flag, 0));
 }
 
 // HOST. Runs launch(stream), in a fresh non-blocking stream, while kt_pool_holder keeps the whole

@@ -176,12 +176,6 @@ struct fb_part {
   }
 };
 
-static void expect_idle(const char* what) {
-  const kt_pool_snapshot s = kt_pool();
-  KT_EXPECT(s.live == 0ull && s.error == 0u, "%s: %llu allocations live, error %u", what, s.live, s.error);
-  kt_expect_no_pending(s, what);
-}
-
 // Part A with fd 1 redirected to a file; returns what the device printed.
 static std::string part_a(int* flag, int* d_flag) {
   const unsigned blocks = 8, bs = 256, ids = blocks * bs;
@@ -217,7 +211,7 @@ static std::string part_a(int* flag, int* d_flag) {
             fb_launching(ids, 0, 2));
   KT_EXPECT(fell == blocks + blocks * (bs / 32u), "A: %llu fallbacks counted, want %u (one per group)", fell,
             blocks + blocks * (bs / 32u));
-  expect_idle("A");
+  kt_expect_idle("A");
   return out;
 }
 
@@ -225,8 +219,7 @@ int main() {
   kt_watchdog("test_fallback", 120);
   int* flag;
   int* d_flag;
-  KT_CUDA(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
-  KT_CUDA(cudaHostGetDevicePointer(&d_flag, flag, 0));
+  kt_mapped_flag(&flag, &d_flag);
   // load every kernel before part A runs them next to the holder (lazy loading, see test_pool)
   {
     fb_part w(256);
@@ -265,7 +258,7 @@ int main() {
     KT_EXPECT(h.agg_grids == 0ull && klap::host_pool_fallbacks() - before == 4ull,
               "B: %llu aggregated grids, %llu fallbacks (want 0 and 4)", h.agg_grids,
               klap::host_pool_fallbacks() - before);
-    expect_idle("B");
+    kt_expect_idle("B");
   }
 
   // C. churn on the small pool: 300 launches into 2 streams without synchronizing
@@ -285,7 +278,7 @@ int main() {
                 "~%.0f MiB of slots through a pool of %.0f MiB\n",
                 h.agg_grids, h.direct_grids, klap::host_pool_fallbacks() - before,
                 launches * ids * (sizeof(klap::launch_cfg) + sizeof(fb_args)) / 1048576.0, CAP / 1048576.0);
-    expect_idle("C");
+    kt_expect_idle("C");
     for (auto& s : st) KT_CUDA(cudaStreamDestroy(s));
   }
 
@@ -304,7 +297,7 @@ int main() {
               h.max_pending, BUDGET);
     std::printf("test_fallback: D: %llu aggregated grids, at most %llu pending (budget %llu)\n", h.agg_grids,
                 h.max_pending, BUDGET);
-    expect_idle("D");
+    kt_expect_idle("D");
   }
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
   KT_CUDA(cudaFreeHost(flag));

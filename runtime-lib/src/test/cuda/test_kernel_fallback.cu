@@ -178,18 +178,11 @@ struct kf_part {
   }
 };
 
-static void expect_idle(const char* what) {
-  const kt_pool_snapshot s = kt_pool();
-  KT_EXPECT(s.live == 0ull && s.error == 0u, "%s: %llu allocations live, error %u", what, s.live, s.error);
-  kt_expect_no_pending(s, what);
-}
-
 int main() {
   kt_watchdog("test_kernel_fallback", 120);
   int* flag;
   int* d_flag;
-  KT_CUDA(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
-  KT_CUDA(cudaHostGetDevicePointer(&d_flag, flag, 0));
+  kt_mapped_flag(&flag, &d_flag);
   // load every kernel before the parts run them next to the holder (lazy loading, see test_pool)
   {
     kf_part w(256);
@@ -200,7 +193,7 @@ int main() {
     KT_CUDA(cudaDeviceSynchronize());
     w.check("warm-up", 0, 2);
     KT_EXPECT(klap::host_pool_fallbacks() == 0ull, "warm-up: fallbacks with an empty pool");
-    expect_idle("warm-up");
+    kt_expect_idle("warm-up");
   }
 
   // A. the whole pool held: every launch goes out as written
@@ -218,7 +211,7 @@ int main() {
     KT_EXPECT(h.agg_grids == 0ull && h.direct_grids == grids, "A: %llu aggregated, %llu as written, want 0 and %llu",
               h.agg_grids, h.direct_grids, grids);
     KT_EXPECT(klap::host_pool_fallbacks() > before, "A: no fallback counted");
-    expect_idle("A");
+    kt_expect_idle("A");
   }
 
   // B. chunks that fit and chunks that do not: aggregated records, holes, launches after the mark
@@ -237,7 +230,7 @@ int main() {
               "B: %llu of %llu child grids as written (want some, not all)", h.direct_grids, grids);
     std::printf("test_kernel_fallback: B: %llu aggregated grids, %llu of %llu children as written\n", h.agg_grids,
                 h.direct_grids, grids);
-    expect_idle("B");
+    kt_expect_idle("B");
   }
 
   // C. kstate_new without room: the unavailable state
@@ -253,7 +246,7 @@ int main() {
     KT_EXPECT(h.unavailable == 1ull && h.agg_grids == 0ull && h.direct_grids == grids,
               "C: unavailable %llu, %llu aggregated, %llu as written (want 1, 0, %llu)", h.unavailable, h.agg_grids,
               h.direct_grids, grids);
-    expect_idle("C");
+    kt_expect_idle("C");
   }
 
   // D. host launches without synchronizing into 2 streams on the small pool
@@ -272,7 +265,7 @@ int main() {
     const kf_counters h = p.counters();
     std::printf("test_kernel_fallback: D: %llu aggregated grids, %llu of %llu children as written\n", h.agg_grids,
                 h.direct_grids, grids);
-    expect_idle("D");
+    kt_expect_idle("D");
     for (auto& s : st) KT_CUDA(cudaStreamDestroy(s));
   }
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
