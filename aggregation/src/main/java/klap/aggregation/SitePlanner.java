@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
 import klap.model.Expr;
 import klap.model.FunctionDef;
 import klap.model.Param;
+import klap.model.SourceRange;
 import klap.model.Stmt;
+import klap.model.VarDecl;
 import klap.transform.Convergence;
 import klap.transform.Granularity;
 import klap.transform.Trees;
@@ -592,7 +594,9 @@ final class SitePlanner {
         Set<String> callees = new HashSet<>();
         walkWithLambdas(f.body(), e -> {
             if (e instanceof Expr.Launch l && l.stream() != null
-                    && !NOT_TAIL.contains(ctx.slice(l.stream().range()).replaceAll("\\s+", ""))) {
+                    && !NOT_TAIL.contains(ctx.slice(l.stream().range()).replaceAll("\\s+", ""))
+                    && !(l.stream() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
+                            && createdStreamOnly(f, n.name()))) {
                 found[0] = true;
             } else if (e instanceof Expr.Call c && c.calleeName() != null) {
                 callees.add(AggregationContext.simpleName(c.calleeName()));
@@ -608,6 +612,95 @@ final class SitePlanner {
             }
         }
         return false;
+    }
+
+    /** Device runtime calls that create a stream into their first argument, {@code &s}. */
+    private static final Set<String> STREAM_CREATE = Set.of("cudaStreamCreate", "cudaStreamCreateWithFlags",
+            "cudaStreamCreateWithPriority");
+
+    /** Device runtime calls that take a stream by value, so cannot change the variable. */
+    private static final Set<String> STREAM_BY_VALUE = Set.of("cudaStreamDestroy", "cudaStreamWaitEvent",
+            "cudaEventRecord", "cudaEventRecordWithFlags", "cudaStreamQuery", "cudaStreamGetPriority",
+            "cudaStreamGetFlags", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemset2DAsync", "cudaMemset3DAsync",
+            "cudaMemcpy2DAsync", "cudaMemcpy3DAsync");
+
+    /**
+     * @return true if every variable named {@code name} in {@code f} (lambdas included) is a plain
+     *         local {@code cudaStream_t} (no reference, array, {@code static} or {@code __shared__};
+     *         initialized, if at all, by one of {@link #NOT_TAIL}) that is only ever created by
+     *         {@code cudaStreamCreate*(&s, ...)}, assigned one of {@link #NOT_TAIL}, used as a launch's
+     *         stream or passed by value to a stream call of {@link #STREAM_BY_VALUE}. Such a stream is
+     *         never {@code cudaStreamTailLaunch} (CUDA programming guide, "Streams and Events" of
+     *         the device runtime: a created stream is a new stream of the grid). A parameter, a global,
+     *         any other use ({@code &s} passed elsewhere, {@code s = t}) counts as a possible tail
+     *         launch.
+     */
+    private boolean createdStreamOnly(FunctionDef f, String name) {
+        if (f.params().stream().anyMatch(p -> name.equals(p.name()))) {
+            return false;
+        }
+        List<Stmt> bodies = new ArrayList<>();
+        bodies.add(f.body());
+        boolean[] lambdaParam = {false};
+        Pattern word = Pattern.compile("\\b" + Pattern.quote(name) + "\\b");
+        walkWithLambdas(f.body(), e -> {
+            if (e instanceof Expr.Lambda lam) {
+                bodies.add(lam.body());
+                lambdaParam[0] |= word.matcher(ctx.slice(new SourceRange(lam.range().offset(),
+                        lam.body().range().offset() - lam.range().offset()))).find();
+            }
+        });
+        if (lambdaParam[0]) {
+            return false; // a lambda's parameter or capture of that name: its value comes from elsewhere
+        }
+        boolean[] ok = {true};
+        int[] decls = {0};
+        for (Stmt b : bodies) {
+            Trees.walkStmts(b, st -> {
+                if (st instanceof Stmt.Decl d) {
+                    for (VarDecl v : d.vars()) {
+                        if (!v.name().equals(name)) {
+                            continue;
+                        }
+                        decls[0]++;
+                        String type = ctx.slice(new SourceRange(d.range().offset(),
+                                v.nameRange().offset() - d.range().offset())).replaceAll("\\s+", "");
+                        ok[0] &= d.vars().size() == 1 && type.equals("cudaStream_t") && !v.reference() && !v.array()
+                                && !v.isStatic() && !v.shared() && (v.init() == null
+                                        || NOT_TAIL.contains(ctx.slice(v.init().range()).replaceAll("\\s+", "")));
+                    }
+                }
+            });
+        }
+        if (decls[0] == 0 || !ok[0]) {
+            return false;
+        }
+        Set<Expr> allowed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        List<Expr.Name> uses = new ArrayList<>();
+        walkWithLambdas(f.body(), e -> {
+            if (e instanceof Expr.Name n && n.name().equals(name) && n.kind() != Expr.NameKind.FUNCTION) {
+                uses.add(n);
+            } else if (e instanceof Expr.Launch l && l.stream() instanceof Expr.Name n) {
+                allowed.add(n);
+            } else if (e instanceof Expr.Call c && c.calleeName() != null) {
+                String callee = AggregationContext.simpleName(c.calleeName());
+                if (STREAM_CREATE.contains(callee) && !c.args().isEmpty()
+                        && c.args().get(0) instanceof Expr.Unary u && u.op().equals("&")
+                        && u.operand() instanceof Expr.Name n) {
+                    allowed.add(n);
+                } else if (STREAM_BY_VALUE.contains(callee)) {
+                    for (Expr a : c.args()) {
+                        if (a instanceof Expr.Name n) {
+                            allowed.add(n);
+                        }
+                    }
+                }
+            } else if (e instanceof Expr.Binary b && b.op().equals("=") && b.lhs() instanceof Expr.Name n
+                    && NOT_TAIL.contains(ctx.slice(b.rhs().range()).replaceAll("\\s+", ""))) {
+                allowed.add(n);
+            }
+        });
+        return uses.stream().allMatch(allowed::contains);
     }
 
     /** {@link Trees#walkExprs}, also into the bodies of lambdas */

@@ -403,13 +403,50 @@ class ConstructsTableTest {
             Outcome o = klap(g, "stream_thread.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
             assertEquals(0, o.warnings(), o.run().toString());
+            // a stream the kernel only creates, launches into and destroys is never cudaStreamTailLaunch
+            assertEquals(1, o.notes(), o.run().toString());
             assertDiagnostic(o, "note", "stream_thread.cu", 5, 21, "stream-serialized");
-            if (g.equals("kernel")) {
-                // klap does not tell a stream the kernel created from cudaStreamTailLaunch
-                assertDiagnostic(o, "note", "stream_thread.cu", 5, 3, "kernel-no-fallback");
-            }
             assertTrue(o.output().contains("(cudaStream_t)0"), "the aggregated launch goes into the NULL stream");
             assertAggregated(g, o.output());
+            if (g.equals("kernel")) {
+                assertTrue(o.output().contains("child<<<klap_grid, klap_block, klap_smem, klap_stream>>>"),
+                        "the launch as written, for a full pool:\n" + o.output());
+            }
+        }
+    }
+
+    /** A stream variable that may hold cudaStreamTailLaunch: no launch as written when the pool is full. */
+    @Test
+    void launchIntoStreamVariableThatMayBeTail() throws IOException {
+        String[] bodies = {
+            // assigned the tail stream on some path
+            "cudaStream_t s;\n  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+                    + "  if (threadIdx.x == 0) s = cudaStreamTailLaunch;\n  child<<<1, 32, 0, s>>>(p + threadIdx.x);\n",
+            // its address goes to a helper
+            "cudaStream_t s;\n  pick(&s);\n  child<<<1, 32, 0, s>>>(p + threadIdx.x);\n",
+            // initialized from a parameter
+            "cudaStream_t s = q;\n  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+                    + "  child<<<1, 32, 0, s>>>(p + threadIdx.x);\n",
+            // the parameter itself
+            "child<<<1, 32, 0, q>>>(p + threadIdx.x);\n",
+            // a reference to a created stream
+            "cudaStream_t t;\n  cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking);\n  cudaStream_t& s = t;\n"
+                    + "  s = cudaStreamTailLaunch;\n  child<<<1, 32, 0, s>>>(p + threadIdx.x);\n",
+            // a reference bound to it
+            "cudaStream_t s;\n  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n  cudaStream_t& r = s;\n"
+                    + "  r = cudaStreamTailLaunch;\n  child<<<1, 32, 0, s>>>(p + threadIdx.x);\n",
+            // written in a lambda
+            "cudaStream_t s = 0;\n  auto f = [&] { s = cudaStreamTailLaunch; };\n  f();\n"
+                    + "  child<<<1, 32, 0, s>>>(p + threadIdx.x);\n",
+        };
+        for (int i = 0; i < bodies.length; i++) {
+            String src = CHILD + "__device__ void pick(cudaStream_t* s) { *s = cudaStreamTailLaunch; }\n"
+                    + "__global__ void parent(int* p, cudaStream_t q) {\n  " + bodies[i] + "}\n";
+            Outcome o = klap("kernel", "stream_var" + i + ".cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertTrue(o.run().err().contains("[klap-kernel-no-fallback]"), "case " + i + ":\n" + o.run().err());
+            assertFalse(o.output().contains("child<<<klap_grid, klap_block, klap_smem, klap_stream>>>"),
+                    "case " + i + ": no launch as written:\n" + o.output());
         }
     }
 
