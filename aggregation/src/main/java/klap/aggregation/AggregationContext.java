@@ -78,6 +78,38 @@ final class AggregationContext {
         return kernels.get(simpleName(name));
     }
 
+    private final Map<FunctionDef, java.util.Set<FunctionDef>> closures = new HashMap<>();
+
+    /**
+     * @return {@code f} and every {@code __device__} function of the unit that it calls, directly or
+     *         through others, lambda bodies included (matched by unqualified name, so overloads and
+     *         namespaces give a superset); in discovery order, computed once per function
+     */
+    java.util.Set<FunctionDef> deviceClosure(FunctionDef f) {
+        return closures.computeIfAbsent(f, x -> {
+            java.util.Set<FunctionDef> out = new java.util.LinkedHashSet<>();
+            java.util.ArrayDeque<FunctionDef> todo = new java.util.ArrayDeque<>(List.of(x));
+            while (!todo.isEmpty()) {
+                FunctionDef g = todo.poll();
+                if (!out.add(g)) {
+                    continue;
+                }
+                java.util.Set<String> callees = new java.util.HashSet<>();
+                klap.transform.Trees.walkExprsAndLambdas(g.body(), e -> {
+                    if (e instanceof klap.model.Expr.Call c && c.calleeName() != null) {
+                        callees.add(simpleName(c.calleeName()));
+                    }
+                });
+                for (FunctionDef h : unit.functions()) {
+                    if (h.kind().onDevice() && h.kind() != FunctionDef.Kind.KERNEL && callees.contains(h.name())) {
+                        todo.add(h);
+                    }
+                }
+            }
+            return out;
+        });
+    }
+
     /** @return the original text of {@code r} */
     String slice(SourceRange r) {
         return text.substring(r.offset(), r.end());

@@ -578,36 +578,22 @@ final class SitePlanner {
     private Set<FunctionDef> tailFallbackKernels() {
         Set<FunctionDef> out = new HashSet<>();
         for (FunctionDef f : ctx.unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.KERNEL && !mayTailLaunch(f, new HashSet<>())) {
+            if (f.kind() == FunctionDef.Kind.KERNEL && !mayTailLaunch(f)) {
                 out.add(f);
             }
         }
         return out;
     }
 
-    /** @return true if {@code f} (or a device function of the unit it calls) has a launch that may be a tail launch */
-    private boolean mayTailLaunch(FunctionDef f, Set<FunctionDef> seen) {
-        if (!seen.add(f)) {
-            return false;
-        }
-        boolean[] found = {false};
-        Set<String> callees = new HashSet<>();
-        walkWithLambdas(f.body(), e -> {
-            if (e instanceof Expr.Launch l && l.stream() != null
+    /** @return true if {@code k} or a device function of the unit it calls has a launch that may be a tail launch */
+    private boolean mayTailLaunch(FunctionDef k) {
+        for (FunctionDef f : ctx.deviceClosure(k)) {
+            boolean[] found = {false};
+            Trees.walkExprsAndLambdas(f.body(), e -> found[0] |= e instanceof Expr.Launch l && l.stream() != null
                     && !NOT_TAIL.contains(ctx.slice(l.stream().range()).replaceAll("\\s+", ""))
                     && !(l.stream() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
-                            && createdStreamOnly(f, n.name()))) {
-                found[0] = true;
-            } else if (e instanceof Expr.Call c && c.calleeName() != null) {
-                callees.add(AggregationContext.simpleName(c.calleeName()));
-            }
-        });
-        if (found[0]) {
-            return true;
-        }
-        for (FunctionDef g : ctx.unit.functions()) {
-            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())
-                    && mayTailLaunch(g, seen)) {
+                            && createdStreamOnly(f, n.name())));
+            if (found[0]) {
                 return true;
             }
         }
@@ -643,7 +629,7 @@ final class SitePlanner {
         bodies.add(f.body());
         boolean[] lambdaParam = {false};
         Pattern word = Pattern.compile("\\b" + Pattern.quote(name) + "\\b");
-        walkWithLambdas(f.body(), e -> {
+        Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Lambda lam) {
                 bodies.add(lam.body());
                 lambdaParam[0] |= word.matcher(ctx.slice(new SourceRange(lam.range().offset(),
@@ -677,7 +663,7 @@ final class SitePlanner {
         }
         Set<Expr> allowed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         List<Expr.Name> uses = new ArrayList<>();
-        walkWithLambdas(f.body(), e -> {
+        Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Name n && n.name().equals(name) && n.kind() != Expr.NameKind.FUNCTION) {
                 uses.add(n);
             } else if (e instanceof Expr.Launch l && l.stream() instanceof Expr.Name n) {
@@ -701,16 +687,6 @@ final class SitePlanner {
             }
         });
         return uses.stream().allMatch(allowed::contains);
-    }
-
-    /** {@link Trees#walkExprs}, also into the bodies of lambdas */
-    private static void walkWithLambdas(Stmt s, java.util.function.Consumer<Expr> f) {
-        Trees.walkExprs(s, e -> {
-            f.accept(e);
-            if (e instanceof Expr.Lambda lam) {
-                walkWithLambdas(lam.body(), f);
-            }
-        });
     }
 
     /**

@@ -128,6 +128,16 @@ public final class Trees {
         });
     }
 
+    /** {@link #walkExprs}, also into the bodies of the lambdas it meets (each lambda is visited before its body). */
+    public static void walkExprsAndLambdas(Stmt s, Consumer<Expr> f) {
+        walkExprs(s, e -> {
+            f.accept(e);
+            if (e instanceof Expr.Lambda lam) {
+                walkExprsAndLambdas(lam.body(), f);
+            }
+        });
+    }
+
     /** @return every statement below {@code s} (included) that is an instance of {@code type} */
     public static <T extends Stmt> List<T> collect(Stmt s, Class<T> type) {
         List<T> l = new ArrayList<>();
