@@ -25,8 +25,10 @@
 //                              for earlier children to start. The rest is left to the program's own
 //                              launches. Default 50.
 //   KLAP_PENDING_WAIT_US       how long such a launch waits before it goes ahead. Default 1000 us.
-//   KLAP_PENDING_LAUNCH_LIMIT  lower bound that klap::host_prepare() raises
-//                              cudaLimitDevRuntimePendingLaunchCount to (it never lowers it).
+//   KLAP_PENDING_LAUNCH_LIMIT  the most klap::host_prepare() raises
+//                              cudaLimitDevRuntimePendingLaunchCount to; it raises it only as far
+//                              as a host launch needs (one aggregated launch per warp of the grid
+//                              within klap's budget), and never lowers it.
 //                              CDP2 has a fixed pending-launch buffer (default 2048) and no overflow
 //                              pool: a device launch past it fails (CUDA programming guide,
 //                              "CUDA Dynamic Parallelism", "Launch Environment Configuration").

@@ -51,9 +51,10 @@
 // other kernels they still fail on exhaustion.
 // Pending launches: pending_acquire/pending_release keep klap's own aggregated launches within a
 // share of the device's pending-launch limit (below).
-// Host side: klap::host_prepare(stream), wrapped around the stream argument of every host launch
-// of a transformed kernel: it raises the CDP2 pending-launch limit once per device and remembers
-// the launch's stream (for klap::host_kstate); klap::host_pool_error() reads the device error flag.
+// Host side: klap::host_prepare(stream, launches), wrapped around the stream argument of every host
+// launch of a transformed kernel: it raises the CDP2 pending-launch limit where the launch needs
+// more than the device has, and remembers the launch's stream (for klap::host_kstate);
+// klap::host_pool_error() reads the device error flag.
 #ifndef KLAP_POOL_CUH
 #define KLAP_POOL_CUH
 
@@ -61,7 +62,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <set>
+#include <map>
 #include <cuda/atomic>
 #include "config.cuh"
 #include "pool_state.cuh"
@@ -321,36 +322,86 @@ static inline cudaStream_t& host_current_stream() {
 
 }  // namespace detail
 
+// HOST. The number of warps of the launch configuration <<<grid, block>>>: an upper bound of the
+// aggregated launches that one host launch of a transformed kernel has pending at once at its
+// first level, before its own children launch further (one per warp and site at warp granularity,
+// one per block at block granularity, one per site and round at kernel granularity, which klap
+// counts as one per warp too). The generated host code passes it to host_prepare when the grid
+// and block expressions have no side effects (they are then evaluated twice).
+static inline unsigned long long host_warps(dim3 grid, dim3 block) {
+  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
+  return static_cast<unsigned long long>(grid.x) * grid.y * grid.z * ((threads + 31ull) / 32ull);
+}
+
+// host_prepare's `launches` when the generated code cannot compute host_warps: size the limit for
+// KLAP_PENDING_LAUNCH_LIMIT.
+constexpr unsigned long long host_launches_unknown = ~0ull;
+
+namespace detail {
+// The pending-launch limit host_prepare wants for `launches` aggregated launches at once: enough
+// that klap's budget (KLAP_PENDING_BUDGET_PERCENT of the limit) holds them, at most
+// KLAP_PENDING_LAUNCH_LIMIT; 0 for none.
+constexpr size_t host_wanted_limit(unsigned long long launches) {
+  return launches == 0ull ? size_t{0}
+         : launches >= static_cast<unsigned long long>(KLAP_PENDING_LAUNCH_LIMIT) * KLAP_PENDING_BUDGET_PERCENT / 100ull
+             ? static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT)
+             : static_cast<size_t>((launches * 100ull + KLAP_PENDING_BUDGET_PERCENT - 1ull) / KLAP_PENDING_BUDGET_PERCENT);
+}
+}  // namespace detail
+
 // HOST. Prepares one host launch of a transformed kernel and returns `s` unchanged, so that
-// generated host code reads `parent<<<g, b, smem, klap::host_prepare(s)>>>(...)`.
-//   First call on each device: raises cudaLimitDevRuntimePendingLaunchCount to at least
-//   KLAP_PENDING_LAUNCH_LIMIT (never lowers it; CUDA programming guide, CDP, "Launch Environment
-//   Configuration"); if the driver refuses, prints a warning and goes on (the program may fit the
-//   current limit; a device launch past it is reported by klap::check_launch).
+// generated host code reads `parent<<<g, b, smem, klap::host_prepare(s, klap::host_warps(g, b))>>>(...)`.
+//   `launches`: how many aggregated launches the grid may have pending at once at its first level
+//   (host_warps; host_launches_unknown if the generated code could not tell). If the device's
+//   cudaLimitDevRuntimePendingLaunchCount is too small for klap's budget to hold that many (at most
+//   KLAP_PENDING_LAUNCH_LIMIT), raises it (never lowers it; CUDA programming guide, CDP, "Launch
+//   Environment Configuration") and makes this file's device code read its budget again. Sizing it
+//   from the launch, instead of always raising it to KLAP_PENDING_LAUNCH_LIMIT, keeps
+//   cudaDeviceSetLimit (milliseconds, 2026-11-22 GPU run) out of programs whose own limit already
+//   suffices, e.g. every benchmark that sized it for its original one-launch-per-thread children.
+//   Correctness never depends on the raise: klap's own launches wait for their budget
+//   (pending_acquire), and a transformed kernel launched from a file klap never saw gets no
+//   host_prepare at all. If the driver refuses, prints a warning once and goes on (a device launch
+//   past the limit is reported by klap::check_launch).
 //   Every call: remembers `s` as this host thread's current launch stream (host_kstate).
-// The pool needs no host step: it is static device memory, reclaimed on the device. Thread-safe.
+// The pool needs no host step: it is static device memory, reclaimed on the device. Thread-safe;
+// the device's limit is read only when a launch wants more than this file last saw.
 // On a CUDA error other than the limit's: prints `klap: error: ...` and calls std::exit(1).
-static inline cudaStream_t host_prepare(cudaStream_t s = 0) {
-  static std::mutex mu;
-  static std::set<int> raised;
-  int dev = 0;
-  detail::host_check(cudaGetDevice(&dev), "klap::host_prepare: cudaGetDevice");
-  {
+static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long launches = host_launches_unknown) {
+  const size_t wanted = detail::host_wanted_limit(launches);
+  if (wanted > 0) {
+    static std::mutex mu;
+    static std::map<int, size_t> seen;  // per device: the limit this file last read or set
+    int dev = 0;
+    detail::host_check(cudaGetDevice(&dev), "klap::host_prepare: cudaGetDevice");
     std::lock_guard<std::mutex> lock(mu);
-    if (raised.insert(dev).second) {
+    auto it = seen.find(dev);
+    if (it == seen.end() || it->second < wanted) {
       size_t pending = 0;
       detail::host_check(cudaDeviceGetLimit(&pending, cudaLimitDevRuntimePendingLaunchCount),
                          "klap::host_prepare: cudaDeviceGetLimit(cudaLimitDevRuntimePendingLaunchCount)");
-      if (pending < static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT)) {
-        const cudaError_t e = cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount,
-                                                 static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT));
-        if (e != cudaSuccess) {
+      size_t now = pending;
+      if (pending < wanted) {
+        const cudaError_t e = cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, wanted);
+        if (e == cudaSuccess) {
+          now = wanted;
+        } else {
           std::fprintf(stderr,
                        "klap: warning: cannot raise cudaLimitDevRuntimePendingLaunchCount from %zu to %zu: %s\n",
-                       pending, static_cast<size_t>(KLAP_PENDING_LAUNCH_LIMIT), cudaGetErrorString(e));
+                       pending, wanted, cudaGetErrorString(e));
           (void)cudaGetLastError();  // not sticky: clear it so that the program's own checks do not see it
+          now = wanted;              // do not try (and warn) again for this size
         }
       }
+      if (now > (it == seen.end() ? pending : it->second)) {
+        // the limit grew (klap raised it, or the program did since this file last looked) after this
+        // file's device code may have read it: make it read it again (pending_budget)
+        static const unsigned long long zero = 0ull;
+        detail::host_check(cudaMemcpyToSymbolAsync(pool_dev, &zero, sizeof(zero), offsetof(pool_state, budget),
+                                                   cudaMemcpyHostToDevice, s),
+                           "klap::host_prepare: resetting the pending-launch budget");
+      }
+      seen[dev] = now;
     }
   }
   detail::host_current_stream() = s;

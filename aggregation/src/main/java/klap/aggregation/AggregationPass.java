@@ -37,7 +37,7 @@ import klap.transform.Granularity;
  *   ... { auto klap_s0 = klap::agg_begin&lt;klap_args_child&gt;(...); if (i &gt;= n) {} else {
  *   if (cnt[i] &gt; 0) klap_s0.record(...); } klap_s0.flush(...); }
  * }
- * int main() { ... parent&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(...); }        // HostLaunches
+ * int main() { ... parent&lt;&lt;&lt;g, b, 0, klap::host_prepare(0, klap::host_warps(g, b))&gt;&gt;&gt;(...); }  // HostLaunches
  * </pre>
  * <h2>Parts</h2>
  * <pre>

@@ -7,6 +7,7 @@ import klap.model.Expr;
 import klap.model.FunctionDef;
 import klap.model.Param;
 import klap.transform.EditSet;
+import klap.transform.Mutations;
 import klap.transform.Trees;
 
 /**
@@ -22,12 +23,16 @@ import klap.transform.Trees;
  * <pre>
  * (cudaFuncSetAttribute(parent_klap_grid, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024),
  *  cudaFuncSetAttribute(parent, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024));
- * (parent_klap_grid&lt;&lt;&lt;g, b, 0, klap::host_prepare()&gt;&gt;&gt;(p, cnt, n, klap::host_kstate(1)), klap::host_kstate_done());
+ * (parent_klap_grid&lt;&lt;&lt;g, b, 0, klap::host_prepare(0, klap::host_warps(g, b))&gt;&gt;&gt;(p, cnt, n, klap::host_kstate(1)), klap::host_kstate_done());
  * </pre>
  * The state comes from the stream-ordered allocator and {@code host_kstate_done} frees it in the
  * launch's stream, after the parent grid and all it launched (runtime {@code kernel.cuh}).
- * At warp and block granularity the launch keeps its kernel and gets {@code klap::host_prepare()}
- * as its stream (a stream of its own is passed through: {@code klap::host_prepare(s)}). A launch
+ * At warp and block granularity the launch keeps its kernel and gets
+ * {@code klap::host_prepare(0, klap::host_warps(g, b))} as its stream (a stream of its own is passed
+ * through: {@code klap::host_prepare(s, ...)}), which sizes the pending-launch limit from the
+ * launch's warps; {@code klap::host_prepare()} (the fixed size) where {@code g} or {@code b} has a
+ * side effect and must not be evaluated twice. A host launch of a kernel that makes no aggregated
+ * launch, itself or in a {@code __device__} function it calls, is left as written. A launch
  * inside a lambda is left as written (a warning); a reference to a kernel-granularity parent other
  * than a launch (a function pointer, {@code cudaLaunchKernel}) runs it as written (a note).
  */
@@ -110,13 +115,19 @@ final class HostLaunches {
                     "(" + CudaText.renamed(cuda.slice(l.calleeRange()), k.name(), CudaText.twinName(k)));
             out.insert(l.range().end(), ", klap::host_kstate_done())");
         }
+        if (!ctx.deviceClosure(k).stream().anyMatch(plans::hasSites)) {
+            return; // k makes no aggregated launch: nothing to prepare
+        }
+        String launches = Mutations.sideEffectFree(l.grid()) && Mutations.sideEffectFree(l.block())
+                ? ", klap::host_warps(" + cuda.slice(l.grid().range()) + ", " + cuda.slice(l.block().range()) + ")"
+                : "";
         if (l.stream() != null) {
             out.replace(l.stream().range().offset(), l.stream().range().end(),
-                    "klap::host_prepare(" + cuda.slice(l.stream().range()) + ")");
+                    "klap::host_prepare(" + cuda.slice(l.stream().range()) + launches + ")");
         } else if (l.sharedMem() != null) {
-            out.insert(l.sharedMem().range().end(), ", klap::host_prepare()");
+            out.insert(l.sharedMem().range().end(), ", klap::host_prepare(" + (launches.isEmpty() ? "" : "0" + launches) + ")");
         } else {
-            out.insert(l.block().range().end(), ", 0, klap::host_prepare()");
+            out.insert(l.block().range().end(), ", 0, klap::host_prepare(" + (launches.isEmpty() ? "" : "0" + launches) + ")");
         }
     }
 

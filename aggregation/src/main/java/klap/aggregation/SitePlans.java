@@ -89,6 +89,11 @@ final class SitePlans {
         return sites.stream().anyMatch(s -> s.fn() == k && s.gridWide());
     }
 
+    /** @return true if {@code f} has an aggregated launch site */
+    boolean hasSites(FunctionDef f) {
+        return sites.stream().anyMatch(s -> s.fn() == f);
+    }
+
     /** @return true if a launch of {@code f} is deferred to the end of a region (it needs {@code klap_blk}) */
     boolean hasRegion(FunctionDef f) {
         return sites.stream().anyMatch(s -> s.fn() == f && s.region() != null);

@@ -68,9 +68,48 @@ class AggregationPassTest {
                         + "const klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
                         + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
                         + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); }); }",
-                // host launch prepares the pool
-                "parent<<<10, 256, 0, klap::host_prepare()>>>");
+                // the host launch sizes the pending-launch limit from its warps
+                "parent<<<10, 256, 0, klap::host_prepare(0, klap::host_warps(10, 256))>>>");
         none(r.text(), "return;\n  if (level[v] == cur)", "child<<<(count");
+    }
+
+    /**
+     * Host launches: {@code klap::host_prepare} sizes the pending-launch limit from the launch's
+     * warps when the grid and block expressions can be evaluated again, falls back to the fixed
+     * size otherwise, and kernels that make no aggregated launch are launched as written.
+     */
+    @Test
+    void hostLaunchesSizeThePendingLaunchLimitFromTheirWarps() {
+        String src = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __device__ void helper(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                __global__ void parent(int* p) { helper(p); }
+                __global__ void flat(int* p) { p[threadIdx.x] = 2; }
+                int grid(int n);
+                void run(int* p, int n, cudaStream_t s, dim3 g) {
+                  parent<<<dim3((n + 255) / 256), 256>>>(p);
+                  parent<<<g, 128, 64>>>(p);
+                  parent<<<g, 128, 0, s>>>(p);
+                  parent<<<grid(n), 256>>>(p);
+                  parent<<<n++, 32>>>(p);
+                  flat<<<n, 256>>>(p);
+                  child<<<1, 32, 0, s>>>(p);
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(src, g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            String twin = "parent"; // at kernel granularity too: a launch in a __device__ function is aggregated per warp or block
+            inOrder(r.text(), "void run(",
+                    twin + "<<<dim3((n + 255) / 256), 256, 0, klap::host_prepare(0, klap::host_warps(dim3((n + 255) / 256), 256))>>>",
+                    twin + "<<<g, 128, 64, klap::host_prepare(0, klap::host_warps(g, 128))>>>",
+                    twin + "<<<g, 128, 0, klap::host_prepare(s, klap::host_warps(g, 128))>>>",
+                    // a call or an increment must not be evaluated twice: the limit gets its fixed size
+                    twin + "<<<grid(n), 256, 0, klap::host_prepare()>>>",
+                    twin + "<<<n++, 32, 0, klap::host_prepare()>>>",
+                    // kernels that make no aggregated launch are launched as written
+                    "flat<<<n, 256>>>(p);", "child<<<1, 32, 0, s>>>(p);");
+        }
     }
 
     @Test
@@ -141,7 +180,7 @@ class AggregationPassTest {
                 "__global__ void build_klap_agg_uu(", "klap::block_group::virtual_block(klap_v)",
                 "const uint3 threadIdx = klap_v.threadIdx;", "threadIdx.x < 4", "dim3(blockDim.x)", "build_klap_agg_uu<<<",
                 "out[blockIdx.x] = depth;",
-                "build<<<1, 32, 0, klap::host_prepare()>>>");
+                "build<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>");
     }
 
     @Test
@@ -410,8 +449,8 @@ class AggregationPassTest {
                 """;
         var r = Check.run(code, Granularity.KERNEL);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
-        inOrder(r.text(), "parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(nullptr, (5), klap::host_kstate(",
-                "parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(nullptr, 7, klap::host_kstate(",
-                "all_klap_grid<<<1, 32, 0, klap::host_prepare()>>>((3), klap::host_kstate(");
+        inOrder(r.text(), "parent_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(nullptr, (5), klap::host_kstate(",
+                "parent_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(nullptr, 7, klap::host_kstate(",
+                "all_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>((3), klap::host_kstate(");
     }
 }

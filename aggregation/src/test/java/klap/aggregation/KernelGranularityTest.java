@@ -46,7 +46,7 @@ class KernelGranularityTest {
                         + "klap_block, klap_smem, klap_stream>>>(klap_ksite, klap::kfirst_args<klap_args_child>(klap_ksite).level, "
                         + "klap::kfirst_args<klap_args_child>(klap_ksite).adj, klap::kfirst_args<klap_args_child>(klap_ksite).next); "
                         + "cudaError_t klap_e = klap::launch_result(klap_pre); return klap_e; }); }",
-                "parent_klap_grid<<<10, 256, 0, klap::host_prepare()>>>(0, 0, 0, 2560, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+                "parent_klap_grid<<<10, 256, 0, klap::host_prepare(0, klap::host_warps(10, 256))>>>(0, 0, 0, 2560, 0, klap::host_kstate(1)), klap::host_kstate_done());");
         // no collective, so no divergence elimination is needed at this granularity
         none(r.text(), "if (v >= n) {} else {", "agg_begin", "klap_blk = klap::block_group::hardware()");
     }
@@ -90,7 +90,7 @@ class KernelGranularityTest {
                 "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 1u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
                         + "klap_args_child(p, r), [&](",
                 "klap::kfinish(klap_ks, 2u, [&](", "tag_klap_kagg", "child_klap_kagg", "child_klap_kagg",
-                "parent_klap_grid<<<1, 1, 0, klap::host_prepare()>>>(0, 3, klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2)), klap::host_kstate_done());");
+                "parent_klap_grid<<<1, 1, 0, klap::host_prepare(0, klap::host_warps(1, 1))>>>(0, 3, klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2)), klap::host_kstate_done());");
 
         var unordered = Check.run(code.replace("child<<<1, 32>>>(p, r)", "child<<<1, 32, 0, cudaStreamFireAndForget>>>(p, r)"),
                 Granularity.KERNEL);
@@ -124,7 +124,7 @@ class KernelGranularityTest {
                 "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
                 "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
-                "klap::kstate_new(1, klap::on_full::launch_as_written)", "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+                "klap::kstate_new(1, klap::on_full::launch_as_written)", "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
     }
 
     /**

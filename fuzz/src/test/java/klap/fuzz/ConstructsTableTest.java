@@ -169,7 +169,8 @@ class ConstructsTableTest {
                 }
                 int main() { parent<<<1, 32>>>(0); return 0; }
                 """, ALL);
-        assertTrue(out.get("block").contains("klap::host_prepare()"), "host launch of the parent must prepare the pool");
+        assertTrue(out.get("block").contains("parent<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0);"),
+                "the host launch of the parent sizes the pending-launch limit:\n" + out.get("block"));
         String k = out.get("kernel");
         // the kernel keeps its signature; its kernel-granularity twin gets the state parameter
         assertTrue(k.contains("__global__ void parent(int* p) {"), k);
@@ -180,7 +181,7 @@ class ConstructsTableTest {
                 + "cudaStream_t klap_stream, const klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = "
                 + "cudaPeekAtLastError(); child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p); "
                 + "return klap::launch_result(klap_pre); });"), k);
-        assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
+        assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -272,7 +273,7 @@ class ConstructsTableTest {
                 """, ALL);
         String k = out.get("kernel");
         assertTrue(k.contains("template <int N>\n __global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)"), k);
-        assertTrue(k.contains("parent_klap_grid<2><<<1, 32, 0, klap::host_prepare()>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
+        assertTrue(k.contains("parent_klap_grid<2><<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -829,7 +830,7 @@ class ConstructsTableTest {
             "__global__ void build(int* out, int depth);",
             "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
             "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); build_klap_kagg_vv<<<",
-            "build_klap_grid<<<1, 32, 0, klap::host_prepare()>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
+            "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
         }
     }

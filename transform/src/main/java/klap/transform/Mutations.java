@@ -85,6 +85,34 @@ public final class Mutations {
         return e;
     }
 
+    /**
+     * @return true if evaluating {@code e} has no side effect, so that generated code may evaluate it
+     *         a second time: names, literals, member and subscript reads, operators other than
+     *         assignments and {@code ++}/{@code --}, casts, conditionals and calls of {@link #pure}
+     *         functions ({@code dim3(...)}, {@code min}, ...) on such operands; false for anything
+     *         else (other calls, lambdas, constructs klap does not model)
+     */
+    public static boolean sideEffectFree(Expr e) {
+        if (e instanceof Expr.Name || e instanceof Expr.Literal) {
+            return true;
+        }
+        if (e instanceof Expr.Unary u && (u.op().contains("++") || u.op().contains("--"))) {
+            return false;
+        }
+        if (e instanceof Expr.Binary b && b.isAssignment()) {
+            return false;
+        }
+        if (e instanceof Expr.Call c && !pure(c.calleeName())) {
+            return false;
+        }
+        if (e instanceof Expr.Unary || e instanceof Expr.Binary || e instanceof Expr.Call || e instanceof Expr.Member
+                || e instanceof Expr.Subscript || e instanceof Expr.Conditional || e instanceof Expr.Cast) {
+            return e.children().stream().filter(x -> !(e instanceof Expr.Call c && x == c.callee()))
+                    .allMatch(x -> x != null && sideEffectFree(x));
+        }
+        return false;
+    }
+
     /** @return true if {@code callee} is a known function without side effects (math, intrinsics, {@code dim3}) */
     public static boolean pure(String callee) {
         return callee != null && Uniformity.PURE.contains(callee);
