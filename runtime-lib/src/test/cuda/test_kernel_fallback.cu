@@ -21,6 +21,10 @@
 //  C. kstate_new(2, on_full::launch_as_written) while the holder keeps the pool gives the
 //     unavailable state; the device-launched parent that gets it launches everything as written.
 //  D. 60 host launches of B's parent into 2 streams without synchronizing: right sums, nothing live.
+//  E. kstate_new(n, ..., site) for the aggregated grid of a site whose chunks 1 and 3 had no room
+//     (hand-built site: 5 chunks, 30000 blocks): the new state counts the blocks of those chunks as
+//     finished (kdetail::kmissing_blocks), since they return in kchild_enter and never reach the
+//     grid's own kfinish (a recursive kernel's grid would otherwise never launch its children).
 #define KLAP_POOL_SIZE_BYTES (1ull << 20)
 #define KLAP_POOL_SEGMENT_BYTES 4096ull
 #define KLAP_POOL_FALLBACK_WAIT_US 200
@@ -130,6 +134,29 @@ __global__ void kf_spawn(unsigned long long* vals, unsigned long long* sums, uns
   const cudaError_t e = klap::launch_result(pre);
   if (e != cudaSuccess) klap::kstate_discard(ks);
   klap::check_launch(e, "test_kernel_fallback: kf_spawn");
+}
+
+// Part E: a hand-built site with chunks 0, 2 and 4 held and 1 and 3 missing.
+__global__ void kf_missing_blocks(unsigned long long* out) {
+  static __shared__ klap::ksite s;  // (not read by any grid: only its fields are inspected)
+  for (unsigned c = 0; c < klap::kchunk_count; ++c) {
+    s.chunk[c] = nullptr;
+    s.first_excl[c] = 0ull;
+  }
+  const unsigned long long records = klap::detail::kfirst(4) + 10ull;  // chunks 0..4 in use
+  const unsigned long long first[5] = {0ull, 1000ull, 5000ull, 12000ull, 21000ull};
+  for (unsigned c = 0; c < 5; ++c) {
+    s.first_excl[c] = first[c];
+    s.chunk[c] = (c % 2u == 1u) ? klap::detail::kchunk_missing() : reinterpret_cast<char*>(out);
+  }
+  s.packed = (records << klap::kindex_shift) | 30000ull;
+  out[0] = klap::kdetail::kmissing_blocks(&s);
+  klap::kstate* ks = klap::kstate_new(1, klap::on_full::fail, &s);
+  out[1] = ks->done_blocks;
+  klap::kstate* plain = klap::kstate_new(1, klap::on_full::fail);
+  out[2] = plain->done_blocks;
+  klap::kstate_discard(ks);
+  klap::kstate_discard(plain);
 }
 
 struct kf_part {
@@ -267,6 +294,21 @@ int main() {
                 h.direct_grids, grids);
     kt_expect_idle("D");
     for (auto& s : st) KT_CUDA(cudaStreamDestroy(s));
+  }
+  // E. the blocks of missing chunks count as finished in the state of the grid they belong to
+  {
+    unsigned long long* d = nullptr;
+    KT_CUDA(cudaMalloc(&d, 3 * sizeof(unsigned long long)));
+    kf_missing_blocks<<<1, 1>>>(d);
+    KT_CUDA(cudaGetLastError());
+    unsigned long long h[3];
+    KT_CUDA(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+    const unsigned long long want = (5000ull - 1000ull) + (21000ull - 12000ull);
+    KT_EXPECT(h[0] == want && h[1] == want && h[2] == 0ull,
+              "E: missing blocks %llu, state's finished blocks %llu, without a site %llu (want %llu, %llu, 0)", h[0],
+              h[1], h[2], want, want);
+    KT_CUDA(cudaFree(d));
+    kt_expect_idle("E");
   }
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
   KT_CUDA(cudaFreeHost(flag));

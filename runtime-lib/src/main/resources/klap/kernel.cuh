@@ -384,13 +384,35 @@ __device__ inline void kchild_release(const ksite* cs) {
 // its kfinish does nothing. Never written after initialization; one per translation unit.
 static __device__ kstate kstate_unavailable = {0ull, 0ull, 0ull, kstate_unavailable_tag, 1ull, {}};
 
+namespace kdetail {
+// How many blocks of site s's aggregated grid fall in chunks the pool had no room for
+// (kchunk_missing): such a block does nothing (kchild_enter returns false for all its threads), so
+// it never reaches the kfinish of the grid's own state. Read by the launching thread once every
+// record of s is written (in kfinish_site's launcher).
+__device__ inline unsigned long long kmissing_blocks(const ksite* s) {
+  const unsigned long long count = s->packed >> kindex_shift;
+  const unsigned long long total = s->packed & kblocks_mask;
+  unsigned long long missing = 0ull;
+  for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
+    if (s->chunk[c] != detail::kchunk_missing()) continue;
+    const unsigned long long end =
+        c + 1 < kchunk_count && detail::kfirst(c + 1) < count ? s->first_excl[c + 1] : total;
+    missing += end - s->first_excl[c];
+  }
+  return missing;
+}
+}  // namespace kdetail
+
 // A zeroed kstate for `nsites` sites from the pool, for a device-launched kernel-granularity
 // parent (the aggregated child of a recursive kernel). Called by one thread. When the pool has
 // no room: on_full::fail reports the exhaustion and traps (pool_alloc); on_full::launch_as_written
 // (generated code, for a child kernel that makes no tail launches of its own) gives
 // &kstate_unavailable after KLAP_POOL_FALLBACK_WAIT_US, so the child grid launches its own
 // children as written.
-__device__ kstate* kstate_new(unsigned nsites, on_full full = on_full::fail) {
+// `site`: the site whose aggregated grid gets this state (generated code passes it). Its blocks in
+// chunks without storage never call kfinish, so they are counted as finished from the start:
+// otherwise no block of the grid would be the last one and its children would never be launched.
+__device__ kstate* kstate_new(unsigned nsites, on_full full = on_full::fail, const ksite* site = nullptr) {
   const unsigned long long bytes = detail::kstate_bytes(nsites);
   const char* what = "the state of a kernel-granularity child grid (klap::kstate_new)";
   void* raw = full == on_full::fail
@@ -404,6 +426,8 @@ __device__ kstate* kstate_new(unsigned nsites, on_full full = on_full::fail) {
   kstate* ks = reinterpret_cast<kstate*>(p);
   ks->nsites = nsites;
   ks->pooled = 1ull;
+  if (site != nullptr) ks->done_blocks = kdetail::kmissing_blocks(site);
+  __threadfence();
   return ks;
 }
 

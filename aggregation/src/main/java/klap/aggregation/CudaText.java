@@ -344,10 +344,13 @@ final class CudaText {
     /**
      * Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates
      * its own launches; for a child without tail launches, one that lets the child launch as
-     * written when the pool has no room for the state ({@link SitePlans#tailFallback}).
+     * written when the pool has no room for the state ({@link SitePlans#tailFallback}). The state
+     * is told the site ({@code klap_ksite}) whose grid it serves, so that the grid's blocks whose
+     * records went out as written (no pool room, kernel.cuh) count as finished.
      */
     private String childState(FunctionDef child) {
         return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child)
-                + (plans.tailFallback(child) ? ", klap::on_full::launch_as_written" : "") + "); " : "";
+                + (plans.tailFallback(child) ? ", klap::on_full::launch_as_written" : ", klap::on_full::fail")
+                + ", klap_ksite); " : "";
     }
 }

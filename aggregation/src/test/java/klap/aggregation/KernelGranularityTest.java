@@ -120,11 +120,11 @@ class KernelGranularityTest {
                 "__global__ void build(int* out, int depth);",   // the user's prototype, unchanged
                 "__global__ void build(int* out, int depth) {",
                 "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks)", "{ [&]() {",
-                "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); build_klap_kagg_vv<<<",
+                "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); build_klap_kagg_vv<<<",
                 "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
                 "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
-                "klap::kstate_new(1, klap::on_full::launch_as_written)", "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+                "klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite)", "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
     }
 
     /**

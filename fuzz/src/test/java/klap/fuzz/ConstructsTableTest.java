@@ -600,7 +600,7 @@ class ConstructsTableTest {
         // a kernel launched from a kernel: no argument of its own kernel-wide launches is scalarized (in its
         // aggregated variant one grid holds the virtual grids of many records)
         assertTrue(k.contains("__global__ void node_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {")
-                && k.contains("klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); node_klap_kagg_vv<<<"), k);
+                && k.contains("klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); node_klap_kagg_vv<<<"), k);
     }
 
     @Test
@@ -829,7 +829,7 @@ class ConstructsTableTest {
             "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
             "__global__ void build(int* out, int depth);",
             "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
-            "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written); build_klap_kagg_vv<<<",
+            "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); build_klap_kagg_vv<<<",
             "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
         }
