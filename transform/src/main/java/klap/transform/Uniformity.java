@@ -177,23 +177,41 @@ public final class Uniformity {
         return false;
     }
 
-    /** Marks locals assigned in {@code e} divergent when the assignment is. */
+    /**
+     * Marks locals assigned in {@code e} divergent when the assignment is. An assignment in an arm
+     * of {@code c ? a : b}, or in the right operand of {@code &&} / {@code ||}, runs only in the
+     * threads where the condition chose it: under divergent control unless that condition is
+     * uniform ({@code c ? (lo = m) : (hi = m)} in a per-thread binary search).
+     */
     private boolean definitionsIn(Expr e, boolean divergentControl) {
         if (e == null) {
             return false;
         }
-        boolean[] changed = {false};
-        Trees.walk(e, x -> {
-            if (x instanceof Expr.Binary b && b.isAssignment()) {
-                boolean uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()));
-                changed[0] |= assigned(b.lhs(), uniformValue, divergentControl);
-            } else if (x instanceof Expr.Unary u && (u.op().endsWith("++") || u.op().endsWith("--")
-                    || u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("post++")
-                    || u.op().equals("post--"))) {
-                changed[0] |= assigned(u.operand(), isUniform(u.operand()), divergentControl);
-            }
-        });
-        return changed[0];
+        boolean changed = false;
+        if (e instanceof Expr.Conditional c) {
+            boolean chosen = divergentControl || !isUniform(c.cond());
+            changed |= definitionsIn(c.cond(), divergentControl);
+            changed |= definitionsIn(c.then(), chosen);
+            changed |= definitionsIn(c.otherwise(), chosen);
+            return changed;
+        }
+        if (e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||"))) {
+            changed |= definitionsIn(b.lhs(), divergentControl);
+            changed |= definitionsIn(b.rhs(), divergentControl || !isUniform(b.lhs()));
+            return changed;
+        }
+        if (e instanceof Expr.Binary b && b.isAssignment()) {
+            boolean uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()));
+            changed |= assigned(b.lhs(), uniformValue, divergentControl);
+        } else if (e instanceof Expr.Unary u && (u.op().endsWith("++") || u.op().endsWith("--")
+                || u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("post++")
+                || u.op().equals("post--"))) {
+            changed |= assigned(u.operand(), isUniform(u.operand()), divergentControl);
+        }
+        for (Expr x : e.children()) {
+            changed |= definitionsIn(x, divergentControl);
+        }
+        return changed;
     }
 
     /**

@@ -98,6 +98,33 @@ class WritesAndSyncTest {
     }
 
     /**
+     * An assignment in an arm of {@code ?:} or in the right operand of {@code &&}/{@code ||} runs
+     * only in the threads the condition chose (review 2026-11-25: a binary search written
+     * {@code c ? (lo = m + 1) : (hi = m)} had its per-thread {@code lo} scalarized).
+     */
+    @Test
+    void assignmentsUnderThreadDependentConditionalOperatorsAreDivergent() {
+        CudaUnit u = parse("""
+                __global__ void k(const int* off, int* out, int n) {
+                  int t = threadIdx.x;
+                  int lo = 0, hi = n;
+                  int m = (lo + hi) / 2;
+                  off[m] <= t ? (lo = m + 1) : (hi = m);
+                  int skip = 0; off[t] < 0 ? (skip = 1) : 0;
+                  int a = 0; (t > 3) && (a = 1);
+                  int b = 0; (t > 3) || (b = 1);
+                  int c = 0; n > 2 ? (c = 1) : (c = 2);
+                  int d = 0; (n > 2) && (d = 5);
+                  int e = 0; t > 2 ? (n > 1 ? (e = 1) : 0) : 0;
+                  out[lo + hi + skip + a + b + c + d + e] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("lo", "hi", "skip", "a", "b", "e")), d.toString());
+        assertFalse(d.contains("c") || d.contains("d"), "a uniform condition chose the assignment: " + d);
+    }
+
+    /**
      * An array member that decays to a pointer ({@code fill(s.c, t)}, {@code int* q = s.c}) or
      * that a reference loop variable walks ({@code for (int& x : s.c)}) can be stored through:
      * its struct counts as written. Reading {@code s.c[i]} or {@code sizeof s.c} does not.
