@@ -68,8 +68,15 @@ final class SitePlanner {
     private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
             "this_multi_grid");
 
+    /**
+     * Device runtime calls that are ordered with launches in a stream: event records and waits,
+     * and the asynchronous copies and sets (a copy after a launch into the NULL stream reads what
+     * the child wrote). A launch is never deferred past one of them.
+     */
     private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
-            "cudaStreamWaitEvent");
+            "cudaStreamWaitEvent", "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemsetAsync",
+            "cudaMemset2DAsync", "cudaMemset3DAsync", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync",
+            "cudaMemcpyPeerAsync");
 
     /** Stream arguments (spaces removed) that are certainly not {@code cudaStreamTailLaunch}. */
     private static final Set<String> NOT_TAIL = Set.of("0", "0u", "NULL", "nullptr", "(cudaStream_t)0",
@@ -166,7 +173,8 @@ final class SitePlanner {
         } else if (gridWide && eventCallAfter(es, f)) {
             // the grid's last block would launch it after the event: launch it in place instead
             gridWide = false;
-            inPlace = "a stream or event operation follows it in the kernel, so it cannot be launched later";
+            inPlace = "the kernel makes a stream or event operation, which the grid's last block would not keep in "
+                    + "order with it";
         }
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
         unaggregated.remove(l);
@@ -484,14 +492,14 @@ final class SitePlanner {
     }
 
     /**
-     * @return true if a stream/event operation may run in kernel {@code f} after {@code site}: later
-     *         in the text, or anywhere in a loop around the site (kernel granularity defers launches
-     *         to the end of the whole grid)
+     * @return true if kernel {@code f}, or a {@code __device__} function it calls, makes a
+     *         stream/event operation anywhere (kernel granularity defers launches to the end of the
+     *         whole grid, into the last block's stream: past every later operation, and out of the
+     *         order of every earlier one of the launching block's stream)
      */
     private boolean eventCallAfter(Stmt site, FunctionDef f) {
-        Stmt outer = ctx.uni(f).trees().outermostLoop(site);
-        return eventCallIn(f.body(), site.range().offset(), f.body().range().end())
-                || (outer != null && eventCallIn(outer, outer.range().offset(), outer.range().end()));
+        return ctx.deviceClosure(f).stream()
+                .anyMatch(g -> eventCallIn(g.body(), g.body().range().offset() - 1, g.body().range().end()));
     }
 
     private boolean eventCallIn(Stmt scope, int after, int before) {
@@ -534,8 +542,12 @@ final class SitePlanner {
                 if (later == null) {
                     continue;
                 }
-                String reason = "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before "
-                        + "it; launching it in place keeps their order";
+                String reason = later > s.launch().range().offset()
+                        ? "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before "
+                        + "it; launching it in place keeps their order"
+                        : "an earlier launch of the same thread (line " + ctx.src.line(later) + ") goes out at once "
+                        + "into its block's stream, which the grid's last block would not be ordered after; launching "
+                        + "it in place keeps their order";
                 // aggregated in place among the lanes that arrive together: recompute the mask for them
                 Uniformity u = ctx.uni(s.fn());
                 boolean toNull = s.gridWide() ? threadDependentStream(s.launch(), u) : s.streamToNull();
@@ -695,14 +707,16 @@ final class SitePlanner {
      */
     private Integer overtakingLaunch(SitePlan s, Map<Integer, SitePlan> byOffset) {
         FunctionDef f = s.fn();
-        int after = s.stmt().range().end();
+        // kernel granularity: also an EARLIER launch that goes out at once, from the launching block
+        // into its stream, while s goes out from the grid's last block into another block's stream
+        int after = s.gridWide() ? f.body().range().offset() : s.stmt().range().end();
         int before = s.gridWide() ? f.body().range().end() : s.region().end();
         Stmt outerLoop = s.gridWide() ? ctx.uni(f).trees().outermostLoop(s.stmt()) : null;
         for (Expr op : ctx.syncs.launchingOperations(f.body())) {
             int off = op.range().offset();
             boolean inRange = off >= after && off < before
-                    || outerLoop != null && outerLoop.range().contains(off) && off != s.launch().range().offset();
-            if (!inRange) {
+                    || outerLoop != null && outerLoop.range().contains(off);
+            if (!inRange || off == s.launch().range().offset()) {
                 continue;
             }
             if (op instanceof Expr.Launch l) {

@@ -308,4 +308,79 @@ class CorrectnessRulesTest {
         none(r.text(), "{} else {");
         none(r.text(), "goto klap_r");
     }
+
+    /**
+     * Review 2026-11-25: an asynchronous device copy in the launch's stream after the launch reads
+     * what the child wrote; deferring the launch past it (end of region, end of grid) copied stale
+     * data. Kernel granularity also must not defer past a copy or event wait made BEFORE the launch.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aLaunchIsNeverDeferredPastAnAsynchronousCopyOrSet(Granularity g) {
+        for (String op : new String[] {
+            "cudaMemcpyAsync(out + i * 32, a + i * 32, 128, cudaMemcpyDeviceToDevice, 0);",
+            "cudaMemsetAsync(a + i * 32, 0, 128, 0);"}) {
+            var r = Check.run(CHILD + """
+                    __global__ void parent(int* a, int* out, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i >= n) return;
+                      child<<<1, 32>>>(a, i);
+                      %s
+                    }
+                    """.formatted(op), g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            inOrder(r.text(), "child_klap_agg_", op);
+            if (g != Granularity.WARP) {
+                assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+            }
+        }
+        var before = Check.run(CHILD + """
+                __global__ void parent(int* a, cudaEvent_t e, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  cudaStreamWaitEvent(0, e, 0);
+                  if (i < n) child<<<1, 32>>>(a, i);
+                }
+                """, g);
+        if (g == Granularity.KERNEL) {
+            assertTrue(Check.hasDiag(before, Severity.WARNING, "granularity-fallback"), before.diagnostics().toString());
+            none(before.text(), "klap::krecord<");
+        }
+    }
+
+    /**
+     * Review 2026-11-25: at kernel granularity a launch that goes out at once (left as written, in
+     * place, in a __device__ helper) goes into its block's stream; a later launch of the same thread
+     * deferred to the grid's last block would go into that block's stream, unordered with it.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void kernelGranularityNeverDefersALaunchAfterOneThatWentOutAtOnce(Granularity g) {
+        var r = Check.run("""
+                __global__ void produce(int* a, int i);
+                __global__ void consume(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  produce<<<1, 32>>>(a, i);
+                  consume<<<1, 32>>>(a, i);
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        if (g == Granularity.KERNEL) {
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
+            none(r.text(), "klap::krecord<klap_args_consume>");
+            inOrder(r.text(), "produce<<<1, 32>>>(a, i);", "consume_klap_agg_");
+        }
+        var fireAndForget = Check.run("""
+                __global__ void produce(int* a, int i);
+                __global__ void consume(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  produce<<<1, 32, 0, cudaStreamFireAndForget>>>(a, i);
+                  consume<<<1, 32>>>(a, i);
+                }
+                """, g);
+        assertFalse(Check.hasDiag(fireAndForget, Severity.WARNING, "launch-order"), fireAndForget.diagnostics().toString());
+    }
 }
