@@ -452,9 +452,8 @@ class ConstructsTableTest {
     }
 
     /**
-     * At kernel granularity the launch is deferred to the grid's last block, past the
-     * {@code cudaEventRecord}, without any diagnostic (suspected bug, see docs/constructs.md): this test
-     * pins today's behaviour so that a fix shows up here.
+     * A stream or event operation after the launch: deferring the launch (to the end of its region,
+     * or to the grid's last block) would put it after the operation, so it goes out in place.
      */
     @Test
     void launchFollowedByEventRecordInItsRegion() throws IOException {
