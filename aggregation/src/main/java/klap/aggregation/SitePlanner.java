@@ -247,7 +247,7 @@ final class SitePlanner {
         Uniformity u = ctx.gridUni(f);
         String mask = scalarMask(l, child, u);
         boolean fireAndForget = fireAndForget(l);
-        Stmt loop = ctx.uni(f).trees().enclosingLoop(es);
+        Stmt loop = ctx.uni(f).trees().outermostLoopOrGotoLoop(es); // a loop written with goto too
         if (loop != null || launchedFromKernel(f)) {
             // records of different rounds are merged into one grid: a value uniform across the grid in
             // one round differs between rounds, so no argument may come from a single record. And in the
@@ -256,8 +256,9 @@ final class SitePlanner {
             mask = "v".repeat(child.params().size());
         }
         if (loop != null && !fireAndForget) {
-            ctx.note(l.range().offset(), "launch of '" + l.kernelName() + "' in a loop (line "
-                    + ctx.src.line(loop.range().offset()) + ") into an ordered stream: aggregated per "
+            String where = loop == f.body() ? "in a loop written with goto" : "in a loop (line "
+                    + ctx.src.line(loop.range().offset()) + ")";
+            ctx.note(l.range().offset(), "launch of '" + l.kernelName() + "' " + where + " into an ordered stream: aggregated per "
                     + "round (one grid per round), which keeps each thread's launch order; launch into "
                     + "cudaStreamFireAndForget if the rounds' children are independent, to aggregate all rounds at once",
                     "kernel-per-round");
@@ -711,7 +712,7 @@ final class SitePlanner {
         // into its stream, while s goes out from the grid's last block into another block's stream
         int after = s.gridWide() ? f.body().range().offset() : s.stmt().range().end();
         int before = s.gridWide() ? f.body().range().end() : s.region().end();
-        Stmt outerLoop = s.gridWide() ? ctx.uni(f).trees().outermostLoop(s.stmt()) : null;
+        Stmt outerLoop = s.gridWide() ? ctx.uni(f).trees().outermostLoopOrGotoLoop(s.stmt()) : null;
         for (Expr op : ctx.syncs.launchingOperations(f.body())) {
             int off = op.range().offset();
             boolean inRange = off >= after && off < before

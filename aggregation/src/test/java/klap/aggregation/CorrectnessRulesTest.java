@@ -383,4 +383,32 @@ class CorrectnessRulesTest {
                 """, g);
         assertFalse(Check.hasDiag(fireAndForget, Severity.WARNING, "launch-order"), fireAndForget.diagnostics().toString());
     }
+
+    /**
+     * Review 2026-11-25: a loop written with a backward goto is a loop: at kernel granularity its
+     * ordered launches are numbered per round and its counter is never a scalar; in place (warp,
+     * block) its counter is never one scalar for lanes that may be in different iterations.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aLoopWrittenWithGotoIsALoop(Granularity g) {
+        var r = Check.run("""
+                __global__ void step(int* v, int r) { if (threadIdx.x == 0) *v = *v * 2 + r; }
+                __global__ void parent(int* v, const int* cnt, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int r = 0;
+                next:
+                  step<<<1, 32>>>(v + i, r);
+                  if (++r < cnt[i]) goto next;
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        if (g == Granularity.KERNEL) {
+            inOrder(r.text(), "klap::krecord_seq<klap_args_step>(", "step_klap_kagg_vv<<<");
+            assertTrue(Check.hasDiag(r, Severity.NOTE, "kernel-per-round"), r.diagnostics().toString());
+        } else {
+            inOrder(r.text(), "step_klap_agg_vv<<<");
+        }
+    }
 }

@@ -169,6 +169,27 @@ public final class Trees {
     }
 
     /**
+     * @return the outermost statement around {@code s} whose body a thread may run several times:
+     *         the function body when a backward {@code goto} may jump over {@code s} (a label before
+     *         {@code s}, a {@code goto} after it: a loop written with {@code goto}, which has no
+     *         {@link Stmt.Loop}), else {@link #outermostLoop}; null if neither
+     */
+    public Stmt outermostLoopOrGotoLoop(Stmt s) {
+        int at = s.range().offset();
+        for (Stmt.Jump g : collect(root, Stmt.Jump.class)) {
+            if (g.kind() != Stmt.JumpKind.GOTO || g.range().end() <= at) {
+                continue;
+            }
+            for (Stmt.Label l : collect(root, Stmt.Label.class)) {
+                if (l.range().offset() <= at) {
+                    return root;
+                }
+            }
+        }
+        return outermostLoop(s);
+    }
+
+    /**
      * @return the statement a {@code break} or {@code continue} leaves: the nearest enclosing loop
      *         (or, for break, switch), or null if none
      */

@@ -369,9 +369,12 @@ public final class Uniformity {
         return !reads[0];
     }
 
-    /** @return the variables the outermost loop around {@code site} declares or assigns (empty without a loop) */
+    /**
+     * @return the variables the outermost loop around {@code site} (a loop written with {@code goto}
+     *         included) declares or assigns (empty without a loop)
+     */
     private Set<String> definedInOutermostLoop(Stmt site) {
-        Stmt outer = trees.outermostLoop(site);
+        Stmt outer = trees.outermostLoopOrGotoLoop(site);
         Set<String> defined = new HashSet<>();
         if (outer == null) {
             return defined;
