@@ -176,6 +176,15 @@ final class SitePlanner {
             inPlace = "the kernel makes a stream or event operation, which the grid's last block would not keep in "
                     + "order with it";
         }
+        if (streamMayVaryIntoTail(f, es, l, gridWide, inPlace != null)) {
+            // the aggregated launch would go into one stream for all: the NULL stream, or the first
+            // record's; a child that some thread sent to cudaStreamTailLaunch would then start before its
+            // parent grid ended
+            ctx.warn(l.range().offset(), "the stream of this launch may be cudaStreamTailLaunch for some threads "
+                    + "or rounds and another stream for others; one aggregated launch cannot keep both, so it is not "
+                    + "aggregated", "stream-may-be-tail");
+            return;
+        }
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
         unaggregated.remove(l);
         sites.add(plan);
@@ -264,6 +273,15 @@ final class SitePlanner {
                     "kernel-per-round");
         }
         boolean streamToNull = streamToNull(l, u);
+        if (!streamToNull && l.stream() != null && (loop != null || launchedFromKernel(f))
+                && !NOT_TAIL.contains(streamText(l.stream()))) {
+            // one grid merges the records of several rounds or virtual grids, whose streams may differ:
+            // kfinish would launch it into the first record's stream
+            streamToNull = true;
+            ctx.note(l.stream().range().offset(), "the stream of this launch may differ between the rounds or "
+                    + "parent grids that one aggregated launch merges; it goes into the launching block's NULL stream, "
+                    + "which keeps each thread's launch order (and orders more)", "stream-serialized");
+        }
         return new SitePlan(sites.size(), f, es, l, child, mask, null, streamToNull, true, !fireAndForget, loop != null);
     }
 
@@ -445,6 +463,52 @@ final class SitePlanner {
             }
         }
         return null;
+    }
+
+    /** @return the stream expression {@code e} without spaces, as {@link #NOT_TAIL} lists them */
+    private String streamText(Expr e) {
+        return ctx.slice(e.range()).replaceAll("\\s+", "");
+    }
+
+    /**
+     * @return true if {@code e} (a stream argument of {@code f}) is certainly not
+     *         {@code cudaStreamTailLaunch}: one of {@link #NOT_TAIL}, a created local stream
+     *         ({@link #createdStreamOnly}), or a conditional of such
+     */
+    private boolean neverTail(FunctionDef f, Expr e) {
+        if (e instanceof Expr.Conditional c) {
+            return neverTail(f, c.then()) && neverTail(f, c.otherwise());
+        }
+        return NOT_TAIL.contains(streamText(e))
+                || e instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && createdStreamOnly(f, n.name());
+    }
+
+    /**
+     * @return true if launch {@code l}'s stream may be {@code cudaStreamTailLaunch} and may differ
+     *         between the launches one aggregated launch would merge: between threads (not uniform),
+     *         between the iterations of a loop around an in-place launch, or, at kernel granularity,
+     *         between rounds and between the virtual grids of a kernel that kernels launch. Such a
+     *         launch is left as written (review 2026-11-25: {@code c ? cudaStreamTailLaunch :
+     *         cudaStreamFireAndForget} became the NULL stream, and the tail child ran too early).
+     */
+    private boolean streamMayVaryIntoTail(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, boolean gridWide,
+                                          boolean inPlace) {
+        if (l.stream() == null || neverTail(f, l.stream())) {
+            return false;
+        }
+        String t = streamText(l.stream());
+        if (t.equals("cudaStreamTailLaunch") || t.equals("(cudaStream_t)cudaStreamTailLaunch")
+                || t.equals("(cudaStream_t)(cudaStreamTailLaunch)")) {
+            return false; // the same for every launch
+        }
+        Uniformity u = gridWide ? ctx.gridUni(f) : ctx.uni(f);
+        if (!u.isUniform(l.stream())) {
+            return true;
+        }
+        if (gridWide) {
+            return ctx.uni(f).trees().outermostLoopOrGotoLoop(es) != null || launchedFromKernel(f);
+        }
+        return inPlace && !u.isUniformAcrossIterations(l.stream(), es);
     }
 
     /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */

@@ -2,6 +2,7 @@ package klap.aggregation;
 
 import static klap.aggregation.Check.inOrder;
 import static klap.aggregation.Check.none;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -409,6 +410,42 @@ class CorrectnessRulesTest {
             assertTrue(Check.hasDiag(r, Severity.NOTE, "kernel-per-round"), r.diagnostics().toString());
         } else {
             inOrder(r.text(), "step_klap_agg_vv<<<");
+        }
+    }
+
+    /**
+     * Review 2026-11-25: a stream that is cudaStreamTailLaunch for some threads and another stream
+     * for others became the NULL stream, and the tail child ran before its parent grid ended; at
+     * kernel granularity a stream parameter of a kernel that kernels launch went into the first
+     * record's stream. Such launches stay as written; a created stream or a constant stream does not.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aStreamThatMayBeTheTailStreamForSomeLaunchesOnlyIsLeftAsWritten(Granularity g) {
+        var r = Check.run(CHILD + """
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  cudaStream_t s = i == 0 ? cudaStreamTailLaunch : cudaStreamFireAndForget;
+                  if (i < n) child<<<1, 32, 0, s>>>(a, i);
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "stream-may-be-tail"), r.diagnostics().toString());
+        inOrder(r.text(), "child<<<1, 32, 0, s>>>(a, i);");
+        var recursive = Check.run("""
+                __global__ void node(int* a, int d, cudaStream_t s) {
+                  if (threadIdx.x == 0 && d > 0) node<<<1, 32, 0, s>>>(a, d - 1, d % 2 ? cudaStreamTailLaunch : s);
+                }
+                """, g);
+        assertEquals(g == Granularity.KERNEL, Check.hasDiag(recursive, Severity.WARNING, "stream-may-be-tail"),
+                recursive.diagnostics().toString());
+        for (String ok : new String[] {"cudaStreamTailLaunch", "i % 2 ? 0 : cudaStreamFireAndForget"}) {
+            var fine = Check.run(CHILD + """
+                    __global__ void parent(int* a, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i < n) child<<<1, 32, 0, %s>>>(a, i);
+                    }
+                    """.formatted(ok), g);
+            assertFalse(Check.hasDiag(fine, Severity.WARNING, "stream-may-be-tail"), ok + ": " + fine.diagnostics());
         }
     }
 }
