@@ -110,6 +110,90 @@ final class AggregationContext {
         });
     }
 
+    private java.util.Set<String> indexReaders;
+
+    /**
+     * @return the names of the unit's {@code __device__} (and {@code __host__ __device__}) functions
+     *         that read one of {@code builtins} ({@code threadIdx}, ...), directly or through calls of
+     *         such functions (by unqualified name); computed once
+     */
+    java.util.Set<String> indexReaders(java.util.Set<String> builtins) {
+        if (indexReaders != null) {
+            return indexReaders;
+        }
+        Map<String, List<FunctionDef>> device = new HashMap<>();
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
+            }
+        }
+        java.util.Set<String> reading = new java.util.HashSet<>();
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (var entry : device.entrySet()) {
+                if (reading.contains(entry.getKey())) {
+                    continue;
+                }
+                for (FunctionDef f : entry.getValue()) {
+                    boolean[] r = {false};
+                    klap.transform.Trees.walkExprs(f.body(), e -> {
+                        if (e instanceof klap.model.Expr.Name n && n.kind() == klap.model.Expr.NameKind.BUILTIN
+                                && builtins.contains(n.name())) {
+                            r[0] = true;
+                        } else if (e instanceof klap.model.Expr.Call c && calleeSimpleName(c) != null
+                                && reading.contains(calleeSimpleName(c))) {
+                            r[0] = true;
+                        }
+                    });
+                    if (r[0]) {
+                        reading.add(entry.getKey());
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        indexReaders = java.util.Set.copyOf(reading);
+        return indexReaders;
+    }
+
+    /**
+     * @return the unqualified name a call names: its callee name, or for a member call
+     *         ({@code o.f()}, {@code p->f()}) the member's name; null for other calls
+     */
+    static String calleeSimpleName(klap.model.Expr.Call c) {
+        if (c.calleeName() != null) {
+            return simpleName(c.calleeName());
+        }
+        return c.callee() instanceof klap.model.Expr.Member m ? m.member() : null;
+    }
+
+    /**
+     * @return the name of a member function of the unit that reads the built-in indices and that
+     *         {@code f} or a {@code __device__} function it calls calls, or null
+     */
+    String memberIndexReaderCalledBy(FunctionDef f, java.util.Set<String> builtins) {
+        java.util.Set<String> members = new java.util.HashSet<>();
+        for (FunctionDef g : unit.functions()) {
+            if (g.memberOf() != null && indexReaders(builtins).contains(g.name())) {
+                members.add(g.name());
+            }
+        }
+        if (members.isEmpty()) {
+            return null;
+        }
+        String[] found = {null};
+        for (FunctionDef g : deviceClosure(f)) {
+            klap.transform.Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (found[0] == null && e instanceof klap.model.Expr.Call c && members.contains(calleeSimpleName(c))) {
+                    found[0] = calleeSimpleName(c);
+                }
+            });
+        }
+        return found[0];
+    }
+
     /** @return the original text of {@code r} */
     String slice(SourceRange r) {
         return text.substring(r.offset(), r.end());

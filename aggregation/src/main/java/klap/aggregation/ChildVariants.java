@@ -91,51 +91,26 @@ final class ChildVariants {
         return variants.getOrDefault(k, Set.of());
     }
 
-    /** Device functions whose variants must see the original indices: they read them, directly or through calls. */
+    /**
+     * Device functions whose variants must see the original indices: they read them, directly or
+     * through calls ({@link AggregationContext#indexReaders}). Member functions cannot be cloned
+     * (their class is not ours to extend): a child that calls one is not aggregated
+     * ({@code SitePlanner}, {@code child-member-builtins}).
+     */
     void findClones() {
-        Map<String, List<FunctionDef>> device = new HashMap<>();
+        Set<String> reading = ctx.indexReaders(BUILTINS);
         for (FunctionDef f : ctx.unit.functions()) {
-            if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
-                device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
-            }
-        }
-        Set<String> reading = new HashSet<>();
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (var entry : device.entrySet()) {
-                if (reading.contains(entry.getKey())) {
-                    continue;
-                }
-                for (FunctionDef f : entry.getValue()) {
-                    boolean[] r = {false};
-                    Trees.walkExprs(f.body(), e -> {
-                        if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN && BUILTINS.contains(n.name())) {
-                            r[0] = true;
-                        } else if (e instanceof Expr.Call c && c.calleeName() != null
-                                && reading.contains(AggregationContext.simpleName(c.calleeName()))) {
-                            r[0] = true;
-                        }
-                    });
-                    if (r[0]) {
-                        reading.add(entry.getKey());
-                        changed = true;
-                        break;
-                    }
-                }
-            }
-        }
-        for (String name : reading) {
-            for (FunctionDef f : device.get(name)) {
-                if (f.memberOf() != null) {
-                    ctx.warn(f.nameRange().offset(), "member function '" + name + "' reads blockIdx/blockDim/gridDim/"
-                            + "threadIdx; called from an aggregated child it sees the aggregated grid's values", "member-builtins");
-                    continue;
-                }
+            if ((f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE)
+                    && reading.contains(f.name()) && f.memberOf() == null) {
                 clones.add(f);
-                cloneNames.add(name);
+                cloneNames.add(f.name());
             }
         }
+    }
+
+    /** The built-in index variables a variant shadows with the original indices. */
+    static Set<String> builtins() {
+        return BUILTINS;
     }
 
     /**

@@ -208,6 +208,13 @@ final class SitePlanner {
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
                     + "not aggregated", "child-cooperative-groups");
         }
+        String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
+        if (member != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' calls member function '" + member + "', which "
+                    + "reads blockIdx/blockDim/gridDim/threadIdx: in an aggregated child it would see the aggregated "
+                    + "grid's values (klap cannot give a member function the original ones); its launch is not "
+                    + "aggregated", "child-member-builtins");
+        }
         String viaMacro = deviceCallViaMacro(child, new HashSet<>());
         if (viaMacro != null) {
             return new Refusal("child kernel '" + l.kernelName() + "' calls '" + viaMacro + "' through a macro; klap "

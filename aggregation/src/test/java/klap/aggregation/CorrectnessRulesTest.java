@@ -448,4 +448,29 @@ class CorrectnessRulesTest {
             assertFalse(Check.hasDiag(fine, Severity.WARNING, "stream-may-be-tail"), ok + ": " + fine.diagnostics());
         }
     }
+
+    /**
+     * Review 2026-11-25: a child that calls a member function reading the built-in indices was
+     * aggregated with only a warning; the member saw the aggregated grid's indices. It is left as
+     * written now; a free function that reads them is cloned with the original indices, as before.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aChildCallingAMemberThatReadsTheIndicesIsLeftAsWritten(Granularity g) {
+        String src = """
+                struct Idx { __device__ int gid() const { return blockIdx.x * blockDim.x + threadIdx.x; } };
+                __device__ int via(const Idx& x) { return x.gid(); }
+                __global__ void fill(int* row, int len) { int t = via(Idx{}); if (t < len) row[t] = t; }
+                __global__ void parent(int* out, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) fill<<<2, 32>>>(out + i * 64, 64);
+                }
+                """;
+        var r = Check.run(src, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-member-builtins"), r.diagnostics().toString());
+        inOrder(r.text(), "fill<<<2, 32>>>(out + i * 64, 64);");
+        var free = Check.run(src.replace("via(Idx{})", "blockIdx.x * blockDim.x + threadIdx.x"), g);
+        assertFalse(Check.hasDiag(free, Severity.WARNING, "child-member-builtins"), free.diagnostics().toString());
+        assertTrue(free.sites() == 1, "aggregated: " + free.diagnostics());
+    }
 }
