@@ -44,20 +44,24 @@ final class AggregationContext {
         this.syncs = new SyncSites(unit);
         for (FunctionDef f : unit.functions()) {
             if (f.kind() == FunctionDef.Kind.KERNEL) {
-                if (kernels.putIfAbsent(f.name(), f) != null) {
+                if (kernels.putIfAbsent(f.name(), f) != null || unit.kernelsDeclaredElsewhere().contains(f.name())) {
+                    // also a kernel of that name declared (not defined here) in another namespace
                     ambiguous.add(f.name());
                 }
             }
         }
     }
 
-    /** the unqualified names that more than one kernel definition of the unit has (namespaces, overloads) */
+    /**
+     * the unqualified names that more than one kernel has: definitions of the unit (namespaces,
+     * overloads), or a definition here and a declaration in another namespace
+     */
     private final java.util.Set<String> ambiguous = new java.util.HashSet<>();
 
     /**
-     * @return true if the unit defines more than one kernel named {@code name} (in different
-     *         namespaces, or overloaded): klap matches launches to kernels by name, so it cannot tell
-     *         which one a launch calls
+     * @return true if more than one kernel is named {@code name} (defined here in different
+     *         namespaces, overloaded, or declared in another namespace than the one that defines it
+     *         here): klap matches launches to kernels by name, so it cannot tell which one a launch calls
      */
     boolean ambiguous(String name) {
         return ambiguous.contains(simpleName(name));

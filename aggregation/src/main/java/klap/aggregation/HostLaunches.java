@@ -98,7 +98,7 @@ final class HostLaunches {
     private void launch(Expr.Launch l, FunctionDef k, EditSet out) {
         String defaults = omittedDefaults(l, k);
         if (plans.hasKernelState(k) && ctx.ambiguous(k.name())) {
-            ctx.warn(l.range().offset(), "this file defines more than one kernel named '" + k.name() + "'; klap does not "
+            ctx.warn(l.range().offset(), "more than one kernel is named '" + k.name() + "' (namespaces, overloads); klap does not "
                     + "tell which one this host launch calls, so it runs it as written, not aggregated", "child-ambiguous");
         } else if (plans.hasKernelState(k) && defaults == null) {
             ctx.warn(l.range().offset(), "host launch of '" + k.name() + "' leaves parameters to default arguments that "

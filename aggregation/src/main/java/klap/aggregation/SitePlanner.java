@@ -194,8 +194,9 @@ final class SitePlanner {
     private Refusal refusal(Expr.Launch l, FunctionDef child) {
         if (ctx.ambiguous(l.kernelName())) {
             // the variant would be built from one of them, whichever the launch calls (a silent miscompile)
-            return new Refusal("this file defines more than one kernel named '" + AggregationContext.simpleName(l.kernelName())
-                    + "' (in different namespaces, or overloaded); klap does not tell which one this launch calls, "
+            return new Refusal("more than one kernel is named '" + AggregationContext.simpleName(l.kernelName())
+                    + "' (in different namespaces, overloaded, or declared in another namespace than the one this file "
+                    + "defines it in); klap does not tell which one this launch calls, "
                     + "so it is not aggregated; give the kernels different names to aggregate it", "child-ambiguous");
         }
         if (child == null) {

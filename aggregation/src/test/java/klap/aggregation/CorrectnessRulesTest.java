@@ -473,4 +473,22 @@ class CorrectnessRulesTest {
         assertFalse(Check.hasDiag(free, Severity.WARNING, "child-member-builtins"), free.diagnostics().toString());
         assertTrue(free.sites() == 1, "aggregated: " + free.diagnostics());
     }
+
+    /**
+     * Review 2026-11-25: ns::parent launches scale, which is ns::scale (declared here, defined in
+     * another file), but klap built the variant from ::scale, the one defined here.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aKernelDeclaredInAnotherNamespaceMakesItsNameAmbiguous(Granularity g) {
+        var r = Check.run("""
+                namespace ns { __global__ void scale(int* p); }
+                __global__ void scale(int* p) { p[threadIdx.x] = 1; }
+                namespace ns {
+                __global__ void parent(int* p) { if (threadIdx.x < 4) scale<<<1, 32>>>(p + 32 * threadIdx.x); }
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-ambiguous"), r.diagnostics().toString());
+        none(r.text(), "scale_klap_");
+    }
 }

@@ -665,15 +665,17 @@ final class AstConverter {
         return b.toString().trim();
     }
 
-    /** @return names of kernels declared or defined anywhere (headers included) but not defined in the main file */
+    /**
+     * @return names of kernels declared or defined anywhere (headers included) but not defined in the
+     *         main file: the simple name, and the qualified one for a kernel in a namespace; a kernel
+     *         declared in one namespace and defined here in another counts (its simple name then names
+     *         two kernels)
+     */
     Set<String> kernelsDeclaredElsewhere(List<FunctionDef> defs) {
         Set<String> definedHere = new HashSet<>();
         for (FunctionDef f : defs) {
             if (f.kind() == FunctionDef.Kind.KERNEL) {
-                definedHere.add(f.name());
-                if (!f.namespace().isEmpty()) {
-                    definedHere.add(f.namespace() + "::" + f.name());
-                }
+                definedHere.add(f.namespace().isEmpty() ? f.name() : f.namespace() + "::" + f.name());
             }
         }
         Set<String> out = new LinkedHashSet<>();
@@ -704,7 +706,9 @@ final class AstConverter {
                 String simple = stripTemplateArgs(last.toString());
                 String ns = namespaceOf(where);
                 String qualified = ns.isEmpty() ? simple : ns + "::" + simple;
-                if (!definedHere.contains(qualified) && !definedHere.contains(simple)) {
+                // a kernel of the same name defined here in another namespace is another kernel: a launch
+                // that names it by its simple name may mean either (review 2026-11-25)
+                if (!definedHere.contains(qualified)) {
                     out.add(simple);
                     if (!ns.isEmpty()) {
                         out.add(qualified);

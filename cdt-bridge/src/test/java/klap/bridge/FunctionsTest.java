@@ -130,6 +130,13 @@ class FunctionsTest {
             """;
         CudaUnit u = parse(src);
         assertEquals(java.util.Set.of("external"), u.kernelsDeclaredElsewhere());
+        // declared in one namespace, defined here in another: the simple name names two kernels
+        CudaUnit v = parse("""
+            namespace ns { __global__ void scale(int *p); }
+            __global__ void scale(int *p) { }
+            namespace ns { __global__ void only(int *p); __global__ void only(int *p) { } }
+            """);
+        assertEquals(java.util.Set.of("scale", "ns::scale"), v.kernelsDeclaredElsewhere());
     }
 
     @Test
