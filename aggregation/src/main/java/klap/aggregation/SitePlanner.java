@@ -209,6 +209,12 @@ final class SitePlanner {
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
                     + "not aggregated", "child-cooperative-groups");
         }
+        String unseen = unseenCallee(child);
+        if (unseen != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' " + unseen + ": klap cannot tell whether that "
+                    + "reads blockIdx/blockDim/gridDim/threadIdx, which in an aggregated child would be the aggregated "
+                    + "grid's; its launch is not aggregated", "child-calls-unseen");
+        }
         String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
         if (member != null) {
             return new Refusal("child kernel '" + l.kernelName() + "' calls member function '" + member + "', which "
@@ -518,6 +524,77 @@ final class SitePlanner {
         }
         return inPlace && !u.isUniformAcrossIterations(l.stream(), es);
     }
+
+    /**
+     * @return what {@code child} (or a {@code __device__} function of the unit it calls) runs that klap
+     *         cannot read, as a phrase ("calls 'f', whose body is in another file"): a call of a
+     *         {@code __device__} function defined in another file, a call through a function pointer,
+     *         or an {@code asm} statement that reads a special register of the hardware grid
+     *         ({@code %tid}, {@code %ctaid}, ...); null if none
+     */
+    private String unseenCallee(FunctionDef child) {
+        String[] found = {null};
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (found[0] != null || !(e instanceof Expr.Call c)) {
+                    return;
+                }
+                if (c.calleeName() != null
+                        && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))) {
+                    found[0] = "calls '" + c.calleeName() + "', whose body is in another file";
+                } else if (c.callee() instanceof Expr.Name n
+                        && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM
+                                || n.kind() == Expr.NameKind.GLOBAL) && !pointerTargetsKnown()) {
+                    found[0] = "calls through the function pointer '" + n.name() + "'";
+                }
+            });
+            Trees.walkStmts(g.body(), st -> {
+                if (found[0] == null && st instanceof Stmt.Other o
+                        && SPECIAL_REGISTER.matcher(ctx.slice(o.range())).find()) {
+                    found[0] = "has an asm statement that reads a special register of the hardware grid";
+                }
+            });
+        }
+        return found[0];
+    }
+
+    private Boolean pointerTargetsKnown;
+
+    /**
+     * @return true if a call through a function pointer can only reach device functions that do not
+     *         read the built-in indices: the unit declares no {@code __device__} function of another
+     *         file, and no device function of the unit whose address it takes (its name used other
+     *         than as the callee of a call) reads them ({@link AggregationContext#indexReaders}).
+     *         A pointer made in another file that declares nothing here is not seen (assumed absent).
+     */
+    private boolean pointerTargetsKnown() {
+        if (pointerTargetsKnown == null) {
+            Set<String> readers = ctx.indexReaders(ChildVariants.builtins());
+            boolean[] bad = {!ctx.unit.deviceFunctionsWithoutBody().isEmpty()};
+            // also outside function bodies (a __device__ pointer variable's initializer): conservatively
+            // by text, any use of a reader's name that is not a call or a declaration
+            for (String r : readers) {
+                bad[0] |= Pattern.compile("(?<![A-Za-z0-9_.>:])" + Pattern.quote(r) + "\\b(?!\\s*\\()")
+                        .matcher(ctx.text).find();
+            }
+            for (FunctionDef f : ctx.unit.functions()) {
+                Set<Expr> callees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                Trees.walkExprsAndLambdas(f.body(), e -> {
+                    if (e instanceof Expr.Call c) {
+                        callees.add(c.callee());
+                    }
+                });
+                Trees.walkExprsAndLambdas(f.body(), e -> bad[0] |= e instanceof Expr.Name n
+                        && n.kind() == Expr.NameKind.FUNCTION && !callees.contains(n)
+                        && readers.contains(AggregationContext.simpleName(n.name())));
+            }
+            pointerTargetsKnown = !bad[0];
+        }
+        return pointerTargetsKnown;
+    }
+
+    /** PTX special registers of the hardware grid, block and thread indices. */
+    private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");
 
     /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */
     private boolean launchedFromKernel(FunctionDef k) {

@@ -491,4 +491,67 @@ class CorrectnessRulesTest {
         assertTrue(Check.hasDiag(r, Severity.WARNING, "child-ambiguous"), r.diagnostics().toString());
         none(r.text(), "scale_klap_");
     }
+
+    /**
+     * Review 2026-11-25: a __device__ function whose body is in another file (relocatable device
+     * code) may synchronize, launch or read the built-in indices: a barrier in it after a guarded
+     * return hung, a launch in it overtook a deferred one, and a child calling it read the
+     * aggregated grid's indices.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aDeviceFunctionOfAnotherFileMaySynchronizeLaunchOrReadTheIndices(Granularity g) {
+        var barrier = Check.run(CHILD + """
+                __device__ int block_sum(int x);
+                __global__ void parent(int* a, const int* d, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int tot = block_sum(d[i]);
+                  if (tot > d[i]) child<<<1, 32>>>(a, i);
+                }
+                """, g);
+        assertFalse(barrier.hasErrors(), barrier.diagnostics().toString());
+        none(barrier.text(), "if (i >= n) {} else {");
+        var launcher = Check.run(CHILD + """
+                __device__ void enqueue(int* a, int i);
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  child<<<1, 32>>>(a, i);
+                  enqueue(a, i);
+                }
+                """, g);
+        if (g != Granularity.WARP) {
+            // enqueue may also synchronize: in place after the guarded return either way
+            assertTrue(Check.hasDiag(launcher, Severity.WARNING, "launch-order")
+                    || Check.hasDiag(launcher, Severity.WARNING, "granularity-fallback"), launcher.diagnostics().toString());
+        }
+        inOrder(launcher.text(), "child_klap_agg_", "enqueue(a, i);");
+        var reader = Check.run("""
+                __device__ int gid();
+                __global__ void fill(int* p) { p[gid()] = 1; }
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) fill<<<2, 32>>>(p + i * 64);
+                }
+                """, g);
+        assertTrue(Check.hasDiag(reader, Severity.WARNING, "child-calls-unseen"), reader.diagnostics().toString());
+        inOrder(reader.text(), "fill<<<2, 32>>>(p + i * 64);");
+        // through a function pointer: refused when a target may read the indices, not otherwise
+        String viaPointer = """
+                __device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+                __device__ int one() { return 1; }
+                typedef int (*fn)();
+                __device__ fn g_fn = TARGET;
+                __global__ void fill(int* p) { p[g_fn()] = 1; }
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) fill<<<2, 32>>>(p + i * 64);
+                }
+                """;
+        var indexReading = Check.run(viaPointer.replace("TARGET", "gid"), g);
+        assertTrue(Check.hasDiag(indexReading, Severity.WARNING, "child-calls-unseen"), indexReading.diagnostics().toString());
+        var harmless = Check.run(viaPointer.replace("TARGET", "one"), g);
+        assertFalse(Check.hasDiag(harmless, Severity.WARNING, "child-calls-unseen"), harmless.diagnostics().toString());
+    }
 }

@@ -719,6 +719,50 @@ final class AstConverter {
         return out;
     }
 
+    /**
+     * @return simple names of {@code __device__} (or {@code __host__ __device__}) functions declared
+     *         in the main file or a header, not in klap's prelude, that no function definition of the
+     *         translation unit (headers included) defines: defined in another file
+     */
+    Set<String> deviceFunctionsWithoutBody() {
+        Set<String> declared = new LinkedHashSet<>();
+        Set<String> defined = new HashSet<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitDeclarations = true;
+            }
+
+            @Override
+            public int visit(IASTDeclaration d) {
+                IASTFileLocation l = d.getFileLocation();
+                if (l == null || CudaPrelude.PATH.equals(l.getFileName())) {
+                    return PROCESS_SKIP;
+                }
+                if (d instanceof IASTSimpleDeclaration sd) {
+                    for (IASTDeclarator dd : sd.getDeclarators()) {
+                        if (dd instanceof IASTFunctionDeclarator) {
+                            FunctionDef.Kind k = kindOf(attributes(sd, sd.getDeclSpecifier(), dd, templateOf(sd)));
+                            if (k == FunctionDef.Kind.DEVICE || k == FunctionDef.Kind.HOST_DEVICE) {
+                                declared.add(simpleOf(innermost(dd).getName()));
+                            }
+                        }
+                    }
+                } else if (d instanceof IASTFunctionDefinition fd) {
+                    defined.add(simpleOf(innermost(fd.getDeclarator()).getName()));
+                    return PROCESS_SKIP;
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        declared.removeAll(defined);
+        return declared;
+    }
+
+    private static String simpleOf(IASTName n) {
+        IASTName last = n instanceof ICPPASTQualifiedName q ? q.getLastName() : n;
+        return stripTemplateArgs(last.toString());
+    }
+
     private static IASTNode templateOf(IASTNode d) {
         return d.getParent() instanceof ICPPASTTemplateDeclaration t ? t : null;
     }

@@ -174,7 +174,7 @@ public final class CudaParser {
         pragmas.sort(Comparator.comparingInt(p -> p.range().offset()));
         diags.sort(Comparator.comparing((Diagnostic d) -> !d.file().equals(String.valueOf(file)))
             .thenComparingInt(Diagnostic::line).thenComparingInt(Diagnostic::column));
-        return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere);
+        return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere, conv.deviceFunctionsWithoutBody());
     }
 
     private static final java.util.regex.Pattern TOOLKIT_HEADER = java.util.regex.Pattern.compile(

@@ -14,9 +14,20 @@ import java.util.List;
  * @param diagnostics parse problems (errors make the unit unusable for transformation)
  * @param kernelsDeclaredElsewhere names of kernels that are declared (in headers or the main file)
  *                    but not defined in the main file
+ * @param deviceFunctionsWithoutBody simple names of {@code __device__} functions that the main
+ *                    file or a header declares and that nothing in the translation unit defines:
+ *                    their bodies are in another file (relocatable device code), so klap cannot
+ *                    know whether they synchronize, launch or read the built-in indices
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
-                       List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere) {
+                       List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
+                       java.util.Set<String> deviceFunctionsWithoutBody) {
+
+    /** A unit whose every declared function is defined in it. */
+    public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
+                    java.util.Set<String> kernelsDeclaredElsewhere) {
+        this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, java.util.Set.of());
+    }
 
     /** @return true if any diagnostic is an error */
     public boolean hasErrors() {

@@ -22,8 +22,11 @@ import klap.model.Stmt;
  * {@code __match_*_sync}, {@code __reduce_*_sync}), cooperative-groups {@code g.sync()},
  * {@code cg::sync(g)}, {@code barrier.arrive_and_wait()}, {@code asm} statements with {@code bar.}
  * or {@code barrier.}, and calls of functions of the unit that contain one (transitively). A call
- * of a function that klap cannot see is not counted: CUDA code that synchronizes calls one of the
- * above in a body that nvcc compiles with it, and unseen bodies are library code.
+ * of a {@code __device__} function that the unit declares but nothing in it defines (its body is in
+ * another file, {@link CudaUnit#deviceFunctionsWithoutBody}) counts as a synchronization site and
+ * as a launching operation: klap cannot see what it does (review 2026-11-25: a {@code block_sum}
+ * with {@code __syncthreads()} in another file after a guarded return hung). Library calls
+ * (intrinsics, math, CUB) are declared in headers klap reads no body of, so are not counted.
  *
  * <p>Why it matters (issue 10, first GPU run): klap's own collectives (block barriers in
  * {@code agg_begin}/{@code flush}, warp shuffles) use the same hardware barrier as the user's
@@ -51,6 +54,12 @@ public final class SyncSites {
         for (String name : byName.keySet()) {
             syncFunctions.put(name, false);
             launchFunctions.put(name, false);
+        }
+        for (String name : unit.deviceFunctionsWithoutBody()) {
+            if (!byName.containsKey(name)) {
+                syncFunctions.put(name, true);
+                launchFunctions.put(name, true);
+            }
         }
         boolean changed = true;
         while (changed) {
