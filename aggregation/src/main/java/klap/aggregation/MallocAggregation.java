@@ -61,6 +61,13 @@ final class MallocAggregation {
             ctx.warn(c.range().offset(), "cudaMalloc with " + c.args().size() + " arguments is not aggregated", "malloc-args");
             return;
         }
+        String escape = escapesToUnseenCode(f, c);
+        if (escape != null) {
+            ctx.warn(c.range().offset(), "device cudaMalloc is not aggregated: the pointer is passed to " + escape
+                    + ", whose code klap does not see and which may cudaFree it (a share of an aggregated allocation "
+                    + "must be freed with klap::group_free)", "malloc-escapes");
+            return;
+        }
         boolean together = f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(owner)
                 && !conditionallyEvaluated(owner, c);
         String group;
@@ -131,6 +138,51 @@ final class MallocAggregation {
                 }
             }
         }
+    }
+
+    /**
+     * @return what code klap does not see receives the pointer that cudaMalloc call {@code c} of
+     *         {@code f} writes ({@code cudaMalloc(&p, ...)}, casts allowed): a launch of a kernel not
+     *         defined in this file, or a call of a {@code __device__} function defined in another file,
+     *         with an argument that names {@code p}; null if none, or if {@code c} writes no plain
+     *         variable. Such code would free a share of an aggregated allocation with cudaFree (review
+     *         2026-11-25). A pointer stored to memory and freed by another file's kernel is not seen.
+     */
+    private String escapesToUnseenCode(FunctionDef f, Expr.Call c) {
+        Expr target = c.args().get(0);
+        while (target instanceof Expr.Cast cast) {
+            target = cast.operand();
+        }
+        if (!(target instanceof Expr.Unary u && u.op().equals("&") && u.operand() instanceof Expr.Name v)) {
+            return null;
+        }
+        String[] found = {null};
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (found[0] != null) {
+                return;
+            }
+            List<Expr> args = null;
+            String who = null;
+            if (e instanceof Expr.Launch l && ctx.kernel(l.kernelName()) == null) {
+                args = l.args();
+                who = "kernel '" + l.kernelName() + "' (not defined in this file)";
+            } else if (e instanceof Expr.Call call && call.calleeName() != null
+                    && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(call.calleeName()))) {
+                args = call.args();
+                who = "'" + call.calleeName() + "' (defined in another file)";
+            }
+            if (args != null) {
+                for (Expr a : args) {
+                    boolean[] names = {false};
+                    Trees.walk(a, x -> names[0] |= x instanceof Expr.Name n && n.name().equals(v.name()));
+                    if (names[0]) {
+                        found[0] = who;
+                        return;
+                    }
+                }
+            }
+        });
+        return found[0];
     }
 
     /** @return true if {@code c} sits under {@code &&}, {@code ||}, {@code ?:} or a lambda in {@code owner} */

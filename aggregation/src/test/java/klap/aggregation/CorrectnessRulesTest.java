@@ -554,4 +554,29 @@ class CorrectnessRulesTest {
         var harmless = Check.run(viaPointer.replace("TARGET", "one"), g);
         assertFalse(Check.hasDiag(harmless, Severity.WARNING, "child-calls-unseen"), harmless.diagnostics().toString());
     }
+
+    /**
+     * Review 2026-11-25: a device cudaMalloc whose pointer goes to a kernel of another file (which
+     * frees it with cudaFree) must stay a plain allocation; one that stays in the file is aggregated.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aDeviceAllocationHandedToCodeKlapDoesNotSeeIsNotAggregated(Granularity g) {
+        String src = """
+                __global__ void worker(int* buf, int n);
+                __global__ void local(int* buf, int n) { buf[threadIdx.x] = n; }
+                __global__ void parent(const int* len, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  int* buf = nullptr;
+                  cudaMalloc(&buf, 64 * sizeof(int));
+                  if (i < n) CHILD<<<1, 32>>>(buf, len[i]);
+                }
+                """;
+        var escapes = Check.run(src.replace("CHILD", "worker"), g);
+        assertTrue(Check.hasDiag(escapes, Severity.WARNING, "malloc-escapes"), escapes.diagnostics().toString());
+        none(escapes.text(), "klap::group_malloc(");
+        var stays = Check.run(src.replace("CHILD", "local"), g);
+        assertFalse(Check.hasDiag(stays, Severity.WARNING, "malloc-escapes"), stays.diagnostics().toString());
+        inOrder(stays.text(), "klap::group_malloc(");
+    }
 }
