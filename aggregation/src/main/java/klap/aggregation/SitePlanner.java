@@ -209,6 +209,27 @@ final class SitePlanner {
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
                     + "not aggregated", "child-cooperative-groups");
         }
+        String head = ctx.slice(new SourceRange(child.range().offset(), child.nameRange().offset() - child.range().offset()));
+        if (head.contains("__cluster_dims__") || head.contains("__block_size__")) {
+            return new Refusal("child kernel '" + l.kernelName() + "' is declared with a thread-block cluster "
+                    + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
+                    "child-cluster");
+        }
+        for (Param q : child.params()) {
+            String type = ctx.slice(q.range());
+            java.util.regex.Matcher m = Pattern.compile("\\b([A-Za-z_][A-Za-z0-9_]*)\\b").matcher(type);
+            boolean overAligned = OVER_ALIGNED_TYPE.matcher(type).find();
+            while (!overAligned && m.find()) {
+                overAligned = Pattern.compile("\\b(?:struct|class|union)\\s+(?:alignas|__align__|__builtin_align__)"
+                        + "\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)\\s+" + Pattern.quote(m.group(1)) + "\\b")
+                        .matcher(ctx.text).find();
+            }
+            if (overAligned && !type.contains("*") && !type.contains("&")) {
+                return new Refusal("child kernel '" + l.kernelName() + "' takes '" + type.strip() + "' by value, "
+                        + "which needs more than 16-byte alignment: klap's launch records do not keep that; its "
+                        + "launch is not aggregated", "child-over-aligned");
+            }
+        }
         String unseen = unseenCallee(child);
         if (unseen != null) {
             return new Refusal("child kernel '" + l.kernelName() + "' " + unseen + ": klap cannot tell whether that "
@@ -592,6 +613,10 @@ final class SitePlanner {
         }
         return pointerTargetsKnown;
     }
+
+    /** CUDA 13's 32-byte aligned vector types ({@code double4_32a}, ...) and {@code alignas(32)} and more. */
+    private static final Pattern OVER_ALIGNED_TYPE = Pattern.compile(
+            "\\b[a-z]+4_32a\\b|\\b(?:alignas|__align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)");
 
     /** PTX special registers of the hardware grid, block and thread indices. */
     private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");

@@ -579,4 +579,30 @@ class CorrectnessRulesTest {
         assertFalse(Check.hasDiag(stays, Severity.WARNING, "malloc-escapes"), stays.diagnostics().toString());
         inOrder(stays.text(), "klap::group_malloc(");
     }
+
+    /**
+     * Review 2026-11-25: {@code __cluster_dims__} and {@code __maxnreg__} made the whole file a parse
+     * error; a cluster-shaped child and a child taking a 32-byte aligned value cannot be aggregated.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void clusterShapesRegisterLimitsAndOverAlignedArguments(Granularity g) {
+        var r = Check.run("""
+                __global__ void __maxnreg__(32) child(int* p, int v) { p[threadIdx.x] = v; }
+                __global__ void __cluster_dims__(2, 1, 1) cchild(int* p) { p[threadIdx.x] = 1; }
+                struct alignas(32) Wide { double v[4]; };
+                __global__ void wchild(int* p, Wide w, double4_32a d) { p[threadIdx.x] = (int)w.v[0]; }
+                __global__ void __cluster_dims__(2, 1, 1) parent(int* p, int n, Wide w, double4_32a d) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) child<<<1, 32>>>(p + i * 32, i);
+                  if (i < n) cchild<<<2, 32>>>(p);
+                  if (i < n) wchild<<<1, 32>>>(p, w, d);
+                }
+                """.replace("double4_32a", "Wide"), g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        inOrder(r.text(), "__maxnreg__(32) child_klap_");
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-cluster"), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-over-aligned"), r.diagnostics().toString());
+    }
 }

@@ -34,6 +34,9 @@ final class CudaPrelude {
         }
         m.put("__forceinline__", "__attribute__((forceinline))");
         m.put("__launch_bounds__(...)", "__attribute__((launch_bounds(__VA_ARGS__)))");
+        m.put("__cluster_dims__(...)", "__attribute__((cluster_dims(__VA_ARGS__)))");
+        m.put("__block_size__(...)", "__attribute__((block_size(__VA_ARGS__)))");
+        m.put("__maxnreg__(n)", "__attribute__((maxnreg(n)))");
         m.put("__align__(n)", "__attribute__((aligned(n)))");
         m.put("__builtin_align__(n)", "__attribute__((aligned(n)))");
         m.put("__CUDACC__", "1");
