@@ -230,6 +230,12 @@ final class SitePlanner {
                         + "launch is not aggregated", "child-over-aligned");
             }
         }
+        String lambda = capturelessLambdaReadingIndices(child);
+        if (lambda != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' has a lambda without captures that reads "
+                    + lambda + ": in the aggregated variant the original indices are local constants, which such a "
+                    + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
+        }
         String unseen = unseenCallee(child);
         if (unseen != null) {
             return new Refusal("child kernel '" + l.kernelName() + "' " + unseen + ": klap cannot tell whether that "
@@ -617,6 +623,23 @@ final class SitePlanner {
     /** CUDA 13's 32-byte aligned vector types ({@code double4_32a}, ...) and {@code alignas(32)} and more. */
     private static final Pattern OVER_ALIGNED_TYPE = Pattern.compile(
             "\\b[a-z]+4_32a\\b|\\b(?:alignas|__align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)");
+
+    /** @return the built-in index a capture-less lambda ({@code []}) of {@code child} reads, or null */
+    private String capturelessLambdaReadingIndices(FunctionDef child) {
+        String[] found = {null};
+        Trees.walkExprsAndLambdas(child.body(), e -> {
+            if (found[0] == null && e instanceof Expr.Lambda lam
+                    && ctx.slice(lam.range()).replaceAll("\\s+", "").startsWith("[]")) {
+                Trees.walkExprsAndLambdas(lam.body(), x -> {
+                    if (found[0] == null && x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
+                            && ChildVariants.builtins().contains(n.name())) {
+                        found[0] = n.name();
+                    }
+                });
+            }
+        });
+        return found[0];
+    }
 
     /** PTX special registers of the hardware grid, block and thread indices. */
     private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");

@@ -604,5 +604,22 @@ class CorrectnessRulesTest {
         inOrder(r.text(), "__maxnreg__(32) child_klap_");
         assertTrue(Check.hasDiag(r, Severity.WARNING, "child-cluster"), r.diagnostics().toString());
         assertTrue(Check.hasDiag(r, Severity.WARNING, "child-over-aligned"), r.diagnostics().toString());
+        // a capture-less lambda cannot use the variant's local index constants (nvcc error): left as written
+        var lam = Check.run("""
+                __global__ void fill(int* p, int len) {
+                  auto gid = [](int b) { return b * blockDim.x + threadIdx.x; };
+                  if (gid(blockIdx.x) < len) p[gid(blockIdx.x)] = 1;
+                }
+                __global__ void parent(int* out, int n) { if (threadIdx.x < n) fill<<<2, 32>>>(out, 64); }
+                """, g);
+        assertTrue(Check.hasDiag(lam, Severity.WARNING, "child-lambda-builtins"), lam.diagnostics().toString());
+        var captured = Check.run("""
+                __global__ void fill(int* p, int len) {
+                  auto gid = [=](int b) { return b * blockDim.x + threadIdx.x; };
+                  if (gid(blockIdx.x) < len) p[gid(blockIdx.x)] = 1;
+                }
+                __global__ void parent(int* out, int n) { if (threadIdx.x < n) fill<<<2, 32>>>(out, 64); }
+                """, g);
+        assertEquals(1, captured.sites(), captured.diagnostics().toString());
     }
 }
