@@ -123,6 +123,8 @@ public final class ProgramGenerator {
     private final Random late;
     /** the generator of the shapes added on 2026-11-24 ({@link Shape#generation} 2), for the same reason */
     private final Random later;
+    /** the generator of the shapes added on 2026-11-25 ({@link Shape#generation} 3), for the same reason */
+    private final Random latest;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -138,6 +140,7 @@ public final class ProgramGenerator {
         this.rnd = new Random(seed * 0x9E3779B97F4A7C15L + 12345);
         this.late = new Random(seed * 0x2545F4914F6CDD1DL + 777);
         this.later = new Random(seed * 0x5851F42D4C957F2DL + 4242);
+        this.latest = new Random(seed * 0x27BB2EE687B0B0FDL + 2511);
     }
 
     /**
@@ -1203,6 +1206,87 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#COND_ASSIGN}: a per-thread binary search whose bounds move through {@code ?:}
+     * assignments, locals assigned in the right operand of {@code &&} / {@code ||} under
+     * thread-dependent conditions, sometimes a skip flag set that way and returned on, then a launch
+     * (or a loop of launches bounded by the search's result) passing those values.
+     */
+    private Extra makeCondAssign(int id) {
+        String name = "fz_ca" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        List<String> forms = new ArrayList<>();
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        body.add(Code.same("  int lo = 0, hi = " + (16 + pick(48)) + ";"));
+        body.add(Code.same("  for (int it = 0; it < 6 && lo < hi; ++it) { int m = (lo + hi) / 2; "
+                + "(data[(m + k) % 1000] % 64 + 64) % 64 <= gt % 64 ? (lo = m + 1) : (hi = m); }"));
+        forms.add("ternary");
+        body.add(Code.same("  int fz_a = k, fz_b = k;"));
+        if (chance(0.5)) {
+            body.add(Code.same("  (gt % 3 == 0) && (fz_a = gt);"));
+            forms.add("and");
+        }
+        if (chance(0.5)) {
+            body.add(Code.same("  (gt % 4 == 1) || (fz_b = gt * 2);"));
+            forms.add("or");
+        }
+        if (chance(0.35)) {
+            body.add(Code.same("  int fz_skip = 0; data[(gt * 7) % 1000] % 5 == 0 ? (fz_skip = 1) : 0;"));
+            body.add(Code.same("  if (fz_skip) return;"));
+            forms.add("skip-return");
+        }
+        String cond = "if ((gt + lo) % " + (2 + pick(2)) + " != 0) ";
+        if (chance(0.35)) {
+            forms.add("loop-bound");
+            body.add(Code.same("  for (int j = lo; j < lo + (hi - lo + fz_a) % 3; ++j) {"));
+            Code launch = childLaunch(c, "1 + j % 2", "32", null, "data + (j + fz_b) % 256", tag(site, " + j * 7919"),
+                    "(j + fz_a) % 50", "hi % 2");
+            body.add(new Code("    " + cond + launch.device, "    " + cond + launch.cpu));
+            body.add(Code.same("  }"));
+        } else {
+            Code launch = childLaunch(c, "1 + lo % 2", "1 + hi % 32", null, "data + lo % 256", tag(site, " + lo * 7919"),
+                    "(lo + fz_a + fz_b) % 50", "hi % 2");
+            body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
+        }
+        for (String f : forms) {
+            features.add("cond-assign:" + f);
+        }
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
+     * {@link Shape#GOTO_LOOP}: a loop written with a backward {@code goto} whose trip count differs
+     * between threads; each round launches (into the NULL stream, or fire-and-forget) with arguments
+     * and configuration derived from the round counter.
+     */
+    private Extra makeGotoLoop(int id) {
+        String name = "fz_gl" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        body.add(Code.same("  int r = 0;"));
+        body.add(Code.same("  int fz_cnt = 1 + (gt * 7 + k) % " + (2 + pick(3)) + ";"));
+        body.add(Code.same("fz_next" + id + ":"));
+        String stream = chance(0.3) ? "cudaStreamFireAndForget" : null;
+        Code launch = childLaunch(c, "1 + r % 2", "32", stream, "data + (r + gt) % 256", tag(site, " + r * 7919"),
+                "(r * 5 + k) % 50", "r % 2");
+        String cond = chance(0.5) ? "if ((gt + r) % 2 == 0) " : "";
+        body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
+        body.add(Code.same("  if (++r < fz_cnt) goto fz_next" + id + ";"));
+        features.add("goto-loop:" + (stream == null ? "ordered" : "fire-and-forget"));
+        if (!cond.isEmpty()) {
+            features.add("goto-loop:divergent");
+        }
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1244,6 +1328,7 @@ public final class ProgramGenerator {
         return switch (s.generation()) {
             case 1 -> late;
             case 2 -> later;
+            case 3 -> latest;
             default -> rnd;
         };
     }
@@ -1296,6 +1381,8 @@ public final class ProgramGenerator {
                     case MACROS -> makeMacros(id);
                     case PARAM_FORMS -> makeParamForms(id);
                     case ALIASES -> makeAliases(id);
+                    case COND_ASSIGN -> makeCondAssign(id);
+                    case GOTO_LOOP -> makeGotoLoop(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

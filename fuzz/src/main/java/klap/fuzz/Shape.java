@@ -103,19 +103,35 @@ public enum Shape {
      * range-for over it, {@code *s.c = v}. Each left the local uniform, so a launch passing it was
      * scalarized (every child of a group read one thread's value). Drawn like {@link #PARAM_FORMS}.
      */
-    ALIASES("aliases", 0.2);
+    ALIASES("aliases", 0.2),
+    /**
+     * Found by review, 2026-11-25: a per-thread value assigned inside {@code ?:}, {@code &&} or
+     * {@code ||} ({@code cond ? (lo = m + 1) : (hi = m)} in a per-thread binary search, {@code
+     * (gt % 3 == 0) && (a = gt)}, a skip flag set that way and then returned on). The analysis took
+     * such assignments for unconditional: the bounds were scalarized (every child of a group read
+     * one thread's), a loop on them was taken for uniform. Drawn from a fourth generator.
+     */
+    COND_ASSIGN("cond-assign", 0.2),
+    /**
+     * Found by review, 2026-11-25: a loop written with a backward {@code goto} ({@code next:
+     * launch(r); if (++r < cnt) goto next;}) with a per-thread trip count. klap saw no loop: at
+     * kernel granularity all rounds went into one grid with one {@code r}, in place the lanes of
+     * different rounds shared one {@code r}. Drawn like {@link #COND_ASSIGN}.
+     */
+    GOTO_LOOP("goto-loop", 0.2);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
      *         shapes of the first GPU run (the program's own generator), 1 for those added on
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
-     *         (PARAM_FORMS, ALIASES). Each later group has a generator of its own, so that adding
+     *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
         return switch (this) {
             case EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS -> 1;
             case PARAM_FORMS, ALIASES -> 2;
+            case COND_ASSIGN, GOTO_LOOP -> 3;
             default -> 0;
         };
     }

@@ -59,7 +59,9 @@ class GeneratedProgramsTest {
             "exit:return-uniform", "exit:return-divergent", "exit:break-uniform", "exit:break-divergent",
             "exit:continue-uniform", "exit:continue-divergent", "exit:continue-guard", "exit:barrier-after",
             "exit:in-divergent-if",
-            "in-place-loop:counter", "in-place-loop:derived", "macros:malloc", "macros:bail-uniform", "macros:bail-divergent");
+            "in-place-loop:counter", "in-place-loop:derived", "macros:malloc", "macros:bail-uniform", "macros:bail-divergent",
+            "cond-assign:ternary", "cond-assign:and", "cond-assign:or", "cond-assign:skip-return", "cond-assign:loop-bound",
+            "goto-loop:ordered", "goto-loop:fire-and-forget", "goto-loop:divergent");
 
     @TempDir
     Path dir;
