@@ -318,7 +318,7 @@ final class CudaText {
     private String launcher(SitePlan s, String params, String first, String scalars) {
         StringBuilder sb = new StringBuilder("[&](").append(params)
                 .append(") -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); ")
-                .append(childState(s.child()))
+                .append(childState(s.child(), first.equals("klap_ksite")))
                 .append(qualifier(s)).append(variantName(s.child(), s.variantKey())).append(templateArgs(s))
                 .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(").append(first);
         List<Param> ps = s.child().params();
@@ -345,12 +345,16 @@ final class CudaText {
      * Declares {@code klap_cks}, a fresh kernel-granularity state for a child grid that aggregates
      * its own launches; for a child without tail launches, one that lets the child launch as
      * written when the pool has no room for the state ({@link SitePlans#tailFallback}). The state
-     * is told the site ({@code klap_ksite}) whose grid it serves, so that the grid's blocks whose
-     * records went out as written (no pool room, kernel.cuh) count as finished.
+     * launched by {@code kfinish} is told the site ({@code klap_ksite}) whose grid it serves, so that
+     * the grid's blocks whose records went out as written (no pool room, kernel.cuh) count as finished.
      */
-    private String childState(FunctionDef child) {
-        return plans.hasKernelState(child) ? "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child)
-                + (plans.tailFallback(child) ? ", klap::on_full::launch_as_written" : ", klap::on_full::fail")
-                + ", klap_ksite); " : "";
+    private String childState(FunctionDef child, boolean fromSite) {
+        if (!plans.hasKernelState(child)) {
+            return "";
+        }
+        String mode = plans.tailFallback(child) ? ", klap::on_full::launch_as_written" : "";
+        // a group's flush (warp/block aggregation in place) launches no grid with holes: no site to pass
+        return "klap::kstate* klap_cks = klap::kstate_new(" + plans.stateSize(child)
+                + (fromSite ? (mode.isEmpty() ? ", klap::on_full::fail" : mode) + ", klap_ksite" : mode) + "); ";
     }
 }

@@ -445,7 +445,10 @@ class ConstructsTableTest {
                     + "__global__ void parent(int* p, cudaStream_t q) {\n  " + bodies[i] + "}\n";
             Outcome o = klap("kernel", "stream_var" + i + ".cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
-            assertTrue(o.run().err().contains("[klap-kernel-no-fallback]"), "case " + i + ":\n" + o.run().err());
+            // either the kernel keeps trapping on a full pool, or (a stream that differs between threads
+            // and may be the tail stream) the launch is not aggregated at all
+            assertTrue(o.run().err().contains("[klap-kernel-no-fallback]") || o.run().err().contains("[klap-stream-may-be-tail]"),
+                    "case " + i + ":\n" + o.run().err());
             assertFalse(o.output().contains("child<<<klap_grid, klap_block, klap_smem, klap_stream>>>"),
                     "case " + i + ": no launch as written:\n" + o.output());
         }

@@ -73,8 +73,9 @@ class MainTest {
 
     /**
      * kernel-pool64k: a program whose kernels make no tail launch gets it (every record call has its
-     * launch as written); one with a stream in a variable does not (klap notes that its kernel
-     * cannot fall back, so the variant would stop with the documented exhaustion error).
+     * launch as written), also one whose stream the kernel creates; one with a stream parameter does
+     * not (klap notes that its kernel cannot fall back, so the variant would stop with the
+     * documented exhaustion error).
      */
     @Test
     void smallPoolAddsTheKernelVariantOnlyWhereKernelGranularityCanFallBack() throws IOException {
@@ -87,8 +88,11 @@ class MainTest {
                 int main() { int* p; cudaMalloc(&p, 256); parent<<<1, 32>>>(p); cudaDeviceSynchronize(); printf("PASS\\n"); }
                 """;
         Files.writeString(fx.resolve("plain.cu"), prog.replace("STREAM", ", 0, 0"));
-        Files.writeString(fx.resolve("named.cu"), prog.replace("STREAM", ", 0, s").replace("{ child", "{ cudaStream_t s; "
+        // a stream the kernel creates is never cudaStreamTailLaunch; a stream parameter may be
+        Files.writeString(fx.resolve("created.cu"), prog.replace("STREAM", ", 0, s").replace("{ child", "{ cudaStream_t s; "
                 + "cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); child"));
+        Files.writeString(fx.resolve("named.cu"), prog.replace("STREAM", ", 0, s").replace("int* p)", "int* p, cudaStream_t s)")
+                .replace("parent<<<1, 32>>>(p)", "parent<<<1, 32>>>(p, 0)"));
         Out o = main(dir.toString(), "--fixtures=" + fx, "--small-pool");
         assertEquals(0, o.rc(), o.err());
         assertEquals("original warp block kernel warp-pool64k block-pool64k kernel-pool64k",
@@ -96,6 +100,8 @@ class MainTest {
         String kernel = Files.readString(dir.resolve("fx_plain/kernel-pool64k.cu"));
         assertTrue(kernel.startsWith("#define KLAP_POOL_SIZE_BYTES 65536ull\n"), kernel.lines().findFirst().orElse(""));
         assertTrue(kernel.contains("klap_args_child(p, threadIdx.x), [&](dim3 klap_grid"), kernel);
+        assertEquals("original warp block kernel warp-pool64k block-pool64k kernel-pool64k",
+                Files.readString(dir.resolve("fx_created/variants")).strip());
         assertEquals("original warp block kernel warp-pool64k block-pool64k",
                 Files.readString(dir.resolve("fx_named/variants")).strip());
         assertFalse(Files.exists(dir.resolve("fx_named/kernel-pool64k.cu")));
