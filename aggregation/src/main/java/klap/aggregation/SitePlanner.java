@@ -209,45 +209,10 @@ final class SitePlanner {
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
                     + "not aggregated", "child-cooperative-groups");
         }
-        String head = ctx.slice(new SourceRange(child.range().offset(), child.nameRange().offset() - child.range().offset()));
-        if (head.contains("__cluster_dims__") || head.contains("__block_size__")) {
-            return new Refusal("child kernel '" + l.kernelName() + "' is declared with a thread-block cluster "
-                    + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
-                    "child-cluster");
-        }
-        for (Param q : child.params()) {
-            String type = ctx.slice(q.range());
-            java.util.regex.Matcher m = Pattern.compile("\\b([A-Za-z_][A-Za-z0-9_]*)\\b").matcher(type);
-            boolean overAligned = OVER_ALIGNED_TYPE.matcher(type).find();
-            while (!overAligned && m.find()) {
-                overAligned = Pattern.compile("\\b(?:struct|class|union)\\s+(?:alignas|__align__|__builtin_align__)"
-                        + "\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)\\s+" + Pattern.quote(m.group(1)) + "\\b")
-                        .matcher(ctx.text).find();
-            }
-            if (overAligned && !type.contains("*") && !type.contains("&")) {
-                return new Refusal("child kernel '" + l.kernelName() + "' takes '" + type.strip() + "' by value, "
-                        + "which needs more than 16-byte alignment: klap's launch records do not keep that; its "
-                        + "launch is not aggregated", "child-over-aligned");
-            }
-        }
-        String lambda = capturelessLambdaReadingIndices(child);
-        if (lambda != null) {
-            return new Refusal("child kernel '" + l.kernelName() + "' has a lambda without captures that reads "
-                    + lambda + ": in the aggregated variant the original indices are local constants, which such a "
-                    + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
-        }
-        String unseen = unseenCallee(child);
-        if (unseen != null) {
-            return new Refusal("child kernel '" + l.kernelName() + "' " + unseen + ": klap cannot tell whether that "
-                    + "reads blockIdx/blockDim/gridDim/threadIdx, which in an aggregated child would be the aggregated "
-                    + "grid's; its launch is not aggregated", "child-calls-unseen");
-        }
-        String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
-        if (member != null) {
-            return new Refusal("child kernel '" + l.kernelName() + "' calls member function '" + member + "', which "
-                    + "reads blockIdx/blockDim/gridDim/threadIdx: in an aggregated child it would see the aggregated "
-                    + "grid's values (klap cannot give a member function the original ones); its launch is not "
-                    + "aggregated", "child-member-builtins");
+        Refusal ofChild = childRefusals.computeIfAbsent(child, c -> java.util.Optional.ofNullable(childRefusal(c)))
+                .orElse(null);
+        if (ofChild != null) {
+            return ofChild;
         }
         String viaMacro = deviceCallViaMacro(child, new HashSet<>());
         if (viaMacro != null) {
@@ -620,6 +585,27 @@ final class SitePlanner {
         return pointerTargetsKnown;
     }
 
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /** {@code struct alignas(32) Name}, {@code class __align__(64) Name}, ...: group 1 is the name */
+    private static final Pattern OVER_ALIGNED_DECL = Pattern.compile("\\b(?:struct|class|union)\\s+"
+            + "(?:alignas|__align__|__builtin_align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)\\s+"
+            + "([A-Za-z_][A-Za-z0-9_]*)");
+
+    private Set<String> overAlignedTypes;
+
+    /** @return the names of the file's classes declared with more than 16-byte alignment (one scan of the text) */
+    private Set<String> overAlignedTypes() {
+        if (overAlignedTypes == null) {
+            overAlignedTypes = new HashSet<>();
+            java.util.regex.Matcher m = OVER_ALIGNED_DECL.matcher(ctx.text);
+            while (m.find()) {
+                overAlignedTypes.add(m.group(1));
+            }
+        }
+        return overAlignedTypes;
+    }
+
     /** CUDA 13's 32-byte aligned vector types ({@code double4_32a}, ...) and {@code alignas(32)} and more. */
     private static final Pattern OVER_ALIGNED_TYPE = Pattern.compile(
             "\\b[a-z]+4_32a\\b|\\b(?:alignas|__align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)");
@@ -643,6 +629,56 @@ final class SitePlanner {
 
     /** PTX special registers of the hardware grid, block and thread indices. */
     private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");
+
+    /** {@link #childRefusal} of each child, computed once per child (a file may launch one child from many sites) */
+    private final Map<FunctionDef, java.util.Optional<Refusal>> childRefusals = new HashMap<>();
+
+    /**
+     * @return why no launch of {@code child} can be aggregated, whatever the launch (review
+     *         2026-11-25): a cluster shape, an over-aligned parameter, a capture-less lambda reading
+     *         the indices, code klap cannot see, a member function reading the indices; or null
+     */
+    private Refusal childRefusal(FunctionDef child) {
+        String head = ctx.slice(new SourceRange(child.range().offset(), child.nameRange().offset() - child.range().offset()));
+        if (head.contains("__cluster_dims__") || head.contains("__block_size__")) {
+            return new Refusal("child kernel '" + child.name() + "' is declared with a thread-block cluster "
+                    + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
+                    "child-cluster");
+        }
+        for (Param q : child.params()) {
+            String type = ctx.slice(q.range());
+            java.util.regex.Matcher m = IDENTIFIER.matcher(type);
+            boolean overAligned = OVER_ALIGNED_TYPE.matcher(type).find();
+            while (!overAligned && m.find()) {
+                overAligned = overAlignedTypes().contains(m.group());
+            }
+            if (overAligned && !type.contains("*") && !type.contains("&")) {
+                return new Refusal("child kernel '" + child.name() + "' takes '" + type.strip() + "' by value, "
+                        + "which needs more than 16-byte alignment: klap's launch records do not keep that; its "
+                        + "launch is not aggregated", "child-over-aligned");
+            }
+        }
+        String lambda = capturelessLambdaReadingIndices(child);
+        if (lambda != null) {
+            return new Refusal("child kernel '" + child.name() + "' has a lambda without captures that reads "
+                    + lambda + ": in the aggregated variant the original indices are local constants, which such a "
+                    + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
+        }
+        String unseen = unseenCallee(child);
+        if (unseen != null) {
+            return new Refusal("child kernel '" + child.name() + "' " + unseen + ": klap cannot tell whether that "
+                    + "reads blockIdx/blockDim/gridDim/threadIdx, which in an aggregated child would be the aggregated "
+                    + "grid's; its launch is not aggregated", "child-calls-unseen");
+        }
+        String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
+        if (member != null) {
+            return new Refusal("child kernel '" + child.name() + "' calls member function '" + member + "', which "
+                    + "reads blockIdx/blockDim/gridDim/threadIdx: in an aggregated child it would see the aggregated "
+                    + "grid's values (klap cannot give a member function the original ones); its launch is not "
+                    + "aggregated", "child-member-builtins");
+        }
+        return null;
+    }
 
     /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */
     private boolean launchedFromKernel(FunctionDef k) {
