@@ -170,7 +170,7 @@ final class SitePlanner {
             // at the kernel's own barrier, pairing the two
             gridWide = false;
             inPlace = early;
-        } else if (gridWide && eventCallAfter(es, f)) {
+        } else if (gridWide && streamOperationInKernel(f)) {
             // the grid's last block would launch it after the event: launch it in place instead
             gridWide = false;
             inPlace = "the kernel makes a stream or event operation, which the grid's last block would not keep in "
@@ -731,7 +731,7 @@ final class SitePlanner {
      *         whole grid, into the last block's stream: past every later operation, and out of the
      *         order of every earlier one of the launching block's stream)
      */
-    private boolean eventCallAfter(Stmt site, FunctionDef f) {
+    private boolean streamOperationInKernel(FunctionDef f) {
         return ctx.deviceClosure(f).stream()
                 .anyMatch(g -> eventCallIn(g.body(), g.body().range().offset() - 1, g.body().range().end()));
     }
@@ -831,11 +831,16 @@ final class SitePlanner {
         return out;
     }
 
-    /** @return true if {@code k} or a device function of the unit it calls has a launch that may be a tail launch */
+    /**
+     * @return true if {@code k} or a device function of the unit it calls has a launch that may be a
+     *         tail launch, or calls a {@code __device__} function of another file (which may make one)
+     */
     private boolean mayTailLaunch(FunctionDef k) {
         for (FunctionDef f : ctx.deviceClosure(k)) {
             boolean[] found = {false};
-            Trees.walkExprsAndLambdas(f.body(), e -> found[0] |= e instanceof Expr.Launch l && l.stream() != null
+            Trees.walkExprsAndLambdas(f.body(), e -> found[0] |= e instanceof Expr.Call c && c.calleeName() != null
+                    && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))
+                    || e instanceof Expr.Launch l && l.stream() != null
                     && !NOT_TAIL.contains(ctx.slice(l.stream().range()).replaceAll("\\s+", ""))
                     && !(l.stream() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
                             && createdStreamOnly(f, n.name())));
