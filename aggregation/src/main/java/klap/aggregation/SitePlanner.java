@@ -527,8 +527,18 @@ final class SitePlanner {
     private String unseenCallee(FunctionDef child) {
         String[] found = {null};
         for (FunctionDef g : ctx.deviceClosure(child)) {
+            // locals initialized with a lambda: calling them runs a body klap sees (walked below)
+            Set<String> lambdas = new HashSet<>();
+            Trees.walkStmts(g.body(), st -> {
+                if (st instanceof Stmt.Decl d) {
+                    d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda).forEach(v -> lambdas.add(v.name()));
+                }
+            });
             Trees.walkExprsAndLambdas(g.body(), e -> {
                 if (found[0] != null || !(e instanceof Expr.Call c)) {
+                    return;
+                }
+                if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && lambdas.contains(n.name())) {
                     return;
                 }
                 if (c.calleeName() != null

@@ -553,6 +553,10 @@ class CorrectnessRulesTest {
         assertTrue(Check.hasDiag(indexReading, Severity.WARNING, "child-calls-unseen"), indexReading.diagnostics().toString());
         var harmless = Check.run(viaPointer.replace("TARGET", "one"), g);
         assertFalse(Check.hasDiag(harmless, Severity.WARNING, "child-calls-unseen"), harmless.diagnostics().toString());
+        // a lambda held in a local is not a function pointer: its body is the child's own code
+        var lambda = Check.run(viaPointer.replace("TARGET", "gid").replace("p[g_fn()] = 1;",
+                "auto g = [=](int b) { return b * blockDim.x + threadIdx.x; }; p[g(blockIdx.x)] = 1;"), g);
+        assertFalse(Check.hasDiag(lambda, Severity.WARNING, "child-calls-unseen"), lambda.diagnostics().toString());
     }
 
     /**
