@@ -690,23 +690,26 @@ final class SitePlanner {
         return null;
     }
 
-    /** @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity variant) */
+    private Set<FunctionDef> launchedFromKernels;
+
+    /**
+     * @return true if a kernel launches kernel {@code k} (so {@code k} may run as a kernel-granularity
+     *         variant); the set of such kernels is found in one walk of the unit
+     */
     private boolean launchedFromKernel(FunctionDef k) {
-        for (FunctionDef g : ctx.unit.functions()) {
-            if (g.kind() != FunctionDef.Kind.KERNEL) {
-                continue;
-            }
-            boolean[] found = {false};
-            Trees.walkExprs(g.body(), e -> {
-                if (e instanceof Expr.Launch l && ctx.kernel(l.kernelName()) == k) {
-                    found[0] = true;
+        if (launchedFromKernels == null) {
+            launchedFromKernels = new HashSet<>();
+            for (FunctionDef g : ctx.unit.functions()) {
+                if (g.kind() == FunctionDef.Kind.KERNEL) {
+                    Trees.walkExprs(g.body(), e -> {
+                        if (e instanceof Expr.Launch l && ctx.kernel(l.kernelName()) != null) {
+                            launchedFromKernels.add(ctx.kernel(l.kernelName()));
+                        }
+                    });
                 }
-            });
-            if (found[0]) {
-                return true;
             }
         }
-        return false;
+        return launchedFromKernels.contains(k);
     }
 
     private boolean fireAndForget(Expr.Launch l) {
@@ -851,7 +854,7 @@ final class SitePlanner {
             Trees.walkExprsAndLambdas(f.body(), e -> found[0] |= e instanceof Expr.Call c && c.calleeName() != null
                     && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))
                     || e instanceof Expr.Launch l && l.stream() != null
-                    && !NOT_TAIL.contains(ctx.slice(l.stream().range()).replaceAll("\\s+", ""))
+                    && !NOT_TAIL.contains(streamText(l.stream()))
                     && !(l.stream() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
                             && createdStreamOnly(f, n.name())));
             if (found[0]) {
@@ -914,7 +917,7 @@ final class SitePlanner {
                                 v.nameRange().offset() - d.range().offset())).replaceAll("\\s+", "");
                         ok[0] &= d.vars().size() == 1 && type.equals("cudaStream_t") && !v.reference() && !v.array()
                                 && !v.isStatic() && !v.shared() && (v.init() == null
-                                        || NOT_TAIL.contains(ctx.slice(v.init().range()).replaceAll("\\s+", "")));
+                                        || NOT_TAIL.contains(streamText(v.init())));
                     }
                 }
             });
@@ -943,7 +946,7 @@ final class SitePlanner {
                     }
                 }
             } else if (e instanceof Expr.Binary b && b.op().equals("=") && b.lhs() instanceof Expr.Name n
-                    && NOT_TAIL.contains(ctx.slice(b.rhs().range()).replaceAll("\\s+", ""))) {
+                    && NOT_TAIL.contains(streamText(b.rhs()))) {
                 allowed.add(n);
             }
         });
