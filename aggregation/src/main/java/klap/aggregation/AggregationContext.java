@@ -114,17 +114,64 @@ final class AggregationContext {
         });
     }
 
-    private java.util.Set<String> indexReaders;
+    /**
+     * The static shared memory one block may use, in bytes: 48 KiB on every architecture (CUDA C++
+     * Programming Guide, "Technical Specifications per Compute Capability": "Maximum amount of
+     * shared memory per thread block" without opt-in; only dynamic shared memory can go beyond it).
+     */
+    static final long STATIC_SHARED_LIMIT = 48 * 1024;
+
+    /**
+     * The most static shared memory that klap's block-wide collectives ({@code klap/group.cuh}:
+     * the warp totals of {@code group_inclusive_scan} and the slot of {@code group_broadcast}, one
+     * per element type: launch records' scan, cudaMalloc's scan, pointers) add to a parent kernel,
+     * in bytes, rounded up (nvlink reported 816 bytes for one aggregated launch site).
+     */
+    static final long BLOCK_SCRATCH_BYTES = 2 * 1024;
+
+    /**
+     * @return the static shared memory that {@code f} and the device functions it calls declare, in
+     *         bytes (the {@code __shared__} variables whose size the front end knows; unknown sizes
+     *         count 0, so this is a lower bound)
+     */
+    long staticSharedBytes(FunctionDef f) {
+        long sum = 0;
+        for (FunctionDef g : deviceClosure(f)) {
+            for (klap.model.Stmt.Decl d : klap.transform.Trees.collect(g.body(), klap.model.Stmt.Decl.class)) {
+                for (klap.model.VarDecl v : d.vars()) {
+                    sum += Math.max(0, v.sharedBytes());
+                }
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * @return a reason why {@code f} cannot use klap's block-wide collectives, or null: with them its
+     *         static shared memory would exceed {@link #STATIC_SHARED_LIMIT} and nvlink would reject
+     *         the program ("uses too much shared data")
+     */
+    String blockScratchDoesNotFit(FunctionDef f) {
+        long bytes = staticSharedBytes(f);
+        if (bytes + BLOCK_SCRATCH_BYTES <= STATIC_SHARED_LIMIT) {
+            return null;
+        }
+        return "'" + f.name() + "' declares " + bytes + " bytes of static shared memory, and a block-wide aggregation "
+                + "needs up to " + BLOCK_SCRATCH_BYTES + " more within the " + STATIC_SHARED_LIMIT + "-byte limit";
+    }
+
+    private final Map<java.util.Set<String>, java.util.Set<String>> indexReaders = new HashMap<>();
 
     /**
      * @return the names of the unit's {@code __device__} (and {@code __host__ __device__}) functions
      *         that read one of {@code builtins} ({@code threadIdx}, ...), directly or through calls of
-     *         such functions (by unqualified name); computed once
+     *         such functions (by unqualified name); computed once per set of builtins
      */
     java.util.Set<String> indexReaders(java.util.Set<String> builtins) {
-        if (indexReaders != null) {
-            return indexReaders;
-        }
+        return indexReaders.computeIfAbsent(java.util.Set.copyOf(builtins), this::computeIndexReaders);
+    }
+
+    private java.util.Set<String> computeIndexReaders(java.util.Set<String> builtins) {
         Map<String, List<FunctionDef>> device = new HashMap<>();
         for (FunctionDef f : unit.functions()) {
             if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
@@ -158,8 +205,7 @@ final class AggregationContext {
                 }
             }
         }
-        indexReaders = java.util.Set.copyOf(reading);
-        return indexReaders;
+        return java.util.Set.copyOf(reading);
     }
 
     /**

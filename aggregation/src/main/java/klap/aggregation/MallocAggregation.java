@@ -71,7 +71,12 @@ final class MallocAggregation {
         boolean together = f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(owner)
                 && !conditionallyEvaluated(owner, c);
         String group;
-        if (together) {
+        String full = together && ctx.opt.granularity() != Granularity.WARP ? ctx.blockScratchDoesNotFit(f) : null;
+        if (full != null) {
+            group = "klap::warp_group::of(klap_blk)";
+            ctx.warn(c.range().offset(), "device cudaMalloc is aggregated per warp, not per "
+                    + ctx.opt.granularity().cliName() + ": " + full, "granularity-fallback");
+        } else if (together) {
             group = ctx.opt.granularity() != Granularity.WARP ? "klap_blk" : "klap::warp_group::of(klap_blk)";
         } else {
             group = "klap::warp_group::active()";

@@ -300,6 +300,12 @@ final class SitePlanner {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
         }
+        if (p instanceof Convergence.Placement.Deferred && ctx.opt.granularity() == Granularity.BLOCK) {
+            String full = ctx.blockScratchDoesNotFit(f);
+            if (full != null) {
+                p = new Convergence.Placement.Immediate(full);
+            }
+        }
         boolean immediate = p instanceof Convergence.Placement.Immediate;
         String mask = immediate ? inPlaceMask(es, l, child, u) : scalarMask(l, child, u);
         boolean streamToNull = immediate ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);

@@ -626,4 +626,41 @@ class CorrectnessRulesTest {
                 """, g);
         assertEquals(1, captured.sites(), captured.diagnostics().toString());
     }
+
+    /**
+     * A parent that fills the 48 KiB of static shared memory (directly or in a device function it
+     * calls) leaves no room for the block-wide scan's scratch: nvlink rejected the block-granularity
+     * output ("uses too much shared data"). Its launches and cudaMalloc calls are aggregated per warp
+     * instead, with a warning; a parent with room keeps block granularity.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aParentWithFullStaticSharedMemoryIsAggregatedPerWarp(Granularity g) {
+        String src = CHILD + """
+                #define TILE 12288
+                __device__ int stage(int* v) { __shared__ int half[TILE / 2]; half[threadIdx.x] = *v; __syncthreads(); return half[0]; }
+                __global__ void parent(int* a, int n) {
+                  __shared__ int tile[TILE / 2];
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  tile[threadIdx.x] = stage(a);
+                  int* m;
+                  cudaMalloc(&m, 4);
+                  if (i < n) child<<<1, 32>>>(a, i + tile[0] + *m);
+                }
+                """;
+        var full = Check.run(src, g);
+        assertFalse(full.hasErrors(), full.diagnostics().toString());
+        assertEquals(1, full.sites(), full.diagnostics().toString());
+        none(full.text(), "klap_blk,");
+        none(full.text(), "klap::group_malloc(klap_blk");
+        if (g != Granularity.WARP) {
+            assertTrue(Check.hasDiag(full, Severity.WARNING, "granularity-fallback"), full.diagnostics().toString());
+            assertTrue(full.diagnostics().toString().contains("49152 bytes of static shared memory"), full.diagnostics().toString());
+        }
+        var room = Check.run(src.replace("TILE / 2]; half", "16]; half"), g);
+        assertFalse(Check.hasDiag(room, Severity.WARNING, "granularity-fallback"), room.diagnostics().toString());
+        if (g != Granularity.WARP) {
+            inOrder(room.text(), "klap::group_malloc(klap_blk");
+        }
+    }
 }

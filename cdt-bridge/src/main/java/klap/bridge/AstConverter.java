@@ -894,10 +894,42 @@ final class AstConverter {
             for (IASTPointerOperator po : dd.getPointerOperators()) {
                 ref |= po instanceof ICPPASTReferenceOperator;
             }
-            vars.add(new VarDecl(n.toString(), nr, initializer(dd.getInitializer(), r), attrs.contains("shared"),
-                spec.getStorageClass() == IASTDeclSpecifier.sc_static, array, ref));
+            boolean shared = attrs.contains("shared");
+            vars.add(new VarDecl(n.toString(), nr, initializer(dd.getInitializer(), r), shared,
+                spec.getStorageClass() == IASTDeclSpecifier.sc_static, array, ref,
+                shared ? sharedBytes(n, spec.getStorageClass() == IASTDeclSpecifier.sc_extern) : 0));
         }
         return vars.isEmpty() ? null : new Stmt.Decl(r, vars);
+    }
+
+    /**
+     * @return the static shared memory that the {@code __shared__} variable {@code n} occupies, in
+     *         bytes ({@code sizeof} of its type, by CDT's size calculator with the LP64 sizes that
+     *         nvcc uses on Linux); 0 for {@code extern} (dynamic shared memory); -1 if the type or an
+     *         array extent is not known (template-dependent, unresolved)
+     */
+    private org.eclipse.cdt.internal.core.dom.parser.SizeofCalculator sizeof;
+
+    private long sharedBytes(IASTName n, boolean isExtern) {
+        if (isExtern) {
+            return 0;
+        }
+        try {
+            if (!(n.resolveBinding() instanceof IVariable v)) {
+                return -1;
+            }
+            IType t = v.getType();
+            if (t instanceof IArrayType at && !at.hasSize()) {
+                return 0; // extern-like unsized array: dynamic shared memory
+            }
+            if (sizeof == null) {
+                sizeof = new org.eclipse.cdt.internal.core.dom.parser.SizeofCalculator(tu);
+            }
+            var sa = sizeof.sizeAndAlignment(t);
+            return sa == null ? -1 : sa.size;
+        } catch (RuntimeException e) {
+            return -1; // CDT could not evaluate the type: unknown, never a guess
+        }
     }
 
     private Expr initializer(IASTInitializer init, SourceRange fallback) {

@@ -42,6 +42,15 @@ final class CudaPrelude {
         m.put("__CUDACC__", "1");
         m.put("__NVCC__", "1");
         m.put("CUDART_CB", "");
+        // the LP64 sizes that gcc/clang define on x86-64 and aarch64 Linux (nvcc's host compilers),
+        // which device code shares: CDT's sizeof calculator reads them (VarDecl.sharedBytes)
+        String[][] sizes = {{"SHORT", "2"}, {"INT", "4"}, {"LONG", "8"}, {"LONG_LONG", "8"}, {"POINTER", "8"},
+            {"FLOAT", "4"}, {"DOUBLE", "8"}, {"LONG_DOUBLE", "16"}, {"WCHAR_T", "4"}, {"SIZE_T", "8"},
+            {"PTRDIFF_T", "8"}, {"INT128", "16"}};
+        for (String[] s : sizes) {
+            m.put("__SIZEOF_" + s[0] + "__", s[1]);
+        }
+        m.put("__BIGGEST_ALIGNMENT__", "16");
         return m;
     }
 

@@ -11,7 +11,18 @@ package klap.model;
  * @param isStatic  declared {@code static}
  * @param array     declared with an array declarator
  * @param reference declared as a reference ({@code T& x = ...})
+ * @param sharedBytes for a {@code __shared__} variable of complete type, its size in bytes as the
+ *                  front end computes {@code sizeof} (array extents evaluated, LP64 sizes); 0 for
+ *                  a variable that is not {@code __shared__} and for {@code extern __shared__}
+ *                  (dynamic shared memory); -1 when the size is not known (a template-dependent
+ *                  type or extent, an unresolved type)
  */
 public record VarDecl(String name, SourceRange nameRange, Expr init, boolean shared, boolean isStatic,
-                      boolean array, boolean reference) {
+                      boolean array, boolean reference, long sharedBytes) {
+
+    /** A declaration whose shared-memory size is 0 (not {@code __shared__}) or unknown (-1) for a shared one. */
+    public VarDecl(String name, SourceRange nameRange, Expr init, boolean shared, boolean isStatic,
+                   boolean array, boolean reference) {
+        this(name, nameRange, init, shared, isStatic, array, reference, shared ? -1 : 0);
+    }
 }

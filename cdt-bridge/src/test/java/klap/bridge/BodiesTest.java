@@ -273,4 +273,50 @@ class BodiesTest {
         assertEquals(140, u.functions().size());
         assertTrue(ms < 2000, "warm parse took " + ms + " ms");
     }
+
+    @Test
+    void sharedVariablesCarryTheirSizeInBytes() {
+        CudaUnit u = parse("""
+            #define ROWS 16
+            constexpr int COLS = 3 * 4;
+            struct Pair { double d; int i; };
+            template <int N> __device__ void t() { __shared__ int dep[N]; dep[0] = 0; }
+            __global__ void k(int *p) {
+              __shared__ int tile[12288];
+              __shared__ float m[ROWS][COLS + 1];
+              __shared__ Pair pairs[10];
+              __shared__ unsigned long long one;
+              extern __shared__ char dyn[];
+              int local[4];
+              p[0] = tile[0] + (int)m[0][0] + pairs[0].i + (int)one + dyn[0] + local[0];
+            }
+            """);
+        java.util.Map<String, Long> bytes = new java.util.HashMap<>();
+        for (FunctionDef f : u.functions()) {
+            walk(f.body(), s -> {
+                if (s instanceof Stmt.Decl d) {
+                    for (VarDecl v : d.vars()) {
+                        bytes.put(v.name(), v.sharedBytes());
+                    }
+                }
+            });
+        }
+        assertEquals(49152L, bytes.get("tile"));
+        assertEquals(16L * 13 * 4, bytes.get("m"));
+        assertEquals(160L, bytes.get("pairs"));
+        assertEquals(8L, bytes.get("one"));
+        assertEquals(0L, bytes.get("dyn"));
+        assertEquals(0L, bytes.get("local"));
+        assertEquals(-1L, bytes.get("dep"));
+    }
+
+    private static void walk(Stmt s, java.util.function.Consumer<Stmt> visit) {
+        if (s == null) {
+            return;
+        }
+        visit.accept(s);
+        for (Stmt c : s.children()) {
+            walk(c, visit);
+        }
+    }
 }
