@@ -125,6 +125,8 @@ public final class ProgramGenerator {
     private final Random later;
     /** the generator of the shapes added on 2026-11-25 ({@link Shape#generation} 3), for the same reason */
     private final Random latest;
+    /** the generator of the shapes of {@link Shape#generation} 4, for the same reason */
+    private final Random fifth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -141,6 +143,7 @@ public final class ProgramGenerator {
         this.late = new Random(seed * 0x2545F4914F6CDD1DL + 777);
         this.later = new Random(seed * 0x5851F42D4C957F2DL + 4242);
         this.latest = new Random(seed * 0x27BB2EE687B0B0FDL + 2511);
+        this.fifth = new Random(seed * 0x6C8E9CF570932BD5L + 9001);
     }
 
     /**
@@ -1287,6 +1290,41 @@ public final class ProgramGenerator {
         return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#FULL_SHARED}: 45 to 48 KiB of static shared memory in the parent (or in a
+     * {@code __device__} helper it calls), written by every thread before a barrier that the whole
+     * block reaches, read back after it, and feeding a launch under a thread-dependent condition.
+     */
+    private Extra makeFullShared(int id) {
+        String name = "fz_fs" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        int words = 11520 + 256 * pick(4); // 45, 46, 47 or 48 KiB of ints
+        boolean inHelper = chance(0.4);
+        features.add("full-shared:" + (inHelper ? "helper" : "kernel") + (words == 12288 ? ":48K" : ""));
+        String before = "";
+        String cpuBefore = "";
+        List<Code> body = new ArrayList<>();
+        if (inHelper) {
+            // a thread's own slot: every thread writes its slot, the block meets, each reads its own back
+            before = "__device__ int " + name + "_stash(int lt, int v) {\n  __shared__ int fz_big[" + words + "];\n"
+                    + "  fz_big[lt % " + words + "] = v;\n  __syncthreads();\n  return fz_big[lt % " + words + "];\n}\n";
+            cpuBefore = "static int " + name + "_stash_cpu(int lt, int v) { (void)lt; return v; }\n";
+            body.add(new Code("  int fz_v = " + name + "_stash(lt, gt * 3 + k);", "  int fz_v = " + name + "_stash_cpu(lt, gt * 3 + k);"));
+        } else {
+            body.add(new Code("  __shared__ int fz_big[" + words + "];\n  fz_big[lt % " + words + "] = gt * 3 + k;\n"
+                    + "  __syncthreads();\n  int fz_v = fz_big[lt % " + words + "];", "  int fz_v = gt * 3 + k;"));
+        }
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        String cond = "if (fz_v % " + (2 + pick(3)) + " != 0) ";
+        Code launch = childLaunch(c, "1 + fz_v % 2", "32", null, "data + fz_v % 256", tag(site, " + fz_v * 7919"),
+                "fz_v % 50", "gt % 2");
+        body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
+        return perThreadExtra(name, before, cpuBefore, body, 0, GRIDS, BLOCKS, 0);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1329,6 +1367,7 @@ public final class ProgramGenerator {
             case 1 -> late;
             case 2 -> later;
             case 3 -> latest;
+            case 4 -> fifth;
             default -> rnd;
         };
     }
@@ -1383,6 +1422,7 @@ public final class ProgramGenerator {
                     case ALIASES -> makeAliases(id);
                     case COND_ASSIGN -> makeCondAssign(id);
                     case GOTO_LOOP -> makeGotoLoop(id);
+                    case FULL_SHARED -> makeFullShared(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -118,13 +118,22 @@ public enum Shape {
      * kernel granularity all rounds went into one grid with one {@code r}, in place the lanes of
      * different rounds shared one {@code r}. Drawn like {@link #COND_ASSIGN}.
      */
-    GOTO_LOOP("goto-loop", 0.2);
+    GOTO_LOOP("goto-loop", 0.2),
+    /**
+     * Found by reading, 2026-11-25: a parent whose static shared memory is (nearly) the whole 48
+     * KiB a block may declare ({@code __shared__ int fz_big[12288]}, in the kernel or in a {@code
+     * __device__} helper it calls), with a launch under a thread-dependent condition. The block
+     * granularity output added the block-wide scan's scratch and nvlink rejected it ("uses too much
+     * shared data"). Drawn from a fifth generator.
+     */
+    FULL_SHARED("full-shared", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
      *         shapes of the first GPU run (the program's own generator), 1 for those added on
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
-     *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP). Each later group has a generator of its own, so that adding
+     *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
+     *         FULL_SHARED (later on 2026-11-25). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -132,6 +141,7 @@ public enum Shape {
             case EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS -> 1;
             case PARAM_FORMS, ALIASES -> 2;
             case COND_ASSIGN, GOTO_LOOP -> 3;
+            case FULL_SHARED -> 4;
             default -> 0;
         };
     }

@@ -61,7 +61,8 @@ class GeneratedProgramsTest {
             "exit:in-divergent-if",
             "in-place-loop:counter", "in-place-loop:derived", "macros:malloc", "macros:bail-uniform", "macros:bail-divergent",
             "cond-assign:ternary", "cond-assign:and", "cond-assign:or", "cond-assign:skip-return", "cond-assign:loop-bound",
-            "goto-loop:ordered", "goto-loop:fire-and-forget", "goto-loop:divergent");
+            "goto-loop:ordered", "goto-loop:fire-and-forget", "goto-loop:divergent",
+            "full-shared:kernel", "full-shared:helper", "full-shared:kernel:48K");
 
     @TempDir
     Path dir;
