@@ -803,7 +803,11 @@ final class AstConverter {
         }
         if (s instanceof IASTDeclarationStatement ds) {
             Stmt.Decl d = decl(ds.getDeclaration(), r);
-            return d != null ? d : new Stmt.Other(r, exprChildren(ds, r));
+            if (d != null) {
+                return d;
+            }
+            return new Stmt.Other(r, exprChildren(ds, r),
+                ds.getDeclaration() instanceof IASTASMDeclaration asm ? asm.getAssembly() : null);
         }
         if (s instanceof IASTIfStatement is) {
             Expr cond = is.getConditionExpression() != null ? expr(is.getConditionExpression(), r)
@@ -1122,7 +1126,73 @@ final class AstConverter {
         for (IASTInitializerClause a : fc.getArguments()) {
             args.add(clause(a, r));
         }
-        return new Expr.Call(r, callee, calleeName, args, argsRange(callee.range().end(), r));
+        return new Expr.Call(r, callee, calleeName, args, argsRange(callee.range().end(), r), paramModes(fn, args.size()));
+    }
+
+    /**
+     * @return {@link Expr.Call#paramModes} for a call of {@code fn} with {@code n} arguments, or null
+     *         if CDT does not resolve {@code fn} to one function with known parameter types
+     */
+    private static String paramModes(IASTExpression fn, int n) {
+        IASTName name = fn instanceof IASTIdExpression id ? id.getName()
+            : fn instanceof IASTFieldReference fr ? fr.getFieldName() : null;
+        if (name == null) {
+            return null;
+        }
+        try {
+            if (!(name.resolveBinding() instanceof IFunction f) || f instanceof IProblemBinding) {
+                return null;
+            }
+            IFunctionType ft = f.getType();
+            if (ft == null) {
+                return null;
+            }
+            IType[] params = ft.getParameterTypes();
+            if (n > params.length && !f.takesVarArgs()) {
+                return null;
+            }
+            StringBuilder b = new StringBuilder(n);
+            for (int i = 0; i < n; i++) {
+                b.append(i < params.length && mayWrite(params[i]) ? 'w' : 'r');
+            }
+            return b.toString();
+        } catch (RuntimeException e) {
+            return null; // CDT could not resolve the call: its parameters stay unknown, never a guess
+        }
+    }
+
+    /** @return true if a parameter of type {@code t} binds a non-const reference to its argument */
+    private static boolean mayWrite(IType t) {
+        t = unTypedef(t);
+        if (t instanceof ICPPReferenceType rt) {
+            if (rt.isRValueReference()) {
+                return true; // T&& in a template is a forwarding reference: it may bind an lvalue
+            }
+            IType to = unTypedef(rt.getType());
+            return !(to instanceof IQualifierType q && q.isConst());
+        }
+        return t instanceof IProblemType; // unknown: may write
+    }
+
+    /** @return {@code t} without typedefs (and, around a reference, without the ignored cv-qualifiers) */
+    private static IType unTypedef(IType t) {
+        for (int i = 0; i < 64; i++) {
+            if (t instanceof ITypedef td) {
+                t = td.getType();
+            } else if (t instanceof IQualifierType q && unTypedefOnly(q.getType()) instanceof ICPPReferenceType) {
+                t = q.getType(); // const IntRef where IntRef is int&: the parameter is int&
+            } else {
+                break;
+            }
+        }
+        return t;
+    }
+
+    private static IType unTypedefOnly(IType t) {
+        for (int i = 0; i < 64 && t instanceof ITypedef td; i++) {
+            t = td.getType();
+        }
+        return t;
     }
 
     /** @return the range strictly inside the argument parentheses that follow {@code calleeEnd} and end at {@code r}'s end */

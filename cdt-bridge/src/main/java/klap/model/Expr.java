@@ -118,9 +118,22 @@ public sealed interface Expr {
      *                   ({@code min}, {@code ns::f}, {@code cudaMalloc}), or null for calls through
      *                   expressions (function pointers, lambdas, members)
      * @param argsRange  the range strictly inside the argument parentheses
+     * @param paramModes how the resolved callee receives each argument, one character per argument:
+     *                   {@code 'w'} a non-const lvalue reference or an rvalue/forwarding reference
+     *                   (the callee may write the variable passed), {@code 'r'} by value or by const
+     *                   reference; computed by CDT from the function's declared parameter types
+     *                   (typedefs and aliases resolved, the function may be defined in a header or
+     *                   only declared); null when CDT could not resolve the callee (a call through a
+     *                   pointer, an unresolved or ambiguous name, a dependent call in a template)
      */
-    record Call(SourceRange range, Expr callee, String calleeName, List<Expr> args, SourceRange argsRange)
-            implements Expr {
+    record Call(SourceRange range, Expr callee, String calleeName, List<Expr> args, SourceRange argsRange,
+                String paramModes) implements Expr {
+
+        /** A call whose callee's parameters are not known. */
+        public Call(SourceRange range, Expr callee, String calleeName, List<Expr> args, SourceRange argsRange) {
+            this(range, callee, calleeName, args, argsRange, null);
+        }
+
         public List<Expr> children() {
             var l = new java.util.ArrayList<Expr>();
             l.add(callee);

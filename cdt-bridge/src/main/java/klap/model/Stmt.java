@@ -79,8 +79,20 @@ public sealed interface Stmt {
         }
     }
 
-    /** Anything else (asm, try, empty statement, nested declarations of types...). */
-    record Other(SourceRange range, List<Expr> exprs) implements Stmt {
+    /**
+     * Anything else (asm, try, empty statement, nested declarations of types...).
+     *
+     * @param asm for an {@code asm} statement, its operand text as the compiler sees it (after macro
+     *            expansion: the template string, the output and input operands, the clobbers); null
+     *            for any other statement
+     */
+    record Other(SourceRange range, List<Expr> exprs, String asm) implements Stmt {
+
+        /** A statement that is not {@code asm}. */
+        public Other(SourceRange range, List<Expr> exprs) {
+            this(range, exprs, null);
+        }
+
         public List<Stmt> children() {
             return List.of();
         }

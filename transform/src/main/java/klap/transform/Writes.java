@@ -26,7 +26,9 @@ import klap.model.VarDecl;
  *       is bound to ({@code int& r = x;}, {@code auto& [a, b] = x});</li>
  *   <li>a variable passed by name (or as a {@code .} member path) to a call where the parameter is a
  *       non-const reference of a function of the unit, or to a function the unit does not define
- *       and that is not a known by-value CUDA built-in ({@link #BY_VALUE_PREFIXES});</li>
+ *       and that is not a known by-value CUDA built-in ({@link #BY_VALUE_NAME}); where CDT resolved
+ *       the callee (defined in a header, only declared, a typedef'd reference), its declared
+ *       parameter types decide ({@link Expr.Call#paramModes});</li>
  *   <li>the object of a member call {@code x.f(...)} (a non-const member may change it);</li>
  *   <li>every identifier in an {@code asm} statement (its output operands);</li>
  *   <li>every variable a by-reference lambda writes in its body (by the rules above, and any
@@ -41,6 +43,17 @@ final class Writes {
      */
     static final List<String> BY_VALUE_PREFIXES = List.of("__", "atomic", "cuda", "make_", "printf", "assert",
             "memcpy", "memset", "malloc", "free", "static_cast", "reinterpret_cast", "const_cast");
+
+    /**
+     * The names of {@link #BY_VALUE_PREFIXES} as a pattern, for a callee CDT did not resolve (a
+     * declaration klap does not see): reserved identifiers ({@code __shfl_sync}: C++ [lex.name]
+     * reserves names with a double underscore for the implementation), the runtime API and atomics
+     * in their camel case ({@code cudaMalloc}, {@code atomicAdd}, not {@code cuda_swap}), the vector
+     * constructors ({@code make_int2}) and the C library functions by their exact names.
+     */
+    static final Pattern BY_VALUE_NAME = Pattern.compile("__\\w*|cuda[A-Z]\\w*|atomic[A-Z]\\w*"
+            + "|make_(u?(char|short|int|long|longlong)|float|double|half|bfloat16|nv_bfloat16)[1-4]?|printf|assert"
+            + "|memcpy|memset|malloc|free|static_cast|reinterpret_cast|const_cast");
 
     private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
@@ -155,7 +168,8 @@ final class Writes {
                 decayedArrayMembers(top, !range, out);
             }
             if (s instanceof Stmt.Other o && isAsm(o)) {
-                Matcher m = IDENT.matcher(text(o.range().offset(), o.range().end()));
+                // the operands as written and, for asm written by a macro, as expanded
+                Matcher m = IDENT.matcher(text(o.range().offset(), o.range().end()) + " " + (o.asm() == null ? "" : o.asm()));
                 while (m.find()) {
                     out.add(m.group());
                 }
@@ -290,11 +304,16 @@ final class Writes {
     boolean writesArgument(Expr.Call c, int i) {
         String name = c.calleeName();
         if (name == null) {
-            return true; // call through a pointer or an expression: unknown parameter types
+            // a member call CDT resolved has known parameter types; any other call through an
+            // expression (a function pointer, a lambda) has unknown ones
+            return c.paramModes() == null || i >= c.paramModes().length() || c.paramModes().charAt(i) == 'w';
         }
         String simple = name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name;
         if (Uniformity.PURE.contains(name) || Uniformity.PURE.contains(simple)) {
             return false;
+        }
+        if (c.paramModes() != null && i < c.paramModes().length()) {
+            return c.paramModes().charAt(i) == 'w'; // CDT resolved the callee: its declared parameter types
         }
         List<FunctionDef> defs = new ArrayList<>();
         if (unit != null) {
@@ -305,7 +324,7 @@ final class Writes {
             }
         }
         if (defs.isEmpty()) {
-            return BY_VALUE_PREFIXES.stream().noneMatch(simple::startsWith);
+            return !BY_VALUE_NAME.matcher(simple).matches();
         }
         for (FunctionDef f : defs) {
             if (i < f.params().size() && referenceParam(f.params().get(i))) {
@@ -345,6 +364,9 @@ final class Writes {
     }
 
     private boolean isAsm(Stmt.Other o) {
+        if (o.asm() != null) {
+            return true;
+        }
         String t = text(o.range().offset(), Math.min(o.range().end(), o.range().offset() + 12)).stripLeading();
         return t.startsWith("asm") || t.startsWith("__asm");
     }

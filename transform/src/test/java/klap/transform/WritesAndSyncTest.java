@@ -41,6 +41,42 @@ class WritesAndSyncTest {
     }
 
     /**
+     * Review 2026-11-25: a reference parameter spelled through a typedef, a function only declared
+     * here whose name looks like a CUDA built-in ({@code cuda_swap}, {@code make_nonempty}), a
+     * qualified or static member helper, and {@code asm} written by a macro all write the variable
+     * passed. CDT's resolved parameter types decide ({@code Expr.Call.paramModes}); by-value and
+     * const-reference parameters still do not write.
+     */
+    @Test
+    void writesThroughTypedefsDeclarationsQualifiedNamesAndAsmMacrosCount() {
+        CudaUnit u = parse("""
+                typedef int& IntRef;
+                using IntAlias = int&;
+                __device__ void skip(IntRef t, int n) { while (t < n) ++t; }
+                __device__ void cuda_swap(int& a, int& b);
+                __device__ void make_nonempty(IntAlias t, int n);
+                namespace util { __device__ void bump(int& x) { ++x; } }
+                struct Steps { static __device__ void next(int& x) { x += 2; } };
+                __device__ int byValue(int v, const int& r) { return v + r; }
+                #define ASM_ADD(r, a, b) asm("add.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b))
+                __global__ void k(int* out, int n) {
+                  int a = 0, b = 1, c = 2, d = 3, e = 4, f = 5, g = 6, h = 7, v = 8;
+                  skip(a, n);
+                  cuda_swap(b, c);
+                  make_nonempty(d, n);
+                  util::bump(e);
+                  Steps::next(f);
+                  unsigned w = 9;
+                  ASM_ADD(w, w, 1u);
+                  out[byValue(g, h) + a + b + c + d + e + f + (int)w + v] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "b", "c", "d", "e", "f", "w")), d.toString());
+        assertFalse(d.contains("g") || d.contains("h") || d.contains("v"), "by value and const reference do not write: " + d);
+    }
+
+    /**
      * An element of a struct's member array is part of the struct's value: {@code s.c[0] = t}
      * makes {@code s} divergent (it was taken for uniform and passed to every child as one scalar).
      * A store through a pointer ({@code s.q->v = t}, {@code f.p[0] = t}) changes no local.
