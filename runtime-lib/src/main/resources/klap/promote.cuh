@@ -49,7 +49,9 @@
 #define KLAP_PROMOTE_CUH
 
 #include <cstdio>
+#include <cstring>
 #include <cuda/atomic>
+#include <cuda/std/type_traits>
 
 namespace klap {
 namespace promote {
@@ -64,6 +66,49 @@ struct alignas(16) pool_header {
   unsigned ticket;  // next logical index to hand out (enter)
   unsigned abort;   // 1: descendants not released by now end at once
   unsigned done;    // blocks of this pool that have finished (the n-th frees the pool)
+};
+
+// The type of parameter I of the function type F (its adjusted type: arrays and functions as
+// pointers): param_t<void(const int* in, Acc acc), 1> is Acc. The generated K_klap_post names its
+// members' types this way, from the kernel's own parameter declarations.
+template <unsigned I, class... A>
+struct nth_type;
+template <class H, class... T>
+struct nth_type<0u, H, T...> {
+  using type = H;
+};
+template <unsigned I, class H, class... T>
+struct nth_type<I, H, T...> {
+  using type = typename nth_type<I - 1u, T...>::type;
+};
+template <class F, unsigned I>
+struct param_of;
+template <class R, class... A, unsigned I>
+struct param_of<R(A...), I> {
+  using type = typename nth_type<I, A...>::type;
+};
+template <class F, unsigned I>
+using param_t = typename param_of<F, I>::type;
+
+// A postponed argument of type T kept as its bytes, as the launch would copy a kernel argument:
+// default-constructible and assignable whatever T is (a struct with an explicit constructor or a
+// const member), and aligned to 1 byte (an over-aligned T such as double4_32a needs no aligned
+// link). set() copies the value in, get() returns a T built from the bytes.
+template <class T>
+struct bytes {
+  static_assert(cuda::std::is_trivially_copyable<T>::value,
+                "klap::promote: a postponed argument must be trivially copyable (it travels as bytes, as a kernel argument does)");
+  unsigned char b[sizeof(T)];
+  __host__ __device__ void set(const T& v) { memcpy(b, &v, sizeof(T)); }
+  __host__ __device__ T get() const {
+    union U {
+      unsigned char c[sizeof(T)];
+      T v;
+      __host__ __device__ U() {}
+    } u;
+    memcpy(u.c, b, sizeof(T));
+    return u.v;
+  }
 };
 
 // One descendant's incoming link: its state and its postponed arguments.

@@ -23,17 +23,17 @@ import klap.transform.EditSet;
  * </pre>
  * Output for PA-n (one text that replaces the definition; Fig. 7b/7c with the pool of III-B):
  * <pre>
- * struct K_klap_post { long long before; };               // the postponed arguments
+ * struct K_klap_post { bytes&lt;param_t&lt;void(const int* in, int t, long long before), 2u&gt;&gt; before; };  // the postponed arguments, as bytes
  * static __device__ void K_klap_body(block_ctx&amp; klap_pc, const uint3 blockIdx, const dim3 gridDim,
  *                                   const int* in, int t) {     // the indices (n &gt; 1 only): block 0 of 1
  *   if (!acquire(klap_pc)) return;                       // wait for the release (or the abort)
  *   if (launches_next(klap_pc) &amp;&amp; thread0()) {            // the host instance, the last of a pool
  *     pool = new_pool(n); if (pool) K_klap_pro&lt;&lt;&lt;n, B, S, cudaStreamFireAndForget&gt;&gt;&gt;(pool, in, t + 1); launched(...);
  *   }
- *   long long before = klap_pc.in.before;
+ *   long long before = klap_pc.in.before.get();
  *   Pi; Pd;
- *   if (threadIdx.x == 0 &amp;&amp; cond) { K_klap_post a; a.before = before + s;
- *     if (!release(klap_pc, a)) K&lt;&lt;&lt;1, B&gt;&gt;&gt;(in, t + 1, a.before); }  // no successor: launch as written
+ *   if (threadIdx.x == 0 &amp;&amp; cond) { K_klap_post a; a.before.set((before + s));
+ *     if (!release(klap_pc, a)) K&lt;&lt;&lt;1, B&gt;&gt;&gt;(in, t + 1, a.before.get()); }  // no successor: launch as written
  *   epilogue;
  * }
  * </pre>
@@ -43,7 +43,7 @@ import klap.transform.EditSet;
  *   if (thread0()) { bool c = cond-at-start; if (c &amp;&amp; launches_next(klap_pc)) { launch the next pool }
  *                    announce(klap_pc, c); }
  *   Pi;
- *   if (!acquire(klap_pc)) return; long long before = klap_pc.in.before;
+ *   if (!acquire(klap_pc)) return; long long before = klap_pc.in.before.get();
  *   Pd; ...
  * </pre>
  * and, for both:
@@ -115,8 +115,12 @@ final class PromotedKernel {
         sb.append("/* klap --promote=").append(modeName).append(": '").append(k.name())
                 .append("' launches its successor early and releases it at the launch site (KLAP III) */\n");
         sb.append(tmpl).append("struct ").append(post).append(" {");
+        // each member holds its argument's bytes (klap::promote::bytes), typed from the kernel's own
+        // parameter declarations: no default constructor or assignment of the user's type is needed
+        String signature = "void(" + String.join(", ", k.params().stream().map(this::declaration).toList()) + ")";
         for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
-            sb.append(' ').append(member(a.param())).append(';');
+            sb.append(" klap::promote::bytes<klap::promote::param_t<").append(signature).append(", ")
+                    .append(k.params().indexOf(a.param())).append("u>> ").append(a.param().name()).append(';');
         }
         sb.append(" };\n");
         sb.append(prototype).append(";\n");
@@ -144,14 +148,20 @@ final class PromotedKernel {
         // the host instance: K's own name and signature
         sb.append(header).append(" {\n");
         if (!plan.anyBlockShape()) {
-            sb.append("  if (blockDim.y * blockDim.z != 1u) klap::promote::fail(\"'").append(k.name())
-                    .append("' was promoted for one-dimensional blocks (its launch is guarded by threadIdx.x == 0 only) "
-                            + "but launched with (blockDim.y, blockDim.z)\", blockDim.y, blockDim.z);\n");
+            // only the dimensions the guard does not test must be 1: with threadIdx.x == 0 && threadIdx.y == 0,
+            // a block of 16 x 16 x 1 still has one launching thread
+            String test = !plan.guardedY() && !plan.guardedZ() ? "blockDim.y * blockDim.z != 1u"
+                    : !plan.guardedY() ? "blockDim.y != 1u" : "blockDim.z != 1u";
+            String guard = !plan.guardedY() && !plan.guardedZ() ? "threadIdx.x == 0"
+                    : !plan.guardedY() ? "threadIdx.x == 0 and threadIdx.z == 0" : "threadIdx.x == 0 and threadIdx.y == 0";
+            sb.append("  if (").append(test).append(") klap::promote::fail(\"'").append(k.name())
+                    .append("' was promoted for blocks in which one thread launches (its launch is guarded by ").append(guard)
+                    .append(" only) but launched with (blockDim.y, blockDim.z)\", blockDim.y, blockDim.z);\n");
         }
         sb.append("  __shared__ ").append(ctx).append(" klap_pc;\n");
         sb.append("  ").append(postT).append(" klap_a;");
         for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
-            sb.append(" klap_a.").append(a.param().name()).append(" = ").append(a.param().name()).append(';');
+            sb.append(" klap_a.").append(a.param().name()).append(".set(").append(a.param().name()).append(");");
         }
         sb.append("\n  klap::promote::host_instance(klap_pc, klap_a);\n");
         List<String> names = new ArrayList<>();
@@ -187,9 +197,8 @@ final class PromotedKernel {
             String name = a.param().name();
             if (a.kind() == PromotionPlan.ArgKind.POSTPONED) {
                 String t = text(a.arg());
-                rel.append(" klap_a.").append(name).append(" = ")
-                        .append(t.startsWith("{") ? "decltype(klap_a." + name + ")" + t : "(" + t + ")").append(';');
-                fallback.add("klap_a." + name);
+                rel.append(" klap_a.").append(name).append(".set(").append(t.startsWith("{") ? t : "(" + t + ")").append(");");
+                fallback.add("klap_a." + name + ".get()");
             } else {
                 fallback.add(a.kind() == PromotionPlan.ArgKind.PASS ? name : "(" + text(a.arg()) + ")");
             }
@@ -232,7 +241,7 @@ final class PromotedKernel {
     private String postponed() {
         StringBuilder sb = new StringBuilder();
         for (PromotionPlan.Arg a : plan.of(PromotionPlan.ArgKind.POSTPONED)) {
-            sb.append(' ').append(declaration(a.param())).append(" = klap_pc.in.").append(a.param().name()).append(';');
+            sb.append(' ').append(declaration(a.param())).append(" = klap_pc.in.").append(a.param().name()).append(".get();");
         }
         return sb.toString();
     }
@@ -337,25 +346,6 @@ final class PromotedKernel {
             }
         }
         return d.replaceAll("\\s+", " ").strip();
-    }
-
-    /**
-     * @return the parameter's declaration as a member of the postponed-arguments struct: without
-     *         its top-level {@code const} (the struct is assigned), e.g. {@code const int n} ->
-     *         {@code int n}, {@code float* const p} -> {@code float* p}; {@code const float* p} stays;
-     *         {@code int a[4]} -> {@code int (*a)}
-     */
-    private String member(Param p) {
-        if (p.decay() != Param.Decay.NONE) {
-            // an array or function parameter: its adjusted pointer type has no top-level const
-            return declaration(p);
-        }
-        String type = p.type(src.text());
-        int star = type.lastIndexOf('*');
-        String head = star >= 0 ? type.substring(0, star + 1) : "";
-        String tail = star >= 0 ? type.substring(star + 1) : type;
-        tail = tail.replaceAll("\\bconst\\b", " ");
-        return (head + tail).replace("__grid_constant__", " ").replaceAll("\\s+", " ").strip() + " " + p.name();
     }
 
     /** @return the source text of {@code e} on one line (unless it holds a line comment) */

@@ -20,11 +20,17 @@ import klap.model.Stmt;
  * @param condition  with an overlap: the launch condition's conjuncts other than the thread-0 tests,
  *                   all computable at the start of the kernel (empty: always launched); else null
  * @param poolSize   descendants per launch: 1 for P and PO, the n of PA-n and PAO-n
- * @param anyBlockShape true if the launch's guard also has {@code threadIdx.y == 0} and
- *                   {@code threadIdx.z == 0}, so one thread launches whatever the host's block shape
+ * @param guardedY   true if the launch's guard also has {@code threadIdx.y == 0}, so the host
+ *                   instance may have any {@code blockDim.y}
+ * @param guardedZ   the same for {@code threadIdx.z == 0} and {@code blockDim.z}
  */
 public record PromotionPlan(FunctionDef kernel, Stmt.ExprStmt site, Expr.Launch launch, List<Arg> args,
-                            Pragma overlap, List<Expr> condition, int poolSize, boolean anyBlockShape) {
+                            Pragma overlap, List<Expr> condition, int poolSize, boolean guardedY, boolean guardedZ) {
+
+    /** @return true if one thread launches whatever the host's block shape (the guard tests x, y and z) */
+    public boolean anyBlockShape() {
+        return guardedY && guardedZ;
+    }
 
     /** How an argument of the self-launch reaches the successor. */
     public enum ArgKind {

@@ -14,6 +14,7 @@ import klap.model.Pragma;
 import klap.model.SourceFile;
 import klap.model.Stmt;
 import klap.model.VarDecl;
+import klap.transform.Builtins;
 import klap.transform.Mutations;
 import klap.transform.Trees;
 
@@ -212,20 +213,9 @@ public final class PromotionPlanner {
                 }
             }
         }
-        String[] ldg = {null};
-        Set<String> seenLdg = new HashSet<>();
-        Trees.walkExprs(k.body(), e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null
-                    && (c.calleeName().startsWith("__ldg") || callsLdg(c.calleeName(), seenLdg))) {
-                ldg[0] = c.calleeName();
-            }
-        });
-        if (ldg[0] == null && src.text().contains("LOAD_LDG")) {
-            ldg[0] = "cub::LOAD_LDG";
-        }
-        if (ldg[0] != null) {
-            throw new Refusal(at, "it reads with " + ldg[0] + ", through the non-coherent cache, which does not see "
-                    + "what an earlier link of the chain wrote while this grid already ran");
+        String nonCoherent = nonCoherentRead(k);
+        if (nonCoherent != null) {
+            throw new Refusal(at, nonCoherent);
         }
         locals = new HashSet<>();
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
@@ -291,7 +281,7 @@ public final class PromotionPlanner {
         Pragma overlap = condition != null ? oc.overlap(k, site, args) : null;
         return new PromotionPlan(k, site, l, args, overlap, overlap == null ? null : condition,
                 mode.aggregates() ? depth : 1,
-                guardedOn(trees, site, "threadIdx.y") && guardedOn(trees, site, "threadIdx.z"));
+                guardedOn(trees, site, "threadIdx.y"), guardedOn(trees, site, "threadIdx.z"));
     }
 
     /** Classifies every argument of the self-launch (PASS first, then INDUCTION, which needs PASS). */
@@ -425,26 +415,98 @@ public final class PromotionPlanner {
         return out;
     }
 
-    /** @return true if device function {@code name} of the unit calls {@code __ldg}, directly or through its callees */
-    private boolean callsLdg(String name, Set<String> seen) {
-        if (!seen.add(name)) {
-            return false;
-        }
-        for (FunctionDef f : unit.functions()) {
-            if (f.name().equals(name) && f.kind().onDevice()) {
-                boolean[] r = {false};
-                Trees.walkExprs(f.body(), e -> {
-                    if (e instanceof Expr.Call c && c.calleeName() != null
-                            && (c.calleeName().startsWith("__ldg") || callsLdg(c.calleeName(), seen))) {
-                        r[0] = true;
-                    }
-                });
-                if (r[0]) {
-                    return true;
+    /** Reads through the non-coherent cache: {@code __ldg}, texture and surface fetches, {@code ld.global.nc}. */
+    private static final Pattern NON_COHERENT_CALL = Pattern.compile("__ldg\\w*|tex(1D|2D|3D|Cubemap)\\w*|tex1Dfetch"
+            + "|tex\\w*Lod|tex\\w*Grad|tex\\w*Layered|texture\\w*|surf\\w*");
+    private static final Pattern NON_COHERENT_TEXT = Pattern.compile("ld\\.global\\.nc|\\bLOAD_LDG\\b|\\bLDG\\b");
+
+    /**
+     * @return why the kernel, or code it calls, may read global memory through a cache that does not
+     *         see an earlier link's writes (a promoted descendant already runs while its predecessor
+     *         writes; in the original, the child grid started after them, and the CUDA programming
+     *         guide's coherence rule for texture memory is "at the invocation of a child grid"), or
+     *         why klap cannot know (a call of a function whose body it does not see); null if neither
+     */
+    private String nonCoherentRead(FunctionDef k) {
+        String[] why = {null};
+        Set<String> seen = new HashSet<>();
+        java.util.ArrayDeque<FunctionDef> todo = new java.util.ArrayDeque<>(List.of(k));
+        while (!todo.isEmpty() && why[0] == null) {
+            FunctionDef f = todo.poll();
+            if (!seen.add(f.name() + "@" + f.range().offset())) {
+                continue;
+            }
+            String text = src.slice(f.range()) + " " + asmText(f.body());
+            if (NON_COHERENT_TEXT.matcher(text).find()) {
+                why[0] = "it (or a function it calls) reads through the non-coherent cache (ld.global.nc, cub::LOAD_LDG)";
+                break;
+            }
+            Trees.walkExprsAndLambdas(f.body(), e -> {
+                if (why[0] != null || !(e instanceof Expr.Call c) || c.calleeName() == null) {
+                    return;
                 }
+                String simple = simpleName(c.calleeName());
+                if (NON_COHERENT_CALL.matcher(simple).matches()) {
+                    why[0] = "it reads with " + c.calleeName() + ", through the non-coherent (texture) cache, which does not "
+                            + "see what an earlier link of the chain wrote while this grid already ran";
+                    return;
+                }
+                List<FunctionDef> defs = deviceDefinitions(simple);
+                if (defs.isEmpty() && !Builtins.known(c.calleeName()) && !isKernel(simple) && !typeName(simple)
+                        && !LIBRARY.matcher(c.calleeName()).lookingAt()
+                        && !(c.callee() instanceof Expr.Name n && (n.kind() == Expr.NameKind.TYPE
+                                || n.kind() == Expr.NameKind.LOCAL))) { // a local lambda: its body is walked
+                    why[0] = "it calls '" + c.calleeName() + "', whose body klap does not see (a header or another file): "
+                            + "it may read through the non-coherent cache or read blockIdx";
+                }
+                todo.addAll(defs);
+            });
+        }
+        return why[0];
+    }
+
+    /**
+     * Calls into libcu++ ({@code cuda::atomic_ref}, {@code cuda::std::min}), the C++ library and CUB
+     * by qualified name: their device code reads no built-in index and loads through the coherent
+     * cache unless told otherwise ({@code cub::LOAD_LDG} is found by its name, {@link #NON_COHERENT_TEXT}).
+     */
+    private static final Pattern LIBRARY = Pattern.compile("(::)?(cuda|std|cub)::");
+
+    /** @return the {@code __device__} (and {@code __host__ __device__}) definitions of the unit named {@code simple} */
+    private List<FunctionDef> deviceDefinitions(String simple) {
+        return unit.functions().stream()
+                .filter(f -> f.name().equals(simple) && f.kind() != FunctionDef.Kind.KERNEL && f.kind() != FunctionDef.Kind.HOST)
+                .toList();
+    }
+
+    /**
+     * @return true if the main file declares {@code simple} as a type ({@code using T = ...;}, {@code
+     *         typedef ... T;}, {@code struct T}, {@code class T}): {@code T(args)} constructs an object
+     *         (a library class such as {@code cub::BlockScan}, whose headers klap does not parse)
+     */
+    private boolean typeName(String simple) {
+        String q = Pattern.quote(simple);
+        return Pattern.compile("\\busing\\s+" + q + "\\s*=|\\btypedef\\b[^;{}]*\\b" + q + "\\s*;|\\b(struct|class)\\s+" + q + "\\b")
+                .matcher(src.text()).find();
+    }
+
+    private boolean isKernel(String simple) {
+        return unit.functions().stream().anyMatch(f -> f.name().equals(simple) && f.kind() == FunctionDef.Kind.KERNEL);
+    }
+
+    private static String simpleName(String name) {
+        return name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name;
+    }
+
+    /** @return the operand text of every {@code asm} statement in {@code body}, macro-expanded ({@link Stmt.Other#asm}) */
+    private static String asmText(Stmt body) {
+        StringBuilder b = new StringBuilder();
+        for (Stmt.Other o : Trees.collect(body, Stmt.Other.class)) {
+            if (o.asm() != null) {
+                b.append(o.asm()).append('\n');
             }
         }
-        return false;
+        return b.toString();
     }
 
     /** @return true if the file declares {@code name} outside functions as an integral const/constexpr variable */
@@ -486,8 +548,23 @@ public final class PromotionPlanner {
                 why[0] = "it calls '" + src.slice(c.callee().range()) + "', which klap cannot check for blockIdx";
             } else if (e instanceof Expr.Call c && c.calleeName() != null && calleeReadsIndices(c.calleeName(), seen)) {
                 why[0] = "it calls '" + c.calleeName() + "', which reads blockIdx, gridDim or a cooperative group";
+            } else if (e instanceof Expr.Call c && c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE
+                    && classReadsIndices(n.name())) {
+                why[0] = "it constructs a '" + n.name() + "', whose class reads blockIdx or gridDim";
             }
         });
+        if (why[0] == null) {
+            for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+                String cls = declaredClass(d);
+                if (cls != null && classReadsIndices(cls)) {
+                    why[0] = "it declares a '" + cls + "', whose class reads blockIdx or gridDim (a constructor or member initializer)";
+                    break;
+                }
+            }
+        }
+        if (why[0] == null && INDEX_ASM.matcher(asmText(k.body())).find()) {
+            why[0] = "its asm reads %ctaid or %nctaid";
+        }
         if (why[0] == null && src.slice(k.body().range()).matches("(?s).*\\b(this_grid|group_index|this_thread_block)\\b.*")) {
             why[0] = "it uses cooperative groups";
         }
@@ -497,28 +574,81 @@ public final class PromotionPlanner {
         return why[0];
     }
 
+    private static final Pattern INDEX_TEXT = Pattern.compile("\\b(blockIdx|gridDim|this_grid|group_index|this_thread_block)\\b"
+            + "|%n?ctaid");
+    private static final Pattern INDEX_ASM = Pattern.compile("%n?ctaid");
+
+    /**
+     * @return true if the device function {@code name} (by its simple name: every overload, every
+     *         namespace) may read the block index or grid size: its definition's text names them
+     *         (default arguments and constructor initializers included), its macro-expanded asm reads
+     *         {@code %ctaid}, or a function or class it uses does; the unit's kernels (launched, not
+     *         called) excepted. A callee defined nowhere in the unit is caught by {@link #nonCoherentRead}
+     */
     private boolean calleeReadsIndices(String name, Set<String> seen) {
-        if (!seen.add(name)) {
+        String simple = simpleName(name);
+        if (!seen.add(simple)) {
             return false;
         }
-        for (FunctionDef f : unit.functions()) {
-            if (f.name().equals(name) && f.kind() != FunctionDef.Kind.KERNEL && f.kind() != FunctionDef.Kind.HOST) {
-                if (readsIndices(f.body())
-                        || src.slice(f.body().range()).matches("(?s).*(\\b(this_grid|group_index)\\b|%n?ctaid).*")) {
-                    return true;
+        for (FunctionDef f : deviceDefinitions(simple)) {
+            if (readsIndices(f.body()) || INDEX_TEXT.matcher(src.slice(f.range())).find()
+                    || INDEX_ASM.matcher(asmText(f.body())).find()) {
+                return true;
+            }
+            boolean[] inner = {false};
+            Trees.walkExprsAndLambdas(f.body(), e -> {
+                if (e instanceof Expr.Call c && c.calleeName() != null && calleeReadsIndices(c.calleeName(), seen)) {
+                    inner[0] = true;
                 }
-                boolean[] inner = {false};
-                Trees.walkExprs(f.body(), e -> {
-                    if (e instanceof Expr.Call c && c.calleeName() != null && calleeReadsIndices(c.calleeName(), seen)) {
-                        inner[0] = true;
-                    }
-                });
-                if (inner[0]) {
-                    return true;
-                }
+            });
+            for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
+                String cls = declaredClass(d);
+                inner[0] |= cls != null && classReadsIndices(cls);
+            }
+            if (inner[0]) {
+                return true;
             }
         }
         return false;
+    }
+
+    /** @return the class a non-{@code __shared__} local declaration constructs, or null (scalars, pointers, references) */
+    private String declaredClass(Stmt.Decl d) {
+        VarDecl first = d.vars().get(0);
+        if (first.nameRange() == null || first.shared()) {
+            return null; // a __shared__ variable has no dynamic initialization
+        }
+        String type = src.text().substring(d.range().offset(), Math.max(d.range().offset(), first.nameRange().offset()));
+        String cls = Builtins.className(type);
+        return cls == null || type.contains("*") || type.contains("&") ? null : cls;
+    }
+
+    /**
+     * @return true if the class {@code cls}, defined in the main file ({@code struct cls { ... }} or
+     *         {@code class cls ...}), names blockIdx or gridDim anywhere in its definition (constructors,
+     *         default member initializers, member functions) or in out-of-class member definitions. A
+     *         class defined in a header is not checked (docs/promotion.md)
+     */
+    private boolean classReadsIndices(String cls) {
+        var m = Pattern.compile("\\b(struct|class)\\s+" + Pattern.quote(cls) + "\\b[^;{]*\\{").matcher(src.text());
+        while (m.find()) {
+            int depth = 0;
+            int end = m.end() - 1;
+            for (int i = end; i < src.text().length(); i++) {
+                char ch = src.text().charAt(i);
+                if (ch == '{') {
+                    depth++;
+                } else if (ch == '}' && --depth == 0) {
+                    end = i;
+                    break;
+                }
+            }
+            if (INDEX_TEXT.matcher(src.text().substring(m.start(), end + 1)).find()) {
+                return true;
+            }
+        }
+        return unit.functions().stream().anyMatch(f -> cls.equals(f.memberOf())
+                && INDEX_TEXT.matcher(src.slice(f.range())).find());
     }
 
     private static boolean readsIndices(Stmt body) {

@@ -49,6 +49,39 @@ class PromotionCompileTest {
         }
     }
 
+    /**
+     * Review 2026-11-25: postponed arguments of a class with an explicit constructor or a const
+     * member (nvcc: deleted default constructor / assignment) or aligned to 32 bytes ({@code
+     * double4_32a}: the link's static_assert) compile, since each travels as its bytes; a block of
+     * 16 x 16 guarded by threadIdx.x == 0 && threadIdx.y == 0 checks only blockDim.z.
+     */
+    @Test
+    void reviewProgramsWithClassAndOverAlignedArgumentsCompile() throws Exception {
+        Files.createDirectories(OUT);
+        List<Process> procs = new ArrayList<>();
+        List<String> names = List.of("rv_struct_ctor", "rv_struct_const", "rv_al32", "rv_blk2d");
+        for (String name : names) {
+            String code = Files.readString(Path.of("src", "test", "resources", "promote", "forms", name + ".cu"));
+            // struct_ctor calls a member function, which PA cannot check for blockIdx: P
+            PromotionPass.Options o = name.equals("rv_struct_ctor") ? new PromotionPass.Options(PromoteMode.P, 1)
+                    : new PromotionPass.Options(PromoteMode.PA, 4);
+            PromotionPass.Result r = PromotionPass.run(PromotionPassTest.parse(code), o);
+            assertEquals(List.of("K"), r.promoted(), name + ": " + r.diagnostics());
+            if (name.equals("rv_blk2d")) {
+                assertTrue(r.text().contains("if (blockDim.z != 1u) klap::promote::fail("), r.text());
+            }
+            Path cu = OUT.resolve(name + ".cu");
+            Files.writeString(cu, r.text(), StandardCharsets.UTF_8);
+            procs.add(nvcc(cu, OUT.resolve(name)));
+        }
+        for (int i = 0; i < procs.size(); i++) {
+            Process p = procs.get(i);
+            assertTrue(p.waitFor(300, TimeUnit.SECONDS), names.get(i) + ": nvcc timed out");
+            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), names.get(i) + ": nvcc failed:\n" + log);
+        }
+    }
+
     private static Process nvcc(Path cu, Path out) throws IOException {
         String env = System.getenv("NVCC");
         String nvcc = env != null && !env.isBlank() ? env : "nvcc";

@@ -70,18 +70,19 @@ class PromotionPassTest {
         assertEquals("1 kernel promoted (PA-4): k", r.summary());
         inOrder(r.text(),
                 "#include \"klap/promote.cuh\"",
-                "struct k_klap_post { long long before; };",
+                "struct k_klap_post { klap::promote::bytes<klap::promote::param_t<void(const int* in, long long* out, "
+                        + "int ntiles, int tile, long long before), 4u>> before; };",
                 // the promoted body: the indices and the available parameters; the acquire first (no overlap in PA)
                 "static __device__ void k_klap_body(klap::promote::block_ctx<k_klap_post>& klap_pc, "
                         + "const uint3 blockIdx, const dim3 gridDim, const int* in, long long* out, int ntiles, int tile)",
                 "{ if (!klap::promote::acquire(klap_pc)) return;",
                 "klap::promote::new_pool<k_klap_post>(4u);",
                 "k_klap_pro<<<4u, (blockDim.x), 0, cudaStreamFireAndForget>>>(klap_np, in, out, ntiles, (tile + 1));",
-                "long long before = klap_pc.in.before;",
+                "long long before = klap_pc.in.before.get();",
                 "__shared__ long long part[256];",
                 "/* #pragma klap overlap */",
-                "{ k_klap_post klap_a; klap_a.before = (total); if (!klap::promote::release(klap_pc, klap_a)) "
-                        + "k<<<1, (blockDim.x)>>>(in, out, ntiles, (tile + 1), klap_a.before); }",
+                "{ k_klap_post klap_a; klap_a.before.set((total)); if (!klap::promote::release(klap_pc, klap_a)) "
+                        + "k<<<1, (blockDim.x)>>>(in, out, ntiles, (tile + 1), klap_a.before.get()); }",
                 // the descendants: induction from the ticket
                 "__global__ void k_klap_pro(klap::promote::pool_header* klap_pool, const int* in, long long* out, "
                         + "int ntiles, int tile) {",
@@ -92,7 +93,7 @@ class PromotionPassTest {
                 // the host instance: the kernel's own name and signature
                 "__global__ void k(const int* in, long long* out, int ntiles, int tile, long long before) {",
                 "if (blockDim.y * blockDim.z != 1u) klap::promote::fail(",
-                "klap_a.before = before;",
+                "klap_a.before.set(before);",
                 "klap::promote::host_instance(klap_pc, klap_a);",
                 "k_klap_body(klap_pc, blockIdx, gridDim, in, out, ntiles, tile);");
         assertTrue(r.diagnostics().isEmpty(), r.diagnostics().toString());
@@ -112,7 +113,7 @@ class PromotionPassTest {
                 // the independent prologue, then the second chain: the postponed values
                 "__shared__ long long part[256];",
                 "__syncthreads();",
-                "if (!klap::promote::acquire(klap_pc)) return; long long before = klap_pc.in.before;",
+                "if (!klap::promote::acquire(klap_pc)) return; long long before = klap_pc.in.before.get();",
                 "const long long total = before + part[255];");
         assertEquals("1 kernel promoted (PO): k", r.summary());
         assertTrue(r.diagnostics().isEmpty(), r.diagnostics().toString());
@@ -134,7 +135,10 @@ class PromotionPassTest {
         String callsUnknown = "__device__ void note(int);\n"
                 + CHAIN.replace("part[threadIdx.x] = v;", "part[threadIdx.x] = v; note(v);");
         r = run(callsUnknown, PromoteMode.PAO, 8);
-        assertTrue(warnings(r, "overlap").contains("calls 'note'"), r.diagnostics().toString());
+        // a function defined in another file may read through the non-coherent cache (review 2026-11-25):
+        // the kernel is not promoted at all, in any mode
+        assertTrue(r.promoted().isEmpty() && warnings(r, "promote").contains("calls 'note', whose body klap does not see"),
+                r.diagnostics().toString());
 
         String nested = CHAIN.replace("#pragma klap overlap", "{\n#pragma klap overlap\n}");
         r = run(nested, PromoteMode.PO, 1);
@@ -233,9 +237,10 @@ class PromotionPassTest {
         assertEquals(List.of("k"), r.promoted(), r.diagnostics().toString());
         // p, t, s: induction (pointer, a pass-through step, step first); n: pass;
         // x: float (inexact steps) and m: written in the body -> postponed
-        inOrder(r.text(), "struct k_klap_post { float x; int m; };",
+        assertEquals(List.of("x", "m"), postMembers(r.text()));
+        inOrder(r.text(), "struct k_klap_post {",
                 "k_klap_pro<<<2u, (64), 0, cudaStreamFireAndForget>>>(klap_np, (p + 64), n, (t + n), (2 + s));",
-                "float x = klap_pc.in.x; int m = klap_pc.in.m;",
+                "float x = klap_pc.in.x.get(); int m = klap_pc.in.m.get();",
                 "k_klap_body(klap_pc, make_uint3(0u, 0u, 0u), dim3(1u, 1u, 1u), p + (long long)klap_j * (64), n, "
                         + "t + (long long)klap_j * (n), "
                         + "s + (long long)klap_j * (2));");
@@ -252,7 +257,8 @@ class PromotionPassTest {
                 }
                 """;
         PromotionPass.Result r = run(code, PromoteMode.P, 1);
-        inOrder(r.text(), "struct k_klap_post { int* p; };", "(klap_np, n, (t + n));");
+        assertEquals(List.of("p"), postMembers(r.text()));
+        inOrder(r.text(), "struct k_klap_post {", "(klap_np, n, (t + n));");
     }
 
     @Test
@@ -267,8 +273,10 @@ class PromotionPassTest {
                 """;
         PromotionPass.Result r = run(code, PromoteMode.P, 1);
         // n - 1: an induction downwards; q: a local -> postponed
-        inOrder(r.text(), "struct k_klap_post { const int* p; };", "(klap_np, (n - 1), (t + 1));",
-                "const int* const p = klap_pc.in.p;", "k_klap_body(klap_pc, n - (long long)klap_j * (1), "
+        // the member's type is the parameter's, its top-level const dropped by the function type
+        inOrder(r.text(), "struct k_klap_post { klap::promote::bytes<klap::promote::param_t<void(const int* const p, "
+                        + "const int n, int t), 0u>> p; };", "(klap_np, (n - 1), (t + 1));",
+                "const int* const p = klap_pc.in.p.get();", "k_klap_body(klap_pc, n - (long long)klap_j * (1), "
                         + "t + (long long)klap_j * (1));");
     }
 
@@ -363,7 +371,8 @@ class PromotionPassTest {
                 """;
         PromotionPass.Result r = run(code, PromoteMode.PA, 4);
         assertEquals(List.of("k"), r.promoted(), r.diagnostics().toString());
-        inOrder(r.text(), "template <int B, typename T> struct k_klap_post { T acc; };",
+        inOrder(r.text(), "template <int B, typename T> struct k_klap_post { klap::promote::bytes<klap::promote::param_t<void(const T* in, "
+                        + "T* out, int t, int n, T acc), 4u>> acc; };",
                 // the kernel's prototype keeps the default template argument (given once), nothing else repeats it
                 "template <int B, typename T = float>",
                 "template <int B, typename T> static __device__ void k_klap_body("
@@ -395,5 +404,32 @@ class PromotionPassTest {
         PromotionPass.Result r = run(chainSumProgram(), PromoteMode.PAO, 128);
         assertEquals(List.of("chainSum"), r.promoted());
         assertTrue(r.diagnostics().isEmpty(), r.diagnostics().toString());
+    }
+
+    /** @return the member names of a struct written as {@code struct K_klap_post { int t; long long acc; };} */
+    static List<String> memberNames(String struct) {
+        String inside = struct.substring(struct.indexOf('{') + 1, struct.lastIndexOf('}'));
+        List<String> names = new java.util.ArrayList<>();
+        for (String m : inside.split(";")) {
+            var w = java.util.regex.Pattern.compile("(\\w+)\\s*$").matcher(m.strip());
+            if (w.find()) {
+                names.add(w.group(1));
+            }
+        }
+        return names;
+    }
+
+    /** @return the member names of the generated {@code _klap_post} struct, in order */
+    static List<String> postMembers(String text) {
+        var m = java.util.regex.Pattern.compile("struct \\w+_klap_post \\{(.*?)\\};").matcher(text);
+        if (!m.find()) {
+            return List.of();
+        }
+        List<String> names = new java.util.ArrayList<>();
+        var w = java.util.regex.Pattern.compile(">> (\\w+);").matcher(m.group(1));
+        while (w.find()) {
+            names.add(w.group(1));
+        }
+        return names;
     }
 }
