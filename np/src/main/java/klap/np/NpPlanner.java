@@ -1971,6 +1971,24 @@ final class NpPlanner {
             return runsOnce(lp) && jumps.stream().noneMatch(j -> j.range().offset() < b.offset());
         }
 
+        /**
+         * @return true if a {@code break}, {@code continue} or {@code return} in {@code lp} lies between
+         *         offsets {@code from} and {@code to} and may jump past {@code to} (a jump of a loop or
+         *         switch that lies wholly between them stays there)
+         */
+        private boolean jumpsOver(Stmt lp, int from, int to) {
+            for (Stmt.Jump j : Trees.collect(lp, Stmt.Jump.class)) {
+                if (j.range().offset() <= from || j.range().offset() >= to) {
+                    continue;
+                }
+                Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
+                if (target == null || target.range().offset() <= from || target.range().end() > to) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         /** @return true for {@code for (int x = C1; x < C2; ...)} with integer literals C1 < C2: one iteration at least */
         private boolean runsOnce(Stmt.Loop lp) {
             if (lp.kind() != Stmt.LoopKind.FOR || !(lp.init() instanceof Stmt.Decl d) || d.vars().size() != 1
@@ -2011,7 +2029,10 @@ final class NpPlanner {
                 }
                 if (b.offset() > lo && b.offset() < hi) {
                     between = true;
-                } else if (common != null && common.range().contains(b.offset())) {
+                } else if (common != null && common.range().contains(b.offset())
+                        && (b.offset() < lo || !jumpsOver(common, hi, b.offset()))) {
+                    // a barrier after the later event orders it before the next iteration's earlier
+                    // event only if no continue/break/return between them can skip it
                     around = true;
                 }
             }

@@ -11,8 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reproducers of the two adversarial reviews of the CUDA-NP pass (2026-11-23,
- * {@code src/test/resources/np/review/} and {@code review2/}): each was a silent miscompile, a
+ * The reproducers of the adversarial reviews of the CUDA-NP pass (2026-11-23,
+ * {@code src/test/resources/np/review/}, {@code review2/} and {@code review3/}): each was a silent miscompile, a
  * hang, a wrong launch or output that did not compile before its fix; each must now be refused with
  * its reason or emitted in the corrected form.
  */
@@ -20,8 +20,20 @@ class NpReviewTest {
     private static final Path DIR = Path.of("src", "test", "resources", "np", "review");
 
     private static NpPass.Result run(String file, NpMode mode) throws IOException {
-        Path path = Files.exists(DIR.resolve(file)) ? DIR.resolve(file) : DIR.resolveSibling("review2").resolve(file);
-        String code = Files.readString(path, StandardCharsets.UTF_8);
+        return runCode(read(file), mode);
+    }
+
+    private static String read(String file) throws IOException {
+        Path path = DIR.resolve(file);
+        for (String sibling : List.of("review2", "review3")) {
+            if (!Files.exists(path)) {
+                path = DIR.resolveSibling(sibling).resolve(file);
+            }
+        }
+        return Files.readString(path, StandardCharsets.UTF_8);
+    }
+
+    private static NpPass.Result runCode(String code, NpMode mode) {
         return NpPass.run(NpPassTest.parse(code), new NpPass.Options(mode, mode == NpMode.INTER_WARP ? 4 : 8,
                 NpPass.DEFAULT_SHARED_BUDGET));
     }
@@ -186,5 +198,19 @@ class NpReviewTest {
         // with a prototype, only a declaration of the arrays helper precedes the launches
         String out = run("c_protohelper.cu", NpMode.INTRA_WARP).text();
         assertTrue(out.contains("static __host__ __device__ constexpr size_t k_klap_npi_arrays(size_t klap_np_m);"), out);
+    }
+
+    // ---- third review (review3/)
+
+    @Test
+    void aBarrierSkippedByAJumpAfterTheLaterEventDoesNotOrderTheNextIteration() throws IOException {
+        for (String f : List.of("a1_continue_raw.cu", "a1_continue_war.cu")) {
+            NpPass.Result w = run(f, NpMode.INTER_WARP);
+            assertEquals(List.of(), w.transformed(), f);
+            assertTrue(NpPassTest.warnings(w).stream().anyMatch(x -> x.contains("no inter-warp variant")), f);
+            // without the continue, the barrier at the end of the iteration orders them
+            String code = read(f).replaceAll("if \\(j % 2 == [01]\\) continue;", ";");
+            assertEquals(List.of("k"), runCode(code, NpMode.INTER_WARP).transformed(), f);
+        }
     }
 }
