@@ -1622,11 +1622,13 @@ final class NpPlanner {
         Var v = scopes.resolve(n);
         if (v != null) {
             if (v.decl() != null && v.decl().shared()) {
+                if (!subscriptsOnly(access, scopes.dims(v))) {
+                    return "?"; // through a pointer held in the variable (or in a member): may point anywhere
+                }
                 if (src.slice(v.stmt().range()).matches("(?s)\\s*extern\\b.*")) {
                     return "S:extern"; // every extern __shared__ array starts at the same address
                 }
-                boolean throughPointer = !v.isArray() && typeText(v).contains("*") && access != root;
-                return throughPointer ? "?" : "S:" + v.name(); // a __shared__ pointer may point anywhere
+                return "S:" + v.name();
             }
             if (arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED) {
                 return "S:klap_np_" + v.name(); // klap's own per-group copy (shared or global memory of its own)
@@ -1637,7 +1639,10 @@ final class NpPlanner {
         if (n.kind() == Expr.NameKind.GLOBAL) {
             String d = globalDeclaration(n.name());
             if (d != null && d.contains("__shared__")) {
-                return d.matches("(?s).*\\bextern\\b.*") ? "S:extern" : d.contains("*") ? "?" : "S:" + n.name();
+                if (!subscriptsOnly(access, globalDims(n.name()))) {
+                    return "?";
+                }
+                return d.matches("(?s).*\\bextern\\b.*") ? "S:extern" : "S:" + n.name();
             }
             if (d != null && d.contains("__constant__")) {
                 return "C";
@@ -1645,6 +1650,39 @@ final class NpPlanner {
             return "G";
         }
         return "?";
+    }
+
+    /**
+     * @return true if the access path from {@code access} to its root is at most {@code dims}
+     *         subscripts (in parentheses or not): an element of the variable itself, not memory that
+     *         a pointer element or a member of it points to ({@code rows[0][t]} of
+     *         {@code __shared__ float *rows[1]}, {@code b.data[t]}); members count as pointers
+     *         (klap does not know the field's type), and so do casts and dereferences
+     */
+    private static boolean subscriptsOnly(Expr access, int dims) {
+        int n = 0;
+        Expr e = unparen(access);
+        while (e instanceof Expr.Subscript sub) {
+            n++;
+            e = unparen(sub.array());
+        }
+        return e instanceof Expr.Name && n <= dims;
+    }
+
+    /** @return the number of array dimensions of the file-scope variable {@code name} (0 if klap cannot tell) */
+    private int globalDims(String name) {
+        Matcher m = Pattern.compile("(?m)^[^\\n;{}()]*?\\b" + Pattern.quote(name) + "\\b\\s*(?=\\[|=|;)").matcher(src.text());
+        if (!m.find()) {
+            return 0;
+        }
+        Matcher dim = Pattern.compile("\\s*\\[[^\\[\\];]*\\]").matcher(src.text());
+        int n = 0;
+        int at = m.end();
+        while (dim.region(at, src.text().length()).lookingAt()) {
+            n++;
+            at = dim.end();
+        }
+        return n;
     }
 
     /** @return true if accesses to roots a and b (see {@link #memoryRoot}) may touch the same memory */

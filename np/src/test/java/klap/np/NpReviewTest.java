@@ -213,4 +213,28 @@ class NpReviewTest {
             assertEquals(List.of("k"), runCode(code, NpMode.INTER_WARP).transformed(), f);
         }
     }
+
+    @Test
+    void storesThroughPointersHeldInSharedVariablesMayTouchGlobalMemory() throws IOException {
+        NpPass.Result w = run("a2_sharedptr.cu", NpMode.INTER_WARP);
+        assertEquals(List.of(), w.transformed());
+        for (String k : List.of("'k'", "'k2'", "'k3'")) {
+            assertTrue(NpPassTest.warnings(w).stream().anyMatch(x -> x.contains("kernel " + k + ": no inter-warp variant")), k);
+        }
+        // an element of a two-dimensional __shared__ array is shared memory: it does not alias g
+        String code = """
+                __global__ void k(float *g, const float *a, float *out, int n) {
+                  __shared__ float tile[2][128];
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  tile[1][threadIdx.x] = 0.5f * t;
+                  float x = g[t];
+                  float s = 0;
+                #pragma np parallel for reduction(+:s)
+                  for (int i = 0; i < n; i++) s += a[i] * x;
+                  out[t] = s;
+                }
+                int main() { float *g, *a, *o; k<<<4, 128>>>(g, a, o, 16); }
+                """;
+        assertEquals(List.of("k"), runCode(code, NpMode.INTER_WARP).transformed());
+    }
 }
