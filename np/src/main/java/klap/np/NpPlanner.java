@@ -71,7 +71,24 @@ final class NpPlanner {
     /** Builtins with a memory side effect (a sequential call runs on the master only). */
     private static final Pattern IMPURE = Pattern.compile(
             "atomic\\w*|printf|assert|malloc|free|memcpy|memset|__st(?:cg|cs|wb|wt)|__threadfence\\w*|__nanosleep"
-            + "|__trap|__brkpt|cuda\\w*");
+            + "|__trap|__brkpt|cuda\\w*|sincos\\w*|__sincosf|frexpf?|modff?|remquof?");
+    /** Cache-hinted loads: weak loads, like a dereference (not {@code __ldcv}, a volatile load). */
+    private static final Pattern LOADS = Pattern.compile("__ld(?:g|ca|cg|cs|lu)");
+    /**
+     * The double-underscore intrinsics klap knows to be pure functions of their arguments (math,
+     * conversions, reinterpretations, bit and SIMD operations). Any other {@code __} name is unknown:
+     * {@code __nv_atomic_*}, {@code __atomic_*}, {@code __builtin_mem*}, {@code __pipeline_*} store.
+     */
+    private static final Pattern PURE_INTRINSIC = Pattern.compile(
+            "__[fd](?:add|sub|mul|div|rcp|sqrt|rsqrt)_r[nduz]|__fmaf?(?:_ieee)?_r[nduz]|__fdividef|__saturatef"
+            + "|__(?:exp|exp10|log|log2|log10|pow|sin|cos|tan)f"
+            + "|__[a-z0-9]+2[a-z0-9_]+|__[a-z0-9]+_as_[a-z0-9]+"
+            + "|__(?:u?mul24|u?mulhi|u?mul64hi|u?sad|popc(?:ll)?|clz(?:ll)?|ffs(?:ll)?|brev(?:ll)?|byte_perm"
+            + "|funnelshift_[lr]c?|u?r?hadd|fns|dp4a|dp2a_(?:lo|hi)|isnanf?|isinff?|finitef?|signbitf?)"
+            + "|__v(?!ib)[a-z0-9_]+"
+            + "|__h(?:add|sub|mul|div|fma|neg|abs|max|min|eq|ne|lt|le|gt|ge|equ|neu|ltu|leu|gtu|geu|isnan|isinf"
+            + "|cmadd|bfma)\\w*"
+            + "|__is(?:Global|Shared|Constant|Local|GridConstant)|__cvta_\\w+|__builtin_(?:expect|assume|assume_aligned)");
     private static final Set<String> BARRIERS = Set.of("__syncthreads");
     private static final Set<String> CALL_OK_NAMES = Set.of("min", "max", "abs", "sizeof");
 
@@ -532,8 +549,13 @@ final class NpPlanner {
         if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
             return null;
         }
+        if (base.equals("__ldcv")) {
+            return "it calls __ldcv, a volatile load: the members of a group could read different values where "
+                    + "the original thread read one";
+        }
         CalleeFacts f = callee(base);
-        if (f == null && (BARRIERS.contains(base) || IMPURE.matcher(base).matches() || pureBuiltin(base))) {
+        if (f == null && (BARRIERS.contains(base) || IMPURE.matcher(base).matches() || LOADS.matcher(base).matches()
+                || pureBuiltin(base))) {
             return null;
         }
         if (f == null) {
@@ -544,7 +566,7 @@ final class NpPlanner {
 
     private static boolean pureBuiltin(String name) {
         return klap.transform.Mutations.pure(name) || CALL_OK_NAMES.contains(name)
-                || (name.startsWith("__") && !name.startsWith("__sync")) || name.startsWith("make_")
+                || PURE_INTRINSIC.matcher(name).matches() || name.startsWith("make_")
                 || name.matches("(?:std|cuda::std)::(?:min|max|abs|fabs|sqrt|exp|log|pow|sin|cos|tan|floor|ceil|round"
                         + "|trunc|fmin|fmax|fma|isnan|isinf|isfinite|signbit|hypot|atan2|tanh|erf|copysign|fmod|llabs|labs)")
                 || name.matches("[a-z0-9]+f?") && MATH.contains(name);
@@ -554,8 +576,8 @@ final class NpPlanner {
             "cos", "cosf", "tanh", "tanhf", "atan2", "atan2f", "asin", "acos", "atan", "asinf", "acosf", "atanf",
             "erf", "erff", "erfc", "erfcf", "hypot", "hypotf", "copysign", "copysignf", "fmod", "fmodf", "isnan",
             "isinf", "isfinite", "signbit", "lround", "lroundf", "llround", "llroundf", "rint", "rintf", "nearbyint",
-            "exp10", "exp10f", "expm1", "expm1f", "log1p", "log1pf", "sincos", "sincosf", "normcdf", "normcdff",
-            "rcbrt", "rcbrtf", "tan", "tanf", "sinh", "sinhf", "cosh", "coshf", "ldexp", "ldexpf", "frexp", "frexpf");
+            "exp10", "exp10f", "expm1", "expm1f", "log1p", "log1pf", "normcdf", "normcdff",
+            "rcbrt", "rcbrtf", "tan", "tanf", "sinh", "sinhf", "cosh", "coshf", "ldexp", "ldexpf");
 
     /** What a device function of the unit does, transitively. */
     record CalleeFacts(boolean stores, boolean syncs, String forbidden, Set<Integer> refParams, boolean loads) {
@@ -622,7 +644,7 @@ final class NpPlanner {
                         syncs |= g.syncs;
                         loads |= g.loads;
                     } else {
-                        loads |= IMPURE.matcher(b).matches() || b.startsWith("__ld");
+                        loads |= IMPURE.matcher(b).matches() || LOADS.matcher(b).matches();
                     }
                 }
                 Expr target = writeTarget(e);
@@ -1753,7 +1775,7 @@ final class NpPlanner {
                     ld[0] = true;
                     sr.add("?");
                     lr.add("?");
-                } else if (b.startsWith("__ld")) {
+                } else if (LOADS.matcher(b).matches()) {
                     ld[0] = true;
                     lr.add("?");
                 } else if (!(c.callee() instanceof Expr.Name cn && cn.kind() == Expr.NameKind.TYPE) && !pureBuiltin(b)) {

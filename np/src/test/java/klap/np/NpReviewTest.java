@@ -237,4 +237,40 @@ class NpReviewTest {
                 """;
         assertEquals(List.of("k"), runCode(code, NpMode.INTER_WARP).transformed());
     }
+
+    @Test
+    void onlyKnownPureIntrinsicsRunInEveryMember() throws IOException {
+        warns("a3_nvatomic.cu", "it calls '__nv_atomic_fetch_add', whose body klap cannot see");
+        String pure = """
+                __global__ void k(const float *a, float *y, int n) {
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    unsigned bits = __float_as_uint(__fmul_rn(__ldg(&a[t]), 2.0f)) | __popc(t);
+                    float s = 0.0f;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) s += __saturatef(a[i]) + __uint_as_float(bits);
+                    y[t] = s;
+                }
+                """ + NpPassTest.HOST;
+        assertEquals(List.of("k"), runCode(pure, NpMode.INTRA_WARP).transformed());
+        for (String call : List.of("__atomic_fetch_add(c, 1, 0)", "__builtin_memset(c, 0, 4)", "__pipeline_commit()")) {
+            String code = """
+                    __global__ void k(const float *a, float *y, int n) {
+                        int *c = (int *)y;
+                        CALL;
+                        float s = 0.0f;
+                    #pragma np parallel for reduction(+:s)
+                        for (int i = 0; i < n; i++) s += a[i];
+                        y[threadIdx.x] = s;
+                    }
+                    """.replace("CALL", call) + NpPassTest.HOST;
+            NpPass.Result r = runCode(code, NpMode.INTRA_WARP);
+            assertEquals(List.of(), r.transformed(), call);
+            assertTrue(NpPassTest.warnings(r).stream().anyMatch(x -> x.contains("whose body klap cannot see")), call);
+        }
+    }
+
+    @Test
+    void volatileLoadIntrinsicsAreRefusedLikeVolatile() throws IOException {
+        warns("a5_ldcv.cu", "it calls __ldcv, a volatile load");
+    }
 }
