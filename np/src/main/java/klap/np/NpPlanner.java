@@ -447,6 +447,10 @@ final class NpPlanner {
                         throw new Refusal(v.nameRange().offset(), "names starting with klap_np_ are reserved");
                     }
                 }
+                String why = declarationProblem(d);
+                if (why != null) {
+                    throw new Refusal(d.range().offset(), why);
+                }
             }
         }
         String text = src.slice(k.range());
@@ -547,7 +551,8 @@ final class NpPlanner {
                     + "block grows";
         }
         if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
-            return null;
+            String why = classProblem(base, new HashSet<>());
+            return why == null ? null : "it constructs a '" + base + "': " + why;
         }
         if (base.equals("__ldcv")) {
             return "it calls __ldcv, a volatile load: the members of a group could read different values where "
@@ -578,6 +583,214 @@ final class NpPlanner {
             "isinf", "isfinite", "signbit", "lround", "lroundf", "llround", "llroundf", "rint", "rintf", "nearbyint",
             "exp10", "exp10f", "expm1", "expm1f", "log1p", "log1pf", "normcdf", "normcdff",
             "rcbrt", "rcbrtf", "tan", "tanf", "sinh", "sinhf", "cosh", "coshf", "ldexp", "ldexpf");
+
+    private static final Pattern KNOWN_BY_VALUE = Pattern.compile("(?:u?char|u?short|u?int|u?long|u?longlong|longlong"
+            + "|float|double)[1-4]|dim3|__half2?|half2?|__nv_bfloat162?|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t"
+            + "|bool|char|short|int|long|float|double|void|unsigned|signed|auto|wchar_t|char(?:8|16|32)_t");
+    private static final Set<String> TYPE_WORDS = Set.of("const", "volatile", "static", "register", "struct", "class",
+            "union", "enum", "typename", "__shared__", "__device__", "__constant__", "__restrict__", "__restrict",
+            "extern", "constexpr", "std", "cuda");
+
+    /**
+     * @return why a local declaration must not run in every member of a group, or null: a class type
+     *         whose construction (and destruction) klap cannot show to be a pure function of its
+     *         arguments ({@link #classProblem}); pointers and references construct nothing
+     */
+    private String declarationProblem(Stmt.Decl d) {
+        if (d.vars().isEmpty()) {
+            return null;
+        }
+        String type = src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset()));
+        if (type.contains("*") || type.contains("&") || type.contains("<")) {
+            // a pointer or reference; template arguments: a template type parameter is T itself (below)
+            if (type.contains("*") || type.contains("&")) {
+                return null;
+            }
+        }
+        FunctionDef owner = unit.functions().stream().filter(f -> f.range().contains(d.range())).findFirst().orElse(null);
+        Matcher m = IDENT.matcher(type.replaceAll("__align__\\s*\\([^)]*\\)", " "));
+        while (m.find()) {
+            String id = m.group();
+            if (TYPE_WORDS.contains(id) || KNOWN_BY_VALUE.matcher(id).matches()) {
+                continue;
+            }
+            if (owner != null && owner.templateHeader() != null
+                    && src.slice(owner.templateHeader()).matches("(?s).*\\b(?:typename|class)\\s+" + id + "\\b.*")) {
+                continue; // a template type parameter (the explicit launches' arguments are checked elsewhere)
+            }
+            String why = classProblem(id, new HashSet<>());
+            if (why != null) {
+                return "local '" + d.vars().get(0).name() + "' has type '" + id + "': " + why;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return why constructing or destroying an object of the type named {@code id} may not be
+     *         repeated in every member of a group, or null: the type must be arithmetic, a CUDA vector
+     *         type, an alias of such, or a class of this file whose constructors, destructor, default
+     *         member initializers, bases and members read no thread index, store, load or call
+     *         nothing klap cannot see (every member constructs its own copy, with the master's
+     *         {@code threadIdx} only in the kernel's own text)
+     */
+    private String classProblem(String id, Set<String> visited) {
+        if (KNOWN_BY_VALUE.matcher(id).matches() || TYPE_WORDS.contains(id) || !visited.add(id)) {
+            return null;
+        }
+        String text = src.text();
+        Matcher alias = Pattern.compile("\\btypedef\\s+([^;{}]*?)\\b" + Pattern.quote(id) + "\\s*;|\\busing\\s+"
+                + Pattern.quote(id) + "\\s*=\\s*([^;]*);").matcher(text);
+        if (alias.find()) {
+            String target = alias.group(1) != null ? alias.group(1) : alias.group(2);
+            if (target.contains("*")) {
+                return null;
+            }
+            Matcher m = IDENT.matcher(target);
+            while (m.find()) {
+                String why = classProblem(m.group(), visited);
+                if (why != null) {
+                    return why;
+                }
+            }
+            return null;
+        }
+        Matcher def = Pattern.compile("\\b(?:struct|class|union)\\s+(?:__align__\\s*\\([^)]*\\)\\s*|alignas\\s*\\([^)]*\\)\\s*)?"
+                + Pattern.quote(id) + "\\s*(?:final\\s*)?(:[^{;]*)?\\{").matcher(text);
+        Matcher tdStruct = Pattern.compile("\\btypedef\\s+(?:struct|union)\\s*\\w*\\s*\\{").matcher(text);
+        int open = -1;
+        String bases = null;
+        if (def.find()) {
+            open = def.end() - 1;
+            bases = def.group(1);
+        } else {
+            while (tdStruct.find()) {
+                int close = matchingBrace(text, tdStruct.end() - 1);
+                if (close > 0 && text.substring(close + 1).matches("(?s)\\s*" + Pattern.quote(id) + "\\s*;.*")) {
+                    open = tdStruct.end() - 1;
+                    break;
+                }
+            }
+        }
+        if (open < 0 && Pattern.compile("\\benum\\s+(?:class\\s+|struct\\s+)?" + Pattern.quote(id) + "\\b").matcher(text).find()) {
+            return null; // an enumeration: a value
+        }
+        if (open < 0) {
+            return "klap cannot see its constructor (not a class of this file, an arithmetic or a CUDA vector type)";
+        }
+        int close = matchingBrace(text, open);
+        if (close < 0) {
+            return "klap cannot find the end of its definition";
+        }
+        StringBuilder body = new StringBuilder(text.substring(open + 1, close));
+        StringBuilder inits = new StringBuilder(); // default member initializers and constructor init lists
+        for (FunctionDef f : unit.functions()) {
+            if (!id.equals(f.memberOf())) {
+                continue;
+            }
+            boolean special = f.name().equals(id) || f.name().equals("~" + id);
+            if (SourceRange.of(open, close).contains(f.range())) {
+                // blank the inline body; keep the init list in the text
+                int from = f.body().range().offset() - open - 1;
+                for (int i = from; i < from + f.body().range().length(); i++) {
+                    body.setCharAt(i, ' ');
+                }
+            } else if (special) {
+                inits.append(' ').append(text, f.paramsRange().end(), f.body().range().offset());
+            }
+            String ft = src.slice(f.range());
+            if (Pattern.compile("\\b(?:threadIdx|blockDim|warpSize|volatile|asm|__asm__)\\b").matcher(ft).find()) {
+                return "its member '" + f.name() + "' reads the real thread index, volatile memory or has asm";
+            }
+            if (special) {
+                CalleeFacts facts = callee(f.name());
+                if (facts != null && (facts.forbidden() != null || facts.stores() || facts.syncs() || facts.loads())) {
+                    return "its " + (f.name().startsWith("~") ? "destructor" : "constructor") + " "
+                            + (facts.forbidden() != null ? "is refused (" + facts.forbidden() + ")"
+                            : "stores to, reads or synchronizes memory (it would run in every member of the group)");
+                }
+            }
+        }
+        inits.append(' ').append(body);
+        String init = inits.toString();
+        if (Pattern.compile("\\b(?:threadIdx|blockDim|warpSize|volatile|asm|__asm__|virtual)\\b").matcher(init).find()) {
+            return "its definition reads the real thread index, volatile memory, has asm or virtual members";
+        }
+        if (init.contains("[") && Pattern.compile("\\w\\s*\\[|\\)\\s*\\[").matcher(init.replaceAll("\\b\\w+\\s+\\w+\\s*\\[[^\\]]*\\]\\s*;", ";"))
+                .find() || init.contains("->") || Pattern.compile("[(,=:{]\\s*\\*").matcher(init).find()) {
+            return "its member initializers may read memory";
+        }
+        if (bases != null) {
+            Matcher b = IDENT.matcher(bases);
+            while (b.find()) {
+                if (!Set.of("public", "private", "protected", "virtual").contains(b.group())) {
+                    String why = classProblem(b.group(), visited);
+                    if (why != null) {
+                        return "its base " + b.group() + ": " + why;
+                    }
+                }
+            }
+        }
+        Matcher call = Pattern.compile("(~?)\\b([A-Za-z_]\\w*(?:::\\w+)*)\\s*\\(").matcher(init);
+        while (call.find()) {
+            String name = call.group(2);
+            int at = call.start(2);
+            if (name.equals(id) || CLASS_KEYWORDS.contains(name) || KNOWN_BY_VALUE.matcher(name).matches()
+                    || (at > 0 && init.charAt(at - 1) == '.') || (at > 1 && init.startsWith("->", at - 2))) {
+                continue;
+            }
+            if (Pattern.compile("\\b" + Pattern.quote(name) + "\\s*[;=\\[,{:]").matcher(init).find()
+                    && !unit.functions().stream().anyMatch(f -> f.name().equals(name))) {
+                continue; // a member initialized in a constructor's init list
+            }
+            CalleeFacts f = callee(name);
+            if (f != null ? f.forbidden() != null || f.stores() || f.syncs() || f.loads()
+                    : !pureBuiltin(name) && classProblem(name, visited) != null) {
+                return "its member initializers call '" + name + "' (klap cannot show it pure)";
+            }
+        }
+        // members of class type are constructed too
+        Matcher member = IDENT.matcher(init);
+        Set<String> seen = new HashSet<>();
+        while (member.find()) {
+            String m2 = member.group();
+            if (seen.add(m2) && !m2.equals(id) && Pattern.compile("\\b(?:struct|class|union)\\s+(?:__align__\\s*\\([^)]*\\)\\s*)?"
+                    + Pattern.quote(m2) + "\\s*(?:final\\s*)?(?::[^{;]*)?\\{").matcher(text).find()) {
+                String why = classProblem(m2, visited);
+                if (why != null) {
+                    return "its member of type " + m2 + ": " + why;
+                }
+            }
+        }
+        // a global variable read by a member initializer is a load
+        Matcher ref = IDENT.matcher(init);
+        while (ref.find()) {
+            String d = globalDeclaration(ref.group());
+            if (d != null && Pattern.compile("\\b(?:__device__|__constant__|__shared__|__managed__)\\b").matcher(d).find()
+                    && !d.matches("(?s).*\\b(?:struct|class|union)\\b.*")) {
+                return "its member initializers read the device variable '" + ref.group() + "'";
+            }
+        }
+        return null;
+    }
+
+    private static final Set<String> CLASS_KEYWORDS = Set.of("if", "for", "while", "switch", "return", "sizeof",
+            "alignof", "decltype", "alignas", "static_assert", "__align__", "__launch_bounds__", "noexcept", "operator",
+            "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "__attribute__", "__declspec");
+
+    /** @return the offset of the brace closing the one at {@code open}, or -1 */
+    private static int matchingBrace(String text, int open) {
+        int depth = 0;
+        for (int i = open; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '{') {
+                depth++;
+            } else if (c == '}' && --depth == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
 
     /** What a device function of the unit does, transitively. */
     record CalleeFacts(boolean stores, boolean syncs, String forbidden, Set<Integer> refParams, boolean loads) {
@@ -620,6 +833,10 @@ final class NpPlanner {
             for (Stmt st : allStmts(f.body())) {
                 if (st instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
                     forbidden = "it calls '" + name + "', which has inline asm (it may read the lane or thread index)";
+                }
+                String why = st instanceof Stmt.Decl d && forbidden == null ? declarationProblem(d) : null;
+                if (why != null) {
+                    forbidden = "it calls '" + name + "': " + why;
                 }
             }
             List<Expr> all = new ArrayList<>();

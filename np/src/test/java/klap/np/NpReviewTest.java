@@ -273,4 +273,15 @@ class NpReviewTest {
     void volatileLoadIntrinsicsAreRefusedLikeVolatile() throws IOException {
         warns("a5_ldcv.cu", "it calls __ldcv, a volatile load");
     }
+
+    @Test
+    void constructorsDestructorsAndMemberInitializersAreCheckedLikeCallees() throws IOException {
+        warns("a4_ctor.cu", "kernel 'k1' is left as written: local 'me' has type 'Tid': its member 'Tid' reads the real thread index",
+                "kernel 'k2' is left as written: local 'me' has type 'Dflt': its definition reads the real thread index",
+                "kernel 'k3' is left as written: local 'me' has type 'Cnt': its constructor stores",
+                "kernel 'k4' is left as written: local 'me' has type 'Dtor': its destructor stores",
+                "kernel 'k5' is left as written: it constructs a 'Tid'",
+                "kernel 'k7' is left as written: it calls 'helper': local 't' has type 'Tid'");
+        assertEquals(List.of("k6"), run("a4_ctor.cu", NpMode.INTRA_WARP).transformed());
+    }
 }
