@@ -940,6 +940,12 @@ final class NpPlanner {
             if (floating != null) {
                 throw new Refusal(e.range().offset(), "the loop bounds must be integers: " + floating);
             }
+            floating = floatingOperand(e, scopes);
+            if (floating != null) {
+                // klap::np::trips needs integer bounds; a floating one (i < n * scale) compares in floating point
+                throw new Refusal(e.range().offset(), "the loop bounds must be integers klap can see: "
+                        + floating.replaceFirst("^its operand ", "the bound "));
+            }
             Effects ef = effects(e, scopes, Map.of());
             if (ef.sideEffect()) {
                 throw new Refusal(e.range().offset(), "the loop bounds must have no side effect");
@@ -1221,7 +1227,7 @@ final class NpPlanner {
 
     /** @return true if a declaration's type text (qualifiers, pointers and array bounds aside) is an integer type */
     private static boolean integerType(String type) {
-        String t = type.replaceAll("\\[[^\\]]*\\]", " ").replaceAll("\\b(?:const|volatile|__restrict__|__restrict|"
+        String t = type.replaceAll("\\[[^\\]]*\\]", " ").replaceAll("\\b(?:const|constexpr|volatile|__restrict__|__restrict|"
                 + "__shared__|__constant__|__device__|static|register|extern)\\b", " ").replace('*', ' ').replace('&', ' ')
                 .replaceAll("=.*$", "").strip();
         return INTEGER_TYPE.matcher(t).matches();
@@ -1262,7 +1268,13 @@ final class NpPlanner {
     /** @return the text before {@code name} in its file-scope declaration, or null if klap cannot find one */
     private String globalDeclaration(String name) {
         Matcher m = Pattern.compile("(?m)^[^\\n;{}()]*?\\b" + Pattern.quote(name) + "\\b\\s*(?:\\[|=|;)").matcher(src.text());
-        return m.find() ? m.group() : null;
+        while (m.find()) {
+            String d = m.group();
+            if (!d.contains("//") && !d.strip().startsWith("*") && !d.contains("/*")) {
+                return d; // not a comment's text
+            }
+        }
+        return null;
     }
 
     /** @return true for a declared type a broadcast can carry: an arithmetic type or a pointer (not auto) */

@@ -284,4 +284,23 @@ class NpReviewTest {
                 "kernel 'k7' is left as written: it calls 'helper': local 't' has type 'Tid'");
         assertEquals(List.of("k6"), run("a4_ctor.cu", NpMode.INTRA_WARP).transformed());
     }
+
+    @Test
+    void loopBoundsMustBeIntegersKlapCanSee() throws IOException {
+        warns("b1_floatbound.cu", "the bound reads 'scale', which klap cannot show to be an integer",
+                "the bound reads 'c.frac', which klap cannot show to be an integer",
+                "the bound calls 'lim', which klap cannot show to return an integer");
+        // a constexpr int is an integer even when a comment mentions its name first
+        String code = """
+                // loops over NREF = 4 points
+                constexpr int NREF = 4;
+                __global__ void k(const float *a, float *y, int n) {
+                    float s = 0.0f;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < NREF; i++) s += a[i];
+                    y[threadIdx.x] = s;
+                }
+                """ + NpPassTest.HOST;
+        assertEquals(List.of("k"), runCode(code, NpMode.INTRA_WARP).transformed());
+    }
 }
