@@ -551,8 +551,9 @@ final class NpPlanner {
                     + "block grows";
         }
         if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
-            String why = classProblem(base, new HashSet<>());
-            return why == null ? null : "it constructs a '" + base + "': " + why;
+            FunctionDef owner = unit.functions().stream().filter(f -> f.range().contains(c.range())).findFirst().orElse(null);
+            String why = typeProblem(base, owner);
+            return why == null ? null : "it constructs a '" + base + "'" + why;
         }
         if (base.equals("__ldcv")) {
             return "it calls __ldcv, a volatile load: the members of a group could read different values where "
@@ -614,16 +615,35 @@ final class NpPlanner {
             if (TYPE_WORDS.contains(id) || KNOWN_BY_VALUE.matcher(id).matches()) {
                 continue;
             }
-            if (owner != null && owner.templateHeader() != null
-                    && src.slice(owner.templateHeader()).matches("(?s).*\\b(?:typename|class)\\s+" + id + "\\b.*")) {
-                continue; // a template type parameter (the explicit launches' arguments are checked elsewhere)
-            }
-            String why = classProblem(id, new HashSet<>());
+            String why = typeProblem(id, owner);
             if (why != null) {
-                return "local '" + d.vars().get(0).name() + "' has type '" + id + "': " + why;
+                return "local '" + d.vars().get(0).name() + "' has type '" + id + "'" + why;
             }
         }
         return null;
+    }
+
+    /**
+     * @return why constructing the type {@code id} named in {@code owner} may not run in every
+     *         member (": reason", or " = arg: reason" for a template type parameter, checked with
+     *         every argument this file instantiates it with), or null
+     */
+    private String typeProblem(String id, FunctionDef owner) {
+        if (owner != null && owner.templateHeader() != null
+                && src.slice(owner.templateHeader()).matches("(?s).*\\b(?:typename|class)\\s+" + Pattern.quote(id) + "\\b.*")) {
+            for (String arg : templateArguments(owner, id)) {
+                Matcher a = IDENT.matcher(arg.startsWith("<default") ? "unknown_default_argument" : arg);
+                while (a.find()) {
+                    String why = arg.contains("*") ? null : classProblem(a.group(), new HashSet<>());
+                    if (why != null) {
+                        return " = " + arg.strip() + ": " + why;
+                    }
+                }
+            }
+            return null;
+        }
+        String why = classProblem(id, new HashSet<>());
+        return why == null ? null : ": " + why;
     }
 
     /**
@@ -1107,6 +1127,67 @@ final class NpPlanner {
         return scopes.vars.stream().anyMatch(x -> x.name().equals(v) && x.scope().contains(lp.range().offset()));
     }
 
+    /**
+     * @return the texts this file gives the template type parameter {@code param} of {@code k}: the
+     *         argument at its position in every {@code k<...>} of the file outside k's definition
+     *         (explicit launches {@code k<float><<<...>>>}, instantiations, {@code &k<int>})
+     */
+    private List<String> templateArguments(FunctionDef k, String param) {
+        List<String> params = topLevelSplit(src.slice(k.templateHeader()).replaceFirst("(?s)^\\s*template\\s*<", "")
+                .replaceFirst("(?s)>\\s*$", ""));
+        int index = -1;
+        for (int i = 0; i < params.size(); i++) {
+            if (params.get(i).matches("(?s)\\s*(?:typename|class)\\s+" + Pattern.quote(param) + "\\b.*")) {
+                index = i;
+            }
+        }
+        List<String> out = new ArrayList<>();
+        Matcher m = Pattern.compile("\\b" + Pattern.quote(k.name()) + "\\s*<(?!<)").matcher(src.text());
+        while (m.find()) {
+            if (k.range().contains(m.start())) {
+                continue;
+            }
+            int depth = 1;
+            int i = m.end();
+            for (; i < src.text().length() && depth > 0; i++) {
+                char c = src.text().charAt(i);
+                if (c == '<') {
+                    depth++;
+                } else if (c == '>') {
+                    depth--;
+                } else if (c == ';' || c == '{') {
+                    break;
+                }
+            }
+            if (depth != 0) {
+                continue;
+            }
+            List<String> args = topLevelSplit(src.text().substring(m.end(), i - 1));
+            // a missing argument (a default) is unknown to klap: count it as not arithmetic
+            out.add(index >= 0 && index < args.size() ? args.get(index) : "<default " + param + ">");
+        }
+        return out;
+    }
+
+    private static List<String> topLevelSplit(String text) {
+        List<String> out = new ArrayList<>();
+        int depth = 0;
+        int from = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '<' || c == '(' || c == '[') {
+                depth++;
+            } else if (c == '>' || c == ')' || c == ']') {
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                out.add(text.substring(from, i));
+                from = i + 1;
+            }
+        }
+        out.add(text.substring(from));
+        return out;
+    }
+
     /** @return the declared type of the reduction or scan variable v (checked: an arithmetic scalar) */
     private String checkScalarOutside(Scopes scopes, String v, Stmt.Loop lp, String clause) throws Refusal {
         Var best = null;
@@ -1131,6 +1212,14 @@ final class NpPlanner {
         FunctionDef kernel = unit.functions().stream().filter(f -> f.range().contains(lp.range())).findFirst().orElseThrow();
         boolean templateType = kernel.templateHeader() != null && bare.matches("[A-Za-z_]\\w*")
                 && src.slice(kernel.templateHeader()).matches("(?s).*\\b(?:typename|class)\\s+" + bare + "\\b.*");
+        if (templateType) {
+            for (String arg : templateArguments(kernel, bare)) {
+                if (!ARITHMETIC.matcher(arg).matches()) {
+                    throw new Refusal(lp.range().offset(), clause + "(" + v + "): '" + v + "' has the template type " + bare
+                            + ", which this file instantiates with '" + arg.strip() + "', not an arithmetic type");
+                }
+            }
+        }
         if (!templateType && !ARITHMETIC.matcher(bare).matches()) {
             throw new Refusal(lp.range().offset(), clause + "(" + v + "): '" + v + "' must have an arithmetic type "
                     + "of at most 8 bytes (bool, integers, float, double), declared without auto; got '" + type.strip() + "'");

@@ -303,4 +303,11 @@ class NpReviewTest {
                 """ + NpPassTest.HOST;
         assertEquals(List.of("k"), runCode(code, NpMode.INTRA_WARP).transformed());
     }
+
+    @Test
+    void templateReductionVariablesNeedArithmeticInstantiations() throws IOException {
+        warns("b2_tmpl.cu", "'s' has the template type T, which this file instantiates with 'float2', not an arithmetic type");
+        String code = read("b2_tmpl.cu").replace("float2", "float").replaceAll("(?m)^__device__ .*operator.*$", "");
+        assertEquals(List.of("k"), runCode(code, NpMode.INTRA_WARP).transformed());
+    }
 }
