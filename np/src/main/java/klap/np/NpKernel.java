@@ -275,6 +275,15 @@ final class NpKernel {
             }
             pre.append("const auto klap_np_r_").append(v).append(" = ").append(v).append("; ").append(v).append(" = ")
                     .append(identity(op, v)).append("; ");
+            if (op == NpPragma.Op.LAND || op == NpPragma.Op.LOR) {
+                // v0 && identity is 0 or 1, not v0: a loop without iterations keeps a non-bool v0 (2 stays 2).
+                // The collective runs in every member; only the choice depends on the trip count.
+                post.append("{ const auto klap_np_t_").append(v).append(" = ").append(g("template reduce<klap::np::"))
+                        .append(op.functor).append(">(").append(v).append("); ").append(v).append(" = klap_np_n == 0 ? ")
+                        .append("klap_np_r_").append(v).append(" : ").append(op.cpp()).append("(klap_np_r_").append(v)
+                        .append(", klap_np_t_").append(v).append("); } ");
+                continue;
+            }
             post.append(v).append(" = ").append(op.cpp()).append("(klap_np_r_").append(v).append(", ")
                     .append(g("template reduce<klap::np::")).append(op.functor).append(">(").append(v)
                     .append(")); ");

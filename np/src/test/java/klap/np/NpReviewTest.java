@@ -310,4 +310,15 @@ class NpReviewTest {
         String code = read("b2_tmpl.cu").replace("float2", "float").replaceAll("(?m)^__device__ .*operator.*$", "");
         assertEquals(List.of("k"), runCode(code, NpMode.INTRA_WARP).transformed());
     }
+
+    @Test
+    void logicalReductionsWithoutIterationsKeepTheVariablesValue() throws IOException {
+        for (NpMode m : List.of(NpMode.INTRA_WARP, NpMode.INTER_WARP)) {
+            NpPassTest.inOrder(run("c1_land.cu", m).text(),
+                    "const auto klap_np_r_ok = ok; ok = klap::np::LogicalAnd::template identity<decltype(ok)>();",
+                    "const unsigned long long klap_np_n =",
+                    "{ const auto klap_np_t_ok = klap_np_g.template reduce<klap::np::LogicalAnd>(ok); "
+                            + "ok = klap_np_n == 0 ? klap_np_r_ok : klap::np::LogicalAnd{}(klap_np_r_ok, klap_np_t_ok); }");
+        }
+    }
 }
