@@ -1057,6 +1057,9 @@ final class NpPlanner {
             if (why == null && (r.getValue() == NpPragma.Op.MIN || r.getValue() == NpPragma.Op.MAX)) {
                 why = minMaxFunctions(body, r.getKey(), r.getValue(), type);
             }
+            if (why == null && type.matches("\\s*(?:const\\s+)?bool\\s*")) {
+                why = boolUpdates(body, r.getKey(), r.getValue(), scopes);
+            }
             if (why == null && INTEGER_TYPE.matcher(type).matches()) {
                 why = integerUpdates(body, r.getKey(), r.getValue(), scopes, !clauses.reductions().containsKey(r.getKey()));
             }
@@ -1070,8 +1073,10 @@ final class NpPlanner {
         for (Map.Entry<String, NpPragma.Op> s : scans.entrySet()) {
             String type = checkScalarOutside(scopes, s.getKey(), lp, "scan");
             scan = scanPlan((Stmt.Block) body, s.getKey(), s.getValue(), scopes);
-            String why = INTEGER_TYPE.matcher(type).matches()
-                    ? integerUpdates(body, s.getKey(), s.getValue(), scopes, !clauses.scans().containsKey(s.getKey())) : null;
+            String why = type.matches("\\s*(?:const\\s+)?bool\\s*") ? boolUpdates(body, s.getKey(), s.getValue(), scopes) : null;
+            if (why == null && INTEGER_TYPE.matcher(type).matches()) {
+                why = integerUpdates(body, s.getKey(), s.getValue(), scopes, !clauses.scans().containsKey(s.getKey()));
+            }
             if (why != null) {
                 throw new Refusal(at, "scan(" + s.getValue().symbol + ":" + s.getKey() + "): " + why);
             }
@@ -1540,6 +1545,59 @@ final class NpPlanner {
             }
         }
         return null;
+    }
+
+    /**
+     * @return why the updates of the bool variable v are not an associative operation on bools, or
+     *         null: {@code b ^= e} and {@code b += e} convert {@code b op e} back to bool at every step,
+     *         which is XOR and OR only when e is a bool ({@code b ^= 2} is {@code b != 2}); {@code b -= e}
+     *         is an XOR where klap combines a sum (an OR)
+     */
+    private String boolUpdates(Stmt body, String v, NpPragma.Op op, Scopes scopes) {
+        if (op != NpPragma.Op.PLUS && op != NpPragma.Op.XOR) {
+            return null; // & | * && || min max of bools are associative whatever the operand
+        }
+        for (Stmt.ExprStmt es : Trees.collect(body, Stmt.ExprStmt.class)) {
+            Expr x = unparen(es.expr());
+            Expr operand = updateOperand(x, v, op);
+            if (operand == null) {
+                continue;
+            }
+            boolean minus = operand == MINUS_ONE || x instanceof Expr.Binary b && (b.op().equals("-=")
+                    || b.op().equals("=") && unparen(b.rhs()) instanceof Expr.Binary rb && rb.op().equals("-"));
+            if (minus) {
+                return "'" + v + "' is a bool: " + v + " -= e is an exclusive or, not a sum";
+            }
+            if (operand == ONE || !boolOperand(operand, scopes)) {
+                return "'" + v + "' is a bool and its update " + op.symbol + " has an operand klap cannot show to be a "
+                        + "bool (the original converts back to bool at every step: " + v + " " + op.symbol + "= 2 is not "
+                        + "associative)";
+            }
+        }
+        return null;
+    }
+
+    /** @return true if {@code e} is a bool for certain: a comparison, {@code !}, {@code &&}, {@code ||}, true/false, a bool variable */
+    private boolean boolOperand(Expr e, Scopes scopes) {
+        e = unparen(e);
+        if (e instanceof Expr.Binary b) {
+            return Set.of("<", ">", "<=", ">=", "==", "!=", "&&", "||").contains(b.op());
+        }
+        if (e instanceof Expr.Unary u) {
+            return u.op().equals("!");
+        }
+        if (e instanceof Expr.Cast c) {
+            return c.typeText().strip().equals("bool");
+        }
+        if (e instanceof Expr.Literal l) {
+            return src.slice(l.range()).strip().matches("true|false");
+        }
+        if (e instanceof Expr.Name n && scopes.resolve(n) != null) {
+            String t = typeText(scopes.resolve(n));
+            return t != null && t.replaceAll("\\b" + Pattern.quote(n.name()) + "\\b.*$", "")
+                    .matches("\\s*(?:const\\s+)?bool\\s*");
+        }
+        return false;
     }
 
     /**

@@ -321,4 +321,17 @@ class NpReviewTest {
                             + "ok = klap_np_n == 0 ? klap_np_r_ok : klap::np::LogicalAnd{}(klap_np_r_ok, klap_np_t_ok); }");
         }
     }
+
+    @Test
+    void boolReductionsWithXorOrSumNeedBoolOperands() throws IOException {
+        warns("c2_boolxor.cu", "'odd' is a bool and its update ^ has an operand klap cannot show to be a bool");
+        String xor = read("c2_boolxor.cu").replace("odd ^= cnt[t * n + i];", "odd ^= (cnt[t * n + i] > 1);");
+        assertEquals(List.of("k"), runCode(xor, NpMode.INTRA_WARP).transformed());
+        String or = read("c2_boolxor.cu").replace("odd ^= cnt[t * n + i];", "odd += cnt[t * n + i] != 0;");
+        assertEquals(List.of("k"), runCode(or, NpMode.INTRA_WARP).transformed());
+        String minus = read("c2_boolxor.cu").replace("odd ^= cnt[t * n + i];", "odd -= cnt[t * n + i] != 0;");
+        NpPass.Result r = runCode(minus, NpMode.INTRA_WARP);
+        assertEquals(List.of(), r.transformed());
+        assertTrue(NpPassTest.warnings(r).stream().anyMatch(x -> x.contains("odd -= e is an exclusive or")), NpPassTest.warnings(r).toString());
+    }
 }
