@@ -1615,6 +1615,11 @@ final class NpPlanner {
             boolean floatFn = f.endsWith("f") && f.startsWith("fm");
             boolean doubleFn = f.equals("fmin") || f.equals("fmax");
             String t = type.replaceAll("\\b(const|volatile)\\b", "").strip();
+            if (c.calleeName().matches("(?:::)?(?:cuda::)?std::(?:min|max)") && !INTEGER_TYPE.matcher(t).matches()) {
+                // std::max(a, b) is !(a < b) ? a : b: NaN and signed zeros differ from fmaxf, which klap combines with
+                return "'" + v + "' is updated with " + c.calleeName() + ", which keeps NaN and signed zeros where klap's "
+                        + "floating-point " + op.symbol + " (fmin/fmax) drops them; use fminf/fmaxf or min/max";
+            }
             if ((floatFn && !t.equals("float")) || (doubleFn && !t.equals("double"))) {
                 return "'" + v + "' has type " + t + " but is updated with " + f + " (klap combines in v's type)";
             }

@@ -334,4 +334,11 @@ class NpReviewTest {
         assertEquals(List.of(), r.transformed());
         assertTrue(NpPassTest.warnings(r).stream().anyMatch(x -> x.contains("odd -= e is an exclusive or")), NpPassTest.warnings(r).toString());
     }
+
+    @Test
+    void floatingMaxThroughStdMaxIsNotFmax() throws IOException {
+        warns("c3_stdmax.cu", "'m' is updated with cuda::std::max, which keeps NaN and signed zeros");
+        String fmax = read("c3_stdmax.cu").replace("cuda::std::max(a[t * n + i], m)", "fmaxf(a[t * n + i], m)");
+        assertEquals(List.of("k"), runCode(fmax, NpMode.INTRA_WARP).transformed());
+    }
 }
