@@ -152,12 +152,37 @@ final class NpKernel {
 
     /** {@code __launch_bounds__(N[, min])} becomes {@code __launch_bounds__(N * S)} (the planner checked N * S <= 1024). */
     private String launchBounds(String h) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("__launch_bounds__\\s*\\(([^,()]+)(,[^()]*)?\\)").matcher(h);
-        if (!m.find()) {
+        int[] at = launchBoundsAt(h);
+        if (at == null) {
             return h;
         }
-        return h.substring(0, m.start()) + "__launch_bounds__((" + m.group(1).strip() + ") * " + slaves + ")"
-                + h.substring(m.end());
+        return h.substring(0, at[0]) + "__launch_bounds__((" + h.substring(at[1], at[2]).strip() + ") * " + slaves + ")"
+                + h.substring(at[3]);
+    }
+
+    /**
+     * @return where {@code __launch_bounds__(N[, min[, max]])} is in {@code header}: its start, the
+     *         first argument's start and end (parentheses inside it balanced: {@code ((128), 4)}),
+     *         and the end after the closing parenthesis; null if there is none
+     */
+    static int[] launchBoundsAt(String header) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("__launch_bounds__\\s*\\(").matcher(header);
+        if (!m.find()) {
+            return null;
+        }
+        int depth = 1;
+        int argEnd = -1;
+        for (int i = m.end(); i < header.length(); i++) {
+            char c = header.charAt(i);
+            if (c == '(') {
+                depth++;
+            } else if (c == ')' && --depth == 0) {
+                return new int[] {m.start(), m.end(), argEnd < 0 ? i : argEnd, i + 1};
+            } else if (c == ',' && depth == 1 && argEnd < 0) {
+                argEnd = i;
+            }
+        }
+        return null;
     }
 
     /** @return the whole kernel definition, preceded and followed by {@code #line} directives */

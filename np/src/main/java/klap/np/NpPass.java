@@ -189,8 +189,6 @@ public final class NpPass {
         return src.line(src.text().length());
     }
 
-    private static final Pattern BOUNDS = Pattern.compile("__launch_bounds__\\s*\\(\\s*(\\d+)\\s*[,)]");
-
     private static List<Variant> variants(NpPlan plan, Options opt, SourceFile src, List<Diagnostic> diags) {
         FunctionDef k = plan.kernel();
         int at = k.nameRange().offset();
@@ -212,8 +210,9 @@ public final class NpPass {
         }
         List<Variant> out = new ArrayList<>();
         String header = src.text().substring(k.range().offset(), k.body().range().offset());
-        Matcher b = BOUNDS.matcher(header);
-        int bound = b.find() ? Integer.parseInt(b.group(1)) : 0;
+        int[] lb = NpKernel.launchBoundsAt(header);
+        String first = lb == null ? "" : header.substring(lb[1], lb[2]).replaceAll("[\\s()]", "");
+        int bound = first.matches("\\d{1,9}") ? Integer.parseInt(first) : 0;
         for (boolean lay : new boolean[] {false, true}) {
             if (lay ? !inter : !intra) {
                 continue;

@@ -341,4 +341,17 @@ class NpReviewTest {
         String fmax = read("c3_stdmax.cu").replace("cuda::std::max(a[t * n + i], m)", "fmaxf(a[t * n + i], m)");
         assertEquals(List.of("k"), runCode(fmax, NpMode.INTRA_WARP).transformed());
     }
+
+    @Test
+    void launchBoundsWithAParenthesizedFirstArgumentAreScaled() throws IOException {
+        NpPass.Result r = NpPass.run(NpPassTest.parse(read("d5_launchbounds.cu")),
+                new NpPass.Options(NpMode.INTRA_WARP, 4, NpPass.DEFAULT_SHARED_BUDGET));
+        NpPassTest.inOrder(r.text(), "__launch_bounds__((B) * 4) kt_klap_npi(", "__launch_bounds__((BS) * 4) km_klap_npi(",
+                "__launch_bounds__(((128)) * 4) kp_klap_npi(");
+        // and the 1024-thread check sees through the parentheses
+        String big = read("d5_launchbounds.cu").replace("__launch_bounds__((128), 4)", "__launch_bounds__((512), 4)");
+        NpPass.Result b = NpPass.run(NpPassTest.parse(big), new NpPass.Options(NpMode.INTRA_WARP, 4, NpPass.DEFAULT_SHARED_BUDGET));
+        assertTrue(NpPassTest.warnings(b).stream().anyMatch(x -> x.contains("kernel 'kp': no intra-warp variant: "
+                + "__launch_bounds__(512) times 4")), NpPassTest.warnings(b).toString());
+    }
 }
