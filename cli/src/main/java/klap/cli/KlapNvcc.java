@@ -38,7 +38,7 @@ import picocli.CommandLine;
  * the device:
  * <pre>
  * klap --granularity=block --no-summary src/a.cu -o $TMP/0/a.cu --no-runtime-headers -I src (in-process)
- * nvcc -rdc=true -I$TMP -Isrc -c -Isrc $TMP/0/a.cu -o a.o                            ($TMP/klap/*.cuh)
+ * nvcc -rdc=true -I$TMP/inc -Xcompiler -iquotesrc -c -Isrc $TMP/0/a.cu -o a.o     ($TMP/inc/klap/*.cuh)
  * </pre>
  * Files without device launches are given to nvcc untouched; every other argument is passed on as
  * written. {@code -rdc=true} is added where device launches need it (a transformed file compiled
@@ -53,6 +53,12 @@ import picocli.CommandLine;
 public final class KlapNvcc {
     static final String NAME = "klap-nvcc";
     private static final String DEPTH_ENV = "KLAP_NVCC_DEPTH";
+    /**
+     * The work directory's subdirectory that holds the runtime headers ({@code inc/klap/*.cuh}) and goes on
+     * nvcc's include path. It is not the parent of any transformed file, so a user's
+     * {@code #include "../include/x.h"} can never resolve into the work directory's surroundings.
+     */
+    static final String INC = "inc";
 
     /** The {@code --klap-} options, from {@code KLAP_FLAGS} and the command line (later wins). */
     static final class Options {
@@ -317,15 +323,7 @@ public final class KlapNvcc {
                             + "target property CUDA_SEPARABLE_COMPILATION ON)");
                 }
             }
-            cmd.add("-I" + workDir);
-            Set<String> dirs = new LinkedHashSet<>();
-            for (NvccCommandLine.Input in : transformed.keySet()) {
-                Path parent = Path.of(in.path()).getParent();
-                dirs.add(parent == null ? "." : parent.toString());
-            }
-            for (String d : dirs) {
-                cmd.add("-I" + d);
-            }
+            cmd.addAll(includeOptions(workDir, transformed.keySet()));
         } else if (cl.isLinkStep() && !cl.hasRdcChoice() && opts.np == null) {
             cmd.add("-rdc=true"); // objects with device launches need the device link
         }
@@ -334,7 +332,7 @@ public final class KlapNvcc {
         // 3. run it, naming the user's files in its output
         Map<String, String> renames = new LinkedHashMap<>();
         transformed.forEach((in, tmp) -> renames.put(tmp.toString(), in.path()));
-        String dropPrefix = workDir == null ? null : workDir.resolve("klap") + "/";
+        String dropPrefix = workDir == null ? null : workDir.resolve(INC) + "/";
         boolean depsOnStdout = !transformed.isEmpty() && cl.dependenciesOnStdout();
         int rc = runNvcc(cmd, verbose, renames, depsOnStdout ? dropPrefix : null, depth);
         if (rc == 0 && !transformed.isEmpty() && cl.generatesDependencies()) {
@@ -538,10 +536,10 @@ public final class KlapNvcc {
                 Files.createDirectories(workDir);
                 stagingDir = Files.createTempDirectory(NAME + "-");
                 RuntimeHeaders.writeTo(stagingDir);
-                installHeaders(stagingDir.resolve("klap"), workDir.resolve("klap"));
+                installHeaders(stagingDir.resolve("klap"), workDir.resolve(INC).resolve("klap"));
             } else {
                 workDir = Files.createTempDirectory(NAME + "-").toAbsolutePath();
-                RuntimeHeaders.writeTo(workDir);
+                RuntimeHeaders.writeTo(workDir.resolve(INC));
             }
         }
         Path dir;
@@ -553,6 +551,39 @@ public final class KlapNvcc {
         }
         Files.createDirectories(dir);
         return dir.resolve(src.getFileName().toString());
+    }
+
+    /**
+     * The include options added in front of the user's arguments when files are transformed: the runtime
+     * headers' directory ({@code -I$TMP/inc}), then each original file's directory as a quote-only directory
+     * ({@code -Xcompiler -iquoteDIR}, which nvcc hands to the host compiler's preprocessing of both the host
+     * and the device side). nvcc on the original searches that directory first for {@code #include "..."}
+     * and never for {@code #include <...>}; {@code -iquote} does the same for the copy in {@code $TMP/N},
+     * so both kinds of include resolve as they do for nvcc (a {@code -I} would put the directory ahead of
+     * the user's {@code -I} for angle includes too). A directory that nvcc cannot pass through
+     * {@code -Xcompiler} intact (blanks, commas, quotes) is given as {@code -I} instead.
+     *
+     * @param workDir the work directory (runtime headers in {@code workDir/inc/klap})
+     * @param inputs the transformed inputs
+     * @return the options, in order
+     */
+    static List<String> includeOptions(Path workDir, Iterable<NvccCommandLine.Input> inputs) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("-I" + workDir.resolve(INC));
+        Set<String> dirs = new LinkedHashSet<>();
+        for (NvccCommandLine.Input in : inputs) {
+            Path parent = Path.of(in.path()).getParent();
+            dirs.add(parent == null ? "." : parent.toString());
+        }
+        for (String d : dirs) {
+            if (d.matches("[^\\s,'\"\\\\$`]+")) {
+                cmd.add("-Xcompiler");
+                cmd.add("-iquote" + d);
+            } else {
+                cmd.add("-I" + d);
+            }
+        }
+        return cmd;
     }
 
     /** Moves each header into {@code to} with an atomic rename, so parallel builds never see a half-written one. */

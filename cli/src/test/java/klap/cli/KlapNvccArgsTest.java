@@ -105,6 +105,14 @@ class KlapNvccArgsTest {
         assertEquals(untouched, DepRules.rewrite(untouched, Map.of("/tmp/k/0/a.cu", "a.cu"), "/tmp/k/klap/"));
     }
 
+    /** The original directory is quote-only (-iquote through -Xcompiler); the runtime headers live in $TMP/inc. */
+    @Test
+    void originalDirectoryIsQuoteOnly() throws IOException {
+        NvccCommandLine cl = parse("-c", "src/a.cu", "b.cu", "my dir/c.cu", "src/d.cu");
+        assertEquals(List.of("-I/tmp/k/inc", "-Xcompiler", "-iquotesrc", "-Xcompiler", "-iquote.", "-Imy dir"),
+                KlapNvcc.includeOptions(Path.of("/tmp/k"), cl.inputs(NvccCommandLine.Kind.CUDA)));
+    }
+
     @Test
     void wordsSplitLikeAShell() {
         assertEquals(List.of("-I", "my dir", "a b", "c d", "e'f"), Words.split("-I 'my dir'  \"a b\"\nc\\ d \"e'f\""));
@@ -221,7 +229,7 @@ class KlapNvccArgsTest {
         String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("rowsum.cu"));
         assertTrue(text.contains("rowsum_klap_npi") && text.contains("rowsum_klap_npw"), text);
         assertTrue(text.contains("klap::np::IntraWarp<4>"), text);
-        assertTrue(Files.isRegularFile(keep.resolve("klap/np.cuh")));
+        assertTrue(Files.isRegularFile(keep.resolve("inc/klap/np.cuh")));
         // a link step in CUDA-NP mode gets no -rdc=true either
         Run link = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "--klap-np=all", "a.o", "-o", "prog");
         assertEquals(0, link.rc, link.err);

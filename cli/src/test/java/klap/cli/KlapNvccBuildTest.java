@@ -94,7 +94,7 @@ class KlapNvccBuildTest {
                 obj.toString());
         assertEquals(0, c.rc, c.err);
         assertTrue(c.err.contains("klap-nvcc: klap --granularity=block --no-summary testcases/src/bfs.cu -o "), c.err);
-        assertTrue(c.err.matches("(?s).*klap-nvcc: \\S*nvcc -rdc=true -I\\S*klap-nvcc-\\S* -Itestcases/src .*"), c.err);
+        assertTrue(c.err.matches("(?s).*klap-nvcc: \\S*nvcc -rdc=true -I\\S*klap-nvcc-\\S*/inc -Xcompiler -iquotetestcases/src .*"), c.err);
         assertTrue(Files.size(obj) > 0);
         Path exe = dir.resolve("bfs");
         Run l = wrapper(ROOT, "--klap-verbose", "-arch=sm_90", obj.toString(), "-o", exe.toString());
@@ -119,7 +119,7 @@ class KlapNvccBuildTest {
         String text = Files.readString(kept);
         assertTrue(text.contains("#include \"klap/klap.cuh\" /* added by klap --granularity=warp */"), text);
         assertTrue(text.contains("#line 1 \"src/cdp.cu\""), text);
-        assertTrue(Files.isRegularFile(keep.resolve("klap/klap.cuh")));
+        assertTrue(Files.isRegularFile(keep.resolve("inc/klap/klap.cuh")));
     }
 
     /** Issue 12: --klap-promote builds a promoted program; promotion options that do not fit are usage errors. */
@@ -203,6 +203,37 @@ class KlapNvccBuildTest {
         Run r = wrapper(dir, "--klap-granularity=kernel", "-arch=sm_90", "src/kernels.cu", "src/main.cu", "-o", "app");
         assertEquals(0, r.rc, r.err);
         assertTrue(Files.isExecutable(dir.resolve("app")));
+    }
+
+    /**
+     * Includes resolve as nvcc resolves them on the original file: {@code <config.h>} finds the -I
+     * directory's header, not the stale copy next to the source (the original directory is quote-only),
+     * and {@code "../include/cfg.h"} finds the project's header, not one next to klap-nvcc's work
+     * directory under $TMPDIR. One nvcc call (-E).
+     */
+    @Test
+    void includesResolveAsNvccResolvesThem() throws Exception {
+        for (String d : List.of("proj/src", "proj/include", "proj/api", "tmp/include")) {
+            Files.createDirectories(dir.resolve(d));
+        }
+        Files.writeString(dir.resolve("proj/src/config.h"), "#define CFG_THREADS 4 /* stale copy */\n");
+        Files.writeString(dir.resolve("proj/api/config.h"), "#define CFG_THREADS 32\n");
+        Files.writeString(dir.resolve("proj/include/cfg.h"), "#define NT 64\n");
+        Files.writeString(dir.resolve("tmp/include/cfg.h"), "#define NT 5 /* someone else's */\n");
+        Files.writeString(dir.resolve("proj/src/k.cu"), """
+                #include <config.h>
+                #include "../include/cfg.h"
+                __global__ void child(int *o) { o[threadIdx.x] = 1; }
+                __global__ void parent(int *o) { child<<<1, CFG_THREADS>>>(o); }
+                int marker_threads = CFG_THREADS;
+                int marker_nt = NT;
+                """);
+        Run r = exec(dir.resolve("proj"), Map.of("TMPDIR", dir.resolve("tmp").toString()),
+                List.of(SCRIPT.toString(), "-Iapi", "-E", "src/k.cu"));
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.out.contains("marker_threads = 32;"), r.out);
+        assertTrue(r.out.contains("marker_nt = 64;"), r.out);
+        assertTrue(r.out.contains("child_klap_agg"), "transformed: " + r.out);
     }
 
     /** -M on a transformed file: the rules name the user's file and headers, not klap-nvcc's copy. */
