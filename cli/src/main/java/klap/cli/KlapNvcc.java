@@ -95,6 +95,8 @@ public final class KlapNvcc {
     private Path workDir;
     private Path stagingDir;
     private volatile Process running;
+    /** Rewrites the dependency files of the current nvcc run; null when there is nothing to rewrite. */
+    private Runnable dependencyFixer;
 
     private KlapNvcc(Map<String, String> env, PrintStream out, PrintStream err) {
         this.env = env;
@@ -164,7 +166,13 @@ public final class KlapNvcc {
         Process p = running;
         if (p != null) {
             p.destroy();
+            try {
+                p.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
+        runDependencyFixer();
         cleanUp();
     }
 
@@ -334,10 +342,40 @@ public final class KlapNvcc {
         transformed.forEach((in, tmp) -> renames.put(tmp.toString(), in.path()));
         String dropPrefix = workDir == null ? null : workDir.resolve(INC) + "/";
         boolean depsOnStdout = !transformed.isEmpty() && cl.dependenciesOnStdout();
-        int rc = runNvcc(cmd, verbose, renames, depsOnStdout ? dropPrefix : null, depth);
-        if (rc == 0 && !transformed.isEmpty() && cl.generatesDependencies()) {
-            for (NvccCommandLine.Input in : transformed.keySet()) {
-                for (Path d : cl.dependencyFiles(in.path())) {
+        if (!transformed.isEmpty() && cl.generatesDependencies()) {
+            // also after a failed or interrupted nvcc: a .d that names the temporary file breaks make for good
+            dependencyFixer = () -> fixDependencies(cl, transformed.keySet(), renames, dropPrefix);
+        }
+        int rc;
+        try {
+            rc = runNvcc(cmd, verbose, renames, depsOnStdout ? dropPrefix : null, depth);
+        } finally {
+            runDependencyFixer();
+        }
+        if (opts.keep && workDir != null && (opts.keepDir == null || verbose)) {
+            err.println(NAME + ": note: klap's output is kept in " + workDir);
+        }
+        return rc;
+    }
+
+    /** Runs the dependency-file rewriting once (after nvcc, or from the shutdown hook when interrupted). */
+    private synchronized void runDependencyFixer() {
+        Runnable f = dependencyFixer;
+        dependencyFixer = null;
+        if (f != null) {
+            f.run();
+        }
+    }
+
+    /**
+     * Rewrites the dependency files nvcc may have written for the transformed inputs so that they name the
+     * user's files; runs whatever nvcc's exit status (best effort: a file that cannot be rewritten is left).
+     */
+    private static void fixDependencies(NvccCommandLine cl, Iterable<NvccCommandLine.Input> inputs,
+            Map<String, String> renames, String dropPrefix) {
+        for (NvccCommandLine.Input in : inputs) {
+            for (Path d : cl.dependencyFiles(in.path())) {
+                try {
                     if (Files.isRegularFile(d)) {
                         String text = Files.readString(d, StandardCharsets.ISO_8859_1);
                         String fixed = DepRules.rewrite(text, latin1(renames), latin1(dropPrefix));
@@ -345,13 +383,11 @@ public final class KlapNvcc {
                             Files.writeString(d, fixed, StandardCharsets.ISO_8859_1);
                         }
                     }
+                } catch (IOException | UncheckedIOException e) {
+                    // best effort; nvcc's exit status still counts
                 }
             }
         }
-        if (opts.keep && workDir != null && (opts.keepDir == null || verbose)) {
-            err.println(NAME + ": note: klap's output is kept in " + workDir);
-        }
-        return rc;
     }
 
     /** Parses one argument if it is a {@code --klap-} option. */

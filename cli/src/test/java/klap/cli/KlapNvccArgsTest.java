@@ -236,6 +236,45 @@ class KlapNvccArgsTest {
         assertFalse(link.err.contains("-rdc"), link.err);
     }
 
+    /** A CDP file: parent launches child from the device. */
+    static final String CDP = """
+            __global__ void child(int *x) { x[threadIdx.x] = 1; }
+            __global__ void parent(int *x) { child<<<1, 32>>>(x); }
+            """;
+
+    /** A fake nvcc that writes a dependency file naming its .cu input (to -MF) and fails. */
+    Path failingNvccWritingDeps() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, """
+                #!/bin/sh
+                prev=""
+                for a; do
+                  case "$a" in *.cu) cu="$a";; esac
+                  if [ "$prev" = "-MF" ]; then mf="$a"; fi
+                  prev="$a"
+                done
+                printf 'a.o : %s \\\n    %s\n' "$cu" "${cu%/*/*}/inc/klap/klap.cuh" > "$mf"
+                echo "nvcc failed" >&2
+                exit 3
+                """);
+        assertTrue(fake.toFile().setExecutable(true));
+        return fake;
+    }
+
+    /** B1: a failed compile still leaves a .d that names the user's file, so make recovers once it is fixed. */
+    @Test
+    void dependencyFilesAreRewrittenWhenNvccFails() throws IOException {
+        Path fake = failingNvccWritingDeps();
+        Path src = dir.resolve("a.cu");
+        Files.writeString(src, CDP);
+        Path d = dir.resolve("a.d");
+        Run r = run(Map.of("KLAP_NVCC", fake.toString()), "-MD", "-MF", d.toString(), "-c", src.toString(), "-o",
+                dir.resolve("a.o").toString());
+        assertEquals(3, r.rc, r.err);
+        assertTrue(r.err.contains("nvcc failed"), r.err);
+        assertEquals("a.o : " + src + "\n", Files.readString(d));
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
