@@ -73,10 +73,32 @@ public final class CudaParser {
      *         diagnostics and the kernels declared but not defined in the main file
      */
     public static CudaUnit parse(Path file, String text, List<Path> includeDirs) {
+        return parse(file, text, includeDirs, Map.of(), List.of(), List.of());
+    }
+
+    /**
+     * Parses the main file as {@link #parse(Path, String, List)} does, with the preprocessing options of
+     * the compiler command line that builds it ({@code -D}, {@code -U}, {@code -include}), so that
+     * {@code #ifdef}s, {@code #error}s and macros in the file see what nvcc sees.
+     *
+     * @param file        the main file's path as the user named it
+     * @param text        the main file's exact content
+     * @param includeDirs directories searched for quote-includes after the including file's directory
+     * @param defines     macros defined before the file, {@code NAME} or {@code NAME(params)} to replacement
+     *                    text ({@code -DNAME} is {@code NAME -> "1"}); they replace klap's predefined macros
+     *                    of the same name
+     * @param undefines   macro names undefined before the file (predefined ones or {@code defines}), applied
+     *                    after {@code defines}
+     * @param preIncludes files included before the file's first line, in order ({@code -include FILE})
+     * @return the unit, as {@link #parse(Path, String, List)}
+     */
+    public static CudaUnit parse(Path file, String text, List<Path> includeDirs, Map<String, String> defines,
+                                 List<String> undefines, List<Path> preIncludes) {
         SourceFile src = new SourceFile(file, text);
         List<Diagnostic> diags = new ArrayList<>();
         try {
-            return doParse(src, file, text, includeDirs == null ? List.of() : includeDirs, diags);
+            return doParse(src, file, text, includeDirs == null ? List.of() : includeDirs, defines, undefines,
+                preIncludes, diags);
         } catch (StackOverflowError e) {
             diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, 0, "the input is nested too deeply for klap's "
                     + "parser (expressions or statements nested thousands of levels deep); split the nesting, or "
@@ -89,13 +111,27 @@ public final class CudaParser {
     }
 
     private static CudaUnit doParse(SourceFile src, Path file, String text, List<Path> includeDirs,
+                                    Map<String, String> defines, List<String> undefines, List<Path> preIncludes,
                                     List<Diagnostic> diags) throws RuntimeException {
         String mainPath = file.toAbsolutePath().normalize().toString();
         Prepass prepass = Prepass.run(text);
         String[] local = includeDirs.stream().map(p -> p.toAbsolutePath().normalize().toString())
             .toArray(String[]::new);
-        ExtendedScannerInfo info = new ExtendedScannerInfo(CudaPrelude.macros(), new String[0], new String[0],
-            new String[] {CudaPrelude.PATH}, local);
+        Map<String, String> macros = CudaPrelude.macros();
+        for (Map.Entry<String, String> d : defines.entrySet()) {
+            macros.keySet().removeIf(k -> macroName(k).equals(macroName(d.getKey())));
+            macros.put(d.getKey(), d.getValue());
+        }
+        for (String u : undefines) {
+            macros.keySet().removeIf(k -> macroName(k).equals(u));
+        }
+        List<String> forced = new ArrayList<>();
+        forced.add(CudaPrelude.PATH);
+        for (Path p : preIncludes) {
+            forced.add(p.toAbsolutePath().normalize().toString());
+        }
+        ExtendedScannerInfo info = new ExtendedScannerInfo(macros, new String[0], new String[0],
+            forced.toArray(String[]::new), local);
         HeaderProvider headers = new HeaderProvider();
         IASTTranslationUnit tu;
         try {
@@ -194,6 +230,12 @@ public final class CudaParser {
      */
     static boolean isToolkitHeader(String name) {
         return STANDARD_HEADERS.contains(name) || TOOLKIT_HEADER.matcher(name).matches();
+    }
+
+    /** The name of a macro key: {@code F} for {@code F(a, b)}. */
+    private static String macroName(String key) {
+        int paren = key.indexOf('(');
+        return (paren < 0 ? key : key.substring(0, paren)).trim();
     }
 
     /** Reports expansions (in the main file) of macros whose {@code #define} body holds a launch. */

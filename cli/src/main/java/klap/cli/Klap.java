@@ -117,6 +117,18 @@ public final class Klap implements Callable<Integer> {
             description = "directory searched for quote-included headers (after the input's own directory)")
     List<Path> includeDirs = new ArrayList<>();
 
+    @Option(names = {"-D", "--define"}, paramLabel = "NAME[=VALUE]",
+            description = "define a macro before the input, as the compiler's -D (NAME alone defines it as 1)")
+    List<String> defines = new ArrayList<>();
+
+    @Option(names = {"-U", "--undefine"}, paramLabel = "NAME",
+            description = "undefine a macro before the input (after every -D), as the compiler's -U")
+    List<String> undefines = new ArrayList<>();
+
+    @Option(names = "--pre-include", paramLabel = "FILE",
+            description = "include FILE before the input's first line, as the compiler's -include")
+    List<Path> preIncludes = new ArrayList<>();
+
     @Option(names = "--no-runtime-headers", description = "do not write klap/*.cuh next to the output "
             + "(put them on nvcc's include path yourself, e.g. with --emit-runtime DIR)")
     boolean noRuntimeHeaders;
@@ -231,7 +243,7 @@ public final class Klap implements Callable<Integer> {
             return 2;
         }
         List<Path> dirs = new ArrayList<>(includeDirs);
-        CudaUnit unit = CudaParser.parse(input, text, dirs);
+        CudaUnit unit = CudaParser.parse(input, text, dirs, macroDefinitions(defines), undefines, preIncludes);
         if (report(unit.diagnostics()) || unit.hasErrors()) {
             return 1;
         }
@@ -290,6 +302,27 @@ public final class Klap implements Callable<Integer> {
             return 1;
         }
         return 0;
+    }
+
+    /**
+     * The {@code -D} arguments as macro definitions: {@code N} is {@code N -> "1"}, {@code N=V} is
+     * {@code N -> V}, {@code F(a)=a} is {@code F(a) -> a}; a later definition of a name replaces an earlier one.
+     *
+     * @param defs the {@code -D} values in command-line order
+     * @return name (with parameters for function-like macros) to replacement text, in order
+     */
+    static java.util.Map<String, String> macroDefinitions(List<String> defs) {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String d : defs) {
+            int eq = d.indexOf('=');
+            String key = eq < 0 ? d : d.substring(0, eq);
+            String value = eq < 0 ? "1" : d.substring(eq + 1);
+            int paren = key.indexOf('(');
+            String name = paren < 0 ? key : key.substring(0, paren);
+            m.keySet().removeIf(k -> k.equals(name) || k.startsWith(name + "("));
+            m.put(key, value);
+        }
+        return m;
     }
 
     private NpPass.Options npOptions() {

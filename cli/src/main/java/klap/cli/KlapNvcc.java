@@ -273,6 +273,15 @@ public final class KlapNvcc {
                 kargs.add("-I");
                 kargs.add(dir);
             }
+            for (String dir : cl.values("--system-include")) {
+                kargs.add("-I"); // quote-includes search -isystem directories after the -I ones
+                kargs.add(dir);
+            }
+            kargs.addAll(cl.macroArgumentsForKlap());
+            for (String f : cl.values("--pre-include")) {
+                kargs.add("--pre-include");
+                kargs.add(f);
+            }
             if (opts.poolSize != null) {
                 kargs.add("--pool-size");
                 kargs.add(Long.toString(opts.poolSize));

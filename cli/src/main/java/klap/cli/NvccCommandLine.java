@@ -46,7 +46,8 @@ final class NvccCommandLine {
     /** Options (long names) without a value that klap-nvcc looks at, with their short aliases. */
     private static final Map<String, String> FLAG_OPTIONS = new HashMap<>();
     /** Options whose value is a comma-separated list. */
-    private static final Set<String> LIST_OPTIONS = Set.of("--include-path", "--system-include", "--options-file");
+    private static final Set<String> LIST_OPTIONS = Set.of("--include-path", "--system-include", "--options-file",
+            "--define-macro", "--undefine-macro", "--pre-include");
 
     static {
         String[] values = {
@@ -251,6 +252,52 @@ final class NvccCommandLine {
             }
         }
         return vs;
+    }
+
+    /**
+     * The values of several options in command-line order, comma lists split for list options.
+     *
+     * @param longNames the options' long names, e.g. {@code --define-macro}, {@code --undefine-macro}
+     * @return (long name, value) pairs
+     */
+    List<String[]> valuesInOrder(Set<String> longNames) {
+        List<String[]> vs = new ArrayList<>();
+        for (String[] o : options) {
+            if (longNames.contains(o[0]) && o[1] != null) {
+                for (String s : LIST_OPTIONS.contains(o[0]) ? o[1].split(",") : new String[] {o[1]}) {
+                    if (!s.isEmpty()) {
+                        vs.add(new String[] {o[0], s});
+                    }
+                }
+            }
+        }
+        return vs;
+    }
+
+    /**
+     * The {@code -D}/{@code -U} options reduced to klap's form (every {@code -D}, then every {@code -U}):
+     * {@code -DA -UA} leaves {@code -UA}, {@code -UA -DA=2} leaves {@code -DA=2}, as the compiler applies
+     * them in command-line order.
+     *
+     * @return klap arguments: {@code -D NAME[=VALUE]} pairs, then {@code -U NAME} pairs
+     */
+    List<String> macroArgumentsForKlap() {
+        Map<String, String> defined = new java.util.LinkedHashMap<>();
+        Set<String> undefined = new java.util.LinkedHashSet<>();
+        for (String[] o : valuesInOrder(Set.of("--define-macro", "--undefine-macro"))) {
+            String name = o[1].split("[=(]", 2)[0].trim();
+            if (o[0].equals("--define-macro")) {
+                defined.put(name, o[1]);
+                undefined.remove(name);
+            } else {
+                defined.remove(name);
+                undefined.add(name);
+            }
+        }
+        List<String> args = new ArrayList<>();
+        defined.values().forEach(d -> args.addAll(List.of("-D", d)));
+        undefined.forEach(u -> args.addAll(List.of("-U", u)));
+        return args;
     }
 
     /** Input files of the given kind. */

@@ -275,6 +275,39 @@ class KlapNvccArgsTest {
         assertEquals("a.o : " + src + "\n", Files.readString(d));
     }
 
+    /** B6: -D, -U (in command-line order, comma lists) and -include reach klap's preprocessing. */
+    @Test
+    void macrosAndPreIncludesReachKlap() throws IOException {
+        assertEquals(List.of("-D", "B=2", "-D", "F(x)=x", "-D", "C", "-U", "A"),
+                parse("-DA", "-UA", "-UB", "--define-macro=B=2", "-D", "F(x)=x", "-DC,A", "-UA").macroArgumentsForKlap());
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Files.writeString(dir.resolve("pre.h"), "#define FROM_PRE 2\n");
+        Path src = dir.resolve("m.cu");
+        Files.writeString(src, """
+                #ifndef NEEDED
+                #error NEEDED must be defined
+                #endif
+                #ifdef GONE
+                #error GONE must not be defined
+                #endif
+                __global__ void child(int *o) { o[threadIdx.x] = 1; }
+                __global__ void parent(int *o) {
+                #if defined(USE_CDP) && FROM_PRE == 2
+                  child<<<1, 32>>>(o);
+                #endif
+                }
+                """);
+        Path keep = dir.resolve("kept");
+        Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-keep=" + keep, "-DNEEDED,GONE=1", "-UGONE",
+                "-include", dir.resolve("pre.h").toString(), "--define-macro", "USE_CDP", "-c", src.toString());
+        assertEquals(0, r.rc, r.err);
+        Path abs = dir.toAbsolutePath();
+        String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("m.cu"));
+        assertTrue(text.contains("child_klap_agg"), "the launch under #ifdef USE_CDP is transformed: " + text);
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
