@@ -238,6 +238,10 @@ public final class Klap implements Callable<Integer> {
             err.println(input + ": error: cannot read: " + e.getMessage() + " [klap-io]");
             return 1;
         }
+        // a UTF-8 byte order mark is not C++ to klap's parser; nvcc's preprocessor skips it. The output
+        // keeps it, so a file without device launches is copied byte for byte
+        String bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+        text = text.substring(bom.length());
         if (output != null && sameFile(input, output)) {
             err.println(input + ": error: the output file is the input file; klap never overwrites its input [klap-io]");
             return 2;
@@ -282,6 +286,7 @@ public final class Klap implements Callable<Integer> {
             summary = r.summary();
             usesRuntime = r.usesRuntime();
         }
+        text2 = bom + text2;
         if (!quiet && !noSummary && !summary.isEmpty()) {
             err.println(input + ": note: " + summary + " [klap-summary]");
             err.flush();

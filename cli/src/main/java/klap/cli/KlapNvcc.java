@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -47,8 +46,11 @@ import picocli.CommandLine;
  * klap's {@code #line} directives make nvcc's diagnostics name the user's file and line. Dependency
  * rules ({@code -M}, {@code -MD}, ...) are rewritten to name the user's file.
  *
- * <p>Exit status: nvcc's; 1 when klap cannot transform a file (klap's diagnostics on stderr, nvcc is
- * not run); 2 for a usage error of klap-nvcc itself ({@code klap-nvcc: error: ...}).
+ * <p>A file klap cannot parse ({@code [klap-parse]}, {@code [klap-encoding]}, ...) is compiled as written,
+ * with a warning, so nvcc reports the user's own syntax errors.
+ *
+ * <p>Exit status: nvcc's; 1 when klap cannot transform a file it has parsed (klap's diagnostics on
+ * stderr, nvcc is not run); 2 for a usage error of klap-nvcc itself ({@code klap-nvcc: error: ...}).
  */
 public final class KlapNvcc {
     static final String NAME = "klap-nvcc";
@@ -298,9 +300,25 @@ public final class KlapNvcc {
             if (verbose) {
                 err.println(NAME + ": klap " + Words.join(kargs));
             }
-            PrintWriter kerr = new PrintWriter(new OutputStreamWriter(err, StandardCharsets.UTF_8), true);
+            java.io.StringWriter kbuf = new java.io.StringWriter();
+            PrintWriter kerr = new PrintWriter(kbuf, true);
             int rc = Klap.run(kargs.toArray(String[]::new), kerr, kerr);
             kerr.flush();
+            String klapSays = kbuf.toString();
+            String parseProblem = rc == 1 ? parseLevelOnly(klapSays) : null;
+            if (parseProblem != null && !opts.werror) {
+                // klap cannot read the file (C++ it does not parse, a syntax error of the user's, bytes it
+                // cannot decode): nvcc compiles it as written and reports the user's own errors itself
+                if (verbose) {
+                    err.print(klapSays);
+                }
+                err.println(NAME + ": warning: " + in.path() + " is compiled without klap (as written): klap cannot "
+                        + "parse it: " + parseProblem + (verbose ? "" : " (--klap-verbose shows klap's diagnostics)"));
+                Files.deleteIfExists(tmp);
+                continue;
+            }
+            err.print(klapSays);
+            err.flush();
             if (rc != 0) {
                 err.println(NAME + ": error: klap cannot transform " + in.path() + "; nvcc was not run "
                         + "(to build without klap: --klap-off or KLAP_FLAGS=--klap-off)");
@@ -365,6 +383,37 @@ public final class KlapNvcc {
             err.println(NAME + ": note: klap's output is kept in " + workDir);
         }
         return rc;
+    }
+
+    /** klap's diagnostic ids that mean "klap cannot read this file", not "this program is wrong for CDP". */
+    static final Set<String> PARSE_LEVEL_IDS = Set.of("parse", "encoding", "missing-include", "nesting");
+
+    private static final java.util.regex.Pattern KLAP_ERROR =
+            java.util.regex.Pattern.compile("^(.*?): error: (.*) \\[klap-([A-Za-z0-9-]+)\\]\\s*$");
+
+    /**
+     * Whether klap's diagnostics for a failed file are parse-level only (every error has one of
+     * {@link #PARSE_LEVEL_IDS}), so the file can be compiled as written.
+     *
+     * @param klapStderr what klap printed
+     * @return the first error's location and message (the reason shown in klap-nvcc's warning), or null when
+     *         some error is not parse-level (or no error has an id: an internal error)
+     */
+    static String parseLevelOnly(String klapStderr) {
+        String first = null;
+        for (String line : klapStderr.split("\\R")) {
+            if (!line.contains("error:")) {
+                continue;
+            }
+            java.util.regex.Matcher m = KLAP_ERROR.matcher(line);
+            if (!m.matches() || !PARSE_LEVEL_IDS.contains(m.group(3))) {
+                return null;
+            }
+            if (first == null) {
+                first = m.group(1) + ": " + m.group(2) + " [klap-" + m.group(3) + "]";
+            }
+        }
+        return first;
     }
 
     /** Runs the dependency-file rewriting once (after nvcc, or from the shutdown hook when interrupted). */
@@ -806,8 +855,9 @@ public final class KlapNvcc {
             The real nvcc: REAL_NVCC when given first (a compiler launcher's argument), else $KLAP_NVCC,
             else the first nvcc on PATH that is not klap-nvcc itself.
 
-            Exit status: nvcc's; 1 when klap cannot transform a file (klap's diagnostics, nvcc not run);
-            2 for klap-nvcc usage errors. Documentation: docs/klap-nvcc.md
+            A file klap cannot parse is compiled as written, with a warning.
+            Exit status: nvcc's; 1 when klap cannot transform a file it has parsed (klap's diagnostics,
+            nvcc not run); 2 for klap-nvcc usage errors. Documentation: docs/klap-nvcc.md
             """;
     }
 

@@ -308,6 +308,49 @@ class KlapNvccArgsTest {
         assertTrue(text.contains("child_klap_agg"), "the launch under #ifdef USE_CDP is transformed: " + text);
     }
 
+    /** B5/C2: which klap failures are parse-level (the file is compiled as written) and which stay errors. */
+    @Test
+    void parseLevelFailuresAreRecognised() {
+        assertEquals("a.cu:15:3: syntax error near 'P' [klap-parse]", KlapNvcc.parseLevelOnly(
+                "a.cu:3:1: warning: something [klap-child-not-defined]\na.cu:15:3: error: syntax error near 'P' [klap-parse]\n"
+                + "a.cu:18:3: error: syntax error near 'auto' [klap-parse]\n"));
+        assertEquals("a.cu:1:1: the file is not valid UTF-8 text; is it a CUDA source file? [klap-encoding]",
+                KlapNvcc.parseLevelOnly("a.cu:1:1: error: the file is not valid UTF-8 text; is it a CUDA source file? "
+                        + "[klap-encoding]\n"));
+        assertEquals(null, KlapNvcc.parseLevelOnly("a.cu:15:3: error: syntax error near 'P' [klap-parse]\n"
+                + "a.cu:4:5: error: device-side cudaDeviceSynchronize() ... [klap-cdp1-sync]\n"));
+        assertEquals(null, KlapNvcc.parseLevelOnly("klap: internal error: java.lang.NullPointerException\n"));
+    }
+
+    /**
+     * A file klap cannot parse (a C++20 template lambda) goes to nvcc as written, with a warning; a
+     * UTF-8 byte order mark does not stop klap. nvcc is a fake that succeeds.
+     */
+    @Test
+    void unparsableFilesAreCompiledAsWritten() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Path src = dir.resolve("modern.cu");
+        Files.writeString(src, CDP + "void h() { auto f = [&]<typename T>(T v) { return v; }; f(1); }\n");
+        Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-c", src.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("klap-nvcc: warning: " + src + " is compiled without klap (as written): klap "
+                + "cannot parse it: " + src + ":3:"), r.err);
+        assertTrue(r.err.contains("klap-nvcc: " + fake + " -c " + src + "\n"), "the original goes to nvcc: " + r.err);
+        Run werror = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-Werror", "-c", src.toString());
+        assertEquals(1, werror.rc, werror.err);
+        Path bom = dir.resolve("bom.cu");
+        Files.writeString(bom, "\uFEFF" + CDP);
+        Path keep = dir.resolve("kept");
+        Run b = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-keep=" + keep, "-c", bom.toString());
+        assertEquals(0, b.rc, b.err);
+        assertFalse(b.err.contains("warning"), b.err);
+        Path abs = dir.toAbsolutePath();
+        String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("bom.cu"));
+        assertTrue(text.startsWith("\uFEFF#include \"klap/klap.cuh\"") && text.contains("child_klap_agg"), text);
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
