@@ -120,9 +120,17 @@ final class NvccCommandLine {
         return cl;
     }
 
+    /**
+     * Replaces each {@code @file} argument standing on its own by the file's words; an {@code @file} that
+     * is the value of the option before it ({@code -Xlinker @file}, {@code -Xcompiler @file}, {@code -o @x})
+     * is the tool's business and stays as written.
+     */
     private static void expandAtFiles(List<String> args, List<String> into, int depth) throws IOException {
+        boolean isValue = false;
         for (String a : args) {
-            if (a.startsWith("@") && a.length() > 1) {
+            boolean value = isValue;
+            isValue = a.startsWith("-") && a.indexOf('=') < 0 && VALUE_OPTIONS.containsKey(a);
+            if (a.startsWith("@") && a.length() > 1 && !value) {
                 if (depth > 8) {
                     throw new IOException("response files nested too deeply at " + a);
                 }

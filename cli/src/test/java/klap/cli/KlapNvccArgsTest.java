@@ -83,6 +83,18 @@ class KlapNvccArgsTest {
         assertEquals(List.of("inc", "inc2"), cl.values("--include-path"));
     }
 
+    /** B7: an @file that is an option's value (-Xlinker @file) goes to nvcc as written. */
+    @Test
+    void atFileValuesOfOptionsAreNotExpanded() throws IOException {
+        Path rsp = dir.resolve("link.rsp");
+        Files.writeString(rsp, "--whole-archive\n");
+        NvccCommandLine cl = parse("-Xlinker", "@" + rsp, "--compiler-options", "@" + rsp, "a.o", "-o", "prog");
+        assertEquals(List.of("-Xlinker", "@" + rsp, "--compiler-options", "@" + rsp, "a.o", "-o", "prog"), cl.top);
+        assertEquals(List.of("@" + rsp, "@" + rsp), cl.values("--linker-options").isEmpty() ? List.of()
+                : List.of(cl.last("--linker-options"), cl.last("--compiler-options")));
+        assertEquals(List.of("--whole-archive", "a.o"), parse("@" + rsp, "a.o").top);
+    }
+
     @Test
     void dependencyFilesFollowNvccsNaming() throws IOException {
         assertEquals(List.of(Path.of("d/x.d")), parse("-MD", "-c", "s/a.cu", "-o", "d/x.o").dependencyFiles("s/a.cu"));
