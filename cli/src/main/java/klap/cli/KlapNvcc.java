@@ -196,6 +196,7 @@ public final class KlapNvcc {
                 throw new UsageException("KLAP_FLAGS: '" + w + "' is not a klap-nvcc option (they start with --klap-)");
             }
         }
+        resetModeForCommandLine(argv);
         for (String a : argv) {
             if (!klapOption(a)) {
                 rest.add(a);
@@ -518,6 +519,7 @@ public final class KlapNvcc {
             }
             case "--klap-no-scalarize" -> opts.noScalarize = flag(name, value);
             case "--klap-off" -> opts.off = flag(name, value);
+            case "--klap-on" -> opts.off = !flag(name, value);
             case "--klap-Werror" -> opts.werror = flag(name, value);
             case "--klap-quiet" -> opts.quiet = flag(name, value);
             case "--klap-verbose" -> opts.verbose = flag(name, value);
@@ -526,6 +528,38 @@ public final class KlapNvcc {
             default -> throw new UsageException("unknown option " + a);
         }
         return true;
+    }
+
+    /**
+     * A transform mode on the command line ({@code --klap-granularity}, {@code --klap-promote},
+     * {@code --klap-np}) replaces the one from {@code KLAP_FLAGS}: the mode from the environment is
+     * dropped, with its options that do not apply to the command line's mode (so that
+     * {@code KLAP_FLAGS=--klap-np=all} and {@code --klap-granularity=warp} on the command line means warp
+     * aggregation, not a usage error). {@code --klap-off}/{@code --klap-on} are not modes: the last of
+     * them wins, so {@code KLAP_FLAGS=--klap-off} still switches klap off.
+     */
+    private void resetModeForCommandLine(List<String> argv) {
+        boolean granularity = argv.stream().anyMatch(a -> a.startsWith("--klap-granularity"));
+        boolean promote = argv.stream().anyMatch(a -> a.startsWith("--klap-promote") && !a.startsWith("--klap-promote-"));
+        boolean np = argv.stream().anyMatch(a -> a.startsWith("--klap-np") && !a.startsWith("--klap-np-"));
+        if (!granularity && !promote && !np) {
+            return;
+        }
+        opts.granularity = "block";
+        opts.granularityGiven = false;
+        opts.promote = null;
+        opts.np = null;
+        if (!promote) {
+            opts.promoteDepth = null;
+        }
+        if (!np) {
+            opts.npSlaves = null;
+            opts.npBudget = null;
+        }
+        if (!granularity) {
+            opts.poolSize = null;
+            opts.noScalarize = false;
+        }
     }
 
     /** The CUDA-NP options' rules, as klap's own (--np excludes the other transforms; S and the budget need --np). */
@@ -845,12 +879,15 @@ public final class KlapNvcc {
               --klap-pool-size=BYTES         device memory pool for launch arguments, e.g. 256M
               --klap-no-scalarize            pass every argument through per-parent arrays
               --klap-keep[=DIR]              keep the transformed files (in DIR, or a printed temp dir)
-              --klap-off                     run nvcc unchanged (no klap at all)
+              --klap-off, --klap-on          run nvcc unchanged (no klap at all) / run klap (the last one wins)
               --klap-Werror                  klap warnings are errors
               --klap-quiet                   do not print klap warnings
               --klap-verbose                 print the klap and nvcc commands (also done by nvcc's -v)
               --klap-help, --klap-version    this help; the versions of klap-nvcc and the real nvcc
             --help and --version given alone print this help and the versions.
+
+            A mode on the command line (--klap-granularity, --klap-promote, --klap-np) replaces the one in
+            KLAP_FLAGS; otherwise the command line's options come after KLAP_FLAGS' (the later wins).
 
             The real nvcc: REAL_NVCC when given first (a compiler launcher's argument), else $KLAP_NVCC,
             else the first nvcc on PATH that is not klap-nvcc itself.

@@ -200,11 +200,11 @@ class KlapNvccArgsTest {
             assertEquals(2, r.rc, b.args + ": " + r.err);
             assertTrue(r.err.startsWith("klap-nvcc: error: " + b.why), b.args + ": " + r.err);
         }
-        // the same rules across KLAP_FLAGS and the command line; valid combinations get as far as nvcc
+        // the command line's mode replaces KLAP_FLAGS' (C3); valid combinations get as far as nvcc
         Run mixed = run(Map.of("PATH", dir.toString(), "KLAP_FLAGS", "--klap-granularity=kernel"), "--klap-np=all",
                 "-c", "a.cu");
         assertEquals(2, mixed.rc);
-        assertTrue(mixed.err.contains("--klap-np cannot be combined"), mixed.err);
+        assertTrue(mixed.err.contains("cannot find the real nvcc"), mixed.err);
         for (List<String> ok : List.of(List.of("--klap-np=inter-warp", "--klap-np-slaves=6"),
                 List.of("--klap-np=all", "--klap-np-slaves=16", "--klap-np-shared-budget=100K"),
                 List.of("--klap-np=intra-warp", "--klap-promote-depth=4"))) {
@@ -361,6 +361,36 @@ class KlapNvccArgsTest {
         Path abs = dir.toAbsolutePath();
         String text = Files.readString(keep.resolve(abs.getRoot().relativize(abs).toString()).resolve("bom.cu"));
         assertTrue(text.startsWith("\uFEFF#include \"klap/klap.cuh\"") && text.contains("child_klap_agg"), text);
+    }
+
+    /** C3: a mode on the command line replaces KLAP_FLAGS' mode; --klap-on undoes KLAP_FLAGS=--klap-off. */
+    @Test
+    void commandLineModeReplacesKlapFlagsMode() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Path src = dir.resolve("a.cu");
+        Files.writeString(src, CDP);
+        Run warp = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS", "--klap-np=all --klap-np-slaves=4"),
+                "--klap-verbose", "--klap-granularity=warp", "-c", src.toString());
+        assertEquals(0, warp.rc, warp.err);
+        assertTrue(warp.err.contains("klap-nvcc: klap --granularity=warp "), warp.err);
+        assertFalse(warp.err.contains("--np"), warp.err);
+        Run promote = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS",
+                "--klap-granularity=kernel --klap-pool-size=1M"), "--klap-verbose", "--klap-promote=P", "-c",
+                src.toString());
+        assertEquals(0, promote.rc, promote.err);
+        assertTrue(promote.err.contains("klap-nvcc: klap --promote=P "), promote.err);
+        Run kept = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS", "--klap-granularity=kernel --klap-pool-size=1M"),
+                "--klap-verbose", "-c", src.toString());
+        assertTrue(kept.err.contains("klap-nvcc: klap --granularity=kernel ") && kept.err.contains("--pool-size 1048576"),
+                kept.err);
+        Run on = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS", "--klap-off"), "--klap-verbose", "--klap-on",
+                "-c", src.toString());
+        assertTrue(on.err.contains("klap-nvcc: klap --granularity=block "), on.err);
+        Run off = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS", "--klap-off"), "--klap-verbose",
+                "--klap-granularity=warp", "-c", src.toString());
+        assertFalse(off.err.contains("klap-nvcc: klap "), "KLAP_FLAGS=--klap-off still switches klap off: " + off.err);
     }
 
     @Test
