@@ -332,6 +332,14 @@ public final class KlapNvcc {
                 }
                 continue;
             }
+            String std = cl.last("--std");
+            if (std != null && List.of("c++03", "c++98", "c++11", "c++14").contains(std)) {
+                // the runtime headers need C++17: the file is compiled as written rather than failing in them
+                err.println(NAME + ": warning: " + in.path() + " is compiled without klap (as written): klap's "
+                        + "output needs C++17 and the command asks for -std=" + std + " (use -std=c++17 or later)");
+                Files.delete(tmp);
+                continue;
+            }
             transformed.put(in, tmp);
         }
 

@@ -393,6 +393,24 @@ class KlapNvccArgsTest {
         assertFalse(off.err.contains("klap-nvcc: klap "), "KLAP_FLAGS=--klap-off still switches klap off: " + off.err);
     }
 
+    /** B3: klap's output needs C++17; under -std=c++14 the file is compiled as written, with a warning. */
+    @Test
+    void olderStandardsCompileTheOriginal() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Path src = dir.resolve("a.cu");
+        Files.writeString(src, CDP);
+        Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-std=c++14", "-rdc=true", "-c",
+                src.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("klap-nvcc: warning: " + src + " is compiled without klap (as written): klap's output "
+                + "needs C++17 and the command asks for -std=c++14"), r.err);
+        assertTrue(r.err.contains("klap-nvcc: " + fake + " -std=c++14 -rdc=true -c " + src + "\n"), r.err);
+        Run r17 = run(Map.of("KLAP_NVCC", fake.toString()), "-std", "c++17", "-c", src.toString());
+        assertFalse(r17.err.contains("warning"), r17.err);
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
