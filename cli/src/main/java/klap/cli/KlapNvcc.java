@@ -220,9 +220,15 @@ public final class KlapNvcc {
         }
         String nvcc = null;
         boolean launcher = false;
+        List<String> launchers = new ArrayList<>(); // e.g. ccache between klap-nvcc and nvcc
         if (!rest.isEmpty() && looksLikeCompiler(rest.get(0))) {
             launcher = true;
-            String c = rest.remove(0);
+            List<String> chain = new ArrayList<>(List.of(rest.remove(0)));
+            while (!rest.isEmpty() && !isNvccName(chain.get(chain.size() - 1)) && looksLikeCompiler(rest.get(0))) {
+                chain.add(rest.remove(0));
+            }
+            String c = chain.remove(chain.size() - 1);
+            launchers.addAll(chain);
             nvcc = isSelf(c) ? null : c.contains("/") ? c : findOnPath(c);
         }
         if (opts.help || rest.equals(List.of("--help")) || rest.equals(List.of("-h"))) {
@@ -244,7 +250,7 @@ public final class KlapNvcc {
         }
         boolean verbose = opts.verbose || rest.contains("-v") || rest.contains("--verbose");
         if (opts.off) {
-            List<String> cmd = new ArrayList<>();
+            List<String> cmd = new ArrayList<>(launchers);
             cmd.add(nvcc);
             cmd.addAll(rest);
             return runNvcc(cmd, verbose, Map.of(), null, depth);
@@ -353,8 +359,8 @@ public final class KlapNvcc {
             args.addAll(cl.top);
             transformed.forEach((in, tmp) -> args.set(in.topIndex(), tmp.toString()));
         }
-        List<String> cmd = new ArrayList<>();
-        cmd.add(nvcc);
+        List<String> cmd = new ArrayList<>(launchers);
+        cmd.add(nvcc); // klap-nvcc's options go after the real nvcc, not after a launcher in front of it
         if (!transformed.isEmpty()) {
             // CUDA-NP adds no device launches: its output compiles like its input, without -rdc
             if (opts.np == null && !cl.preprocessOnly() && !cl.hasRdcChoice() && !cl.has("--device-w")
@@ -620,12 +626,22 @@ public final class KlapNvcc {
         if (a.startsWith("-") || a.startsWith("@") || NvccCommandLine.kindOf(a, null) != NvccCommandLine.Kind.OTHER) {
             return false;
         }
-        String base = Path.of(a).getFileName() == null ? a : Path.of(a).getFileName().toString();
-        if (base.equals("nvcc") || base.equals("nvcc.exe") || base.equals(NAME)) {
+        if (isNvccName(a)) {
             return true;
         }
         Path p = Path.of(a);
-        return a.contains("/") && Files.isRegularFile(p) && Files.isExecutable(p);
+        if (!a.contains("/")) {
+            // a launcher named without a path (ccache): a program on PATH that is not a file here
+            return !Files.exists(p) && findOnPath(a) != null;
+        }
+        return Files.isRegularFile(p) && Files.isExecutable(p);
+    }
+
+    /** Whether the program's base name is nvcc (or klap-nvcc), whatever its directory. */
+    private static boolean isNvccName(String a) {
+        Path f = Path.of(a).getFileName();
+        String base = f == null ? a : f.toString();
+        return base.equals("nvcc") || base.equals("nvcc.exe") || base.equals(NAME);
     }
 
     /** Whether {@code path} is klap-nvcc itself (the script sets {@code KLAP_NVCC_SELF}). */

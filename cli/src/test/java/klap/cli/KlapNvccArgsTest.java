@@ -411,6 +411,23 @@ class KlapNvccArgsTest {
         assertFalse(r17.err.contains("warning"), r17.err);
     }
 
+    /** B8: a launcher between klap-nvcc and nvcc (ccache) runs first; klap-nvcc's options go after nvcc. */
+    @Test
+    void launcherBeforeNvccKeepsItsPlace() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Path cache = dir.resolve("ccache");
+        Files.writeString(cache, "#!/bin/sh\necho \"cached: $*\" >&2\nexec \"$@\"\n");
+        assertTrue(cache.toFile().setExecutable(true));
+        Path src = dir.resolve("a.cu");
+        Files.writeString(src, CDP);
+        Run r = run(Map.of(), cache.toString(), fake.toString(), "--klap-verbose", "-c", src.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("klap-nvcc: " + cache + " " + fake + " -rdc=true -I"), r.err);
+        assertTrue(r.err.contains("cached: " + fake + " -rdc=true"), r.err);
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
