@@ -258,6 +258,15 @@ public final class KlapNvcc {
         NvccCommandLine cl = NvccCommandLine.parse(rest);
         verbose |= cl.has("--verbose");
 
+        if (verbose && "cu".equals(cl.last("--x"))) {
+            for (NvccCommandLine.Input in : cl.inputs(NvccCommandLine.Kind.OTHER)) {
+                if (!in.path().startsWith("-")) {
+                    err.println(NAME + ": note: " + in.path() + " is compiled as CUDA (-x cu) but not transformed: "
+                            + "klap-nvcc transforms .cu files and C/C++ sources under -x cu only");
+                }
+            }
+        }
+
         // 1. transform the CUDA inputs that have device launches
         Map<NvccCommandLine.Input, Path> transformed = new LinkedHashMap<>();
         for (NvccCommandLine.Input in : cl.inputs(NvccCommandLine.Kind.CUDA)) {

@@ -428,6 +428,19 @@ class KlapNvccArgsTest {
         assertTrue(r.err.contains("cached: " + fake + " -rdc=true"), r.err);
     }
 
+    /** D3: -x cu on a .cuh file: nvcc compiles it as CUDA, klap does not transform it; --klap-verbose says so. */
+    @Test
+    void cudaHeadersUnderDashXAreNoted() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        Path src = dir.resolve("k.cuh");
+        Files.writeString(src, CDP);
+        Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-x", "cu", "-c", src.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("klap-nvcc: note: " + src + " is compiled as CUDA (-x cu) but not transformed"), r.err);
+    }
+
     @Test
     void missingNvccIsReported() {
         Run r = run(Map.of("PATH", dir.toString()), "-c", "a.cu");
