@@ -2,7 +2,7 @@
 // snapshot (kt_pool), two helpers for device code too (kt_now_ns, kt_mix64), and a kernel that
 // keeps the whole pool while the host runs something next to it (kt_with_pool_held).
 // Each test program prints PASS or FAIL (with the first mismatches) and returns 0 / 1.
-// Include it AFTER "klap/klap.cuh" (kt_pool needs klap::pool_dev).
+// Include it AFTER "klap/klap.cuh" (kt_pool needs klap::pool_dev_symbol()).
 #ifndef KLAP_TEST_CUH
 #define KLAP_TEST_CUH
 
@@ -81,8 +81,8 @@ inline unsigned long long kt_mix64(unsigned long long x) {
 }
 
 #ifdef KLAP_POOL_STATE_CUH
-// HOST, with klap/klap.cuh included first. A snapshot of THIS translation unit's pool
-// (klap::pool_dev), read with cudaMemcpyFromSymbol; take it when the device is idle (after a
+// HOST, with klap/klap.cuh included first. A snapshot of the program's pool
+// (klap::pool_dev_symbol()), read with cudaMemcpyFromSymbol; take it when the device is idle (after a
 // synchronization), when nothing may be live any more:
 //   live     allocations not yet freed (the sum of the segments' live counts)
 //   busy     segments that hold live allocations
@@ -100,7 +100,7 @@ struct kt_pool_snapshot {
 };
 static inline kt_pool_snapshot kt_pool() {
   std::vector<unsigned char> raw(sizeof(klap::pool_state));
-  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev, raw.size()));
+  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev_symbol(), raw.size()));
   const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
   kt_pool_snapshot s;
   for (unsigned long long i = 0; i < klap::pool_segments; ++i) {
@@ -131,7 +131,7 @@ static inline void kt_expect_idle(const char* phase) {
 #endif
 
 #ifdef KLAP_POOL_CUH  // (programs that include klap/pool.cuh)
-// Takes the whole pool of this translation unit; if `hold`, raises the mapped host flag
+// Takes the whole pool of the program; if `hold`, raises the mapped host flag
 // (*flag = 1) and keeps the memory until the host sets the flag to 2.
 static __global__ void kt_pool_holder(volatile int* flag, bool hold) {
   void* p = klap::pool_alloc(klap::pool_segments * klap::pool_segment_bytes - 16ull, "klap test: kt_pool_holder");

@@ -89,7 +89,7 @@ __global__ void fb_child_agg(const klap::launch_cfg* klap_cfg, unsigned klap_n, 
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     atomicAdd(&c->agg_grids, 1ull);
     atomicMax(&c->max_pending,
-              cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(klap::pool_dev.pending).load());
+              cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(klap::pool_dev().pending).load());
   }
   klap::child_release(klap_cfg, klap_n);
   fb_body(sums, id, l, check, v.blockIdx, v.gridDim, c);

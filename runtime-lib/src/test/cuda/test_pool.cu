@@ -1,9 +1,9 @@
 // Tests of the klap memory pool on the device (klap/pool_state.cuh, klap/pool.cuh): a static
-// __device__ buffer per translation unit, cut into segments, reclaimed on the device. The pool is
+// __device__ buffer per program, cut into segments, reclaimed on the device. The pool is
 // made small here: 2 MiB in 512 segments of 4 KiB, KLAP_POOL_WAIT_MS = 1000.
 //  1. host_prepare returns its stream and raises the CDP pending-launch limit; the pool needs no
 //     set-up: before any kernel every segment word, cur and the error flag are 0.
-//  2. 1024 concurrent pool_alloc of 0..199 bytes: 16-byte aligned, inside klap::pool_bytes,
+//  2. 1024 concurrent pool_alloc of 0..199 bytes: 16-byte aligned, inside klap::pool_bytes(),
 //     disjoint (headers included), each inside one segment, with its pool_hdr {refs 0, span 0} in
 //     front; the bytes each thread wrote survive; every segment's live count is exactly the number
 //     of allocations that lie in it.
@@ -101,7 +101,7 @@ __global__ void churn_kernel(unsigned rounds, churn_out* o) {
                                                            : static_cast<unsigned>(h % 1500u);
     unsigned* p = static_cast<unsigned*>(klap::pool_alloc(size, "test_pool churn"));
     const char* c = reinterpret_cast<const char*>(p);
-    if (c < klap::pool_bytes || c + size > klap::pool_bytes + CAP) {
+    if (c < klap::pool_bytes() || c + size > klap::pool_bytes() + CAP) {
       ++outside;
       continue;  // do not write outside the pool
     }
@@ -161,7 +161,7 @@ static void warm_up(char** d_ptrs, unsigned long long* d_waited, int* d_flag) {
 
 static std::vector<unsigned long long> read_words(unsigned* cur = nullptr, unsigned* error = nullptr) {
   std::vector<unsigned char> raw(sizeof(klap::pool_state));
-  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev, raw.size()));
+  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev_symbol(), raw.size()));
   const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
   if (cur) *cur = st->cur;
   if (error) *error = st->error;
@@ -332,11 +332,11 @@ int main(int argc, char** argv) {
                 error == 0u,
             "the pool before any kernel: not all segment words 0, or cur %u, error %u", cur, error);
   char* base = nullptr;
-  KT_CUDA(cudaGetSymbolAddress(reinterpret_cast<void**>(&base), klap::pool_bytes));
+  KT_CUDA(cudaGetSymbolAddress(reinterpret_cast<void**>(&base), klap::pool_bytes_symbol()));
   size_t pool_size = 0;
-  KT_CUDA(cudaGetSymbolSize(&pool_size, klap::pool_bytes));
+  KT_CUDA(cudaGetSymbolSize(&pool_size, klap::pool_bytes_symbol()));
   KT_EXPECT(pool_size == CAP && (reinterpret_cast<unsigned long long>(base) & 255ull) == 0ull,
-            "klap::pool_bytes: %zu bytes at %p, want %llu bytes 256-byte aligned", pool_size, (void*)base, CAP);
+            "klap::pool_bytes(): %zu bytes at %p, want %llu bytes 256-byte aligned", pool_size, (void*)base, CAP);
   cudaStream_t s1, s2;
   KT_CUDA(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
   KT_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
@@ -438,7 +438,7 @@ int main(int argc, char** argv) {
   for (int d = 1; d < ndev; ++d) {
     KT_CUDA(cudaSetDevice(d));
     char* base_d = nullptr;
-    KT_CUDA(cudaGetSymbolAddress(reinterpret_cast<void**>(&base_d), klap::pool_bytes));
+    KT_CUDA(cudaGetSymbolAddress(reinterpret_cast<void**>(&base_d), klap::pool_bytes_symbol()));
     char** d_ptrs;
     unsigned* d_sizes;
     const unsigned sixteen = 16;

@@ -85,9 +85,9 @@ struct agg_scan_op {
 //              arguments, kept by the thread itself until flush
 // Args is the compiler-generated per-slot argument record: trivially copyable, may have const
 // members, so it is written with placement new, never assigned.
-// In an unnamed namespace, like the `static` helpers that use klap::pool_dev: internal linkage, so
-// that with -rdc and several translation units each one's code uses its own pool (otherwise the
-// device linker would merge identical instantiations from different translation units).
+// In an unnamed namespace, like the `static` helpers that use klap::pool_dev(): internal linkage,
+// because each file's code is compiled against its own configuration (KLAP_POOL_SIZE_BYTES, ...),
+// which the device linker must not mix by merging identical instantiations of different files.
 namespace {
 
 template <class Args>

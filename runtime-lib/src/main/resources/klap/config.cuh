@@ -5,9 +5,10 @@
 //
 //   KLAP_POOL_SIZE_BYTES       bytes of the device memory pool from which aggregated launch sites
 //                              take their configuration and argument arrays (KLAP paper II-C,
-//                              "single global memory pool"). A static __device__ buffer of each
-//                              translation unit (one per device), reclaimed on the device as the
-//                              child grids read their arguments (pool.cuh). Default 128 MiB.
+//                              "single global memory pool"). One static __device__ buffer for the
+//                              whole program (one per device; pool_state.cuh), reclaimed on the
+//                              device as the child grids read their arguments (pool.cuh).
+//                              Default 128 MiB.
 //                              `klap --pool-size` sets it. Rounded down to whole segments.
 //   KLAP_POOL_SEGMENT_BYTES    the pool is cut into segments of this many bytes (a multiple of 16,
 //                              at least 1 KiB); small allocations are bumped inside the current

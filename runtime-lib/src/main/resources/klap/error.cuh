@@ -2,7 +2,7 @@
 //
 // The klap runtime never continues with corrupt state: an exhausted pool or a failed device-side
 // launch prints one line `klap: error: <what> [<where>]` with device printf, sets the pool's
-// error flag (klap::pool_dev.error, read by klap::host_pool_error()) and aborts the whole grid with
+// error flag (klap::pool_dev().error, read by klap::host_pool_error()) and aborts the whole grid with
 // __trap(). The host then sees the kernel fail (cudaErrorLaunchFailure or similar, a sticky error:
 // the CUDA context is unusable afterwards). Device printf output is flushed when the host
 // synchronizes (CUDA programming guide, "Formatted Output").
@@ -16,17 +16,17 @@
 namespace klap {
 
 namespace detail {
-// Sets pool_dev.error = 1, makes it visible to the host, then __trap(). Never returns. The caller
+// Sets pool_dev().error = 1, makes it visible to the host, then __trap(). Never returns. The caller
 // has printed the `klap: error: ...` line.
 static __device__ __noinline__ void fail_raise() {
-  cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(pool_dev.error)
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device>(pool_dev().error)
       .store(1u, cuda::std::memory_order_relaxed);
   __threadfence_system();
   __trap();
 }
 }  // namespace detail
 
-// Prints `klap: error: <what><detail> [<where>]`, sets pool_dev.error = 1, then __trap().
+// Prints `klap: error: <what><detail> [<where>]`, sets pool_dev().error = 1, then __trap().
 // Never returns. `detail` may be "" (used by check_launch for the CUDA error string).
 static __device__ __noinline__ void fail_detail(const char* what, const char* detail, const char* where) {
   printf("klap: error: %s%s [%s]\n", what, detail, where);

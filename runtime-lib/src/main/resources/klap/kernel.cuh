@@ -381,7 +381,8 @@ __device__ inline void kchild_release(const ksite* cs) {
 
 // The state kstate_new gives when the pool has no room for one (on_full::launch_as_written): every
 // launch of the grid that gets it goes out as written, into cudaStreamTailLaunch (krecord), and
-// its kfinish does nothing. Never written after initialization; one per translation unit.
+// its kfinish does nothing. Never written after initialization; one per translation unit (it is
+// only compared against and read, so several copies do no harm).
 static __device__ kstate kstate_unavailable = {0ull, 0ull, 0ull, kstate_unavailable_tag, 1ull, {}};
 
 namespace kdetail {

@@ -1,7 +1,7 @@
 // klap/klap.cuh -- umbrella header of the klap runtime library, included by every file the klap
 // compiler writes (`#include "klap/klap.cuh"`). Header-only, namespace klap.
 //   config.cuh     defaults: KLAP_POOL_SIZE_BYTES, KLAP_PENDING_LAUNCH_LIMIT
-//   pool_state.cuh the pool's device state klap::pool_dev (one per translation unit)
+//   pool_state.cuh the pool's device state klap::pool_dev() (one per program)
 //   error.cuh      klap::fail, klap::check_launch: report, set the error flag, __trap()
 //   pool.cuh       klap::pool_alloc (device), klap::host_prepare / host_pool_error (host)  [KLAP II-C]
 //   group.cuh      klap::block_group, warp_group, vctx; group_inclusive_scan / reduce / sum / max /

@@ -34,10 +34,10 @@
 // grid has copied its arguments (aggregate.cuh: child_release); kernel-granularity records and
 // state, until the last child grid read them (kernel.cuh).
 //
-// Device side: klap::pool_alloc() / klap::pool_free() on this translation unit's pool (a static
-// __device__ buffer cut into segments; the scheme, its ordering and its behaviour under
-// contention are described above). When every segment holds live allocations,
-// pool_alloc waits up to KLAP_POOL_WAIT_MS for child grids to give memory back, then reports the
+// Device side: klap::pool_alloc() / klap::pool_free() on the program's pool (one static
+// __device__ buffer for all the files of a program, cut into segments: pool_state.cuh; the
+// scheme, its ordering and its behaviour under contention are described above). When every
+// segment holds live allocations, pool_alloc waits up to KLAP_POOL_WAIT_MS for child grids to give memory back, then reports the
 // exhaustion (what was being allocated, how to raise the pool) and traps.
 // EXHAUSTION WITH A FALLBACK. The slots of an aggregated warp/block launch site are taken with
 // pool_alloc_or_null: after KLAP_POOL_FALLBACK_WAIT_US without room (or at once for slots larger
@@ -70,9 +70,9 @@
 
 namespace klap {
 
-// This translation unit's pool on the current device (pool_dev, pool_bytes).
-static __device__ inline pool_view pool_of_unit() {
-  return pool_view{pool_bytes, pool_dev.seg, &pool_dev.cur, static_cast<unsigned>(pool_segments), pool_segment_bytes};
+// The program's pool on the current device (pool_dev(), pool_bytes(): pool_state.cuh).
+static __device__ inline pool_view pool_of_program() {
+  return pool_view{pool_bytes(), pool_dev().seg, &pool_dev().cur, static_cast<unsigned>(pool_segments), pool_segment_bytes};
 }
 
 namespace detail {
@@ -95,7 +95,7 @@ static __device__ inline unsigned long long pool_suggest_mib(const pool_view& v,
 //   segments of <seg> bytes hold live allocations); raise it with klap --pool-size=<suggestion>
 //   or -DKLAP_POOL_SIZE_BYTES ... [klap::pool_alloc]
 static __device__ __noinline__ void pool_exhausted(const char* what, unsigned long long bytes) {
-  const pool_view v = pool_of_unit();
+  const pool_view v = pool_of_program();
   const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
   const unsigned long long mib = pool_suggest_mib(v, bytes);
   if (!pool_fits(v, bytes)) {
@@ -116,12 +116,12 @@ static __device__ __noinline__ void pool_exhausted(const char* what, unsigned lo
 // program does instead (`instead`):
 //   klap: warning: memory pool full while allocating <what> (...); <instead> (correct, slower) ...
 static __device__ __noinline__ void pool_fell_back(const char* what, unsigned long long bytes, const char* instead) {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.fallbacks)
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev().fallbacks)
       .fetch_add(1ull, cuda::std::memory_order_relaxed);
-  if (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(pool_dev.warned)
+  if (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(pool_dev().warned)
           .exchange(1u, cuda::std::memory_order_relaxed) != 0u)
     return;
-  const pool_view v = pool_of_unit();
+  const pool_view v = pool_of_program();
   const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
   if (!pool_fits(v, bytes))
     printf("klap: warning: memory pool too small for %s (%llu bytes, more than the whole pool of %llu bytes); %s "
@@ -165,7 +165,7 @@ static __device__ inline void* pool_wait_alloc(const pool_view& v, unsigned long
 //                      then on (kernel.cuh). The caller must hold the direct launcher.
 enum class on_full { fail, launch_as_written };
 
-// Allocates `bytes` bytes from this translation unit's pool and returns a 16-byte aligned device
+// Allocates `bytes` bytes from the program's pool and returns a 16-byte aligned device
 // pointer (bytes == 0 gives a valid pointer to 0 bytes); the memory is not zeroed, and the 16
 // bytes in front of it are its klap::pool_hdr (refs = 0). Any thread may call it, concurrently
 // (pool_try_alloc: one atomic per allocation). Give it back with klap::pool_free, once.
@@ -175,7 +175,7 @@ enum class on_full { fail, launch_as_written };
 // request, the segments in use and a pool size that would do. It never returns memory that is
 // still in use. For callers that have a correct path without the memory: pool_alloc_or_null.
 static __device__ inline void* pool_alloc(unsigned long long bytes, const char* what = "klap runtime memory") {
-  void* p = detail::pool_wait_alloc(pool_of_unit(), bytes, static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull);
+  void* p = detail::pool_wait_alloc(pool_of_program(), bytes, static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull);
   if (p == nullptr) detail::pool_exhausted(what, bytes);
   return p;
 }
@@ -183,33 +183,33 @@ static __device__ inline void* pool_alloc(unsigned long long bytes, const char* 
 // As pool_alloc, for a caller that has a correct path that needs no pool memory (issue 11:
 // "exhaustion ... falls back to a correct path where one exists"): waits at most
 // KLAP_POOL_FALLBACK_WAIT_US for room, then returns nullptr instead of failing (at once for a
-// request larger than the pool). Each nullptr counts in pool_dev.fallbacks (host:
+// request larger than the pool). Each nullptr counts in pool_dev().fallbacks (host:
 // klap::host_pool_fallbacks); the first one of this unit and device prints a one-time
 // `klap: warning: memory pool full while allocating <what> ...; <instead> (correct, slower); raise
 // it with klap --pool-size=...`, `instead` saying what the caller does without the memory.
 static __device__ inline void* pool_alloc_or_null(unsigned long long bytes, const char* what, const char* instead) {
-  void* p = detail::pool_wait_alloc(pool_of_unit(), bytes,
+  void* p = detail::pool_wait_alloc(pool_of_program(), bytes,
                                     static_cast<unsigned long long>(KLAP_POOL_FALLBACK_WAIT_US) * 1000ull);
   if (p == nullptr) detail::pool_fell_back(what, bytes, instead);
   return p;
 }
 
-// Gives back memory from klap::pool_alloc (of this translation unit). Any thread, once.
-static __device__ inline void pool_free(void* p) { pool_release(pool_of_unit(), p); }
+// Gives back memory from klap::pool_alloc (of any file of the program). Any thread, once.
+static __device__ inline void pool_free(void* p) { pool_release(pool_of_program(), p); }
 
 // KLAP'S OWN PENDING LAUNCHES. CDP2 buffers device launches that have not begun in a fixed buffer
 // of cudaLimitDevRuntimePendingLaunchCount entries, with no overflow: a launch past it fails
 // (PLATFORM.md). A large parent grid at warp granularity makes one aggregated launch per warp, more
 // than that buffer if its children cannot start as fast as they are launched. So klap counts its
-// own aggregated launches whose child grid has not yet started every block (pool_dev.pending: +1
+// own aggregated launches whose child grid has not yet started every block (pool_dev().pending: +1
 // before the launch, -1 when the child's last block has released its records, or when the launch
 // failed) and keeps the count within a budget, KLAP_PENDING_BUDGET_PERCENT of the device's limit
-// (read on the device, once per translation unit and device, with cudaDeviceGetLimit; the rest
+// (read on the device, once per pool and device, with cudaDeviceGetLimit; the rest
 // is left to the program's own launches and to groups that launch as written). The count is an
 // upper bound of the launches not yet STARTED, but the CUDA programming guide ("Pending Kernel
 // Launches") says the runtime keeps a launch's data until the child COMPLETES, so this is a rate
-// limit on klap's launches rather than an exact model of the buffer; each translation unit has
-// its own budget. Launches into cudaStreamTailLaunch are not counted (pending_counts).
+// limit on klap's launches rather than an exact model of the buffer; the files of a
+// program share one budget (one pool_state). Launches into cudaStreamTailLaunch are not counted (pending_counts).
 
 // A release count (pool_hdr::refs, ksite::refs) with this bit set belongs to a launch that took a
 // place in the budget: the child's last block gives it back.
@@ -220,9 +220,9 @@ constexpr unsigned long long pending_counted = 1ull << 63;
 __host__ __device__ inline bool pending_counts(cudaStream_t stream) { return stream != cudaStreamTailLaunch; }
 
 namespace detail {
-// This unit's budget of pending aggregated launches, read from the device's limit on first use.
+// The program's budget of pending aggregated launches, read from the device's limit on first use.
 static __device__ inline unsigned long long pending_budget() {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> budget(pool_dev.budget);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> budget(pool_dev().budget);
   unsigned long long b = budget.load(cuda::std::memory_order_relaxed);
   if (b != 0ull) return b;
   size_t limit = 0;
@@ -247,7 +247,7 @@ static __device__ inline unsigned long long pending_budget() {
 // it), only by the launches that waited out KLAP_PENDING_WAIT_US.
 static __device__ inline void pending_acquire() {
   const unsigned long long budget = detail::pending_budget();
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pending(pool_dev.pending);
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> pending(pool_dev().pending);
   unsigned long long cur = pending.load(cuda::std::memory_order_relaxed);
   unsigned long long t0 = 0ull;
   unsigned ns = 256;
@@ -273,7 +273,7 @@ static __device__ inline void pending_acquire() {
 // Gives back one place of pending_acquire: the launched child grid has started every block (its
 // last block released the records), or the launch failed.
 static __device__ inline void pending_release() {
-  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev.pending)
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(pool_dev().pending)
       .fetch_sub(1ull, cuda::std::memory_order_relaxed);
 }
 
@@ -397,7 +397,7 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
         // the limit grew (klap raised it, or the program did since this file last looked) after this
         // file's device code may have read it: make it read it again (pending_budget)
         static const unsigned long long zero = 0ull;
-        detail::host_check(cudaMemcpyToSymbolAsync(pool_dev, &zero, sizeof(zero), offsetof(pool_state, budget),
+        detail::host_check(cudaMemcpyToSymbolAsync(pool_dev_symbol(), &zero, sizeof(zero), offsetof(pool_state, budget),
                                                    cudaMemcpyHostToDevice, s),
                            "klap::host_prepare: resetting the pending-launch budget");
       }
@@ -408,23 +408,23 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
   return s;
 }
 
-// HOST. Returns the pool's error flag (klap::pool_dev.error): 0 = no device-side klap error so far,
+// HOST. Returns the pool's error flag (klap::pool_dev().error): 0 = no device-side klap error so far,
 // 1 = klap::fail() ran. Returns 0xFFFFFFFF if the flag cannot be read, which is what happens after
 // fail() trapped: the trap leaves a sticky error in the CUDA context (its message was printed).
 static inline unsigned host_pool_error() {
   unsigned e = 0;
-  if (cudaMemcpyFromSymbol(&e, pool_dev, sizeof(e), offsetof(pool_state, error)) != cudaSuccess) return 0xFFFFFFFFu;
+  if (cudaMemcpyFromSymbol(&e, pool_dev_symbol(), sizeof(e), offsetof(pool_state, error)) != cudaSuccess) return 0xFFFFFFFFu;
   return e;
 }
 
-// HOST. How many times an allocation of this translation unit found no room in the pool on the
+// HOST. How many times an allocation of the program found no room in the pool on the
 // current device and its launches went out as written instead of aggregated: a group's slots
 // (klap::agg_begin), a chunk of kernel-granularity records (klap::krecord) or a kernel-granularity
-// state (klap::kstate_new) (pool_dev.fallbacks; see klap::pool_alloc_or_null). 0 if none, or if
+// state (klap::kstate_new) (pool_dev().fallbacks; see klap::pool_alloc_or_null). 0 if none, or if
 // it cannot be read (after a trap).
 static inline unsigned long long host_pool_fallbacks() {
   unsigned long long n = 0;
-  if (cudaMemcpyFromSymbol(&n, pool_dev, sizeof(n), offsetof(pool_state, fallbacks)) != cudaSuccess) return 0ull;
+  if (cudaMemcpyFromSymbol(&n, pool_dev_symbol(), sizeof(n), offsetof(pool_state, fallbacks)) != cudaSuccess) return 0ull;
   return n;
 }
 

@@ -30,7 +30,7 @@ constexpr unsigned long long pool_live_one = 1ull << pool_live_shift;
 constexpr unsigned long long pool_used_mask = pool_live_one - 1ull;
 
 // A pool: where its bytes, segment words and current segment are. Host test programs build one
-// over host memory; device code uses this translation unit's (pool_of_unit, pool.cuh).
+// over host memory; device code uses the program's (pool_of_program, pool.cuh).
 //   bytes      nseg * seg_bytes bytes, 16-byte aligned
 //   seg        nseg words, zero-initialized (every segment empty)
 //   cur        the current segment's index, initially 0
@@ -179,8 +179,8 @@ static_assert(pool_segment_bytes >= 1024ull && pool_segment_bytes <= (16ull << 2
 static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
               "klap: KLAP_POOL_SIZE_BYTES must hold at least one segment (KLAP_POOL_SEGMENT_BYTES) and fewer than 2^31");
 
-// The device state of this translation unit's pool. Zero-initialized: every segment empty. The
-// buffer itself is pool_bytes.
+// The device state of the program's pool. Zero-initialized: every segment empty. The buffer itself
+// is pool_bytes().
 //   seg, cur   the segment words and the current segment (the scheme in pool.cuh)
 //   error      0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
 //              launch failed, ...); read from the host with klap::host_pool_error()
@@ -192,8 +192,9 @@ static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
 //              i.e. launches the device runtime may still hold pending (aggregate.cuh, kernel.cuh)
 //   budget     how many of those may be pending at once (0 = not read yet): a share of the
 //              device's cudaLimitDevRuntimePendingLaunchCount (KLAP_PENDING_BUDGET_PERCENT)
-struct pool_state {
-  unsigned long long seg[pool_segments];
+template <unsigned long long Segments>
+struct pool_state_of {
+  unsigned long long seg[Segments];
   unsigned cur;
   unsigned error;
   unsigned warned;
@@ -202,15 +203,47 @@ struct pool_state {
   unsigned long long pending;
   unsigned long long budget;
 };
+using pool_state = pool_state_of<pool_segments>;
 
-// One pool per translation unit (and per device: a __device__ variable exists once per device):
-// `static` gives internal linkage, so several .cu files that each include klap.cuh link with
-// -rdc=true. Kernels use the pool of the translation unit that defines them. Everything that
-// touches pool_dev has internal linkage too (`static` or an unnamed namespace), so that the device
-// linker never merges two units' copies into one that uses the other unit's pool. Static device
-// memory needs no set-up: a transformed kernel launched from a file klap never saw has its pool.
-static __device__ pool_state pool_dev;
-static __device__ __align__(256) char pool_bytes[pool_segments * pool_segment_bytes];
+// The pool's buffer: Bytes bytes, 256-byte aligned. (A struct, because nvcc 13 drops __align__
+// and alignas on a variable template: the PTX says `.align 1`.)
+template <unsigned long long Bytes>
+struct alignas(256) pool_buffer {
+  char bytes[Bytes];
+};
+
+// The layout of pool_state_of and of the records in the pool; raised whenever either changes, so
+// that files compiled with different klap runtime headers do not share one pool.
+constexpr unsigned pool_abi = 1;
+
+// ONE POOL PER PROGRAM (and per device: a __device__ variable exists once per device). The state
+// and the buffer are `inline` variable templates: each translation unit that includes klap.cuh
+// emits them as weak symbols (PTX `.weak .global`, host shadow `inline`), and the device linker
+// (-rdc=true) and the host linker keep one copy, so a program of many transformed files holds ONE
+// pool of KLAP_POOL_SIZE_BYTES in device memory (and one host shadow of that size in .bss), not
+// one per file: 17 files with a per-file 128 MiB pool no longer linked (the host shadows exceed
+// the 2 GiB the x86-64 small code model reaches). One pool also means one error flag, one
+// fallback count and one pending-launch count for the device's one pending-launch buffer.
+// Files compiled with a different pool size, segment size or runtime-header layout
+// (KLAP_POOL_SIZE_BYTES, KLAP_POOL_SEGMENT_BYTES, pool_abi) instantiate other template arguments
+// and so get a pool of their own: nothing links two layouts into one symbol.
+// Static device memory needs no set-up: a transformed kernel launched from a file klap never saw
+// has its pool. The helpers that use the pool keep internal linkage (`static` or an unnamed
+// namespace) because they are compiled against this file's configuration.
+template <unsigned long long Segments, unsigned long long SegmentBytes, unsigned Abi>
+inline __device__ pool_state_of<Segments> pool_dev_of;
+template <unsigned long long Segments, unsigned long long SegmentBytes, unsigned Abi>
+inline __device__ pool_buffer<Segments * SegmentBytes> pool_bytes_of;
+
+// The pool of this file's configuration, in device code: its state and its buffer
+// (pool_segments * pool_segment_bytes bytes, 256-byte aligned).
+static __device__ inline pool_state& pool_dev() { return pool_dev_of<pool_segments, pool_segment_bytes, pool_abi>; }
+static __device__ inline char* pool_bytes() { return pool_bytes_of<pool_segments, pool_segment_bytes, pool_abi>.bytes; }
+
+// The same two as symbols for the host's cudaMemcpyFromSymbol / cudaGetSymbolAddress (they are
+// pool_state and pool_segments * pool_segment_bytes bytes).
+static inline const void* pool_dev_symbol() { return &pool_dev_of<pool_segments, pool_segment_bytes, pool_abi>; }
+static inline const void* pool_bytes_symbol() { return &pool_bytes_of<pool_segments, pool_segment_bytes, pool_abi>; }
 
 }  // namespace klap
 

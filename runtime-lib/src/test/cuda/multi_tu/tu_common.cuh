@@ -1,10 +1,14 @@
-// Shared by tu_a.cu and tu_b.cu: the same aggregated parent/child pair compiled into two
-// translation units (identical template instantiations of klap::agg_begin<launch_args, ...>), to
-// check that -rdc linking works and each translation unit uses its own pool (klap::pool_dev and
-// klap::pool_bytes are `static`, as is everything that touches them). The pool is small here
-// (256 KiB in 16 segments of 16 KiB), and each unit runs 500 launches of its parent without
-// synchronizing (~2 MiB of slot arrays), so each unit's pool must be reclaimed on the device.
+// Shared by tu_a.cu, tu_b.cu and tu_c.cu: the same aggregated parent/child pair compiled into
+// three translation units (identical template instantiations of klap::agg_begin<launch_args, ...>),
+// to check that -rdc linking works and that the units compiled with the same configuration (a and
+// b) share ONE pool (klap::pool_dev_of / klap::pool_bytes_of are `inline` variable templates: one
+// weak symbol for the whole program), while unit c, compiled with another pool size, has its own.
+// The pool is small here (256 KiB in 16 segments of 16 KiB; c: 512 KiB), and each unit runs 500
+// launches of its parent without synchronizing (~2 MiB of slot arrays), so the pool must be
+// reclaimed on the device.
+#ifndef KLAP_POOL_SIZE_BYTES
 #define KLAP_POOL_SIZE_BYTES (256ull << 10)
+#endif
 #define KLAP_POOL_SEGMENT_BYTES (16ull << 10)
 #include "klap/klap.cuh"
 #include "klap/np.cuh"
@@ -19,7 +23,7 @@ struct launch_args {
 };
 
 // The aggregated child, as klap writes it: copy the record, release it, run. It also checks that
-// its slot arrays lie in THIS unit's pool.
+// its slot arrays lie in the pool of THIS unit's configuration.
 static __global__ void tu_child(const klap::launch_cfg* cfg, unsigned n, const launch_args* args, unsigned* outside) {
   klap::vctx v;
   unsigned p;
@@ -28,7 +32,7 @@ static __global__ void tu_child(const klap::launch_cfg* cfg, unsigned n, const l
   const unsigned id = args[p].id;
   klap::child_release(cfg, n);
   const char* c = reinterpret_cast<const char*>(cfg);  // compared, not read
-  if (c < klap::pool_bytes || c >= klap::pool_bytes + sizeof(klap::pool_bytes)) atomicAdd(outside, 1u);
+  if (c < klap::pool_bytes() || c >= klap::pool_bytes() + klap::pool_segments * klap::pool_segment_bytes) atomicAdd(outside, 1u);
   atomicAdd(&hits[id * 8u + v.blockIdx.x * v.blockDim.x + v.threadIdx.x], 1u);
 }
 
@@ -45,8 +49,8 @@ static __global__ void tu_parent(unsigned* hits, unsigned* outside) {
   });
 }
 
-// The CUDA-NP helpers (klap/np.cuh) in both units: the same IntraWarp/InterWarp instantiations,
-// and one select/chosen registry for the whole program (unit a selects, unit b must see it).
+// The CUDA-NP helpers (klap/np.cuh) in every unit: the same IntraWarp/InterWarp instantiations,
+// and one select/chosen registry for the whole program (unit a selects, units b and c must see it).
 static __global__ void tu_np_kernel(int* out) {
   extern __shared__ __align__(16) unsigned char tu_np_scratch[];
   const klap::np::IntraWarp<4> g;                          // groups of 4 lanes
@@ -70,11 +74,12 @@ static int tu_np(bool select_here) {
   return bad;
 }
 
-// This unit's pool: the address of its buffer, and its segment words (the device is idle).
+// The pool of this unit's configuration: the address of its buffer, and its segment words (the
+// device is idle).
 static bool tu_pool(char** base, std::vector<unsigned long long>& words) {
   std::vector<unsigned char> raw(sizeof(klap::pool_state));
-  if (cudaGetSymbolAddress(reinterpret_cast<void**>(base), klap::pool_bytes) != cudaSuccess ||
-      cudaMemcpyFromSymbol(raw.data(), klap::pool_dev, raw.size()) != cudaSuccess)
+  if (cudaGetSymbolAddress(reinterpret_cast<void**>(base), klap::pool_bytes_symbol()) != cudaSuccess ||
+      cudaMemcpyFromSymbol(raw.data(), klap::pool_dev_symbol(), raw.size()) != cudaSuccess)
     return false;
   const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
   words.assign(st->seg, st->seg + klap::pool_segments);
@@ -84,7 +89,8 @@ static bool tu_pool(char** base, std::vector<unsigned long long>& words) {
 // Runs TU_LAUNCHES launches of tu_parent<<<2, 32>>> from this translation unit without
 // synchronizing in between (through klap::host_prepare if `prepare`: no unit needs it), then one
 // synchronization. Returns the number of problems: wrong hit counts, children whose slots were not
-// in this unit's pool, allocations still live afterwards, the klap error flag, CUDA-NP mismatches.
+// in the pool of this unit's configuration, allocations still live afterwards, the klap error
+// flag, CUDA-NP mismatches.
 static int tu_run(bool prepare, bool select_np) {
   unsigned *hits, *outside;
   if (cudaMalloc(&hits, 64 * 8 * sizeof(unsigned)) != cudaSuccess || cudaMalloc(&outside, sizeof(unsigned)) != cudaSuccess)
@@ -105,7 +111,7 @@ static int tu_run(bool prepare, bool select_np) {
   int bad = 0;
   for (unsigned i = 0; i < 64 * 8; ++i) bad += h[i] != TU_LAUNCHES;
   if (bad) std::printf("multi_tu: %d hit counters != %u\n", bad, TU_LAUNCHES);
-  if (out) std::printf("multi_tu: %u child threads found their slots outside their unit's pool\n", out);
+  if (out) std::printf("multi_tu: %u child threads found their slots outside their pool\n", out);
   bad += out != 0u;
   char* base = nullptr;
   std::vector<unsigned long long> words;

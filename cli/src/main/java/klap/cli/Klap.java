@@ -101,12 +101,16 @@ public final class Klap implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** Bounds of {@code --pool-size}: at least one 64 KiB segment; at most 1 GiB of static device memory per file. */
+    /**
+     * Bounds of {@code --pool-size}: at least one 64 KiB segment; at most 1 GiB of static device memory (one pool
+     * per program and size: {@code klap/pool_state.cuh}).
+     */
     static final long MIN_POOL_BYTES = 64L << 10, MAX_POOL_BYTES = 1L << 30;
 
     @Option(names = "--pool-size", paramLabel = "BYTES", converter = SizeConverter.class,
             description = "size of the device memory pool for argument and configuration arrays, e.g. 256M, 1G "
-                + "(default: the runtime's 128M; at most 1G: it is static device memory of the file)")
+                + "(default: the runtime's 128M; at most 1G: it is static device memory, one pool for all the files "
+                + "of a program built with the same size)")
     Long poolSize;
 
     @Option(names = "--no-scalarize", description = "pass every argument through per-parent arrays, even those "
@@ -361,9 +365,9 @@ public final class Klap implements Callable<Integer> {
         }
         if (poolSize != null && (poolSize < MIN_POOL_BYTES || poolSize > MAX_POOL_BYTES)) {
             return "--pool-size must be between 64K and 1G, got " + poolSize + " bytes: the pool is a static "
-                    + "__device__ array of the file (it has a host shadow of the same size, and the host link "
-                    + "fails past 2 GiB); it is reclaimed on the device, so it needs to hold only the launches "
-                    + "pending at one moment";
+                    + "__device__ array shared by the files of the program built with the same size (it has a host "
+                    + "shadow of the same size, and the host link fails past 2 GiB); it is reclaimed on the device, "
+                    + "so it needs to hold only the launches pending at one moment";
         }
         if (promoteDepth != null && (promoteDepth < 1 || promoteDepth > 65535)) {
             return "--promote-depth must be between 1 and 65535, got " + promoteDepth;
