@@ -230,10 +230,18 @@ constexpr unsigned pool_abi = 1;
 // Static device memory needs no set-up: a transformed kernel launched from a file klap never saw
 // has its pool. The helpers that use the pool keep internal linkage (`static` or an unnamed
 // namespace) because they are compiled against this file's configuration.
+// Without -rdc=true (whole-program mode: each file is a device program of its own, and CDP is not
+// available) nvcc refuses `inline` __device__ variables, and there is nothing to share: `static`.
+#if defined(__CUDACC_RDC__)
+#define KLAP_POOL_LINKAGE_ inline
+#else
+#define KLAP_POOL_LINKAGE_ static
+#endif
 template <unsigned long long Segments, unsigned long long SegmentBytes, unsigned Abi>
-inline __device__ pool_state_of<Segments> pool_dev_of;
+KLAP_POOL_LINKAGE_ __device__ pool_state_of<Segments> pool_dev_of;
 template <unsigned long long Segments, unsigned long long SegmentBytes, unsigned Abi>
-inline __device__ pool_buffer<Segments * SegmentBytes> pool_bytes_of;
+KLAP_POOL_LINKAGE_ __device__ pool_buffer<Segments * SegmentBytes> pool_bytes_of;
+#undef KLAP_POOL_LINKAGE_
 
 // The pool of this file's configuration, in device code: its state and its buffer
 // (pool_segments * pool_segment_bytes bytes, 256-byte aligned).

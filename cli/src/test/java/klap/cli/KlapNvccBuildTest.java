@@ -206,6 +206,38 @@ class KlapNvccBuildTest {
     }
 
     /**
+     * Issue 11: the transformed files of a program share one memory pool. Three transformed files built with
+     * the largest pool klap allows (1 GiB) link into one program; with one pool per file they did not (three
+     * 1 GiB host shadows pass the 2 GiB the x86-64 small code model reaches, and so did 17 files with the
+     * default 128 MiB). The executable holds the pool's host shadow once.
+     */
+    @Test
+    void transformedFilesShareOnePoolAndLink() throws Exception {
+        Files.createDirectories(dir.resolve("src"));
+        StringBuilder main = new StringBuilder("#include <cstdio>\n");
+        for (String f : List.of("a", "b", "c")) {
+            Files.writeString(dir.resolve("src/" + f + ".cu"), """
+                    __global__ void child_F(int *x) { x[threadIdx.x] += 1; }
+                    __global__ void parent_F(int *x, int n) {
+                        int i = blockIdx.x * blockDim.x + threadIdx.x;
+                        if (i < n) child_F<<<1, 32>>>(x + i * 32);
+                    }
+                    void run_F(int *x, int n) { parent_F<<<(n + 63) / 64, 64>>>(x, n); }
+                    """.replace("F", f));
+            main.append("void run_").append(f).append("(int*, int);\n");
+        }
+        main.append("int main() { run_a(nullptr, 0); run_b(nullptr, 0); run_c(nullptr, 0); "
+                + "std::printf(\"done\\n\"); return 0; }\n");
+        Files.writeString(dir.resolve("src/main.cu"), main.toString());
+        Run r = wrapper(dir, "--klap-pool-size=1G", "-arch=sm_90", "src/a.cu", "src/b.cu", "src/c.cu", "src/main.cu",
+                "-o", "app");
+        assertEquals(0, r.rc, r.err);
+        Path app = dir.resolve("app");
+        assertTrue(Files.isExecutable(app));
+        assertTrue(Files.size(app) < (64L << 20), "the pool's host shadow is .bss, not file contents: " + Files.size(app));
+    }
+
+    /**
      * Includes resolve as nvcc resolves them on the original file: {@code <config.h>} finds the -I
      * directory's header, not the stale copy next to the source (the original directory is quote-only),
      * and {@code "../include/cfg.h"} finds the project's header, not one next to klap-nvcc's work
