@@ -222,9 +222,7 @@ class KlapNvccArgsTest {
     /** klap-nvcc passes --klap-np* to klap as --np*, and adds no -rdc=true (CUDA-NP launches nothing). */
     @Test
     void npOptionsReachKlapAndNvccGetsNoRdc() throws IOException {
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Path src = dir.resolve("rowsum.cu");
         Files.writeString(src, NP);
         Path keep = dir.resolve("kept");
@@ -253,6 +251,14 @@ class KlapNvccArgsTest {
             __global__ void child(int *x) { x[threadIdx.x] = 1; }
             __global__ void parent(int *x) { child<<<1, 32>>>(x); }
             """;
+
+    /** A stand-in nvcc in the test directory that accepts everything and does nothing (exit status 0). */
+    Path succeedingNvcc() throws IOException {
+        Path fake = dir.resolve("nvcc");
+        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
+        assertTrue(fake.toFile().setExecutable(true));
+        return fake;
+    }
 
     /** A fake nvcc that writes a dependency file naming its .cu input (to -MF) and fails. */
     Path failingNvccWritingDeps() throws IOException {
@@ -292,9 +298,7 @@ class KlapNvccArgsTest {
     void macrosAndPreIncludesReachKlap() throws IOException {
         assertEquals(List.of("-D", "B=2", "-D", "F(x)=x", "-D", "C", "-U", "A"),
                 parse("-DA", "-UA", "-UB", "--define-macro=B=2", "-D", "F(x)=x", "-DC,A", "-UA").macroArgumentsForKlap());
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Files.writeString(dir.resolve("pre.h"), "#define FROM_PRE 2\n");
         Path src = dir.resolve("m.cu");
         Files.writeString(src, """
@@ -340,9 +344,7 @@ class KlapNvccArgsTest {
      */
     @Test
     void unparsableFilesAreCompiledAsWritten() throws IOException {
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Path src = dir.resolve("modern.cu");
         Files.writeString(src, CDP + "void h() { auto f = [&]<typename T>(T v) { return v; }; f(1); }\n");
         Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-c", src.toString());
@@ -366,9 +368,7 @@ class KlapNvccArgsTest {
     /** C3: a mode on the command line replaces KLAP_FLAGS' mode; --klap-on undoes KLAP_FLAGS=--klap-off. */
     @Test
     void commandLineModeReplacesKlapFlagsMode() throws IOException {
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Path src = dir.resolve("a.cu");
         Files.writeString(src, CDP);
         Run warp = run(Map.of("KLAP_NVCC", fake.toString(), "KLAP_FLAGS", "--klap-np=all --klap-np-slaves=4"),
@@ -396,9 +396,7 @@ class KlapNvccArgsTest {
     /** B3: klap's output needs C++17; under -std=c++14 the file is compiled as written, with a warning. */
     @Test
     void olderStandardsCompileTheOriginal() throws IOException {
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Path src = dir.resolve("a.cu");
         Files.writeString(src, CDP);
         Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-std=c++14", "-rdc=true", "-c",
@@ -414,9 +412,7 @@ class KlapNvccArgsTest {
     /** B8: a launcher between klap-nvcc and nvcc (ccache) runs first; klap-nvcc's options go after nvcc. */
     @Test
     void launcherBeforeNvccKeepsItsPlace() throws IOException {
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Path cache = dir.resolve("ccache");
         Files.writeString(cache, "#!/bin/sh\necho \"cached: $*\" >&2\nexec \"$@\"\n");
         assertTrue(cache.toFile().setExecutable(true));
@@ -431,9 +427,7 @@ class KlapNvccArgsTest {
     /** D3: -x cu on a .cuh file: nvcc compiles it as CUDA, klap does not transform it; --klap-verbose says so. */
     @Test
     void cudaHeadersUnderDashXAreNoted() throws IOException {
-        Path fake = dir.resolve("nvcc");
-        Files.writeString(fake, "#!/bin/sh\nexit 0\n");
-        assertTrue(fake.toFile().setExecutable(true));
+        Path fake = succeedingNvcc();
         Path src = dir.resolve("k.cuh");
         Files.writeString(src, CDP);
         Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-x", "cu", "-c", src.toString());
