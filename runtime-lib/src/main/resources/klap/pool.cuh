@@ -37,8 +37,9 @@
 // Device side: klap::pool_alloc() / klap::pool_free() on the program's pool (one static
 // __device__ buffer for all the files of a program, cut into segments: pool_state.cuh; the
 // scheme, its ordering and its behaviour under contention are described above). When every
-// segment holds live allocations, pool_alloc waits up to KLAP_POOL_WAIT_MS for child grids to give memory back, then reports the
-// exhaustion (what was being allocated, how to raise the pool) and traps.
+// segment holds live allocations, pool_alloc waits up to KLAP_POOL_WAIT_MS for child grids to
+// give memory back, then reports the exhaustion (what was being allocated, how to raise the pool)
+// and traps.
 // EXHAUSTION WITH A FALLBACK. The slots of an aggregated warp/block launch site are taken with
 // pool_alloc_or_null: after KLAP_POOL_FALLBACK_WAIT_US without room (or at once for slots larger
 // than the pool) the group launches its children as written, each thread its own launch, where
@@ -72,7 +73,8 @@ namespace klap {
 
 // The program's pool on the current device (pool_dev(), pool_bytes(): pool_state.cuh).
 static __device__ inline pool_view pool_of_program() {
-  return pool_view{pool_bytes(), pool_dev().seg, &pool_dev().cur, static_cast<unsigned>(pool_segments), pool_segment_bytes};
+  return pool_view{pool_bytes(), pool_dev().seg, &pool_dev().cur, static_cast<unsigned>(pool_segments),
+                   pool_segment_bytes};
 }
 
 namespace detail {
@@ -112,7 +114,7 @@ static __device__ __noinline__ void pool_exhausted(const char* what, unsigned lo
   fail_raise();
 }
 
-// Counts one fallback of this unit's pool and, the first time only, prints why and what the
+// Counts one fallback of the program's pool and, the first time only, prints why and what the
 // program does instead (`instead`):
 //   klap: warning: memory pool full while allocating <what> (...); <instead> (correct, slower) ...
 static __device__ __noinline__ void pool_fell_back(const char* what, unsigned long long bytes, const char* instead) {
@@ -175,7 +177,8 @@ enum class on_full { fail, launch_as_written };
 // request, the segments in use and a pool size that would do. It never returns memory that is
 // still in use. For callers that have a correct path without the memory: pool_alloc_or_null.
 static __device__ inline void* pool_alloc(unsigned long long bytes, const char* what = "klap runtime memory") {
-  void* p = detail::pool_wait_alloc(pool_of_program(), bytes, static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull);
+  void* p = detail::pool_wait_alloc(pool_of_program(), bytes,
+                                    static_cast<unsigned long long>(KLAP_POOL_WAIT_MS) * 1000000ull);
   if (p == nullptr) detail::pool_exhausted(what, bytes);
   return p;
 }
@@ -184,7 +187,7 @@ static __device__ inline void* pool_alloc(unsigned long long bytes, const char* 
 // "exhaustion ... falls back to a correct path where one exists"): waits at most
 // KLAP_POOL_FALLBACK_WAIT_US for room, then returns nullptr instead of failing (at once for a
 // request larger than the pool). Each nullptr counts in pool_dev().fallbacks (host:
-// klap::host_pool_fallbacks); the first one of this unit and device prints a one-time
+// klap::host_pool_fallbacks); the first one of the program (per pool and device) prints a one-time
 // `klap: warning: memory pool full while allocating <what> ...; <instead> (correct, slower); raise
 // it with klap --pool-size=...`, `instead` saying what the caller does without the memory.
 static __device__ inline void* pool_alloc_or_null(unsigned long long bytes, const char* what, const char* instead) {
@@ -194,7 +197,8 @@ static __device__ inline void* pool_alloc_or_null(unsigned long long bytes, cons
   return p;
 }
 
-// Gives back memory from klap::pool_alloc (of any file of the program). Any thread, once.
+// Gives back memory from klap::pool_alloc, in any file of the program built with the same pool
+// configuration (klap frees records in the file that allocated them). Any thread, once.
 static __device__ inline void pool_free(void* p) { pool_release(pool_of_program(), p); }
 
 // KLAP'S OWN PENDING LAUNCHES. CDP2 buffers device launches that have not begun in a fixed buffer
@@ -208,8 +212,9 @@ static __device__ inline void pool_free(void* p) { pool_release(pool_of_program(
 // is left to the program's own launches and to groups that launch as written). The count is an
 // upper bound of the launches not yet STARTED, but the CUDA programming guide ("Pending Kernel
 // Launches") says the runtime keeps a launch's data until the child COMPLETES, so this is a rate
-// limit on klap's launches rather than an exact model of the buffer; the files of a
-// program share one budget (one pool_state). Launches into cudaStreamTailLaunch are not counted (pending_counts).
+// limit on klap's launches rather than an exact model of the buffer; the files of a program
+// share one budget (one pool_state). Launches into cudaStreamTailLaunch are not counted
+// (pending_counts).
 
 // A release count (pool_hdr::refs, ksite::refs) with this bit set belongs to a launch that took a
 // place in the budget: the child's last block gives it back.
@@ -355,7 +360,7 @@ constexpr size_t host_wanted_limit(unsigned long long launches) {
 //   (host_warps; host_launches_unknown if the generated code could not tell). If the device's
 //   cudaLimitDevRuntimePendingLaunchCount is too small for klap's budget to hold that many (at most
 //   KLAP_PENDING_LAUNCH_LIMIT), raises it (never lowers it; CUDA programming guide, CDP, "Launch
-//   Environment Configuration") and makes this file's device code read its budget again. Sizing it
+//   Environment Configuration") and makes the device code read the pool's budget again. Sizing it
 //   from the launch, instead of always raising it to KLAP_PENDING_LAUNCH_LIMIT, keeps
 //   cudaDeviceSetLimit (milliseconds, 2026-11-22 GPU run) out of programs whose own limit already
 //   suffices, e.g. every benchmark that sized it for its original one-launch-per-thread children.
@@ -397,8 +402,8 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
         // the limit grew (klap raised it, or the program did since this file last looked) after this
         // file's device code may have read it: make it read it again (pending_budget)
         static const unsigned long long zero = 0ull;
-        detail::host_check(cudaMemcpyToSymbolAsync(pool_dev_symbol(), &zero, sizeof(zero), offsetof(pool_state, budget),
-                                                   cudaMemcpyHostToDevice, s),
+        detail::host_check(cudaMemcpyToSymbolAsync(pool_dev_symbol(), &zero, sizeof(zero),
+                                                   offsetof(pool_state, budget), cudaMemcpyHostToDevice, s),
                            "klap::host_prepare: resetting the pending-launch budget");
       }
       seen[dev] = now;
@@ -413,7 +418,8 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
 // fail() trapped: the trap leaves a sticky error in the CUDA context (its message was printed).
 static inline unsigned host_pool_error() {
   unsigned e = 0;
-  if (cudaMemcpyFromSymbol(&e, pool_dev_symbol(), sizeof(e), offsetof(pool_state, error)) != cudaSuccess) return 0xFFFFFFFFu;
+  if (cudaMemcpyFromSymbol(&e, pool_dev_symbol(), sizeof(e), offsetof(pool_state, error)) != cudaSuccess)
+    return 0xFFFFFFFFu;
   return e;
 }
 
@@ -424,7 +430,8 @@ static inline unsigned host_pool_error() {
 // it cannot be read (after a trap).
 static inline unsigned long long host_pool_fallbacks() {
   unsigned long long n = 0;
-  if (cudaMemcpyFromSymbol(&n, pool_dev_symbol(), sizeof(n), offsetof(pool_state, fallbacks)) != cudaSuccess) return 0ull;
+  if (cudaMemcpyFromSymbol(&n, pool_dev_symbol(), sizeof(n), offsetof(pool_state, fallbacks)) != cudaSuccess)
+    return 0ull;
   return n;
 }
 
