@@ -6,6 +6,7 @@ import java.util.Set;
 import klap.model.Expr;
 import klap.model.FunctionDef;
 import klap.model.Param;
+import klap.model.SourceRange;
 import klap.transform.EditSet;
 import klap.transform.Mutations;
 import klap.transform.Trees;
@@ -33,7 +34,8 @@ import klap.transform.Trees;
  * launch's warps; {@code klap::host_prepare()} (the fixed size) where {@code g} or {@code b} has a
  * side effect and must not be evaluated twice. A host launch of a kernel that makes no aggregated
  * launch, itself or in a {@code __device__} function it calls, is left as written. A launch
- * inside a lambda is left as written (a warning); a reference to a kernel-granularity parent other
+ * inside a lambda or written in a macro is left as written (a warning where that loses the kernel-granularity
+ * form); a reference to a kernel-granularity parent other
  * than a launch (a function pointer, {@code cudaLaunchKernel}) runs it as written (a note).
  */
 final class HostLaunches {
@@ -64,9 +66,17 @@ final class HostLaunches {
             if (f.kind() != FunctionDef.Kind.HOST) {
                 continue;
             }
+            // the kernel named by an attribute call is not launched there: the call reaches the twin too (copyAttributes)
+            Set<Expr> attributeTargets = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            Trees.walkExprs(f.body(), e -> {
+                if (e instanceof Expr.Call c && c.calleeName() != null && ATTRIBUTE_CALLS.contains(c.calleeName())
+                        && !c.args().isEmpty()) {
+                    Trees.walk(c.args().get(0), attributeTargets::add);
+                }
+            });
             Trees.walkExprs(f.body(), e -> {
                 if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && ctx.kernel(n.name()) != null
-                        && plans.hasKernelState(ctx.kernel(n.name()))) {
+                        && !attributeTargets.contains(n) && plans.hasKernelState(ctx.kernel(n.name()))) {
                     ctx.note(n.range().offset(), "a launch of '" + n.name() + "' through this reference runs it as "
                             + "written (not aggregated); only its <<<...>>> launches use its kernel-granularity form",
                             "kernel-state-ref");
@@ -88,7 +98,12 @@ final class HostLaunches {
                     && !c.args().isEmpty()) {
                 copyAttributes(c, out);
             }
-            if (e instanceof Expr.Launch l && ctx.kernel(l.kernelName()) != null) {
+            if (e instanceof Expr.Launch l && l.inMacro() && ctx.kernel(l.kernelName()) != null
+                    && plans.hasKernelState(ctx.kernel(l.kernelName()))) {
+                ctx.warn(l.range().offset(), "host launch of '" + l.kernelName() + "' is written in a macro, which klap "
+                        + "cannot rewrite: it runs '" + l.kernelName() + "' as written (not aggregated); write the "
+                        + "launch outside the macro to use its kernel-granularity form", "launch-in-macro");
+            } else if (e instanceof Expr.Launch l && !l.inMacro() && ctx.kernel(l.kernelName()) != null) {
                 launch(l, ctx.kernel(l.kernelName()), out);
             }
         });
@@ -159,7 +174,9 @@ final class HostLaunches {
      * the user's own call's.
      */
     private void copyAttributes(Expr.Call c, EditSet out) {
-        String first = cuda.slice(c.args().get(0).range()).trim();
+        int[] at = ownText(c);
+        String first = at != null ? ctx.text.substring(at[2], at[3]).trim()
+                : c.args().get(0) instanceof Expr.Name n ? n.name() : cuda.slice(c.args().get(0).range()).trim();
         String name = AggregationContext.simpleName(first.replaceAll("<.*$", "").replace("&", "").replace("(", "")
                 .replace(")", "").trim());
         FunctionDef k = ctx.kernels.get(name);
@@ -176,13 +193,76 @@ final class HostLaunches {
         if (names.isEmpty()) {
             return;
         }
-        String call = cuda.slice(c.range());
-        int argOff = c.args().get(0).range().offset() - c.range().offset();
-        int argEnd = c.args().get(0).range().end() - c.range().offset();
+        if (at == null) {
+            ctx.warn(c.range().offset(), c.calleeName() + "(" + k.name() + ", ...) is written in a macro's body, which "
+                    + "klap cannot rewrite: it does not reach the aggregated forms of '" + k.name() + "' ("
+                    + String.join(", ", names) + "); a launch of them that needs the attribute (dynamic shared memory "
+                    + "over 48 KiB) fails. Write the call outside the macro, or in the macro's argument", "attribute-in-macro");
+            return;
+        }
+        String call = ctx.text.substring(at[0], at[1]);
+        int argOff = at[2] - at[0];
+        int argEnd = at[3] - at[0];
         StringBuilder sb = new StringBuilder("(");
         for (String n : names) {
             sb.append(call, 0, argOff).append(CudaText.renamed(first, k.name(), n)).append(call.substring(argEnd)).append(", ");
         }
-        out.replace(c.range().offset(), c.range().end(), sb.append(call).append(')').toString());
+        out.replace(at[0], at[1], sb.append(call).append(')').toString());
+    }
+
+    /**
+     * Where attribute call {@code c} is written: {start, end} of the call and {start, end} of its first
+     * argument, as offsets into the input. A call written out gives its own ranges. A call written in
+     * a macro's argument ({@code CHECK(cudaFuncSetAttribute(k, a, v))}) carries the range of the whole
+     * expansion in the model; its text is the one {@code name(...)} in the expansion's source, with
+     * parentheses and literals matched. Null if the call is in the macro's body, or the expansion
+     * holds it more than once.
+     */
+    private int[] ownText(Expr.Call c) {
+        SourceRange r = c.range();
+        SourceRange a0 = c.args().get(0).range();
+        if (ctx.slice(r).strip().startsWith(c.calleeName()) && r.contains(a0) && !a0.equals(r)) {
+            return new int[] {r.offset(), r.end(), a0.offset(), a0.end()};
+        }
+        String simple = AggregationContext.simpleName(c.calleeName());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(simple)
+                + "\\s*\\(").matcher(ctx.text).region(r.offset(), r.end());
+        int[] found = null;
+        while (m.find()) {
+            if (found != null) {
+                return null;
+            }
+            int open = m.end() - 1;
+            int close = -1;
+            int comma = -1;
+            int depth = 0;
+            for (int i = open; i < r.end() && close < 0; i++) {
+                char ch = ctx.text.charAt(i);
+                if (ch == '"' || ch == '\'') {
+                    for (i++; i < r.end() && ctx.text.charAt(i) != ch; i++) {
+                        if (ctx.text.charAt(i) == '\\') {
+                            i++;
+                        }
+                    }
+                } else if (ch == '(' || ch == '[' || ch == '{') {
+                    depth++;
+                } else if (ch == ')' || ch == ']' || ch == '}') {
+                    if (--depth == 0) {
+                        close = i;
+                    }
+                } else if (ch == ',' && depth == 1 && comma < 0) {
+                    comma = i;
+                }
+            }
+            if (close < 0 || comma < 0) {
+                return null;
+            }
+            int start = m.start();
+            while (start >= 2 && ctx.text.startsWith("::", start - 2)) {
+                start -= 2; // ::cudaFuncSetAttribute
+            }
+            found = new int[] {start, close + 1, open + 1, comma};
+        }
+        return found;
     }
 }

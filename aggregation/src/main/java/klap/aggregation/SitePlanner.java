@@ -135,8 +135,12 @@ final class SitePlanner {
                     }
                     if (e instanceof Expr.Launch l && !statementLaunches.contains(l)) {
                         unaggregated.add(l);
-                        ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not "
-                                + "aggregated; write it as a statement of its own", "launch-in-expression");
+                        if (l.inMacro()) {
+                            warnInMacro(l);
+                        } else {
+                            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not "
+                                    + "aggregated; write it as a statement of its own", "launch-in-expression");
+                        }
                     } else if (e instanceof Expr.Call c && c.calleeName() != null) {
                         switch (c.calleeName()) {
                             case "cudaDeviceSynchronize" -> ctx.error(c.range().offset(), "device-side cudaDeviceSynchronize() "
@@ -157,6 +161,10 @@ final class SitePlanner {
     private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
         FunctionDef child = ctx.kernel(l.kernelName());
         unaggregated.add(l);
+        if (l.inMacro()) {
+            warnInMacro(l);
+            return;
+        }
         Refusal refusal = refusal(l, child);
         if (refusal != null) {
             ctx.warn(l.range().offset(), refusal.message, refusal.id);
@@ -188,6 +196,13 @@ final class SitePlanner {
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
         unaggregated.remove(l);
         sites.add(plan);
+    }
+
+    /** The warning for a launch written in a macro, which klap leaves as written (it cannot edit the expansion). */
+    private void warnInMacro(Expr.Launch l) {
+        ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is written in a macro; klap cannot rewrite "
+                + "a macro's expansion, so this launch is left as written (not aggregated); write it outside the macro "
+                + "to aggregate it", "launch-in-macro");
     }
 
     /** @return why klap cannot build the aggregated variant {@code l} needs, or null if it can */

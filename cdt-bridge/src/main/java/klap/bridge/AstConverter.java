@@ -28,10 +28,13 @@ import klap.model.VarDecl;
  */
 final class AstConverter {
 
-    /** A launch whose anchor was found in the AST. */
+    /**
+     * A launch whose anchor was found in the AST. {@code chevron} is null for a launch written in a
+     * macro ({@code inMacro}): its text is not in the main file, {@code [start, end)} is the expansion.
+     */
     private record LaunchSite(Prepass.Chevron chevron, IASTUnaryExpression anchor, IASTFunctionCallExpression call,
                               int start, int end, int nameStart, int nameEnd, String kernelName,
-                              String templateArgs) {
+                              String templateArgs, boolean inMacro) {
     }
 
     private final SourceFile src;
@@ -91,22 +94,90 @@ final class AstConverter {
             }
             for (SourceRange m : macroExpansions) {
                 if (m.contains(c.open())) {
-                    reportLaunchInMacro(m.offset());
+                    launchInMacro(m);
                     break;
                 }
             }
         }
     }
 
-    private final Set<Integer> launchInMacroReported = new HashSet<>();
+    /** Expansions of the main file that hold a launch written in the macro's body or argument, by offset. */
+    private final Map<Integer, SourceRange> launchExpansions = new java.util.TreeMap<>();
 
-    /** Reports a launch written inside a macro expansion, once per expansion offset. */
-    void reportLaunchInMacro(int offset) {
-        if (launchInMacroReported.add(offset)) {
-            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, offset,
-                "kernel launch inside a macro expansion is not supported; write the launch outside the macro",
-                "launch-in-macro"));
+    /** Notes that the macro expansion {@code expansion} (main file) holds a launch; see {@link #modelMacroLaunches}. */
+    void launchInMacro(SourceRange expansion) {
+        launchExpansions.putIfAbsent(expansion.offset(), expansion);
+    }
+
+    /**
+     * Models the launches written in macros ({@link #launchInMacro}) as launch sites with
+     * {@code inMacro} set: no pass can edit text that a macro produces, so each is left as written,
+     * and the passes still see it as a launch of its kernel (launch order, kernels launched from
+     * kernels, recursion). In the expanded text the pre-pass made {@code k(((g, b)))(args)} of the
+     * launch; it is found by that shape, inside the expansion's range, and its kernel by the name CDT
+     * read. An expansion in which no such launch (or no plain kernel name) is found is an error
+     * {@code launch-in-macro} at the expansion, as before: klap cannot tell what it launches.
+     */
+    void modelMacroLaunches() {
+        if (launchExpansions.isEmpty()) {
+            return;
         }
+        Set<Integer> found = new HashSet<>();
+        Set<Integer> unnamed = new HashSet<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitExpressions = true;
+            }
+
+            @Override
+            public int visit(IASTExpression e) {
+                if (!(e instanceof IASTFunctionCallExpression outer) || launchByCall.containsKey(outer)
+                        || !(outer.getFunctionNameExpression() instanceof IASTFunctionCallExpression inner)) {
+                    return PROCESS_CONTINUE;
+                }
+                IASTInitializerClause[] a = inner.getArguments();
+                if (a.length != 1 || !(a[0] instanceof IASTUnaryExpression u) || !bracketed(u) || !bracketed(u.getOperand())) {
+                    return PROCESS_CONTINUE;
+                }
+                IASTFileLocation l = outer.getFileLocation();
+                if (l == null || !mainPath.equals(l.getFileName())) {
+                    return PROCESS_CONTINUE;
+                }
+                SourceRange at = SourceRange.of(l.getNodeOffset(), l.getNodeOffset() + l.getNodeLength());
+                SourceRange expansion = null;
+                for (SourceRange m : launchExpansions.values()) {
+                    if (m.contains(at.offset()) && at.end() <= m.end()) {
+                        expansion = m;
+                    }
+                }
+                if (expansion == null) {
+                    return PROCESS_CONTINUE;
+                }
+                String name = inner.getFunctionNameExpression() instanceof IASTIdExpression id
+                    ? id.getName().toString().replaceAll("\\s+", "") : null;
+                if (name == null || name.isEmpty() || !name.matches("(::)?[A-Za-z_][A-Za-z0-9_:]*(<.*>)?")) {
+                    unnamed.add(expansion.offset());
+                    return PROCESS_CONTINUE;
+                }
+                int lt = name.indexOf('<');
+                found.add(expansion.offset());
+                LaunchSite s = new LaunchSite(null, u, outer, expansion.offset(), expansion.end(), expansion.offset(),
+                    expansion.offset(), lt < 0 ? name : name.substring(0, lt), lt < 0 ? null : name.substring(lt), true);
+                launchByCall.put(outer, s);
+                return PROCESS_CONTINUE;
+            }
+        });
+        for (SourceRange m : launchExpansions.values()) {
+            if (!found.contains(m.offset()) || unnamed.contains(m.offset())) {
+                diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, m.offset(),
+                    "kernel launch inside a macro expansion that klap cannot read (no kernel name it can resolve); "
+                        + "write the launch outside the macro", "launch-in-macro"));
+            }
+        }
+    }
+
+    private static boolean bracketed(IASTNode n) {
+        return n instanceof IASTUnaryExpression u && u.getOperator() == IASTUnaryExpression.op_bracketedPrimary;
     }
 
     private void site(Prepass.Chevron c, IASTUnaryExpression anchor) {
@@ -168,7 +239,7 @@ final class AstConverter {
         }
         String kernelName = text.substring(nameStart, idEnd).replaceAll("\\s+", "");
         int start = Math.min(nameStart, cl.getNodeOffset());
-        LaunchSite s = new LaunchSite(c, anchor, call, start, end, nameStart, nameEnd, kernelName, templateArgs);
+        LaunchSite s = new LaunchSite(c, anchor, call, start, end, nameStart, nameEnd, kernelName, templateArgs, false);
         launchByCall.put(call, s);
         launchByRange.put(key(start, end), s);
     }
@@ -1221,21 +1292,21 @@ final class AstConverter {
             cfg.add(expr(inner, r));
         }
         if (cfg.size() < 2 || cfg.size() > 4) {
-            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, s.chevron().open(),
+            diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, s.inMacro() ? r.offset() : s.chevron().open(),
                 "syntax error: a kernel launch configuration takes 2 to 4 expressions, found " + cfg.size(),
                 "parse"));
             while (cfg.size() < 2) {
-                cfg.add(new Expr.Other(new SourceRange(s.chevron().open() + 3, 0), List.of()));
+                cfg.add(new Expr.Other(new SourceRange(s.inMacro() ? r.offset() : s.chevron().open() + 3, 0), List.of()));
             }
         }
         List<Expr> args = new ArrayList<>();
         for (IASTInitializerClause a : s.call().getArguments()) {
             args.add(clause(a, r));
         }
-        SourceRange argsRange = argsRange(s.chevron().close() + 3, r);
+        SourceRange argsRange = s.inMacro() ? new SourceRange(r.end(), 0) : argsRange(s.chevron().close() + 3, r);
         return new Expr.Launch(r, s.kernelName(), SourceRange.of(s.nameStart(), s.nameEnd()), s.templateArgs(),
             cfg.get(0), cfg.get(1), cfg.size() > 2 ? cfg.get(2) : null, cfg.size() > 3 ? cfg.get(3) : null, args,
-            argsRange);
+            argsRange, s.inMacro());
     }
 
     private Expr.Name name(IASTName n, SourceRange r) {

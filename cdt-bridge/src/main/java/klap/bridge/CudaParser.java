@@ -193,6 +193,7 @@ public final class CudaParser {
         AstConverter conv = new AstConverter(src, prepass, mainPath, tu, diags);
         conv.findLaunches(expansions);
         reportLaunchesInMacroBodies(tu, mainPath, prepass, headers, mexp, conv);
+        conv.modelMacroLaunches();
 
         List<FunctionDef> functions = conv.functions();
         Set<String> elsewhere = conv.kernelsDeclaredElsewhere(functions);
@@ -238,7 +239,7 @@ public final class CudaParser {
         return (paren < 0 ? key : key.substring(0, paren)).trim();
     }
 
-    /** Reports expansions (in the main file) of macros whose {@code #define} body holds a launch. */
+    /** Notes the expansions (in the main file) of macros whose {@code #define} body holds a launch. */
     private static void reportLaunchesInMacroBodies(IASTTranslationUnit tu, String mainPath, Prepass prepass,
                                                     HeaderProvider headers, IASTPreprocessorMacroExpansion[] mexp,
                                                     AstConverter conv) {
@@ -278,7 +279,7 @@ public final class CudaParser {
                 int s = dl.getNodeOffset();
                 int e = s + dl.getNodeLength();
                 if (cs.stream().anyMatch(c -> c.inDirective() && c.open() >= s && c.open() < e)) {
-                    conv.reportLaunchInMacro(l.getNodeOffset());
+                    conv.launchInMacro(SourceRange.of(l.getNodeOffset(), l.getNodeOffset() + l.getNodeLength()));
                     break;
                 }
             }

@@ -155,9 +155,14 @@ public sealed interface Expr {
      * @param stream       the stream, or null when not given
      * @param args         the kernel arguments
      * @param argsRange    the range strictly inside the argument parentheses
+     * @param inMacro      the launch is written in a macro's body or argument: {@code range} (and the
+     *                     ranges of its parts) is the whole macro expansion in the main file, and
+     *                     {@code calleeRange} and {@code argsRange} are empty; no pass may edit its text,
+     *                     so it is always left as written (it still counts as a launch for every analysis)
      */
     record Launch(SourceRange range, String kernelName, SourceRange calleeRange, String templateArgs, Expr grid,
-                  Expr block, Expr sharedMem, Expr stream, List<Expr> args, SourceRange argsRange) implements Expr {
+                  Expr block, Expr sharedMem, Expr stream, List<Expr> args, SourceRange argsRange, boolean inMacro)
+            implements Expr {
         public List<Expr> children() {
             var l = new java.util.ArrayList<Expr>();
             l.add(grid);

@@ -97,7 +97,7 @@ class DiagnosticsAndIncludesTest {
     }
 
     @Test
-    void launchInsideMacroBody() {
+    void launchInsideMacroBodyIsALaunchLeftToThePasses() {
         String src = """
             #define LAUNCH(p) k<<<1, 1>>>(p)
             __global__ void k(int *p) { }
@@ -107,29 +107,58 @@ class DiagnosticsAndIncludesTest {
             }
             """;
         CudaUnit u = parse(src);
-        assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
-        Diagnostic d = u.diagnostics().get(0);
-        assertEquals("launch-in-macro", d.id());
-        assertEquals(5, d.line());
-        assertEquals(5, d.column());
-        assertEquals("kernel launch inside a macro expansion is not supported; write the launch outside the macro",
-            d.message());
+        assertEquals(List.of(), u.diagnostics());
+        List<Expr.Launch> ls = launches(fn(u, "h"));
+        assertEquals(1, ls.size());
+        Expr.Launch l = ls.get(0);
+        assertTrue(l.inMacro());
+        assertEquals("k", l.kernelName());
+        assertEquals("LAUNCH(d)", slice(u, l.range()), "the launch's range is the expansion");
+        assertEquals(0, l.calleeRange().length());
+        assertEquals(0, l.argsRange().length());
+        assertEquals(1, l.args().size());
+        assertInstanceOf(Expr.Name.class, l.args().get(0));
+        assertEquals("d", ((Expr.Name) l.args().get(0)).name());
     }
 
     @Test
-    void launchInsideMacroArgument() {
+    void launchInsideMacroArgumentIsALaunchLeftToThePasses() {
         String src = """
             #define CHECK(x) do { if ((x) != cudaSuccess) return; } while (0)
+            template <int N> __global__ void k(int *p) { }
+            void h(int *d) {
+              CHECK((k<4><<<1, 1>>>(d), cudaGetLastError()));
+              k<4><<<1, 1>>>(d);
+            }
+            """;
+        CudaUnit u = parse(src);
+        assertEquals(List.of(), u.diagnostics());
+        List<Expr.Launch> ls = launches(fn(u, "h"));
+        assertEquals(2, ls.size());
+        assertTrue(ls.get(0).inMacro());
+        assertEquals("k", ls.get(0).kernelName());
+        assertEquals("<4>", ls.get(0).templateArgs());
+        assertEquals(4, u.file().line(ls.get(0).range().offset()));
+        assertFalse(ls.get(1).inMacro(), "a launch written out beside it is an ordinary launch");
+        assertEquals("k<4><<<1, 1>>>(d)", slice(u, ls.get(1).range()));
+    }
+
+    @Test
+    void launchInMacroWithoutAKernelNameIsAnError() {
+        String src = """
+            #define LAUNCH(f, p) (f)<<<1, 1>>>(p)
             __global__ void k(int *p) { }
             void h(int *d) {
-              CHECK((k<<<1, 1>>>(d), cudaGetLastError()));
+              LAUNCH(k, d);
             }
             """;
         CudaUnit u = parse(src);
         assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
-        assertEquals("launch-in-macro", u.diagnostics().get(0).id());
-        assertEquals(4, u.diagnostics().get(0).line());
-        assertEquals(3, u.diagnostics().get(0).column());
+        Diagnostic d = u.diagnostics().get(0);
+        assertEquals("launch-in-macro", d.id());
+        assertEquals(Diagnostic.Severity.ERROR, d.severity());
+        assertEquals(4, d.line());
+        assertEquals(3, d.column());
     }
 
     @Test

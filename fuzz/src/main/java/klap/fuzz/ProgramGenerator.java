@@ -127,6 +127,8 @@ public final class ProgramGenerator {
     private final Random latest;
     /** the generator of the shapes of {@link Shape#generation} 4, for the same reason */
     private final Random fifth;
+    /** the generator of the shapes of {@link Shape#generation} 5 (2026-11-27), for the same reason */
+    private final Random sixth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -144,6 +146,7 @@ public final class ProgramGenerator {
         this.later = new Random(seed * 0x5851F42D4C957F2DL + 4242);
         this.latest = new Random(seed * 0x27BB2EE687B0B0FDL + 2511);
         this.fifth = new Random(seed * 0x6C8E9CF570932BD5L + 9001);
+        this.sixth = new Random(seed * 0x3C6EF372FE94F82BL + 1127);
     }
 
     /**
@@ -1325,6 +1328,68 @@ public final class ProgramGenerator {
         return perThreadExtra(name, before, cpuBefore, body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#LAUNCH_MACRO}: dependent launches of one thread (a producer, then consumers in a
+     * loop, through the scratch words the thread owns, into the NULL stream or stream 0) of which
+     * some are written in a macro: in the macro's body ({@code FZ_LM_GO(k, ...)}) or in its argument
+     * ({@code FZ_LM_CHECK((k<<<...>>>(...), cudaGetLastError()))}). klap leaves those as written and
+     * must keep the thread's order with the launches it does aggregate.
+     */
+    private Extra makeLaunchMacro(int id) {
+        String name = "fz_lm" + id;
+        String prod = name + "_produce";
+        String cons = name + "_consume";
+        int rounds = 1 + pick(3);
+        int salt = pick(1000);
+        String stream = chance(0.4) ? ", 0, 0" : "";
+        String defs = "#ifndef FZ_LM_GO\n#define FZ_LM_GO(kern, g, b, ...) kern<<<g, b>>>(__VA_ARGS__)\n"
+                + "#define FZ_LM_CHECK(x) do { if ((x) != cudaSuccess) atomicAdd(&out[0], 1u << 20); } while (0)\n#endif\n";
+        StringBuilder dev = new StringBuilder(defs);
+        StringBuilder cpu = new StringBuilder();
+        dev.append("__global__ void ").append(prod).append("(unsigned* a, const int* p, int i) {\n");
+        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ").append(salt).append("u);\n}\n");
+        dev.append("__global__ void ").append(cons).append("(unsigned* out, unsigned* a, int i, int r) {\n");
+        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  unsigned x = a[i * 32 + t];\n");
+        dev.append("  a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
+        dev.append("  atomicAdd(&out[((unsigned)i * 89u + (unsigned)r * 37u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u], fz_mix(x, (unsigned)r));\n}\n");
+        cpu.append("static void ").append(prod).append("_cpu(unsigned* a, const int* p, int i) {\n  ++fz_launches;\n");
+        cpu.append("  for (int t = 0; t < 32; ++t) a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ")
+                .append(salt).append("u);\n}\n");
+        cpu.append("static void ").append(cons).append("_cpu(unsigned* out, unsigned* a, int i, int r) {\n  ++fz_launches;\n");
+        cpu.append("  for (int t = 0; t < 32; ++t) {\n    unsigned x = a[i * 32 + t];\n");
+        cpu.append("    a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
+        cpu.append("    out[((unsigned)i * 89u + (unsigned)r * 37u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u] += fz_mix(x, (unsigned)r);\n  }\n}\n");
+        // which launches are written in a macro, and how: 0 in its body, 1 in its argument, 2 written out
+        int p = pick(3);
+        int c = p == 2 ? pick(2) : pick(3);
+        features.add("launch-macro:producer-" + new String[] {"body", "argument", "written"}[p]);
+        features.add("launch-macro:consumer-" + new String[] {"body", "argument", "written"}[c]);
+        String[] cfg = {"1, 32" + stream, "2, 16" + stream};
+        String pc = cfg[pick(2)];
+        String cc = cfg[pick(2)];
+        String[] pForm = {
+            "FZ_LM_GO(" + prod + ", " + pc.replace(stream, "") + ", scr, data, gt);",
+            "FZ_LM_CHECK((" + prod + "<<<" + pc + ">>>(scr, data, gt), cudaGetLastError()));",
+            prod + "<<<" + pc + ">>>(scr, data, gt);"};
+        String[] cForm = {
+            "FZ_LM_GO(" + cons + ", " + cc.replace(stream, "") + ", out, scr, gt, r);",
+            "FZ_LM_CHECK((" + cons + "<<<" + cc + ">>>(out, scr, gt, r), cudaGetLastError()));",
+            cons + "<<<" + cc + ">>>(out, scr, gt, r);"};
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        String cond = new String[] {"gt % 3 != 1", "(gt + k) % 2 == 0", "true"}[pick(3)];
+        body.add(Code.same("  if (" + cond + ") {"));
+        body.add(new Code("    " + pForm[p], "    " + prod + "_cpu(scr, data, gt);"));
+        String loop = "for (int r = 0; r < " + rounds + "; ++r) ";
+        body.add(new Code("    " + loop + "{ " + cForm[c] + " }", "    " + loop + cons + "_cpu(out, scr, gt, r);"));
+        body.add(Code.same("  }"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2"}, new String[] {"32", "64"}, 2);
+    }
+
     // ------------------------------------------------------------------ program
 
     /** How main.cu of a two-file program declares and launches one kernel. */
@@ -1368,6 +1433,7 @@ public final class ProgramGenerator {
             case 2 -> later;
             case 3 -> latest;
             case 4 -> fifth;
+            case 5 -> sixth;
             default -> rnd;
         };
     }
@@ -1423,6 +1489,7 @@ public final class ProgramGenerator {
                     case COND_ASSIGN -> makeCondAssign(id);
                     case GOTO_LOOP -> makeGotoLoop(id);
                     case FULL_SHARED -> makeFullShared(id);
+                    case LAUNCH_MACRO -> makeLaunchMacro(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -126,14 +126,21 @@ public enum Shape {
      * granularity output added the block-wide scan's scratch and nvlink rejected it ("uses too much
      * shared data"). Drawn from a fifth generator.
      */
-    FULL_SHARED("full-shared", 0.15);
+    FULL_SHARED("full-shared", 0.15),
+    /**
+     * Found by reading, 2026-11-27: a launch written in a macro (in its body, or in a
+     * {@code CHECK((k<<<...>>>(...), cudaGetLastError()))} argument) stopped klap on the whole file.
+     * klap now leaves that launch as written and aggregates the others; dependent launches of one
+     * thread, some in macros, check that the thread's order survives. Drawn from a sixth generator.
+     */
+    LAUNCH_MACRO("launch-macro", 0.2);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
      *         shapes of the first GPU run (the program's own generator), 1 for those added on
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
-     *         FULL_SHARED (later on 2026-11-25). Each later group has a generator of its own, so that adding
+     *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -142,6 +149,7 @@ public enum Shape {
             case PARAM_FORMS, ALIASES -> 2;
             case COND_ASSIGN, GOTO_LOOP -> 3;
             case FULL_SHARED -> 4;
+            case LAUNCH_MACRO -> 5;
             default -> 0;
         };
     }

@@ -186,12 +186,34 @@ class ConstructsTableTest {
 
     @Test
     void launchInMacro() throws IOException {
-        refused("macro.cu", CHILD + """
+        unchangedWithWarning("macro.cu", CHILD + """
                 #define LAUNCH(p) child<<<1, 32>>>(p)
                 __global__ void parent(int* p) {
                   LAUNCH(p + threadIdx.x);
                 }
                 """, 4, 3, "launch-in-macro", ALL);
+    }
+
+    @Test
+    void launchInMacroBesideALaunchWrittenOut() throws IOException {
+        for (String g : ALL) {
+            Outcome o = klap(g, "macro2.cu", CHILD + """
+                    #define LAUNCH(p) child<<<1, 32>>>(p)
+                    __global__ void parent(int* p) {
+                      LAUNCH(p + threadIdx.x);
+                      child<<<1, 32>>>(p + 32 * threadIdx.x);
+                    }
+                    """);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, "warning", "macro2.cu", 4, 3, "launch-in-macro");
+            assertTrue(o.output().contains("  LAUNCH(p + threadIdx.x);\n"), "the macro's launch stays as written:\n" + o.output());
+            // the launch written out is still aggregated: the refusal is the macro's launch only
+            assertTrue(o.output().contains("_klap_agg_"), "expected the other launch aggregated at " + g + ":\n" + o.output());
+            if (g.equals("kernel")) {
+                // the macro's launch goes out at once from its block: the later one may not wait for the last block
+                assertDiagnostic(o, "warning", "macro2.cu", 5, 3, "launch-order");
+            }
+        }
     }
 
     @Test
@@ -984,5 +1006,44 @@ class ConstructsTableTest {
         assertTrue(out.get("block").contains("(cudaFuncSetAttribute(child_klap_agg_v, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                 + "65536), cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));"), out.get("block"));
         assertTrue(out.get("kernel").contains("cudaFuncSetAttribute(child_klap_kagg_v,"), out.get("kernel"));
+    }
+
+    @Test
+    void kernelAttributesSetInACheckMacroAreCopiedToVariants() throws IOException {
+        Map<String, String> out = transformed("attrs_check.cu", CHILD + """
+                #define CHECK(x) do { if ((x) != cudaSuccess) return 1; } while (0)
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() {
+                  CHECK(cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+                  CHECK(cudaFuncSetAttribute(parent, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
+                  parent<<<1, 32>>>(0);
+                  return 0;
+                }
+                """, ALL);
+        // the call in the macro's argument is rewritten there: the macro still checks the user's own call
+        assertTrue(out.get("block").contains("CHECK((cudaFuncSetAttribute(child_klap_agg_v, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                + "65536), cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536)));"), out.get("block"));
+        assertTrue(out.get("kernel").contains("CHECK((cudaFuncSetAttribute(child_klap_kagg_v,"), out.get("kernel"));
+        assertTrue(out.get("kernel").contains("CHECK((cudaFuncSetAttribute(parent_klap_grid, cudaFuncAttributePreferredSharedMemoryCarveout, "
+                + "50), cudaFuncSetAttribute(parent, cudaFuncAttributePreferredSharedMemoryCarveout, 50)));"), out.get("kernel"));
+    }
+
+    @Test
+    void kernelAttributesSetInAMacrosBodyAreReported() throws IOException {
+        String src = CHILD + """
+                #define BIG_SMEM(k) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536)
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() {
+                  BIG_SMEM(child);
+                  parent<<<1, 32>>>(0);
+                  return 0;
+                }
+                """;
+        for (String g : ALL) {
+            Outcome o = klap(g, "attrs_body.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, "warning", "attrs_body.cu", 5, 3, "attribute-in-macro");
+            assertTrue(o.output().contains("  BIG_SMEM(child);\n"), o.output());
+        }
     }
 }

@@ -62,7 +62,9 @@ class GeneratedProgramsTest {
             "in-place-loop:counter", "in-place-loop:derived", "macros:malloc", "macros:bail-uniform", "macros:bail-divergent",
             "cond-assign:ternary", "cond-assign:and", "cond-assign:or", "cond-assign:skip-return", "cond-assign:loop-bound",
             "goto-loop:ordered", "goto-loop:fire-and-forget", "goto-loop:divergent",
-            "full-shared:kernel", "full-shared:helper", "full-shared:kernel:48K");
+            "full-shared:kernel", "full-shared:helper", "full-shared:kernel:48K",
+            "launch-macro:producer-body", "launch-macro:producer-argument", "launch-macro:producer-written",
+            "launch-macro:consumer-body", "launch-macro:consumer-argument", "launch-macro:consumer-written");
 
     @TempDir
     Path dir;
@@ -114,7 +116,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         assertEquals(Shape.parseList("ref-out,TWO_FILES"), EnumSet.of(Shape.REF_OUT, Shape.TWO_FILES));

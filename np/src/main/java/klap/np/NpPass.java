@@ -247,7 +247,7 @@ public final class NpPass {
             collect(f.body(), stmts);
             List<Expr.Launch> rewritten = new ArrayList<>();
             for (Stmt s : stmts) {
-                if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l
+                if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l && !l.inMacro()
                         && l.kernelName().replaceFirst("^::", "").equals(k.name())) {
                     if (k.templateHeader() != null && l.templateArgs() == null) {
                         diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch of "
@@ -269,7 +269,7 @@ public final class NpPass {
                                 && !rewritten.contains(l)) {
                             diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
                                     + "of '" + k.name() + "' runs the original kernel: klap rewrites launches that are "
-                                    + "statements of their own", "np"));
+                                    + (l.inMacro() ? "written outside macros" : "statements of their own"), "np"));
                         }
                     });
                 }

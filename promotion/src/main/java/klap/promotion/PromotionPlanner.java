@@ -139,6 +139,12 @@ public final class PromotionPlanner {
 
     private PromotionPlan planSelfLaunch(FunctionDef k, List<Expr.Launch> launches, Expr.Launch l) throws Refusal {
         int at = l.range().offset();
+        for (Expr.Launch m : launches) {
+            if (m.inMacro()) {
+                throw new Refusal(m.range().offset(), "it makes a launch written in a macro ('" + m.kernelName()
+                        + "'), which klap cannot rewrite");
+            }
+        }
         templateValues = Set.of();
         if (k.templateHeader() != null) {
             List<String> tps = PromotedKernel.templateParams(k, src);
