@@ -295,7 +295,9 @@ final class SitePlanner {
         }
         boolean streamToNull = streamToNull(l, u);
         if (!streamToNull && l.stream() != null && (loop != null || launchedFromKernel(f))
-                && !NOT_TAIL.contains(streamText(l.stream()))) {
+                && !NOT_TAIL.contains(streamText(l.stream())) && !tailLaunchStream(l.stream())) {
+            // (cudaStreamTailLaunch is the same for every record: kept, so the aggregated launch still
+            // waits for everything the parent grid launched, its fire-and-forget children included)
             // one grid merges the records of several rounds or virtual grids, whose streams may differ:
             // kfinish would launch it into the first record's stream
             streamToNull = true;
@@ -523,9 +525,7 @@ final class SitePlanner {
         if (l.stream() == null || neverTail(f, l.stream())) {
             return false;
         }
-        String t = streamText(l.stream());
-        if (t.equals("cudaStreamTailLaunch") || t.equals("(cudaStream_t)cudaStreamTailLaunch")
-                || t.equals("(cudaStream_t)(cudaStreamTailLaunch)")) {
+        if (tailLaunchStream(l.stream())) {
             return false; // the same for every launch
         }
         Uniformity u = gridWide ? ctx.gridUni(f) : ctx.uni(f);
@@ -562,9 +562,14 @@ final class SitePlanner {
                 if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && lambdas.contains(n.name())) {
                     return;
                 }
+                String callee = AggregationContext.calleeSimpleName(c);
                 if (c.calleeName() != null
                         && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))) {
-                    found[0] = "calls '" + c.calleeName() + "', whose body is in another file";
+                    found[0] = "calls '" + c.calleeName() + "', whose body is in another file or does what klap cannot "
+                            + "follow";
+                } else if (callee != null && ctx.unit.headerIndexReaders().contains(callee)) {
+                    found[0] = "calls '" + callee + "', which a header defines and which reads the built-in indices "
+                            + "(klap can give the original indices only to functions of this file)";
                 } else if (c.callee() instanceof Expr.Name n
                         && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM
                                 || n.kind() == Expr.NameKind.GLOBAL) && !pointerTargetsKnown()) {
@@ -697,9 +702,9 @@ final class SitePlanner {
         }
         String unseen = unseenCallee(child);
         if (unseen != null) {
-            return new Refusal("child kernel '" + child.name() + "' " + unseen + ": klap cannot tell whether that "
-                    + "reads blockIdx/blockDim/gridDim/threadIdx, which in an aggregated child would be the aggregated "
-                    + "grid's; its launch is not aggregated", "child-calls-unseen");
+            return new Refusal("child kernel '" + child.name() + "' " + unseen + ": the blockIdx/blockDim/gridDim/"
+                    + "threadIdx it may read would be the aggregated grid's in an aggregated child; its launch is not "
+                    + "aggregated", "child-calls-unseen");
         }
         String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
         if (member != null) {
@@ -731,6 +736,13 @@ final class SitePlanner {
             }
         }
         return launchedFromKernels.contains(k);
+    }
+
+    /** @return true if {@code stream} is written as {@code cudaStreamTailLaunch} (maybe cast to cudaStream_t) */
+    private boolean tailLaunchStream(Expr stream) {
+        String t = streamText(stream);
+        return t.equals("cudaStreamTailLaunch") || t.equals("(cudaStream_t)cudaStreamTailLaunch")
+                || t.equals("(cudaStream_t)(cudaStreamTailLaunch)");
     }
 
     private boolean fireAndForget(Expr.Launch l) {

@@ -211,7 +211,11 @@ public final class CudaParser {
         pragmas.sort(Comparator.comparingInt(p -> p.range().offset()));
         diags.sort(Comparator.comparing((Diagnostic d) -> !d.file().equals(String.valueOf(file)))
             .thenComparingInt(Diagnostic::line).thenComparingInt(Diagnostic::column));
-        return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere, conv.deviceFunctionsWithoutBody());
+        HeaderFunctions inHeaders = new HeaderFunctions(tu, mainPath);
+        Set<String> unseen = new java.util.LinkedHashSet<>(conv.deviceFunctionsWithoutBody());
+        unseen.addAll(inHeaders.opaque);
+        return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere, Set.copyOf(unseen),
+            Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders));
     }
 
     private static final java.util.regex.Pattern TOOLKIT_HEADER = java.util.regex.Pattern.compile(

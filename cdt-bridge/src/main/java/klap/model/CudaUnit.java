@@ -14,19 +14,36 @@ import java.util.List;
  * @param diagnostics parse problems (errors make the unit unusable for transformation)
  * @param kernelsDeclaredElsewhere names of kernels that are declared (in headers or the main file)
  *                    but not defined in the main file
- * @param deviceFunctionsWithoutBody simple names of {@code __device__} functions that the main
- *                    file or a header declares and that nothing in the translation unit defines:
- *                    their bodies are in another file (relocatable device code), so klap cannot
- *                    know whether they synchronize, launch or read the built-in indices
+ * @param deviceFunctionsWithoutBody simple names of {@code __device__} functions whose body klap
+ *                    cannot follow: declared by the main file or a header and defined nowhere in
+ *                    the translation unit (their bodies are in another file, relocatable device
+ *                    code), or defined in a project header and doing what klap cannot follow there
+ *                    (a launch, a CUDA runtime call, a call through a pointer: the bridge's
+ *                    {@code HeaderFunctions}); klap cannot know whether they synchronize, launch or
+ *                    read the built-in indices
+ * @param headerSyncFunctions simple names of {@code __device__} functions defined in a project
+ *                    header that synchronize (a barrier or warp collective, maybe through other
+ *                    header functions) and do nothing klap cannot follow
+ * @param headerIndexReaders simple names of {@code __device__} functions defined in a project
+ *                    header that read the built-in indices ({@code threadIdx}, ...) and do nothing
+ *                    klap cannot follow: klap cannot give them a child's original indices
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
-                       java.util.Set<String> deviceFunctionsWithoutBody) {
+                       java.util.Set<String> deviceFunctionsWithoutBody, java.util.Set<String> headerSyncFunctions,
+                       java.util.Set<String> headerIndexReaders) {
 
     /** A unit whose every declared function is defined in it. */
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
                     java.util.Set<String> kernelsDeclaredElsewhere) {
         this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, java.util.Set.of());
+    }
+
+    /** A unit whose project headers define no device function that synchronizes or reads the indices. */
+    public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
+                    java.util.Set<String> kernelsDeclaredElsewhere, java.util.Set<String> deviceFunctionsWithoutBody) {
+        this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
+            java.util.Set.of(), java.util.Set.of());
     }
 
     /** @return true if any diagnostic is an error */

@@ -577,6 +577,35 @@ class ConstructsTableTest {
     }
 
     @Test
+    void childCallingAnIndexReadingHelperOfAHeader() throws IOException {
+        // klap can give the original indices only to functions of the file it rewrites
+        Files.writeString(dir.resolve("gid.cuh"), "__device__ inline int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }\n");
+        String src = """
+                #include "gid.cuh"
+                __global__ void child(int* a) { a[gid()] = 1; }
+                __global__ void parent(int* a) { child<<<2, 64>>>(a + 128 * threadIdx.x); }
+                """;
+        unchangedWithWarning("header_gid.cu", src, 3, 34, "child-calls-unseen", ALL);
+    }
+
+    @Test
+    void barrierInAHeaderHelperAfterAGuardedReturn() throws IOException {
+        // the threads that returned must not wait in klap's collective while the others wait at the helper's barrier
+        Files.writeString(dir.resolve("bsum.cuh"), "__device__ inline int bsum(int* s, int v) { s[threadIdx.x] = v; "
+                + "__syncthreads(); return s[0]; }\n");
+        String src = CHILD + """
+                #include "bsum.cuh"
+                __global__ void parent(int* p, int n) {
+                  __shared__ int s[64];
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  if (bsum(s, i) > 0) child<<<1, 32>>>(p + 32 * i);
+                }
+                """;
+        warpFallback("header_bsum.cu", src, 7, 23, ALL);
+    }
+
+    @Test
     void childWithDynamicSharedMemory() throws IOException {
         Map<String, String> outs = transformed("dynshared.cu", """
                 __global__ void child(int* p) { extern __shared__ int s[]; s[threadIdx.x] = 1; __syncthreads(); p[threadIdx.x] = s[0]; }

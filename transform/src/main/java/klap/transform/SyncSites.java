@@ -26,7 +26,15 @@ import klap.model.Stmt;
  * another file, {@link CudaUnit#deviceFunctionsWithoutBody}) counts as a synchronization site and
  * as a launching operation: klap cannot see what it does (review 2026-11-25: a {@code block_sum}
  * with {@code __syncthreads()} in another file after a guarded return hung). Library calls
- * (intrinsics, math, CUB) are declared in headers klap reads no body of, so are not counted.
+ * (intrinsics, math, CUB) are declared in headers klap reads no body of, so are not counted. A
+ * {@code __device__} function that a project header defines counts by what its body does
+ * ({@link CudaUnit#headerSyncFunctions}, or as unseen when it does what klap cannot follow).
+ *
+ * <p>Calls through a variable (review 2026-11-27): a call of a local initialized with a lambda
+ * synchronizes or launches when that lambda's body does; a member call {@code s.finish()} when a
+ * member function of that name of the unit does; a call through a function pointer, functor or
+ * other callable variable when any device function of the unit whose address is taken does, or
+ * when the unit calls functions klap cannot see (the pointer may come from another file).
  *
  * <p>Why it matters (issue 10, first GPU run): klap's own collectives (block barriers in
  * {@code agg_begin}/{@code flush}, warp shuffles) use the same hardware barrier as the user's
@@ -37,6 +45,11 @@ public final class SyncSites {
     private static final Set<String> BARRIER_CALLS = Set.of("__syncthreads", "__syncthreads_count",
             "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__barrier_sync", "sync", "cg::sync",
             "cooperative_groups::sync", "arrive_and_wait", "barrier_wait");
+
+    /** Keys of the lambda-valued locals in {@link #syncFunctions} and {@link #launchFunctions}. */
+    private static final String LAMBDA = "lambda:";
+    /** Key, in both maps, of what a call through a function pointer may reach. */
+    private static final String POINTER = "pointer:";
 
     private final CudaUnit unit;
     private final Map<String, Boolean> syncFunctions = new HashMap<>();
@@ -61,22 +74,109 @@ public final class SyncSites {
                 launchFunctions.put(name, true);
             }
         }
+        for (String name : unit.headerSyncFunctions()) {
+            if (!byName.containsKey(name)) {
+                syncFunctions.putIfAbsent(name, true);
+                launchFunctions.putIfAbsent(name, false);
+            }
+        }
+        // the lambdas held by locals, by the local's name, and the functions whose address is taken
+        Map<String, List<Stmt>> lambdas = new HashMap<>();
+        Set<String> addressTaken = new HashSet<>();
+        for (FunctionDef f : unit.functions()) {
+            Trees.walkStmts(f.body(), st -> {
+                if (st instanceof Stmt.Decl d) {
+                    d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda).forEach(v -> lambdas
+                            .computeIfAbsent(LAMBDA + v.name(), k -> new java.util.ArrayList<>())
+                            .add(((Expr.Lambda) v.init()).body()));
+                }
+            });
+            Set<Expr> callees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            Trees.walkExprsAndLambdas(f.body(), e -> {
+                if (e instanceof Expr.Call c) {
+                    callees.add(c.callee());
+                }
+            });
+            Trees.walkExprsAndLambdas(f.body(), e -> {
+                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && !callees.contains(n)) {
+                    addressTaken.add(simple(n.name()));
+                }
+            });
+        }
+        // also outside function bodies (a __device__ pointer's initializer): by text, a use of the name
+        // that is not a call, a declaration or a member access
+        String text = unit.file().text();
+        for (String name : byName.keySet()) {
+            if (java.util.regex.Pattern.compile("(?<![A-Za-z0-9_.>:])" + java.util.regex.Pattern.quote(name)
+                    + "\\b(?!\\s*\\()").matcher(text).find()) {
+                addressTaken.add(name);
+            }
+        }
+        for (String k : lambdas.keySet()) {
+            syncFunctions.put(k, false);
+            launchFunctions.put(k, false);
+        }
+        boolean unseen = !unit.deviceFunctionsWithoutBody().isEmpty();
+        syncFunctions.put(POINTER, unseen);
+        launchFunctions.put(POINTER, unseen);
         boolean changed = true;
         while (changed) {
             changed = false;
             for (var e : byName.entrySet()) {
                 for (FunctionDef f : e.getValue()) {
-                    if (!syncFunctions.get(e.getKey()) && directSync(f.body(), syncFunctions)) {
-                        syncFunctions.put(e.getKey(), true);
-                        changed = true;
-                    }
-                    if (!launchFunctions.get(e.getKey()) && directLaunch(f.body(), launchFunctions)) {
-                        launchFunctions.put(e.getKey(), true);
-                        changed = true;
-                    }
+                    changed |= update(e.getKey(), f.body());
+                }
+            }
+            for (var e : lambdas.entrySet()) {
+                for (Stmt body : e.getValue()) {
+                    changed |= update(e.getKey(), body);
+                }
+            }
+            for (String t : addressTaken) {
+                if (syncFunctions.getOrDefault(t, false) && !syncFunctions.get(POINTER)) {
+                    syncFunctions.put(POINTER, true);
+                    changed = true;
+                }
+                if (launchFunctions.getOrDefault(t, false) && !launchFunctions.get(POINTER)) {
+                    launchFunctions.put(POINTER, true);
+                    changed = true;
                 }
             }
         }
+    }
+
+    /** One step of the fixed point: what {@code body}, held under {@code key}, does. @return true if it changed */
+    private boolean update(String key, Stmt body) {
+        boolean changed = false;
+        if (!syncFunctions.get(key) && directSync(body, syncFunctions)) {
+            syncFunctions.put(key, true);
+            changed = true;
+        }
+        if (!launchFunctions.get(key) && directLaunch(body, launchFunctions)) {
+            launchFunctions.put(key, true);
+            changed = true;
+        }
+        return changed;
+    }
+
+    /**
+     * @return the key under which {@code known} holds what call {@code c} may do: the function's
+     *         simple name, a member call's member name, {@code lambda:x} for a local {@code x} that
+     *         holds a lambda, {@link #POINTER} for another call through a variable or an expression;
+     *         null for a call of a name klap does not resolve (a library function)
+     */
+    private static String calleeKey(Expr.Call c, Map<String, Boolean> known) {
+        if (c.callee() instanceof Expr.Member m) {
+            return m.member();
+        }
+        if (c.callee() instanceof Expr.Name n) {
+            return switch (n.kind()) {
+                case LOCAL -> known.containsKey(LAMBDA + n.name()) ? LAMBDA + n.name() : POINTER;
+                case PARAM, GLOBAL -> POINTER;
+                default -> c.calleeName() == null ? null : simple(c.calleeName());
+            };
+        }
+        return c.calleeName() != null ? simple(c.calleeName()) : POINTER;
     }
 
     /** @return true if statement {@code s} (with everything nested in it) synchronizes threads */
@@ -113,8 +213,8 @@ public final class SyncSites {
         List<Expr> out = new java.util.ArrayList<>();
         Trees.walkExprs(s, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Lambda l && directLaunch(l.body(), launchFunctions)
-                    || e instanceof Expr.Call c && c.calleeName() != null
-                    && launchFunctions.getOrDefault(simple(c.calleeName()), false)) {
+                    || e instanceof Expr.Call c && calleeKey(c, launchFunctions) != null
+                    && launchFunctions.getOrDefault(calleeKey(c, launchFunctions), false)) {
                 out.add(e);
             }
         });
@@ -165,8 +265,8 @@ public final class SyncSites {
         Trees.walkExprs(body, e -> {
             if (e instanceof Expr.Launch) {
                 found[0] = true;
-            } else if (e instanceof Expr.Call c && c.calleeName() != null
-                    && known.getOrDefault(simple(c.calleeName()), false)) {
+            } else if (e instanceof Expr.Call c && calleeKey(c, known) != null
+                    && known.getOrDefault(calleeKey(c, known), false)) {
                 found[0] = true;
             } else if (e instanceof Expr.Lambda l && directLaunch(l.body(), known)) {
                 found[0] = true;
@@ -183,8 +283,9 @@ public final class SyncSites {
         if (name == null && c.callee() instanceof Expr.Member m) {
             name = m.member();
         }
+        String key = calleeKey(c, known);
         if (name == null) {
-            return false;
+            return key != null && known.getOrDefault(key, false);
         }
         String s = simple(name);
         if (c.callee() instanceof Expr.Member m) {
@@ -192,7 +293,7 @@ public final class SyncSites {
         }
         return BARRIER_CALLS.contains(name) || BARRIER_CALLS.contains(s)
                 || s.startsWith("__") && s.endsWith("_sync")
-                || known.getOrDefault(s, false);
+                || key != null && known.getOrDefault(key, false);
     }
 
     private boolean isBarrierAsm(Stmt.Other o) {
@@ -211,7 +312,7 @@ public final class SyncSites {
     public Set<String> synchronizingFunctions() {
         Set<String> s = new HashSet<>();
         syncFunctions.forEach((k, v) -> {
-            if (v) {
+            if (v && !k.startsWith(LAMBDA) && !k.equals(POINTER)) {
                 s.add(k);
             }
         });

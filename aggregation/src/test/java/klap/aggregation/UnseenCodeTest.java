@@ -1,0 +1,224 @@
+package klap.aggregation;
+
+import static klap.aggregation.Check.inOrder;
+import static klap.aggregation.Check.none;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import klap.bridge.CudaParser;
+import klap.model.CudaUnit;
+import klap.model.Diagnostic.Severity;
+import klap.transform.Granularity;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Code the model does not hold as a function of the main file (review 2026-11-27): device functions
+ * defined in a project header, and calls through a lambda-valued local, a member function or a
+ * function pointer. Each was a silent miscompile: an index-reading header helper in a child read the
+ * aggregated grid's indices, a barrier in a header helper or a lambda after a guarded return did not
+ * stop the guard rewrite (a hang), and a launch through a member, lambda or pointer overtook an
+ * earlier deferred launch of the same thread.
+ */
+class UnseenCodeTest {
+
+    @TempDir
+    Path dir;
+
+    /** The header every case includes: a pure helper, an index reader, a barrier, a launcher, transitive ones. */
+    static final String HEADER = """
+            #pragma once
+            __device__ inline int twice(int x) { return 2 * x; }
+            __device__ inline int my_gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+            __device__ inline int my_gid_twice() { return twice(my_gid()); }
+            __device__ inline int block_sum(int* s, int v) { s[threadIdx.x % 32] = v; __syncthreads(); return s[0]; }
+            __device__ inline int warp_max(int v) { return max(v, __shfl_xor_sync(0xffffffffu, v, 1)); }
+            __global__ void hchild(int* a);
+            __device__ inline void go(int* a) { hchild<<<1, 32>>>(a); }
+            __device__ inline void copy(int* d, const int* s) { cudaMemcpyAsync(d, s, 128, cudaMemcpyDeviceToDevice, 0); }
+            """;
+
+    private CudaUnit parse(String code) throws IOException {
+        Files.writeString(dir.resolve("util.cuh"), HEADER);
+        Path main = dir.resolve("test.cu");
+        Files.writeString(main, code);
+        CudaUnit u = CudaParser.parse(main, code, List.of());
+        assertFalse(u.hasErrors(), u.diagnostics().toString());
+        return u;
+    }
+
+    private AggregationPass.Result run(String code, Granularity g) throws IOException {
+        return AggregationPass.run(parse(code), new AggregationPass.Options(g, true, null));
+    }
+
+    @Test
+    void headerFunctionsAreClassifiedByWhatTheirBodiesDo() throws IOException {
+        CudaUnit u = parse("#include \"util.cuh\"\n__global__ void k(int* a) { a[0] = twice(1); }\n");
+        assertEquals(Set.of("my_gid", "my_gid_twice", "block_sum"), u.headerIndexReaders());
+        assertEquals(Set.of("block_sum", "warp_max"), u.headerSyncFunctions());
+        assertTrue(u.deviceFunctionsWithoutBody().containsAll(Set.of("go", "copy")), u.deviceFunctionsWithoutBody().toString());
+        assertFalse(u.deviceFunctionsWithoutBody().contains("twice"));
+        assertFalse(u.headerIndexReaders().contains("twice"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aChildCallingAnIndexReadingHeaderHelperIsLeftAsWritten(Granularity g) throws IOException {
+        var r = run("""
+                #include "util.cuh"
+                __global__ void child(int* p) { p[my_gid_twice()] = 1; }
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) child<<<2, 32>>>(p + 256 * i);
+                }
+                """, g);
+        assertEquals(0, r.sites(), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-calls-unseen"), r.diagnostics().toString());
+        assertTrue(r.diagnostics().toString().contains("'my_gid_twice', which a header defines and which reads the built-in "
+                + "indices"), r.diagnostics().toString());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aPureHeaderHelperChangesNothing(Granularity g) throws IOException {
+        var r = run("""
+                #include "util.cuh"
+                __global__ void child(int* p, int v) { p[threadIdx.x] = twice(v); }
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int t = twice(i);
+                  child<<<1, 32>>>(p + 32 * i, t);
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING), r.diagnostics().toString());
+        if (g == Granularity.KERNEL) {
+            inOrder(r.text(), "klap::kfinish(");
+        } else {
+            inOrder(r.text(), "if (i >= n) {} else {");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aBarrierInAHeaderHelperAfterAGuardedReturnKeepsTheReturn(Granularity g) throws IOException {
+        for (String call : List.of("block_sum(s, i)", "warp_max(i)")) {
+            var r = run("""
+                    #include "util.cuh"
+                    __global__ void child(int* p, int v) { p[threadIdx.x] = v; }
+                    __global__ void parent(int* p, int n) {
+                      __shared__ int s[32];
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i >= n) return;
+                      int t = CALL;
+                      if (t > 0) child<<<1, 32>>>(p + 32 * i, t);
+                    }
+                    """.replace("CALL", call), g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            none(r.text(), "if (i >= n) {} else {");
+            none(r.text(), "klap::kfinish(");
+            inOrder(r.text(), "if (i >= n) return;", "klap::warp_group::active()");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aLaunchOrStreamOperationInAHeaderHelperKeepsTheThreadsOrder(Granularity g) throws IOException {
+        for (String call : List.of("go(p + 32 * i)", "copy(p, p + 32 * i)")) {
+            var r = run("""
+                    #include "util.cuh"
+                    __global__ void child(int* p) { p[threadIdx.x] += 1; }
+                    __global__ void hchild(int* a) { a[threadIdx.x] *= 2; }
+                    __global__ void parent(int* p, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i >= n) return;
+                      child<<<1, 32>>>(p + 32 * i);
+                      CALL;
+                    }
+                    """.replace("CALL", call), g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            // the launch goes out before the helper runs: in place, never at the end of the region or grid
+            inOrder(r.text(), "klap::warp_group::active()", "klap_s0.flush(", call);
+            none(r.text(), "klap::kfinish(");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void launchesThroughAMemberALambdaOrAPointerKeepTheThreadsOrder(Granularity g) throws IOException {
+        String common = """
+                __global__ void produce(int* b) { b[threadIdx.x] = 1; }
+                __global__ void consume(int* b, int* o) { o[threadIdx.x] = b[threadIdx.x]; }
+                struct Stage { int* b; int* o; __device__ void finish() const { consume<<<1, 32>>>(b, o); } };
+                __device__ void fin(int* b, int* o) { consume<<<1, 32>>>(b, o); }
+                __device__ void (*fin_ptr)(int*, int*) = fin;
+                """;
+        for (String body : List.of(
+                "Stage s{b + 32 * i, o + 32 * i}; produce<<<1, 32>>>(s.b); s.finish();",
+                "auto then = [&](int j) { consume<<<1, 32>>>(b + 32 * j, o + 32 * j); }; produce<<<1, 32>>>(b + 32 * i); then(i);",
+                "produce<<<1, 32>>>(b + 32 * i); fin_ptr(b + 32 * i, o + 32 * i);")) {
+            var r = run(common + """
+                    __global__ void parent(int* b, int* o, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i >= n) return;
+                      BODY
+                    }
+                    """.replace("BODY", body), g);
+            String call = body.substring(body.lastIndexOf(';', body.length() - 2) + 1).strip();
+            // produce goes out in place (it launches consume too, which klap aggregates with collectives:
+            // launch-order or granularity-fallback says so), before the call that launches consume
+            inOrder(r.text(), ".record(dim3(1), dim3(32), 0u, (cudaStream_t)0, klap_args_produce(", ".flush(", call);
+            assertTrue(g == Granularity.WARP || Check.hasDiag(r, Severity.WARNING, "launch-order")
+                    || Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), body + ": " + r.diagnostics());
+            none(r.text(), "klap::kfinish(");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aBarrierInALambdaAfterAGuardedReturnKeepsTheReturn(Granularity g) throws IOException {
+        var r = run("""
+                __global__ void child(int* p, int v) { p[threadIdx.x] = v; }
+                __global__ void parent(int* p, int n) {
+                  __shared__ int s[64];
+                  auto block_sum = [&](int v) { s[threadIdx.x] = v; __syncthreads(); return s[0] + s[63]; };
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int t = block_sum(i);
+                  if (t > 0) child<<<1, 32>>>(p + 32 * i, t);
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        none(r.text(), "if (i >= n) {} else {");
+        none(r.text(), "klap::kfinish(");
+    }
+
+    @Test
+    void aTailLaunchOfARecursiveKernelStaysATailLaunchAtKernelGranularity() throws IOException {
+        var r = run("""
+                __global__ void produce(int* d, int level, int i) { d[level * 64 + i] = level + 1; }
+                __global__ void step(int* d, int level) {
+                  int i = threadIdx.x;
+                  produce<<<1, 1, 0, cudaStreamFireAndForget>>>(d, level, i);
+                  if (i == 0 && level < 3) step<<<1, 64, 0, cudaStreamTailLaunch>>>(d, level + 1);
+                  for (int r = 0; r < 2; ++r) if (i == r) produce<<<1, 1, 0, cudaStreamTailLaunch>>>(d, r, i);
+                }
+                """, Granularity.KERNEL);
+        assertEquals(3, r.sites(), r.diagnostics().toString());
+        // the recorded stream is the tail stream, which waits for the fire-and-forget children too
+        inOrder(r.text(), "klap::krecord_seq<klap_args_step>(klap_ks, {{[^;]*}}(cudaStream_t)(cudaStreamTailLaunch), "
+                + "klap_args_step(d, level + 1))");
+        inOrder(r.text(), "klap::krecord_seq<klap_args_produce>(klap_ks, {{[^;]*}}(cudaStream_t)(cudaStreamTailLaunch), "
+                + "klap_args_produce(d, r, i))");
+        assertFalse(Check.hasDiag(r, Severity.NOTE, "stream-serialized"), r.diagnostics().toString());
+    }
+}
