@@ -194,6 +194,7 @@ public final class AggregationPass {
         }
         if (plans.hasKernelState(f)) {
             grid.addTwin(f, body, out);
+            mallocs.editFrees(f, out);
             return;
         }
         out.addAll(body);

@@ -165,11 +165,15 @@ final class ChildVariants {
         }
     }
 
-    /** Declaration text of the variant {@code key} of {@code k}, up to and including the parameter list. */
-    private String variantHead(FunctionDef k, String key) {
+    /**
+     * Declaration text of the variant {@code key} of {@code k}, up to and including the parameter
+     * list; {@code definition}: without default template arguments (the prototype has them).
+     */
+    private String variantHead(FunctionDef k, String key, boolean definition) {
         String head = cuda.declaration(k, k.nameRange().offset()).trim();
         String mask = CudaText.maskOf(key);
-        StringBuilder sb = new StringBuilder(cuda.templateHeader(k)).append(head).append(' ')
+        StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(k) : cuda.templateHeader(k))
+                .append(head).append(' ')
                 .append(CudaText.variantName(k, key));
         if (key.startsWith("kagg")) {
             sb.append("(const klap::ksite* klap_site");
@@ -190,7 +194,7 @@ final class ChildVariants {
     private String variantPrototypes(FunctionDef k) {
         StringBuilder sb = new StringBuilder();
         for (String key : variants.get(k)) {
-            sb.append(variantHead(k, key)).append(";\n");
+            sb.append(variantHead(k, key, false)).append(";\n");
         }
         return sb.toString();
     }
@@ -204,7 +208,7 @@ final class ChildVariants {
                     .append(gridWide ? "II-B): one grid for the children of a whole parent grid"
                             : "II-A): one grid for the children of a whole warp or block")
                     .append("; parameters ").append(mask).append(" (u = scalar, v = per-parent record) */\n");
-            sb.append(variantHead(k, key)).append(" {\n");
+            sb.append(variantHead(k, key, true)).append(" {\n");
             // threads past the original block size exit; kfinish's block barrier does not wait for them
             String leave = "return;";
             if (gridWide) {
@@ -243,7 +247,7 @@ final class ChildVariants {
         String params = cuda.slice(f.paramsRange()).trim();
         boolean none = params.isEmpty() || params.equals("void");
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cuda.templateHeader(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
+                + cuda.templateHeaderOfDefinition(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
                 + "const klap::vctx& klap_v" + (none ? "" : ", " + params)
                 + cuda.afterParams(f).trim() + " { " + shadows(f) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body + "\n}\n";

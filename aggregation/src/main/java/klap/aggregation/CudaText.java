@@ -127,6 +127,14 @@ final class CudaText {
         return f.templateHeader() == null ? "" : slice(f.templateHeader()) + "\n";
     }
 
+    /**
+     * @return {@code f}'s template header (and a newline) without default template arguments, or
+     *         "": for the definition of a variant, clone or twin whose prototype comes first
+     */
+    String templateHeaderOfDefinition(FunctionDef f) {
+        return f.templateHeader() == null ? "" : TemplateParams.withoutDefaults(slice(f.templateHeader())) + "\n";
+    }
+
     /** @return the text of {@code f}'s declaration after its template header, up to {@code upTo} */
     String declaration(FunctionDef f, int upTo) {
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();

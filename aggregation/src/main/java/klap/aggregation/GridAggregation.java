@@ -76,16 +76,19 @@ final class GridAggregation {
      */
     void addTwin(FunctionDef f, EditSet body, EditSet out) {
         int declStart = CudaText.declStart(f);
-        out.insert(declStart, twinHead(f) + ";\n" + cuda.lineDirective(declStart));
+        out.insert(declStart, twinHead(f, false) + ";\n" + cuda.lineDirective(declStart));
         out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
-                + "' itself stays as written for code klap does not see */\n" + twinHead(f) + "\n"
+                + "' itself stays as written for code klap does not see */\n" + twinHead(f, true) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
                 + "\n" + cuda.lineDirective(f.range().end()));
     }
 
-    /** Declaration of the twin of {@code f}: its head, name {@code f_klap_grid}, parameters plus {@code klap::kstate* klap_ks}. */
-    private String twinHead(FunctionDef f) {
-        StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(cuda.declaration(f, f.nameRange().offset()))
+    /**
+     * Declaration of the twin of {@code f}: its head, name {@code f_klap_grid}, parameters plus
+     * {@code klap::kstate* klap_ks}; {@code definition}: without default template arguments.
+     */
+    private String twinHead(FunctionDef f, boolean definition) {
+        StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(f) : cuda.templateHeader(f)).append(cuda.declaration(f, f.nameRange().offset()))
                 .append(CudaText.twinName(f)).append(ctx.text, f.nameRange().end(), f.paramsRange().offset());
         List<String> ps = new ArrayList<>(cuda.paramDecls(f));
         ps.add("klap::kstate* klap_ks");

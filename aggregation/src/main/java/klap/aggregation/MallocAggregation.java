@@ -44,7 +44,10 @@ final class MallocAggregation {
     private final AggregationContext ctx;
     private final List<MallocSite> mallocs = new ArrayList<>();
     private final List<Expr.Call> frees = new ArrayList<>();
-    /** a device cudaMalloc or cudaFree of the file is written by a macro: none is aggregated */
+    /**
+     * a device cudaMalloc or cudaFree of the file is written by a macro, or a cudaFree is in a
+     * {@code __host__ __device__} function: none is aggregated
+     */
     private boolean inMacro;
 
     /** Starts with no call planned; the planner reports each call it finds. */
@@ -105,12 +108,27 @@ final class MallocAggregation {
         if (ctx.src.startsWithWord(c.callee().range(), name)) {
             return false;
         }
+        aggregateNone(c, "device " + name + " written by a macro: klap cannot rewrite it", "malloc-in-macro");
+        return true;
+    }
+
+    /**
+     * A {@code cudaFree} in a {@code __host__ __device__} function (review 2026-11-27): its device
+     * side would free a share of an aggregated allocation as written, and {@code klap::group_free}
+     * does not exist on the host side; so no device cudaMalloc of the file is aggregated.
+     */
+    void freeInHostDeviceFunction(Expr.Call c) {
+        aggregateNone(c, "cudaFree in a __host__ __device__ function, which klap cannot rewrite for the device only",
+                "malloc-host-device-free");
+    }
+
+    /** Aggregates no device cudaMalloc of the file, with one warning {@code id} ({@code why}) for the file. */
+    private void aggregateNone(Expr.Call c, String why, String id) {
         if (!inMacro) {
-            ctx.warn(c.range().offset(), "device " + name + " written by a macro: klap cannot rewrite it, so no device "
-                    + "cudaMalloc of this file is aggregated (each thread allocates as written)", "malloc-in-macro");
+            ctx.warn(c.range().offset(), why + ", so no device cudaMalloc of this file is aggregated (each thread "
+                    + "allocates as written)", id);
         }
         inMacro = true;
-        return true;
     }
 
     /** @return true if no cudaMalloc call is aggregated */
@@ -136,11 +154,22 @@ final class MallocAggregation {
             e.replace(c.range().offset(), c.range().end(), "klap::group_malloc(" + m.group + ", (void**)("
                     + CudaText.slice(fine, c.args().get(0)) + "), " + CudaText.slice(fine, c.args().get(1)) + ")");
         }
-        if (!mallocs.isEmpty()) {
-            for (Expr.Call c : frees) {
-                if (f.range().contains(c.range())) {
-                    e.replace(c.callee().range().offset(), c.callee().range().end(), "klap::group_free");
-                }
+        editFrees(f, e);
+    }
+
+    /**
+     * Adds the edits of {@code f}'s cudaFree calls (lambdas included) to {@code e}: each becomes
+     * {@code klap::group_free}, which frees a share of an aggregated allocation and cudaFree's any
+     * other pointer. Also for the kernel that kernel granularity keeps as written beside its twin:
+     * code klap does not see may launch it with a pointer from an aggregated cudaMalloc.
+     */
+    void editFrees(FunctionDef f, EditSet e) {
+        if (inMacro || mallocs.isEmpty()) {
+            return;
+        }
+        for (Expr.Call c : frees) {
+            if (f.range().contains(c.range())) {
+                e.replace(c.callee().range().offset(), c.callee().range().end(), "klap::group_free");
             }
         }
     }

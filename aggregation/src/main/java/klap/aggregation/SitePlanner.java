@@ -73,10 +73,7 @@ final class SitePlanner {
      * and the asynchronous copies and sets (a copy after a launch into the NULL stream reads what
      * the child wrote). A launch is never deferred past one of them.
      */
-    private static final Set<String> EVENT_CALLS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
-            "cudaStreamWaitEvent", "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemsetAsync",
-            "cudaMemset2DAsync", "cudaMemset3DAsync", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync",
-            "cudaMemcpyPeerAsync");
+    private static final Set<String> EVENT_CALLS = klap.transform.SyncSites.STREAM_OPERATIONS;
 
     /** Stream arguments (spaces removed) that are certainly not {@code cudaStreamTailLaunch}. */
     private static final Set<String> NOT_TAIL = Set.of("0", "0u", "NULL", "nullptr", "(cudaStream_t)0",
@@ -100,6 +97,11 @@ final class SitePlanner {
             if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
                 findSites(f);
             } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                Trees.walkExprsAndLambdas(f.body(), e -> {
+                    if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
+                        mallocs.freeInHostDeviceFunction(c);
+                    }
+                });
                 Trees.walkExprs(f.body(), e -> {
                     if (e instanceof Expr.Launch l) {
                         unaggregated.add(l);
@@ -112,6 +114,12 @@ final class SitePlanner {
     }
 
     private void findSites(FunctionDef f) {
+        // every device cudaFree, lambdas included (review 2026-11-27: one in a lambda freed a share as written)
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
+                mallocs.planFree(c);
+            }
+        });
         Set<Expr> statementLaunches = new HashSet<>();
         Convergence conv = new Convergence(ctx.src, f, ctx.uni(f), ctx.syncs);
         Trees.walkStmts(f.body(), s -> {
@@ -148,7 +156,6 @@ final class SitePlanner {
                                     + "code that needs the children's results into a kernel launched into "
                                     + "cudaStreamTailLaunch, or into a later host-launched kernel", "cdp1-sync");
                             case "cudaMalloc" -> mallocs.planMalloc(f, s, c, conv);
-                            case "cudaFree" -> mallocs.planFree(c);
                             default -> {
                             }
                         }
@@ -313,7 +320,7 @@ final class SitePlanner {
                                String inPlace) {
         Uniformity u = ctx.uni(f);
         Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
-        if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(es, d.region())) {
+        if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(f, es, d.region())) {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
         }
@@ -664,6 +671,42 @@ final class SitePlanner {
     }
 
     /** PTX special registers of the hardware grid, block and thread indices. */
+    /** The head of a class defined in a function body: {@code struct Idx {}, {@code class A : B {}. */
+    private static final Pattern LOCAL_CLASS = Pattern.compile("\\b(struct|class|union)\\s+([A-Za-z_][A-Za-z0-9_]*)?"
+            + "\\s*(final\\s*)?(:[^;{()]*)?\\{");
+
+    /**
+     * @return the name of a class defined in the body of {@code child} (or of a device function it
+     *         calls) whose text names a built-in index ({@code threadIdx}, ...), or null: the variant
+     *         shadows the built-ins with locals of the enclosing function, which a member function of a
+     *         local class may not use (nvcc: "reference to local variable of enclosing function is not
+     *         allowed"; review 2026-11-27)
+     */
+    private String localClassReadingIndices(FunctionDef child) {
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            String body = ctx.slice(g.body().range());
+            java.util.regex.Matcher m = LOCAL_CLASS.matcher(body);
+            while (m.find()) {
+                int depth = 0;
+                int end = m.end() - 1;
+                for (int i = end; i < body.length(); i++) {
+                    char c = body.charAt(i);
+                    if (c == '{') {
+                        depth++;
+                    } else if (c == '}' && --depth == 0) {
+                        end = i;
+                        break;
+                    }
+                }
+                if (BUILTIN_NAME.matcher(body.substring(m.end(), end)).find()) {
+                    return m.group(2) == null ? "(unnamed)" : m.group(2);
+                }
+            }
+        }
+        return null;
+    }
+
+    private static final Pattern BUILTIN_NAME = Pattern.compile("(?<![A-Za-z0-9_.>:])(threadIdx|blockIdx|blockDim|gridDim)\\b");
     private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");
 
     /** {@link #childRefusal} of each child, computed once per child (a file may launch one child from many sites) */
@@ -699,6 +742,28 @@ final class SitePlanner {
             return new Refusal("child kernel '" + child.name() + "' has a lambda without captures that reads "
                     + lambda + ": in the aggregated variant the original indices are local constants, which such a "
                     + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
+        }
+        String local = localClassReadingIndices(child);
+        if (local != null) {
+            return new Refusal("child kernel '" + child.name() + "' defines a local class '" + local + "' whose members "
+                    + "read the built-in indices: in the aggregated variant the original indices are local constants, "
+                    + "which a local class cannot use; its launch is not aggregated", "child-local-class-builtins");
+        }
+        Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
+        readers.addAll(ctx.unit.headerIndexReaders());
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            for (Param q : g == child ? List.<Param>of() : g.params()) {
+                String def = q.hasDefault() ? q.defaultArgument(ctx.text) : "";
+                if (BUILTIN_NAME.matcher(def).find() || readers.stream().anyMatch(r -> Pattern.compile(
+                        "(?<![A-Za-z0-9_])" + Pattern.quote(r) + "\\s*\\(").matcher(def).find())) {
+                    // a default argument is bound where the function is declared, outside the body in which
+                    // the variant shadows the built-ins: it would read the aggregated grid's indices
+                    return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', whose default "
+                            + "argument '" + q.defaultArgument(ctx.text).substring(1).strip() + "' reads the built-in "
+                            + "indices, which in an aggregated child would be the aggregated grid's; its launch is not "
+                            + "aggregated; pass that argument explicitly to aggregate it", "child-default-builtins");
+                }
+            }
         }
         String unseen = unseenCallee(child);
         if (unseen != null) {
@@ -766,9 +831,9 @@ final class SitePlanner {
     }
 
     /** @return true if a stream/event operation is evaluated in {@code region} after {@code site} */
-    private boolean eventCallAfter(Stmt site, Convergence.Region region) {
+    private boolean eventCallAfter(FunctionDef f, Stmt site, Convergence.Region region) {
         Stmt scope = region.guardBlock() != null ? region.guardBlock() : region.anchor();
-        return eventCallIn(scope, site.range().offset(), region.end());
+        return eventCallIn(f, scope, site.range().offset(), region.end());
     }
 
     /**
@@ -779,18 +844,67 @@ final class SitePlanner {
      */
     private boolean streamOperationInKernel(FunctionDef f) {
         return ctx.deviceClosure(f).stream()
-                .anyMatch(g -> eventCallIn(g.body(), g.body().range().offset() - 1, g.body().range().end()));
+                .anyMatch(g -> eventCallIn(g, g.body(), g.body().range().offset() - 1, g.body().range().end()));
     }
 
-    private boolean eventCallIn(Stmt scope, int after, int before) {
+    /**
+     * @return true if {@code scope} (of function {@code f}) makes a stream or event operation
+     *         ({@link #EVENT_CALLS}) in ({@code after}, {@code before}): directly, in a lambda, or
+     *         through a call of a function of the unit (also a member function, by name) or of a
+     *         lambda-valued local of {@code f} that makes one (review 2026-11-27: a
+     *         {@code cudaMemcpyAsync} in a {@code __device__} helper called after the launch)
+     */
+    private boolean eventCallIn(FunctionDef f, Stmt scope, int after, int before) {
+        Set<String> ops = streamOpFunctions();
+        Set<String> lambdas = new HashSet<>();
+        Trees.walkStmts(f.body(), st -> {
+            if (st instanceof Stmt.Decl d) {
+                d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda lam && makesEventCall(lam.body(), ops))
+                        .forEach(v -> lambdas.add(v.name()));
+            }
+        });
         boolean[] found = {false};
-        Trees.walkExprs(scope, e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null && EVENT_CALLS.contains(c.calleeName())
-                    && c.range().offset() > after && c.range().offset() < before) {
+        Trees.walkExprsAndLambdas(scope, e -> {
+            if (e instanceof Expr.Call c && c.range().offset() > after && c.range().offset() < before
+                    && (eventCall(c, ops) || c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
+                            && lambdas.contains(n.name()))) {
                 found[0] = true;
             }
         });
         return found[0];
+    }
+
+    /** @return true if {@code c} is a stream or event operation or calls a function of {@code ops} */
+    private static boolean eventCall(Expr.Call c, Set<String> ops) {
+        String callee = AggregationContext.calleeSimpleName(c);
+        return c.calleeName() != null && EVENT_CALLS.contains(c.calleeName()) || callee != null && ops.contains(callee);
+    }
+
+    private static boolean makesEventCall(Stmt body, Set<String> ops) {
+        boolean[] found = {false};
+        Trees.walkExprsAndLambdas(body, e -> found[0] |= e instanceof Expr.Call c && eventCall(c, ops));
+        return found[0];
+    }
+
+    private Set<String> streamOpFunctions;
+
+    /** @return the simple names of the unit's device functions that make a stream or event operation, transitively */
+    private Set<String> streamOpFunctions() {
+        if (streamOpFunctions == null) {
+            streamOpFunctions = new HashSet<>();
+            boolean changed = true;
+            while (changed) {
+                changed = false;
+                for (FunctionDef g : ctx.unit.functions()) {
+                    if (g.kind() != FunctionDef.Kind.HOST && !streamOpFunctions.contains(g.name())
+                            && makesEventCall(g.body(), streamOpFunctions)) {
+                        streamOpFunctions.add(g.name());
+                        changed = true;
+                    }
+                }
+            }
+        }
+        return streamOpFunctions;
     }
 
     /**
@@ -806,6 +920,7 @@ final class SitePlanner {
      * @return the final plans
      */
     SitePlans keepLaunchOrder() {
+        oneRegionPerAnchor();
         Map<Integer, SitePlan> byOffset = new HashMap<>();
         for (SitePlan s : sites) {
             byOffset.put(s.launch().range().offset(), s);
@@ -984,6 +1099,39 @@ final class SitePlanner {
             }
         });
         return uses.stream().allMatch(allowed::contains);
+    }
+
+    /**
+     * The emitter wraps each region's anchor once. Two deferred sites whose regions start at the same
+     * statement but end differently (review 2026-11-27: {@code if (c) { leaf<<<...>>>(...); return; }
+     * split<<<...>>>(...);}, the first launch in the if alone, the second in the guard's region to the
+     * end of the block) would be emitted into one region that does not hold the second: its record
+     * named a variable out of scope (nvcc error). The sites of a narrower region go in place instead
+     * (aggregated among the threads that arrive together), with a warning.
+     */
+    private void oneRegionPerAnchor() {
+        Map<Stmt, Convergence.Region> widest = new java.util.IdentityHashMap<>();
+        for (SitePlan s : sites) {
+            if (s.region() != null) {
+                widest.merge(s.region().anchor(), s.region(), (a, b) -> b.end() > a.end() ? b : a);
+            }
+        }
+        for (int i = 0; i < sites.size(); i++) {
+            SitePlan s = sites.get(i);
+            Convergence.Region w = s.region() == null ? null : widest.get(s.region().anchor());
+            if (w == null || w.end() == s.region().end() && w.guardBlock() == s.region().guardBlock()) {
+                continue;
+            }
+            Uniformity u = ctx.uni(s.fn());
+            String reason = "another launch (line " + ctx.src.line(w.end()) + ") is deferred to a longer region that "
+                    + "starts at the same statement";
+            sites.set(i, s.inPlace(reason, inPlaceMask(s.stmt(), s.launch(), s.child(), u),
+                    s.streamToNull() || loopVariantStream(s.stmt(), s.launch(), u)));
+            if (ctx.opt.granularity() != Granularity.WARP) { // at warp granularity both are per warp
+                ctx.warn(s.launch().range().offset(), "launch of '" + s.launch().kernelName() + "' is aggregated per "
+                        + "warp, not per " + ctx.opt.granularity().cliName() + ": " + reason, "granularity-fallback");
+            }
+        }
     }
 
     /**

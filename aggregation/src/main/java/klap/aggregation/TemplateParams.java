@@ -36,6 +36,26 @@ final class TemplateParams {
         return "<" + String.join(", ", names) + ">";
     }
 
+    /**
+     * @param header the header text, e.g. {@code template <typename T, int N = 4>}
+     * @return the header without default template arguments, e.g. {@code template <typename T, int N>}:
+     *         for the definition of a function whose prototype (with the defaults) comes first; C++
+     *         forbids repeating a default template argument ([temp.param]/12)
+     */
+    static String withoutDefaults(String header) {
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        if (lt < 0 || gt <= lt || !header.contains("=")) {
+            return header;
+        }
+        List<String> parts = new ArrayList<>();
+        for (String p : splitTopLevel(header.substring(lt + 1, gt))) {
+            int eq = topLevelIndex(p, '=');
+            parts.add((eq >= 0 ? p.substring(0, eq) : p).trim());
+        }
+        return header.substring(0, lt + 1) + String.join(", ", parts) + header.substring(gt);
+    }
+
     /** @return the parts of {@code s} between its commas outside brackets (a blank last part is dropped) */
     private static List<String> splitTopLevel(String s) {
         List<String> out = new ArrayList<>();

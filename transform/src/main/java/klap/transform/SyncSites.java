@@ -42,6 +42,17 @@ import klap.model.Stmt;
  * the other threads wait at the user's barrier, pairs the two barriers: a hang or a wrong result.
  */
 public final class SyncSites {
+    /**
+     * Device runtime calls that are ordered with launches in a stream: event records and waits, and
+     * the asynchronous copies and sets (a copy after a launch into the NULL stream reads what the
+     * child wrote). Aggregation never defers a launch past one; promotion refuses a kernel that makes
+     * one, since its successor no longer waits for it.
+     */
+    public static final Set<String> STREAM_OPERATIONS = Set.of("cudaEventRecord", "cudaEventRecordWithFlags",
+            "cudaStreamWaitEvent", "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemsetAsync",
+            "cudaMemset2DAsync", "cudaMemset3DAsync", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync",
+            "cudaMemcpyPeerAsync");
+
     private static final Set<String> BARRIER_CALLS = Set.of("__syncthreads", "__syncthreads_count",
             "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__barrier_sync", "sync", "cg::sync",
             "cooperative_groups::sync", "arrive_and_wait", "barrier_wait");
