@@ -956,6 +956,16 @@ final class AstConverter {
             return null;
         }
         List<VarDecl> vars = new ArrayList<>();
+        if (sd instanceof ICPPASTStructuredBindingDeclaration sb) {
+            // auto& [lo, hi] = r: each name is a variable initialized from r; with & or && an alias of
+            // r's members, so a write through it writes r (review 2026-11-27: r was taken as unchanged)
+            Expr init = initializer(sb.getInitializer(), r);
+            for (IASTName n : sb.getNames()) {
+                vars.add(new VarDecl(n.toString(), rangeOr(n, r), init, false,
+                    spec.getStorageClass() == IASTDeclSpecifier.sc_static, false, sb.getRefQualifier() != null));
+            }
+            return vars.isEmpty() ? null : new Stmt.Decl(r, vars);
+        }
         for (IASTDeclarator dd : sd.getDeclarators()) {
             if (dd instanceof IASTFunctionDeclarator && dd.getNestedDeclarator() == null) {
                 continue; // local function prototype
@@ -1174,16 +1184,22 @@ final class AstConverter {
     private Expr lambda(ICPPASTLambdaExpression le, SourceRange r) {
         boolean allByRef = le.getCaptureDefault() == ICPPASTLambdaExpression.CaptureDefault.BY_REFERENCE;
         List<String> refs = new ArrayList<>();
+        Map<String, Expr> refInits = new HashMap<>();
         if (le.getCaptures() != null) {
             for (ICPPASTCapture c : le.getCaptures()) {
                 if (c.isByReference() && c.getIdentifier() != null) {
                     refs.add(c.getIdentifier().toString());
+                    if (c instanceof ICPPASTInitCapture ic && ic.getDeclarator() != null
+                            && ic.getDeclarator().getInitializer() != null) {
+                        // [&b = base]: b is an alias of base
+                        refInits.put(c.getIdentifier().toString(), initializer(ic.getDeclarator().getInitializer(), r));
+                    }
                 }
             }
         }
         Stmt body = le.getBody() == null ? null : stmt(le.getBody(), r);
         Stmt.Block b = body instanceof Stmt.Block blk ? blk : new Stmt.Block(r, body == null ? List.of() : List.of(body));
-        return new Expr.Lambda(r, allByRef, List.copyOf(refs), b);
+        return new Expr.Lambda(r, allByRef, List.copyOf(refs), Map.copyOf(refInits), b);
     }
 
     private Expr call(IASTFunctionCallExpression fc, SourceRange r) {

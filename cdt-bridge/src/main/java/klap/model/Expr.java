@@ -186,11 +186,19 @@ public sealed interface Expr {
      *
      * @param range          the whole lambda, from {@code [} to the closing brace
      * @param captureAllByRef the capture default is {@code &}
-     * @param refCaptures    names captured explicitly by reference ({@code [&x]})
+     * @param refCaptures    names captured explicitly by reference ({@code [&x]}, and {@code [&b = e]})
+     * @param refInitCaptures the by-reference init-captures ({@code [&b = e]}): {@code b} is an alias of
+     *                       {@code e}, a write to {@code b} in the body writes {@code e}
      * @param body           the lambda's body
      */
-    record Lambda(SourceRange range, boolean captureAllByRef, List<String> refCaptures, Stmt.Block body)
-            implements Expr {
+    record Lambda(SourceRange range, boolean captureAllByRef, List<String> refCaptures,
+                  java.util.Map<String, Expr> refInitCaptures, Stmt.Block body) implements Expr {
+
+        /** A lambda without init-captures. */
+        public Lambda(SourceRange range, boolean captureAllByRef, List<String> refCaptures, Stmt.Block body) {
+            this(range, captureAllByRef, refCaptures, java.util.Map.of(), body);
+        }
+
         public List<Expr> children() {
             return List.of();
         }

@@ -1,5 +1,6 @@
-// declarations the model does not turn into Stmt.Decl (a local with a struct definition, structured
-// bindings) are unknown to NpPlanner.Scopes: writes to them are taken for memory stores (master only)
+// a local with a struct definition is unknown to NpPlanner.Scopes (writes to it would be taken for
+// memory stores, master only); structured bindings are locals of the model since 2026-11-27, with an
+// auto type klap cannot show: the loop bound they give is refused
 struct P { int n; float w; };
 __global__ void k(const int *cnt, const float *a, float *out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;

@@ -285,7 +285,9 @@ final class Writes {
             Set<String> inner = new java.util.HashSet<>();
             collect(l.body(), true, inner);
             for (String v : inner) {
-                if (l.captureAllByRef() || l.refCaptures().contains(v)) {
+                if (l.refInitCaptures().containsKey(v)) {
+                    out.addAll(roots(l.refInitCaptures().get(v))); // [&b = base]: b is base
+                } else if (l.captureAllByRef() || l.refCaptures().contains(v)) {
                     out.add(v);
                 }
             }

@@ -310,4 +310,30 @@ class WritesAndSyncTest {
         assertTrue(s.launches("indirect"));
         assertEquals(2, s.launchingOperations(fn(u, "k").body()).size());
     }
+
+    /**
+     * Review 2026-11-27: a write through a structured binding by reference ({@code auto& [lo, hi] = r})
+     * or through a by-reference init-capture ({@code [&b = base]}) writes {@code r} or {@code base};
+     * a structured binding by value copies.
+     */
+    @Test
+    void writesThroughStructuredBindingsAndInitCapturesCount() {
+        CudaUnit u = parse("""
+                __global__ void k(int* out, int2 r, int2 s) {
+                  auto& [lo, hi] = r;
+                  lo += threadIdx.x;
+                  auto [a, b] = s;
+                  a += threadIdx.x;
+                  int base = 0, other = 0;
+                  auto bump = [&bb = base](int d) { bb += d; };
+                  bump(threadIdx.x);
+                  auto peek = [o = other](int d) { return o + d; };
+                  out[r.x + s.x + base + peek(1)] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("r", "base", "lo", "a")), d.toString());
+        assertFalse(d.contains("s"), "a binding by value copies s: " + d);
+        assertFalse(d.contains("other"), "a capture by value writes nothing: " + d);
+    }
 }
