@@ -219,7 +219,7 @@ public final class PromotionPlanner {
                 }
             }
         }
-        String nonCoherent = nonCoherentRead(k);
+        String nonCoherent = nonCoherentRead(k, l);
         if (nonCoherent != null) {
             throw new Refusal(at, nonCoherent);
         }
@@ -424,16 +424,22 @@ public final class PromotionPlanner {
     /** Reads through the non-coherent cache: {@code __ldg}, texture and surface fetches, {@code ld.global.nc}. */
     private static final Pattern NON_COHERENT_CALL = Pattern.compile("__ldg\\w*|tex(1D|2D|3D|Cubemap)\\w*|tex1Dfetch"
             + "|tex\\w*Lod|tex\\w*Grad|tex\\w*Layered|texture\\w*|surf\\w*");
-    private static final Pattern NON_COHERENT_TEXT = Pattern.compile("ld\\.global\\.nc|\\bLOAD_LDG\\b|\\bLDG\\b");
+    private static final Pattern NON_COHERENT_TEXT = Pattern.compile("ld\\.global[.\\w:]*?\\.nc\\b|\\bLOAD_LDG\\b|\\bLDG\\b");
+    /** Raw device launches, which the kernel's successor would not wait for once promoted. */
+    private static final Set<String> RAW_LAUNCH = Set.of("cudaLaunchDevice", "cudaLaunchDeviceV2", "cudaGetParameterBuffer",
+            "cudaGetParameterBufferV2");
 
     /**
      * @return why the kernel, or code it calls, may read global memory through a cache that does not
      *         see an earlier link's writes (a promoted descendant already runs while its predecessor
      *         writes; in the original, the child grid started after them, and the CUDA programming
      *         guide's coherence rule for texture memory is "at the invocation of a child grid"), or
-     *         why klap cannot know (a call of a function whose body it does not see); null if neither
+     *         why klap cannot know (a call of a function whose body it does not see); or why the
+     *         successor would no longer wait for work the kernel orders before its launch (review
+     *         2026-11-27): a stream operation ({@code cudaMemcpyAsync}, ...), a raw launch, or a launch
+     *         other than {@code self} in a function it calls or in a lambda; null if none
      */
-    private String nonCoherentRead(FunctionDef k) {
+    private String nonCoherentRead(FunctionDef k, Expr.Launch self) {
         String[] why = {null};
         Set<String> seen = new HashSet<>();
         java.util.ArrayDeque<FunctionDef> todo = new java.util.ArrayDeque<>(List.of(k));
@@ -448,10 +454,20 @@ public final class PromotionPlanner {
                 break;
             }
             Trees.walkExprsAndLambdas(f.body(), e -> {
+                if (why[0] == null && e instanceof Expr.Launch x && x != self) {
+                    why[0] = "it launches '" + x.kernelName() + "' (in a function it calls or a lambda) into the stream "
+                            + "that orders it before its successor; promoted, the successor would not wait for it";
+                    return;
+                }
                 if (why[0] != null || !(e instanceof Expr.Call c) || c.calleeName() == null) {
                     return;
                 }
                 String simple = simpleName(c.calleeName());
+                if (klap.transform.SyncSites.STREAM_OPERATIONS.contains(simple) || RAW_LAUNCH.contains(simple)) {
+                    why[0] = "it (or a function it calls) makes the stream operation " + c.calleeName() + ", which "
+                            + "the launch of its successor is ordered after; promoted, the successor would not wait for it";
+                    return;
+                }
                 if (NON_COHERENT_CALL.matcher(simple).matches()) {
                     why[0] = "it reads with " + c.calleeName() + ", through the non-coherent (texture) cache, which does not "
                             + "see what an earlier link of the chain wrote while this grid already ran";

@@ -124,6 +124,30 @@ class PromotionFormsTest {
         postponed("rv_mac_asm_write", "struct K_klap_post { unsigned t; };");
     }
 
+    /**
+     * Review 2026-11-27: work the original orders before the next link in the NULL stream (a device
+     * cudaMemcpyAsync, a worker launched from a helper or a lambda) is refused; a parameter written
+     * through a structured binding or a by-reference init-capture is postponed (it was passed as
+     * at the start of the link); ld.global with cache qualifiers before .nc is a non-coherent load.
+     */
+    @Test
+    void reviewStreamWorkBeforeTheSuccessorAndAliasedWrites() throws IOException {
+        for (PromoteMode m : PromoteMode.values()) {
+            refused("rv2_memcpy_async", m, "makes the stream operation cudaMemcpyAsync");
+            refused("rv2_helper_launch", m, "it launches 'work'");
+            refused("rv2_lam_launch", m, "it launches 'work'");
+        }
+        PromotionPass.Result r = run("rv2_pass_written", PromoteMode.P);
+        assertEquals(List.of("KS", "KL"), r.promoted(), diags(r));
+        assertTrue(r.text().contains("struct KS_klap_post { klap::promote::bytes<klap::promote::param_t<void(Range r, "
+                + "int* out, int t, int n), 0u>> r; };"), r.text());
+        assertTrue(r.text().contains("struct KL_klap_post { klap::promote::bytes<klap::promote::param_t<void(int base, "
+                + "int* out, int t, int n), 0u>> base; };"), r.text());
+        PromotionPass.Result nc = run("rv2_nc_qualified", PromoteMode.P);
+        assertTrue(nc.promoted().isEmpty(), diags(nc));
+        assertEquals(2, nc.diagnostics().stream().filter(d -> d.message().contains("non-coherent")).count(), diags(nc));
+    }
+
     @Test
     void refusals() throws IOException {
         refused("alias_shadow", PromoteMode.P, "only one thread");          // an inner tid = threadIdx.x % 32
