@@ -255,7 +255,9 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
 template <class Args, class... D>
 __device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned q, unsigned& seq, dim3 grid, dim3 block,
                             unsigned smem, cudaStream_t stream, const Args& a, D&&... direct) {
-  if (detail::kvolume(grid) == 0ull) return;  // not a launch: takes no round
+  // not a launch (krecord records nothing for an empty grid or block): takes no round, or kfinish
+  // would stop at this thread's empty round and drop its later ones (review 2026-11-27)
+  if (detail::kvolume(grid) == 0ull || detail::kvolume(block) == 0ull) return;
   if (seq >= KLAP_KERNEL_MAX_ORDERED)
     fail("a thread made more than KLAP_KERNEL_MAX_ORDERED ordered launches at kernel granularity; use "
          "--granularity=block or -DKLAP_KERNEL_MAX_ORDERED=<more>", "klap::krecord_seq");

@@ -62,8 +62,11 @@ struct malloc_result {
 // device-scope cuda::atomic_ref, and broadcasts the base; each thread gets
 // base + 16 + its exclusive offset + 16 and writes the chunk base and its check word
 // (base ^ malloc_tag) into its sub-header.
-// size == 0 -> *ptr = nullptr, cudaSuccess. If the allocation fails (device heap exhausted), every
-// thread gets *ptr = nullptr and the error (cudaErrorMemoryAllocation), like cudaMalloc.
+// size == 0 -> *ptr = nullptr, cudaSuccess. If the group's one allocation fails (the device heap has
+// no contiguous room for the sum, or one request is huge), each thread with size > 0 calls
+// cudaMalloc(ptr, size) itself, as the original code did: it gets its own pointer or its own error
+// (group_free frees such plain pointers too). Review 2026-11-27: before, every thread of the group
+// got nullptr and the error, where the original failed only the request that did not fit.
 // Sizes above 2^52 bytes are clamped to 2^52 so that the sum cannot wrap (the allocation then fails).
 template <class G>
 __device__ cudaError_t group_malloc(const G& g, void** ptr, size_t size) {
@@ -87,10 +90,11 @@ __device__ cudaError_t group_malloc(const G& g, void** ptr, size_t size) {
     }
   }
   r = group_broadcast(g, r, 0u);
-  if (want == 0ull || r.err != cudaSuccess) {
+  if (want == 0ull) {
     *ptr = nullptr;
-    return want == 0ull ? cudaSuccess : r.err;
+    return cudaSuccess;
   }
+  if (r.err != cudaSuccess) return cudaMalloc(ptr, size);  // each thread its own, as written
   char* sub = r.base + detail::malloc_header + (incl.bytes - mine);
   ::new (static_cast<void*>(sub)) detail::malloc_sub{r.base, reinterpret_cast<unsigned long long>(r.base) ^ detail::malloc_tag};
   *ptr = sub + detail::malloc_header;

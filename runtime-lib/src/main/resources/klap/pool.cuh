@@ -401,9 +401,13 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
       if (now > (it == seen.end() ? pending : it->second)) {
         // the limit grew (klap raised it, or the program did since this file last looked) after this
         // file's device code may have read it: make it read it again (pending_budget)
-        static const unsigned long long zero = 0ull;
-        detail::host_check(cudaMemcpyToSymbolAsync(pool_dev_symbol(), &zero, sizeof(zero),
-                                                   offsetof(pool_state, budget), cudaMemcpyHostToDevice, s),
+        // (a memset, not a copy from pageable host memory: that one synchronizes the stream and is not
+        // capturable into a CUDA graph; review 2026-11-27)
+        void* state = nullptr;
+        detail::host_check(cudaGetSymbolAddress(&state, pool_dev_symbol()),
+                           "klap::host_prepare: cudaGetSymbolAddress of the pool state");
+        detail::host_check(cudaMemsetAsync(static_cast<char*>(state) + offsetof(pool_state, budget), 0,
+                                           sizeof(pool_state::budget), s),
                            "klap::host_prepare: resetting the pending-launch budget");
       }
       seen[dev] = now;
