@@ -143,6 +143,8 @@ class PromotionFormsTest {
                 + "int* out, int t, int n), 0u>> r; };"), r.text());
         assertTrue(r.text().contains("struct KL_klap_post { klap::promote::bytes<klap::promote::param_t<void(int base, "
                 + "int* out, int t, int n), 0u>> base; };"), r.text());
+        // the overlap check sees the write through the binding after the pragma (KLAP III-C, condition 2)
+        noOverlap("rv2_overlap_binding", "writes through a pointer klap cannot trace");
         PromotionPass.Result nc = run("rv2_nc_qualified", PromoteMode.P);
         assertTrue(nc.promoted().isEmpty(), diags(nc));
         assertEquals(2, nc.diagnostics().stream().filter(d -> d.message().contains("non-coherent")).count(), diags(nc));
