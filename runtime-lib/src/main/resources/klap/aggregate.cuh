@@ -6,9 +6,11 @@
 //     ... if (cond) s.record(grid, block, smem, stream, Args{...});   // any thread, may diverge
 //     s.flush(g, [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c,
 //                    unsigned n, const Args* a, const Args& mine) {
-//         child_agg<<<gd, bd, sm, st>>>(c, n, a); return cudaGetLastError(); },  // collective
+//         cudaError_t pre = cudaPeekAtLastError(); child_agg<<<gd, bd, sm, st>>>(c, n, a);
+//         return klap::launch_result(pre); },                                     // collective
 //       [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const Args& a) {
-//         child<<<gd, bd, sm, st>>>(a.x, a.y); return cudaGetLastError(); });    // direct mode
+//         cudaError_t pre = cudaPeekAtLastError(); child<<<gd, bd, sm, st>>>(a.x, a.y);
+//         return klap::launch_result(pre); });                                   // direct mode
 // flush scans the per-slot block counts (Fig. 2 line 08; the paper scans in the parent so that
 // the children need not, II-A), takes the max block size and shared memory (line 09), and one
 // launcher thread launches the aggregated child (line 10). If the pool has no room for the slots
@@ -17,7 +19,9 @@
 // Child side (Fig. 2(d), lines 15-19):
 //     klap::vctx v; unsigned p;
 //     if (!klap::child_enter(cfg, n, v, p)) return;  // find the parent slot, the virtual indices
-//     const Args& a = args[p]; ... original body with v.threadIdx / v.blockIdx / v.blockDim / v.gridDim
+//     T0 x = args[p].x; ...                   // copy the arguments (never keep a reference: the
+//     klap::child_release(cfg, n);             // records are given back here)
+//     ... original body with v.threadIdx / v.blockIdx / v.blockDim / v.gridDim
 #ifndef KLAP_AGGREGATE_CUH
 #define KLAP_AGGREGATE_CUH
 
@@ -213,6 +217,7 @@ __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
                                : pool_alloc_or_null(bytes, what, "such groups launch their children as written, unaggregated"));
   }
   p = group_broadcast(g, p, 0u);
+  order_after_broadcast(g);  // the slots' previous owner's reads happen before this group's writes
   agg_site<Args> s;
   s.cfg = reinterpret_cast<launch_cfg*>(p);
   s.args = p != nullptr ? reinterpret_cast<Args*>(p + cfg_bytes) : nullptr;

@@ -231,6 +231,14 @@ __device__ inline T group_broadcast(const block_group& g, T x, unsigned src_rank
   return r;
 }
 
+// Orders what the broadcasting thread did before group_broadcast (e.g. an acquire on the pool, a
+// store of a reference count) before what the receivers do after it. A shuffle moves the value but,
+// by the CUDA programming guide, orders no memory access; __syncwarp does ("memory ordering among
+// threads participating in the barrier"). The block broadcast already goes through __syncthreads.
+// Review 2026-11-27.
+__device__ inline void order_after_broadcast(const warp_group& g) { g.sync(); }
+__device__ inline void order_after_broadcast(const block_group&) {}
+
 // op(x_0, ..., x_{size-1}), returned to every thread (scan, then broadcast of the last rank).
 template <class G, class T, class Op>
 __device__ inline T group_reduce(const G& g, T x, Op op) {

@@ -14,7 +14,7 @@
 // (1 << 40) | blocks, so the returned old value gives both the record's index (high 24 bits) and
 // the exclusive prefix of block counts (low 40 bits) consistently: records are dense (threads
 // that do not launch store nothing) and their block offsets grow with the index. Records live in chunks of doubling capacity (1024,
-// 2048, ... records: 15 chunks hold 2^24 records), allocated from the pool by the thread that
+// 2048, ... records: the 24-bit index field allows 2^24 - 1 records per site), allocated from the pool by the thread that
 // takes a chunk's first index; a child block finds its record by a search over the chunks' first
 // offsets and a binary search inside the chunk (cuda::std::upper_bound): O(log n) for grids of
 // millions of parent threads.
@@ -194,8 +194,8 @@ namespace {
 
 // Records the calling thread's launch at site `site` of parent-grid state ks: the out-of-order
 // atomic scan (KLAP II-B). Not collective: any thread, any control flow, any number of times.
-// A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): more than 2^24 records
-// at one site, or more than 2^40 blocks in total.
+// A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): 2^24 - 1 or more records
+// at one site (the 24-bit index field), or more than 2^40 blocks in total.
 // WHEN THE POOL IS FULL. Without `direct`, the record chunk comes from pool_alloc (report and trap
 // on exhaustion). With one direct launcher (generated code, for a parent whose launches are never
 // into cudaStreamTailLaunch: klap decides that at compile time),
@@ -231,7 +231,7 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   const unsigned long long index = old >> kindex_shift;
   const unsigned long long excl = old & kblocks_mask;
   if (index >= kmax_records || excl + blocks > kblocks_mask)
-    fail("more than 2^24 launches or 2^40 blocks at one site; use --granularity=block", "klap::krecord");
+    fail("2^24 - 1 or more launches, or more than 2^40 blocks, at one site; use --granularity=block", "klap::krecord");
   cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_threads)
       .fetch_max(static_cast<unsigned>(detail::kvolume(block)), cuda::std::memory_order_relaxed);
   cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_smem).fetch_max(smem, cuda::std::memory_order_relaxed);

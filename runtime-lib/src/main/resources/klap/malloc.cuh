@@ -90,6 +90,7 @@ __device__ cudaError_t group_malloc(const G& g, void** ptr, size_t size) {
     }
   }
   r = group_broadcast(g, r, 0u);
+  order_after_broadcast(g);  // the reference count's store happens before any group_free of the chunk
   if (want == 0ull) {
     *ptr = nullptr;
     return cudaSuccess;
