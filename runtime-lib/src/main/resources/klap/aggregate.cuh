@@ -153,7 +153,16 @@ struct agg_site {
     const launch_cfg& c = cfg[me];
     const unsigned long long blocks = detail::volume(c.grid);
     // a block of 0 threads launches nothing (its child blocks would never release the slots)
-    const bool on = blocks != 0ull && detail::volume(c.block) != 0ull;
+    const bool any = blocks != 0ull && detail::volume(c.block) != 0ull;
+    // a configuration the device runtime rejects (detail::launchable) failed the original launch of
+    // this thread alone: it stays out of the aggregated grid and is launched as written at the end
+    // (copied now: the slots may be given back once the aggregated child runs)
+    const bool bad = any && !detail::launchable(c.grid, c.block);
+    const bool on = any && !bad;
+    if (bad) {
+      ::new (static_cast<void*>(&own)) launch_cfg(c);
+      ::new (static_cast<void*>(own_args)) Args(args[me]);
+    }
     const detail::agg_scan mine{on ? blocks : 0ull, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
                                 on ? c.smem : 0u, on ? static_cast<int>(me) : -1};
     const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
@@ -162,6 +171,7 @@ struct agg_site {
     g.sync();  // every blocks_incl written before the launch; nobody reads c after this but the launcher
     if (total.blocks == 0ull) {
       if (me == 0u) pool_free(cfg);  // nothing launched: the slots go back at once
+      if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
       return;
     }
     if (total.launcher == static_cast<int>(me)) {
@@ -182,6 +192,9 @@ struct agg_site {
     // the aggregated launch happens before any later launch of the group's threads (a site in
     // direct mode, a launch left as written): each thread's launches keep their order per stream
     g.sync();
+    // the invalid launch fails as it did in the original (its error is not reported: the program's
+    // own check of it, if any, ran at the record)
+    if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
   }
 
   // flush for a site begun with on_full::fail (never in direct mode).

@@ -37,6 +37,20 @@ static __device__ __noinline__ void fail_detail(const char* what, const char* de
 // `what` says what went wrong and how to fix it, `where` names the klap helper or call site.
 static __device__ inline void fail(const char* what, const char* where) { fail_detail(what, "", where); }
 
+namespace detail {
+// true if the device runtime can launch `grid` x `block` at all (CUDA programming guide, "Technical
+// Specifications per Compute Capability": block x and y <= 1024, z <= 64, at most 1024 threads;
+// grid x <= 2^31 - 1, y and z <= 65535). Such a launch of one thread fails for that thread alone in
+// the original program; folded into an aggregated grid it would fail every thread's children, so
+// the runtime launches it as written instead (review 2026-11-27). Dynamic shared memory is not
+// checked: a kernel's limit may have been raised with cudaFuncSetAttribute.
+__device__ inline bool launchable(const dim3& grid, const dim3& block) {
+  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
+  return block.x <= 1024u && block.y <= 1024u && block.z <= 64u && threads <= 1024ull &&
+         grid.x <= 0x7FFFFFFFu && grid.y <= 65535u && grid.z <= 65535u;
+}
+}  // namespace detail
+
 // Checks the result of a device-side launch (the value of cudaGetLastError() right after `<<<>>>`,
 // or of cudaLaunchDevice). On failure (e.g. cudaErrorLaunchPendingCountExceeded when the CDP2
 // pending-launch buffer is full, see klap::host_prepare) it calls

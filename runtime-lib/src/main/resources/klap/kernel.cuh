@@ -218,6 +218,12 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   constexpr on_full full = sizeof...(D) == 0 ? on_full::fail : on_full::launch_as_written;
   const unsigned long long blocks = detail::kvolume(grid);
   if (blocks == 0ull || detail::kvolume(block) == 0ull) return;  // no block would ever release the records
+  if (!detail::launchable(grid, block)) {
+    // the original launch fails for this thread alone; recorded, it would fail the aggregated grid of
+    // every thread (review 2026-11-27): launched as written here, where the original made it
+    ((void)direct(grid, block, smem, stream, a), ...);
+    return;
+  }
   if (full == on_full::launch_as_written &&
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->degraded).load(cuda::std::memory_order_acquire) !=
           0ull) {
@@ -258,6 +264,10 @@ __device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned 
   // not a launch (krecord records nothing for an empty grid or block): takes no round, or kfinish
   // would stop at this thread's empty round and drop its later ones (review 2026-11-27)
   if (detail::kvolume(grid) == 0ull || detail::kvolume(block) == 0ull) return;
+  if (!detail::launchable(grid, block)) {  // launched as written by krecord: takes no round either
+    krecord<Args>(ks, plain, grid, block, smem, stream, a, direct...);
+    return;
+  }
   if (seq >= KLAP_KERNEL_MAX_ORDERED)
     fail("a thread made more than KLAP_KERNEL_MAX_ORDERED ordered launches at kernel granularity; use "
          "--granularity=block or -DKLAP_KERNEL_MAX_ORDERED=<more>", "klap::krecord_seq");
