@@ -119,6 +119,9 @@ __device__ inline cudaError_t group_free(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
   const detail::malloc_sub sub = *reinterpret_cast<const detail::malloc_sub*>(static_cast<char*>(ptr) - detail::malloc_header);
   if (sub.check != (reinterpret_cast<unsigned long long>(sub.base) ^ detail::malloc_tag)) return cudaFree(ptr);
+  // the share is gone: its sub-header must not look valid to a later group_free of a plain pointer
+  // that the heap places right after these bytes (review 2026-11-27)
+  reinterpret_cast<detail::malloc_sub*>(static_cast<char*>(ptr) - detail::malloc_header)->check = 0ull;
   char* base = sub.base;
   const unsigned long long left =
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(

@@ -173,9 +173,15 @@ final class HostLaunches {
      * dynamic shared memory, cache configuration and carveout; the value of the expression is still
      * the user's own call's.
      */
+    /** the calls already rewritten, by start offset: a macro that uses its argument twice holds it twice */
+    private final java.util.Set<Integer> copied = new java.util.HashSet<>();
+
     private void copyAttributes(Expr.Call c, EditSet out) {
         int[] at = ownText(c);
-        String first = at != null ? ctx.text.substring(at[2], at[3]).trim()
+        if (at != null && !copied.add(at[0])) {
+            return;
+        }
+        String first = at != null ? klap.transform.Lexical.blankCommentsAndLiterals(ctx.text.substring(at[2], at[3])).trim()
                 : c.args().get(0) instanceof Expr.Name n ? n.name() : cuda.slice(c.args().get(0).range()).trim();
         String name = AggregationContext.simpleName(first.replaceAll("<.*$", "").replace("&", "").replace("(", "")
                 .replace(")", "").trim());
@@ -194,8 +200,9 @@ final class HostLaunches {
             return;
         }
         if (at == null) {
-            ctx.warn(c.range().offset(), c.calleeName() + "(" + k.name() + ", ...) is written in a macro's body, which "
-                    + "klap cannot rewrite: it does not reach the aggregated forms of '" + k.name() + "' ("
+            ctx.warn(c.range().offset(), c.calleeName() + "(" + k.name() + ", ...) is written in a macro that klap cannot "
+                    + "rewrite (in its body, or more than once in one use): it does not reach the aggregated forms of '"
+                    + k.name() + "' ("
                     + String.join(", ", names) + "); a launch of them that needs the attribute (dynamic shared memory "
                     + "over 48 KiB) fails. Write the call outside the macro, or in the macro's argument", "attribute-in-macro");
             return;
@@ -225,26 +232,22 @@ final class HostLaunches {
             return new int[] {r.offset(), r.end(), a0.offset(), a0.end()};
         }
         String simple = AggregationContext.simpleName(c.calleeName());
+        // the expansion's source, comments and literals blanked: offsets still index the input
+        String code = klap.transform.Lexical.blankCommentsAndLiterals(ctx.text.substring(0, r.end()));
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(simple)
-                + "\\s*\\(").matcher(ctx.text).region(r.offset(), r.end());
+                + "\\s*\\(").matcher(code).region(r.offset(), r.end());
+        // several calls in one expansion (CALL2(f(a, ...), f(b, ...))): the one whose kernel is this call's
+        String kernel = c.args().get(0) instanceof Expr.Name n ? AggregationContext.simpleName(n.name()) : null;
         int[] found = null;
+        int count = 0;
         while (m.find()) {
-            if (found != null) {
-                return null;
-            }
             int open = m.end() - 1;
             int close = -1;
             int comma = -1;
             int depth = 0;
             for (int i = open; i < r.end() && close < 0; i++) {
-                char ch = ctx.text.charAt(i);
-                if (ch == '"' || ch == '\'') {
-                    for (i++; i < r.end() && ctx.text.charAt(i) != ch; i++) {
-                        if (ctx.text.charAt(i) == '\\') {
-                            i++;
-                        }
-                    }
-                } else if (ch == '(' || ch == '[' || ch == '{') {
+                char ch = code.charAt(i);
+                if (ch == '(' || ch == '[' || ch == '{') {
                     depth++;
                 } else if (ch == ')' || ch == ']' || ch == '}') {
                     if (--depth == 0) {
@@ -257,12 +260,17 @@ final class HostLaunches {
             if (close < 0 || comma < 0) {
                 return null;
             }
+            String first = code.substring(open + 1, comma).replaceAll("[\\s()&]", "");
+            if (kernel != null && !AggregationContext.simpleName(first.replaceAll("<.*$", "")).equals(kernel)) {
+                continue;
+            }
             int start = m.start();
             while (start >= 2 && ctx.text.startsWith("::", start - 2)) {
                 start -= 2; // ::cudaFuncSetAttribute
             }
             found = new int[] {start, close + 1, open + 1, comma};
+            count++;
         }
-        return found;
+        return count == 1 ? found : null;
     }
 }

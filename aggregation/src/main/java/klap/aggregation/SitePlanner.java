@@ -589,6 +589,18 @@ final class SitePlanner {
                     found[0] = "has an asm statement that reads a special register of the hardware grid";
                 }
             });
+            if (found[0] == null) {
+                // a header class whose constructor reads the indices, constructed without a call (Idx i;)
+                String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
+                for (String r : ctx.unit.headerIndexReaders()) {
+                    if (!r.startsWith("operator") && Pattern.compile("(?<![A-Za-z0-9_.>:])" + Pattern.quote(r) + "\\b")
+                            .matcher(body).find()) {
+                        found[0] = "uses '" + r + "', which a header defines and which reads the built-in indices "
+                                + "(klap can give the original indices only to functions of this file)";
+                        break;
+                    }
+                }
+            }
         }
         return found[0];
     }
@@ -598,32 +610,19 @@ final class SitePlanner {
     /**
      * @return true if a call through a function pointer can only reach device functions that do not
      *         read the built-in indices: the unit declares no {@code __device__} function of another
-     *         file, and no device function of the unit whose address it takes (its name used other
-     *         than as the callee of a call) reads them ({@link AggregationContext#indexReaders}).
-     *         A pointer made in another file that declares nothing here is not seen (assumed absent).
+     *         file, and no device function of the unit or of a project header whose address it takes
+     *         ({@link klap.transform.AddressTaken}) reads them ({@link AggregationContext#indexReaders},
+     *         {@code headerIndexReaders}) or does what klap cannot follow. A pointer made in another
+     *         file that declares nothing here is not seen (assumed absent).
      */
     private boolean pointerTargetsKnown() {
         if (pointerTargetsKnown == null) {
-            Set<String> readers = ctx.indexReaders(ChildVariants.builtins());
-            boolean[] bad = {!ctx.unit.deviceFunctionsWithoutBody().isEmpty()};
-            // also outside function bodies (a __device__ pointer variable's initializer): conservatively
-            // by text, any use of a reader's name that is not a call or a declaration
-            for (String r : readers) {
-                bad[0] |= Pattern.compile("(?<![A-Za-z0-9_.>:])" + Pattern.quote(r) + "\\b(?!\\s*\\()")
-                        .matcher(ctx.text).find();
-            }
-            for (FunctionDef f : ctx.unit.functions()) {
-                Set<Expr> callees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-                Trees.walkExprsAndLambdas(f.body(), e -> {
-                    if (e instanceof Expr.Call c) {
-                        callees.add(c.callee());
-                    }
-                });
-                Trees.walkExprsAndLambdas(f.body(), e -> bad[0] |= e instanceof Expr.Name n
-                        && n.kind() == Expr.NameKind.FUNCTION && !callees.contains(n)
-                        && readers.contains(AggregationContext.simpleName(n.name())));
-            }
-            pointerTargetsKnown = !bad[0];
+            Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
+            readers.addAll(ctx.unit.headerIndexReaders());
+            readers.addAll(ctx.unit.headerOpaqueFunctions());
+            Set<String> declaredOnly = new HashSet<>(ctx.unit.deviceFunctionsWithoutBody());
+            declaredOnly.removeAll(ctx.unit.headerOpaqueFunctions());
+            pointerTargetsKnown = declaredOnly.isEmpty() && klap.transform.AddressTaken.of(ctx.unit, readers).isEmpty();
         }
         return pointerTargetsKnown;
     }

@@ -221,4 +221,118 @@ class UnseenCodeTest {
                 + "klap_args_produce(d, r, i))");
         assertFalse(Check.hasDiag(r, Severity.NOTE, "stream-serialized"), r.diagnostics().toString());
     }
+
+    // ------------------------------------------------ review of this change (2026-11-27, second round)
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aFunctorParameterOrAHostLaunchMakesNoCallALaunch(Granularity g) throws IOException {
+        // a functor's call and a host launch's <<< are no pointer to a launching function
+        var r = run("""
+                __global__ void child(int* a, int i) { a[i] += 1; }
+                __global__ void child2(int* a, int i) { a[i] *= 2; }
+                template <class F>
+                __global__ void parent(int* a, int n, F f) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  child<<<1, 32>>>(a, i);
+                  a[i] = f(a[i]);
+                  child2<<<1, 32>>>(a, i);
+                }
+                struct Inc { __device__ int operator()(int x) const { return x + 1; } };
+                int main() { parent<<<1, 64>>>((int*) 0, 10, Inc{}); }
+                """, g);
+        assertEquals(2, r.sites(), r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING), r.diagnostics().toString());
+        none(r.text(), "klap::warp_group::active()");
+    }
+
+    @Test
+    void headerHelpersTakingAFunctorAreNotOpaque() throws IOException {
+        Files.writeString(dir.resolve("red.cuh"), """
+                #pragma once
+                template <class T, class Op> __device__ T warp_reduce(T v, Op op) {
+                  for (int o = 16; o > 0; o /= 2) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+                  return v;
+                }
+                struct Plus { __device__ int operator()(int a, int b) const { return a + b; } };
+                """);
+        var r = run("""
+                #include "red.cuh"
+                __global__ void child(int* a, int i) { int v = warp_reduce(a[threadIdx.x], Plus{}); if (threadIdx.x == 0) a[i] = v; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) child<<<1, 32>>>(a, i);
+                }
+                """, Granularity.BLOCK);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING), r.diagnostics().toString());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void indexReadsThroughHeaderTemplatesAndConstructorsAreSeen(Granularity g) throws IOException {
+        Files.writeString(dir.resolve("idx.cuh"), """
+                #pragma once
+                struct Idx { int v; __device__ Idx() : v(threadIdx.x + blockIdx.x * blockDim.x) {} };
+                template <class T> __device__ T tid_of(T) { return (T)threadIdx.x; }
+                template <class T> __device__ T twice(T x) { return tid_of(x) * 2; }
+                __device__ inline int sync_it(int) { __syncthreads(); return 0; }
+                """);
+        for (String child : List.of("Idx i; a[i.v] = 1;", "a[twice(threadIdx.x)] = 1;")) {
+            var r = run("""
+                    #include "idx.cuh"
+                    __global__ void child(int* a) { CHILD }
+                    __global__ void parent(int* a, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i < n) child<<<1, 32>>>(a + 64 * i);
+                    }
+                    """.replace("CHILD", child), g);
+            assertEquals(0, r.sites(), child + ": " + r.diagnostics());
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "child-calls-unseen"), r.diagnostics().toString());
+        }
+        // a file function of the same name as a header function with a barrier: the barrier counts
+        var clash = run("""
+                #include "idx.cuh"
+                __device__ int sync_it(float x) { return (int)x; }
+                __global__ void child(int* a) { a[threadIdx.x] = 1; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int t = sync_it(1);
+                  child<<<1, 32>>>(a + 64 * i + t);
+                }
+                """, g);
+        none(clash.text(), "if (i >= n) {} else {");
+        none(clash.text(), "klap::kfinish(");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void attributeCallsInMacrosAreRewrittenOnceEach(Granularity g) throws IOException {
+        var r = run("""
+                #include <cstdio>
+                #define CHECK(x) do { if ((x) != cudaSuccess) printf("%s failed: %d\\n", #x, (int)(x)); } while (0)
+                #define CALL2(a, b) do { a; b; } while (0)
+                __global__ void child(int* a, int i) { extern __shared__ int s[]; s[threadIdx.x] = i; a[i] += s[threadIdx.x]; }
+                __global__ void child2(int* a, int i) { a[i] *= 2; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  child<<<1, 32, 65536>>>(a, i);
+                  child2<<<1, 32>>>(a, i);
+                }
+                int main() {
+                  CHECK(cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+                  CALL2(cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536),
+                        cudaFuncSetAttribute(/* two */ child2, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
+                  return 0;
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().noneMatch(d -> d.id().equals("attribute-in-macro")), r.diagnostics().toString());
+        String v = g == Granularity.KERNEL ? "kagg" : "agg";
+        inOrder(r.text(), "CHECK((cudaFuncSetAttribute(child_klap_" + v, "CALL2((cudaFuncSetAttribute(child_klap_" + v,
+                "(cudaFuncSetAttribute(child2_klap_" + v);
+    }
 }

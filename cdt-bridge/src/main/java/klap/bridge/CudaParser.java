@@ -215,7 +215,7 @@ public final class CudaParser {
         Set<String> unseen = new java.util.LinkedHashSet<>(conv.deviceFunctionsWithoutBody());
         unseen.addAll(inHeaders.opaque);
         return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere, Set.copyOf(unseen),
-            Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders));
+            Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque));
     }
 
     private static final java.util.regex.Pattern TOOLKIT_HEADER = java.util.regex.Pattern.compile(

@@ -53,6 +53,8 @@ final class HeaderFunctions {
     private final IASTTranslationUnit tu;
     private final String mainPath;
     private final Map<IASTFunctionDefinition, Set<Fact>> memo = new HashMap<>();
+    /** the header functions by simple name: what a dependent call in a template may call */
+    private final Map<String, java.util.List<IASTFunctionDefinition>> byName = new HashMap<>();
     /** simple names of header functions with {@link Fact#OPAQUE} */
     final Set<String> opaque = new LinkedHashSet<>();
     /** simple names of header functions that synchronize and are not opaque */
@@ -77,13 +79,15 @@ final class HeaderFunctions {
                 }
                 if (d instanceof IASTFunctionDefinition fd) {
                     if (!mainPath.equals(l.getFileName())) {
-                        record(fd);
+                        byName.computeIfAbsent(simpleName(innermost(fd.getDeclarator()).getName()),
+                            k -> new java.util.ArrayList<>()).add(fd);
                     }
                     return PROCESS_SKIP;
                 }
                 return PROCESS_CONTINUE;
             }
         });
+        byName.values().forEach(fs -> fs.forEach(this::record));
     }
 
     private void record(IASTFunctionDefinition fd) {
@@ -117,11 +121,21 @@ final class HeaderFunctions {
         }
         memo.put(fd, EnumSet.noneOf(Fact.class)); // a recursive call adds nothing the body does not show
         Set<Fact> facts = EnumSet.noneOf(Fact.class);
-        IASTStatement body = fd.getBody();
-        if (body != null) {
-            body.accept(new ASTVisitor() {
+        // the body, the parameters' default arguments and a constructor's member initializers
+        java.util.List<IASTNode> parts = new java.util.ArrayList<>();
+        parts.add(fd.getDeclarator());
+        if (fd instanceof ICPPASTFunctionDefinition cfd) {
+            parts.addAll(java.util.List.of(cfd.getMemberInitializers()));
+        }
+        parts.add(fd.getBody());
+        for (IASTNode part : parts) {
+            if (part == null) {
+                continue;
+            }
+            part.accept(new ASTVisitor() {
                 {
                     shouldVisitNames = true;
+                    shouldVisitImplicitNames = true;
                     shouldVisitExpressions = true;
                     shouldVisitDeclarations = true;
                 }
@@ -142,6 +156,14 @@ final class HeaderFunctions {
 
                 @Override
                 public int visit(IASTName n) {
+                    if (n instanceof IASTImplicitName) {
+                        // a constructor or an overloaded operator called implicitly (Idx i; p + q)
+                        IBinding b = resolve(n);
+                        if (b instanceof IFunction) {
+                            facts.addAll(functionFacts(b));
+                        }
+                        return PROCESS_CONTINUE;
+                    }
                     String s = n.toString();
                     if (INDEX_NAMES.contains(s)) {
                         facts.add(Fact.INDICES);
@@ -179,18 +201,35 @@ final class HeaderFunctions {
         if (s.startsWith("cuda") || s.equals("malloc") || s.equals("free")) {
             return EnumSet.of(Fact.OPAQUE);
         }
-        IBinding b;
-        try {
-            b = name instanceof ICPPASTQualifiedName q ? q.getLastName().resolveBinding() : name.resolveBinding();
-        } catch (RuntimeException ex) {
+        IBinding b = resolve(name instanceof ICPPASTQualifiedName q ? q.getLastName() : name);
+        if (b instanceof IParameter) {
+            // op(x) with a callable parameter (a functor, a lambda, a pointer): what the caller passes,
+            // in code klap sees (a lambda written in the call is walked there)
             return EnumSet.noneOf(Fact.class);
         }
         if (b instanceof IVariable || b instanceof ICPPField) {
-            return EnumSet.of(Fact.OPAQUE); // a function pointer, a lambda or a functor
+            return EnumSet.of(Fact.OPAQUE); // a function pointer, a lambda or a functor held in a variable
         }
         if (!(b instanceof IFunction)) {
-            return EnumSet.noneOf(Fact.class); // unresolved (a library klap reads no header of) or a type
+            // unresolved: a dependent call in a template may call any header function of that name;
+            // otherwise a library function klap reads no header of, or a type
+            Set<Fact> out = EnumSet.noneOf(Fact.class);
+            byName.getOrDefault(s, java.util.List.of()).forEach(d -> out.addAll(classify(d)));
+            return out;
         }
+        return functionFacts(b);
+    }
+
+    private static IBinding resolve(IASTName n) {
+        try {
+            return n.resolveBinding();
+        } catch (RuntimeException ex) {
+            return null;
+        }
+    }
+
+    /** @return the facts of calling the function {@code b} from a header function */
+    private Set<Fact> functionFacts(IBinding b) {
         IASTName[] defs = tu.getDefinitionsInAST(b);
         if (defs.length == 0) {
             for (IASTName dn : tu.getDeclarationsInAST(b)) {
@@ -199,7 +238,11 @@ final class HeaderFunctions {
                     return EnumSet.of(Fact.OPAQUE); // declared, defined in another file
                 }
             }
-            return EnumSet.noneOf(Fact.class); // an intrinsic of the prelude
+            // an intrinsic of the prelude, or a dependent call in a template that CDT binds to no
+            // declaration: any header function of that name
+            Set<Fact> out = EnumSet.noneOf(Fact.class);
+            byName.getOrDefault(b.getName(), java.util.List.of()).forEach(d -> out.addAll(classify(d)));
+            return out;
         }
         Set<Fact> out = EnumSet.noneOf(Fact.class);
         for (IASTName dn : defs) {

@@ -27,11 +27,13 @@ import java.util.List;
  * @param headerIndexReaders simple names of {@code __device__} functions defined in a project
  *                    header that read the built-in indices ({@code threadIdx}, ...) and do nothing
  *                    klap cannot follow: klap cannot give them a child's original indices
+ * @param headerOpaqueFunctions the names of {@code deviceFunctionsWithoutBody} that a project header
+ *                    defines (the others are only declared: their bodies are in another file)
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
                        java.util.Set<String> deviceFunctionsWithoutBody, java.util.Set<String> headerSyncFunctions,
-                       java.util.Set<String> headerIndexReaders) {
+                       java.util.Set<String> headerIndexReaders, java.util.Set<String> headerOpaqueFunctions) {
 
     /** A unit whose every declared function is defined in it. */
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
@@ -43,7 +45,7 @@ public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
                     java.util.Set<String> kernelsDeclaredElsewhere, java.util.Set<String> deviceFunctionsWithoutBody) {
         this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
-            java.util.Set.of(), java.util.Set.of());
+            java.util.Set.of(), java.util.Set.of(), java.util.Set.of());
     }
 
     /** @return true if any diagnostic is an error */

@@ -79,21 +79,18 @@ public final class SyncSites {
             syncFunctions.put(name, false);
             launchFunctions.put(name, false);
         }
+        // a header function of the same simple name as one of the file is another overload: its facts
+        // count for the name too (conservatively)
         for (String name : unit.deviceFunctionsWithoutBody()) {
-            if (!byName.containsKey(name)) {
-                syncFunctions.put(name, true);
-                launchFunctions.put(name, true);
-            }
+            syncFunctions.put(name, true);
+            launchFunctions.put(name, true);
         }
         for (String name : unit.headerSyncFunctions()) {
-            if (!byName.containsKey(name)) {
-                syncFunctions.putIfAbsent(name, true);
-                launchFunctions.putIfAbsent(name, false);
-            }
+            syncFunctions.put(name, true);
+            launchFunctions.putIfAbsent(name, false);
         }
-        // the lambdas held by locals, by the local's name, and the functions whose address is taken
+        // the lambdas held by locals, by the local's name
         Map<String, List<Stmt>> lambdas = new HashMap<>();
-        Set<String> addressTaken = new HashSet<>();
         for (FunctionDef f : unit.functions()) {
             Trees.walkStmts(f.body(), st -> {
                 if (st instanceof Stmt.Decl d) {
@@ -102,32 +99,26 @@ public final class SyncSites {
                             .add(((Expr.Lambda) v.init()).body()));
                 }
             });
-            Set<Expr> callees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-            Trees.walkExprsAndLambdas(f.body(), e -> {
-                if (e instanceof Expr.Call c) {
-                    callees.add(c.callee());
-                }
-            });
-            Trees.walkExprsAndLambdas(f.body(), e -> {
-                if (e instanceof Expr.Name n && n.kind() == Expr.NameKind.FUNCTION && !callees.contains(n)) {
-                    addressTaken.add(simple(n.name()));
-                }
-            });
-        }
-        // also outside function bodies (a __device__ pointer's initializer): by text, a use of the name
-        // that is not a call, a declaration or a member access
-        String text = unit.file().text();
-        for (String name : byName.keySet()) {
-            if (java.util.regex.Pattern.compile("(?<![A-Za-z0-9_.>:])" + java.util.regex.Pattern.quote(name)
-                    + "\\b(?!\\s*\\()").matcher(text).find()) {
-                addressTaken.add(name);
-            }
         }
         for (String k : lambdas.keySet()) {
             syncFunctions.put(k, false);
             launchFunctions.put(k, false);
         }
-        boolean unseen = !unit.deviceFunctionsWithoutBody().isEmpty();
+        // what a call through a pointer or a functor may reach: the device functions (of the file or of a
+        // header) whose address is taken, functors' operator(), and, if the unit declares device
+        // functions defined in another file, anything (the pointer may come from there)
+        Set<String> targets = new HashSet<>(unit.headerSyncFunctions());
+        targets.addAll(unit.deviceFunctionsWithoutBody());
+        byName.forEach((name, fs) -> {
+            if (fs.stream().anyMatch(f -> f.kind() != FunctionDef.Kind.KERNEL)) {
+                targets.add(name);
+            }
+        });
+        Set<String> addressTaken = AddressTaken.of(unit, targets);
+        byName.keySet().stream().filter(n -> n.replace(" ", "").equals("operator()")).forEach(addressTaken::add);
+        Set<String> declaredOnly = new HashSet<>(unit.deviceFunctionsWithoutBody());
+        declaredOnly.removeAll(unit.headerOpaqueFunctions());
+        boolean unseen = !declaredOnly.isEmpty();
         syncFunctions.put(POINTER, unseen);
         launchFunctions.put(POINTER, unseen);
         boolean changed = true;
