@@ -982,9 +982,47 @@ final class AstConverter {
             boolean shared = attrs.contains("shared");
             vars.add(new VarDecl(n.toString(), nr, initializer(dd.getInitializer(), r), shared,
                 spec.getStorageClass() == IASTDeclSpecifier.sc_static, array, ref,
-                shared ? sharedBytes(n, spec.getStorageClass() == IASTDeclSpecifier.sc_extern) : 0));
+                shared ? sharedBytes(n, spec.getStorageClass() == IASTDeclSpecifier.sc_extern) : 0,
+                !ref && !array && runsUserConstructor(n)));
         }
         return vars.isEmpty() ? null : new Stmt.Decl(r, vars);
+    }
+
+    /**
+     * @return true if the variable {@code n} is of a class type (typedefs and cv removed) that has a
+     *         user-provided constructor, or a data member with a default member initializer: making
+     *         it runs code of the unit (review 2026-11-27: a constructor that read threadIdx left the
+     *         object uniform)
+     */
+    private static boolean runsUserConstructor(IASTName n) {
+        try {
+            if (!(n.resolveBinding() instanceof IVariable v)) {
+                return false;
+            }
+            IType t = v.getType();
+            for (int i = 0; i < 16 && (t instanceof ITypedef || t instanceof IQualifierType); i++) {
+                t = t instanceof ITypedef td ? td.getType() : ((IQualifierType) t).getType();
+            }
+            if (!(t instanceof ICPPClassType c)) {
+                return false;
+            }
+            for (ICPPConstructor k : c.getConstructors()) {
+                if (!k.isImplicit()) {
+                    return true;
+                }
+            }
+            IASTTranslationUnit unit = n.getTranslationUnit();
+            for (ICPPField f : c.getDeclaredFields()) {
+                for (IASTName d : unit.getDeclarationsInAST(f)) {
+                    if (d.getParent() instanceof IASTDeclarator dd && dd.getInitializer() != null) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -1364,7 +1402,10 @@ final class AstConverter {
                 if (!local && CudaPrelude.BUILTINS.contains(v.getName())) {
                     return Expr.NameKind.BUILTIN;
                 }
-                if (isConstArithmetic(v) && (!local || hasConstantValue(v))) {
+                // a non-static data member is per object, never a compile-time constant (review 2026-11-27:
+                // a const int id member of a per-thread object was scalarized)
+                boolean field = v instanceof ICPPField f && !f.isStatic();
+                if (!field && isConstArithmetic(v) && (!local || hasConstantValue(v))) {
                     return Expr.NameKind.CONSTANT;
                 }
                 return local ? Expr.NameKind.LOCAL : Expr.NameKind.GLOBAL;

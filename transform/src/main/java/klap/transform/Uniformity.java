@@ -111,7 +111,8 @@ public final class Uniformity {
         boolean changed = false;
         if (s instanceof Stmt.Decl d) {
             for (VarDecl v : d.vars()) {
-                if (v.init() != null && (divergentControl || !isUniform(v.init()))) {
+                if (v.constructed() || v.init() != null && (divergentControl || !isUniform(v.init()))) {
+                    // a user constructor or default member initializer may read the indices
                     changed |= divergentLocals.add(v.name());
                 }
                 if (v.init() != null) {
@@ -231,6 +232,10 @@ public final class Uniformity {
                 value = value && target != null && uniformTarget(leaf);
             }
             changed[0] |= target != null && (control || !value) && divergentLocals.add(target);
+            // get<0>(t) = v, v.at(i) = x: the call returns into its arguments
+            for (String r : Writes.callArguments(leaf)) {
+                changed[0] |= (control || !uniformValue) && divergentLocals.add(r);
+            }
         });
         return changed[0];
     }
@@ -253,8 +258,22 @@ public final class Uniformity {
         return Writes.variable(e);
     }
 
+    /**
+     * @return the variable a store into {@code e} changes: {@link Writes#root}, or for an element of
+     *         a local that is not an array member path ({@code v[0] = x}: an object with
+     *         {@code operator[]}, or a pointer local, taken as changed to err on the safe side; review
+     *         2026-11-27) that local
+     */
     private static String rootLocal(Expr e) {
-        return Writes.root(e);
+        String r = Writes.root(e);
+        if (r != null) {
+            return r;
+        }
+        Expr base = e;
+        while (base instanceof Expr.Subscript s) {
+            base = s.array();
+        }
+        return base != e && base instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL ? n.name() : null;
     }
 
     /**

@@ -81,7 +81,29 @@ final class Writes {
             if (r != null) {
                 out.add(r);
             }
+            out.addAll(callArguments(leaf));
         });
+        return out;
+    }
+
+    /**
+     * @return the variables passed by name to {@code leaf} if it is a call: a function that returns
+     *         a reference usually returns into its argument ({@code cuda::std::get<0>(t) = v},
+     *         {@code int& r = get<0>(t);}), so an lvalue call may write them (review 2026-11-27)
+     */
+    static Set<String> callArguments(Expr leaf) {
+        Set<String> out = new java.util.LinkedHashSet<>();
+        if (leaf instanceof Expr.Call c) {
+            for (Expr a : c.args()) {
+                String r = root(a);
+                if (r != null) {
+                    out.add(r);
+                }
+            }
+            if (c.callee() instanceof Expr.Member m && !m.arrow() && root(m.owner()) != null) {
+                out.add(root(m.owner())); // v.at(0) = x
+            }
+        }
         return out;
     }
 
@@ -103,6 +125,9 @@ final class Writes {
             lvalueLeaves(b.op().equals(",") ? b.rhs() : b.lhs(), choices, f);
         } else if (e instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("()"))) {
             lvalueLeaves(u.operand(), choices, f);
+        } else if (e instanceof Expr.Cast c && c.typeText() != null && c.typeText().contains("&")) {
+            // reinterpret_cast<unsigned&>(i) = v writes i (review 2026-11-27)
+            lvalueLeaves(c.operand(), choices, f);
         } else {
             f.accept(e, choices);
         }
@@ -275,6 +300,9 @@ final class Writes {
         } else if (e instanceof Expr.Call c) {
             if (c.callee() instanceof Expr.Member m && !m.arrow()) {
                 out.addAll(roots(m.owner()));
+            }
+            if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL) {
+                out.add(n.name()); // a functor's call may change the functor (review 2026-11-27: s(tid) accumulated)
             }
             for (int i = 0; i < c.args().size(); i++) {
                 if (writesArgument(c, i)) {
