@@ -190,6 +190,9 @@ final class SitePlanner {
             gridWide = false;
             inPlace = "the kernel makes a stream or event operation, which the grid's last block would not keep in "
                     + "order with it";
+        } else if (gridWide && twinUnsafe(f) != null) {
+            gridWide = false;
+            inPlace = twinUnsafe(f);
         }
         if (streamMayVaryIntoTail(f, es, l, gridWide, inPlace != null)) {
             // the aggregated launch would go into one stream for all: the NULL stream, or the first
@@ -203,6 +206,35 @@ final class SitePlanner {
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
         unaggregated.remove(l);
         sites.add(plan);
+    }
+
+    /**
+     * @return why kernel {@code f} cannot get a kernel-granularity twin (a copy of its body with a
+     *         trailing {@code klap::kstate*} parameter), or null: a parameter pack (a host launch that
+     *         deduces it would not compile with the state after it), or a {@code static} local (the
+     *         copy would have a variable of its own: the original and the twin would no longer share
+     *         it; review 2026-11-27)
+     */
+    private String twinUnsafe(FunctionDef f) {
+        for (Param q : f.params()) {
+            if (ctx.slice(q.range()).contains("...")) {
+                return "the kernel has a parameter pack, after which its kernel-granularity form cannot take its state";
+            }
+        }
+        return staticLocal(f) == null ? null : "the kernel has a static local ('" + staticLocal(f) + "'), which a copy "
+                + "of its body (its kernel-granularity form) would not share with the kernel as written";
+    }
+
+    /** @return the name of a {@code static} (not {@code __shared__}) local of {@code f}, or null */
+    private static String staticLocal(FunctionDef f) {
+        for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                if (v.isStatic() && !v.shared()) {
+                    return v.name();
+                }
+            }
+        }
+        return null;
     }
 
     /** The warning for a launch written in a macro, which klap leaves as written (it cannot edit the expansion). */
@@ -491,6 +523,11 @@ final class SitePlanner {
             if (!divergent) {
                 continue;
             }
+            // a loop written with goto too (review 2026-11-27): a barrier at its top runs again after the return
+            Stmt gotoLoop = u.trees().outermostLoopOrGotoLoop(j);
+            if (gotoLoop != null && (outerLoop == null || gotoLoop.range().offset() < outerLoop.range().offset())) {
+                outerLoop = gotoLoop;
+            }
             int from = outerLoop != null ? outerLoop.range().offset() : j.range().offset();
             Integer sync = ctx.syncs.firstSync(f.body(), from, f.body().range().end(), List.of());
             if (sync != null) {
@@ -742,6 +779,12 @@ final class SitePlanner {
                     + lambda + ": in the aggregated variant the original indices are local constants, which such a "
                     + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
         }
+        String stat = staticLocal(child);
+        if (stat != null) {
+            return new Refusal("child kernel '" + child.name() + "' has a static local ('" + stat + "'): its aggregated "
+                    + "variant, a copy of its body, would have one of its own, not shared with the kernel as written; its "
+                    + "launch is not aggregated", "child-static-local");
+        }
         String local = localClassReadingIndices(child);
         if (local != null) {
             return new Refusal("child kernel '" + child.name() + "' defines a local class '" + local + "' whose members "
@@ -790,8 +833,10 @@ final class SitePlanner {
         if (launchedFromKernels == null) {
             launchedFromKernels = new HashSet<>();
             for (FunctionDef g : ctx.unit.functions()) {
-                if (g.kind() == FunctionDef.Kind.KERNEL) {
-                    Trees.walkExprs(g.body(), e -> {
+                // also from a __device__ function a kernel calls (review 2026-11-27): its aggregated
+                // variant then holds many parent grids in one hardware grid
+                if (g.kind() != FunctionDef.Kind.HOST) {
+                    Trees.walkExprsAndLambdas(g.body(), e -> {
                         if (e instanceof Expr.Launch l && ctx.kernel(l.kernelName()) != null) {
                             launchedFromKernels.add(ctx.kernel(l.kernelName()));
                         }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import klap.model.Diagnostic.Severity;
 import klap.transform.Granularity;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -808,5 +809,134 @@ class CorrectnessRulesTest {
                     "release_klap_grid(", "klap::group_free(p);");
             none(kept.text(), "  cudaFree(p);");
         }
+    }
+
+    // ---------------------------------------------------------------- review of 2026-11-27, third round
+
+    /** Values a constructor, an operator, a functor call or a reference cast make per thread are never scalars. */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void perThreadValuesMadeByConstructorsOperatorsAndCastsArePassedPerThread(Granularity g) {
+        String common = """
+                struct Slice { int begin, end; __device__ Slice(int n) : begin(threadIdx.x * n), end(threadIdx.x * n + n) {} };
+                struct Gid { int i = blockIdx.x * blockDim.x + threadIdx.x; };
+                struct Vec2 { int v[2]; __device__ int& operator[](int k) { return v[k]; } };
+                struct Sum { int s = 0; __device__ void operator()(int x) { s += x; } };
+                __global__ void child(int* out, int v) { out[v + threadIdx.x] = 1; }
+                """;
+        for (String body : java.util.List.of("Slice s(1); child<<<1, 32>>>(out, s.begin);",
+                "auto s = Slice(1); child<<<1, 32>>>(out, s.end);",
+                "Gid id; child<<<1, 32>>>(out, id.i);",
+                "Vec2 v; v[0] = threadIdx.x; child<<<1, 32>>>(out, v[0]);",
+                "Sum s; s(threadIdx.x); child<<<1, 32>>>(out, s.s);",
+                "int i = 0; reinterpret_cast<unsigned&>(i) = threadIdx.x; child<<<1, 32>>>(out, i);")) {
+            var r = Check.run(common + "__global__ void parent(int* out) { BODY }\n".replace("BODY", body), g);
+            assertEquals(1, r.sites(), body + ": " + r.diagnostics());
+            inOrder(r.text(), g == Granularity.KERNEL ? "child_klap_kagg_uv" : "child_klap_agg_uv");
+            none(r.text(), "child_klap_agg_uu", "child_klap_kagg_uu");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aConstDataMemberIsPerObject(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* out, int i) { out[i] += 1; }
+                struct Task { const int id; int* out; __device__ void spawn() const { child<<<1, 32>>>(out, id); } };
+                __global__ void parent(int* out) { Task t{(int)(blockIdx.x * blockDim.x + threadIdx.x), out}; t.spawn(); }
+                """, g);
+        inOrder(r.text(), "child_klap_agg_vv");
+    }
+
+    @Test
+    void aKernelLaunchedFromADeviceFunctionMergesParentGridsAtKernelGranularity() {
+        var r = Check.run("""
+                __global__ void leaf(int* out, int base) { atomicAdd(&out[base + threadIdx.x], 1); }
+                __global__ void node(int* out, int base) { leaf<<<1, 32>>>(out, base); }
+                __device__ void spawn(int* out, int base) { node<<<1, 1>>>(out, base); }
+                __global__ void top(int* out) { spawn(out, 32 * threadIdx.x); }
+                """, Granularity.KERNEL);
+        // node's twin holds many node grids: base is per record
+        inOrder(r.text(), "leaf_klap_kagg_vv");
+        none(r.text(), "leaf_klap_kagg_uu");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void barriersAndLaunchesInConstructorsAndRawLaunchesCount(Granularity g) {
+        String common = """
+                __global__ void first(int* out, int i) { if (threadIdx.x == 0) out[i] = 1; }
+                __global__ void second(int* out, int i) { if (threadIdx.x == 0) out[i] *= 10; }
+                struct Tile { int v; __device__ Tile(int* s, int x) { s[threadIdx.x] = x; __syncthreads(); v = s[0]; } };
+                struct Finisher { __device__ Finisher(int* out, int i) { second<<<1, 32>>>(out, i); } };
+                """;
+        var barrier = Check.run(common + """
+                __global__ void parent(int* out, const int* len) {
+                  __shared__ int s[64];
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (len[i] == 0) return;
+                  Tile t(s, i);
+                  if (t.v >= 0) first<<<1, 32>>>(out, i);
+                }
+                """, g);
+        none(barrier.text(), "if (len[i] == 0) {} else {", "klap::kfinish(");
+        for (String after : java.util.List.of("Finisher f(out, i);",
+                "void* p = cudaGetParameterBuffer(8, 16); cudaLaunchDevice((void*)second, p, dim3(1), dim3(32), 0, 0);")) {
+            var order = Check.run(common + """
+                    __global__ void parent(int* out, const int* len) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (len[i] == 0) return;
+                      first<<<1, 32>>>(out, i);
+                      AFTER
+                    }
+                    """.replace("AFTER", after), g);
+            inOrder(order.text(), "klap_args_first(out, i)", ".flush(", after.substring(0, 12));
+            none(order.text(), "klap::kfinish(");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void kernelsWithStaticLocalsOrParameterPacksAreNotCopied(Granularity g) {
+        var stat = Check.run("""
+                __global__ void tree(int* ids, int depth) {
+                  static __device__ int next_id;
+                  if (threadIdx.x == 0) ids[atomicAdd(&next_id, 1) % 64] = depth;
+                  if (depth < 3) tree<<<2, 32>>>(ids, depth + 1);
+                }
+                """, g);
+        assertEquals(0, stat.sites(), stat.diagnostics().toString());
+        assertTrue(Check.hasDiag(stat, Severity.WARNING, "child-static-local"), stat.diagnostics().toString());
+        var pack = Check.run("""
+                __global__ void leaf(int* out, int v) { out[v] = 1; }
+                template <class... T> __global__ void parent(int* out, T... xs) {
+                  int i = threadIdx.x;
+                  if (i < 8) leaf<<<1, 32>>>(out, i + (int)sizeof...(xs));
+                }
+                int main() { parent<<<1, 32>>>((int*) 0, 1, 2); }
+                """, g);
+        assertEquals(1, pack.sites(), pack.diagnostics().toString());
+        none(pack.text(), "parent_klap_grid");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"KERNEL"})
+    void aBarrierAtTheTopOfALoopWrittenWithGotoBeforeAReturnKeepsKfinishAway(Granularity g) {
+        var r = Check.run(CHILD + """
+                __global__ void parent(int* a, const int* len) {
+                  __shared__ int s[64];
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  int k = 0;
+                top:
+                  s[threadIdx.x] = k;
+                  __syncthreads();
+                  if (len[i] <= k) return;
+                  child<<<1, 32>>>(a, i);
+                  k++;
+                  if (k < 4) goto top;
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        none(r.text(), "klap::kfinish(");
     }
 }

@@ -878,23 +878,7 @@ public final class ProgramGenerator {
         }
         StringBuilder dev = new StringBuilder();
         StringBuilder cpu = new StringBuilder();
-        dev.append("__global__ void ").append(prod).append("(unsigned* a, const int* p, int i) {\n");
-        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
-        dev.append("  a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ").append(salt).append("u);\n}\n");
-        dev.append("__global__ void ").append(cons).append("(unsigned* out, unsigned* a, int i, int r) {\n");
-        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
-        dev.append("  unsigned x = a[i * 32 + t];\n");
-        dev.append("  a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
-        dev.append("  atomicAdd(&out[((unsigned)i * 97u + (unsigned)r * 31u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
-                .append("u], fz_mix(x, (unsigned)r));\n}\n");
-        cpu.append("static void ").append(prod).append("_cpu(unsigned* a, const int* p, int i) {\n  ++fz_launches;\n");
-        cpu.append("  for (int t = 0; t < 32; ++t) a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ")
-                .append(salt).append("u);\n}\n");
-        cpu.append("static void ").append(cons).append("_cpu(unsigned* out, unsigned* a, int i, int r) {\n  ++fz_launches;\n");
-        cpu.append("  for (int t = 0; t < 32; ++t) {\n    unsigned x = a[i * 32 + t];\n");
-        cpu.append("    a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
-        cpu.append("    out[((unsigned)i * 97u + (unsigned)r * 31u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
-                .append("u] += fz_mix(x, (unsigned)r);\n  }\n}\n");
+        producerConsumer(prod, cons, salt, "97u", "31u", dev, cpu);
         String loop = "for (int r = 0; r < " + rounds + "; ++r) ";
         if (helper) {
             dev.append("__device__ void ").append(name).append("_rest(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
@@ -1329,6 +1313,33 @@ public final class ProgramGenerator {
     }
 
     /**
+     * The producer and consumer kernels of one thread's dependent launches, and their CPU versions:
+     * {@code prod(a, p, i)} writes the thread's 32 scratch words {@code a[i * 32 + t]}, {@code
+     * cons(out, a, i, r)} reads and rewrites them and adds to {@code out} at a slot mixed from {@code
+     * i * mi + r * mr}: running them out of order changes the result.
+     */
+    private static void producerConsumer(String prod, String cons, int salt, String mi, String mr, StringBuilder dev,
+            StringBuilder cpu) {
+        dev.append("__global__ void ").append(prod).append("(unsigned* a, const int* p, int i) {\n");
+        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ").append(salt).append("u);\n}\n");
+        dev.append("__global__ void ").append(cons).append("(unsigned* out, unsigned* a, int i, int r) {\n");
+        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
+        dev.append("  unsigned x = a[i * 32 + t];\n");
+        dev.append("  a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
+        dev.append("  atomicAdd(&out[((unsigned)i * ").append(mi).append(" + (unsigned)r * ").append(mr).append(" + (unsigned)t + ")
+                .append(salt).append("u) % ").append(OUT_N).append("u], fz_mix(x, (unsigned)r));\n}\n");
+        cpu.append("static void ").append(prod).append("_cpu(unsigned* a, const int* p, int i) {\n  ++fz_launches;\n");
+        cpu.append("  for (int t = 0; t < 32; ++t) a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ")
+                .append(salt).append("u);\n}\n");
+        cpu.append("static void ").append(cons).append("_cpu(unsigned* out, unsigned* a, int i, int r) {\n  ++fz_launches;\n");
+        cpu.append("  for (int t = 0; t < 32; ++t) {\n    unsigned x = a[i * 32 + t];\n");
+        cpu.append("    a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
+        cpu.append("    out[((unsigned)i * ").append(mi).append(" + (unsigned)r * ").append(mr).append(" + (unsigned)t + ")
+                .append(salt).append("u) % ").append(OUT_N).append("u] += fz_mix(x, (unsigned)r);\n  }\n}\n");
+    }
+
+    /**
      * {@link Shape#LAUNCH_MACRO}: dependent launches of one thread (a producer, then consumers in a
      * loop, through the scratch words the thread owns, into the NULL stream or stream 0) of which
      * some are written in a macro: in the macro's body ({@code FZ_LM_GO(k, ...)}) or in its argument
@@ -1346,23 +1357,7 @@ public final class ProgramGenerator {
                 + "#define FZ_LM_CHECK(x) do { if ((x) != cudaSuccess) atomicAdd(&out[0], 1u << 20); } while (0)\n#endif\n";
         StringBuilder dev = new StringBuilder(defs);
         StringBuilder cpu = new StringBuilder();
-        dev.append("__global__ void ").append(prod).append("(unsigned* a, const int* p, int i) {\n");
-        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
-        dev.append("  a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ").append(salt).append("u);\n}\n");
-        dev.append("__global__ void ").append(cons).append("(unsigned* out, unsigned* a, int i, int r) {\n");
-        dev.append("  int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);\n");
-        dev.append("  unsigned x = a[i * 32 + t];\n");
-        dev.append("  a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
-        dev.append("  atomicAdd(&out[((unsigned)i * 89u + (unsigned)r * 37u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
-                .append("u], fz_mix(x, (unsigned)r));\n}\n");
-        cpu.append("static void ").append(prod).append("_cpu(unsigned* a, const int* p, int i) {\n  ++fz_launches;\n");
-        cpu.append("  for (int t = 0; t < 32; ++t) a[i * 32 + t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ")
-                .append(salt).append("u);\n}\n");
-        cpu.append("static void ").append(cons).append("_cpu(unsigned* out, unsigned* a, int i, int r) {\n  ++fz_launches;\n");
-        cpu.append("  for (int t = 0; t < 32; ++t) {\n    unsigned x = a[i * 32 + t];\n");
-        cpu.append("    a[i * 32 + t] = fz_mix(x, (unsigned)r + ").append(salt + 1).append("u);\n");
-        cpu.append("    out[((unsigned)i * 89u + (unsigned)r * 37u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
-                .append("u] += fz_mix(x, (unsigned)r);\n  }\n}\n");
+        producerConsumer(prod, cons, salt, "89u", "37u", dev, cpu);
         // which launches are written in a macro, and how: 0 in its body, 1 in its argument, 2 written out
         int p = pick(3);
         int c = p == 2 ? pick(2) : pick(3);

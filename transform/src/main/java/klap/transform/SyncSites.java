@@ -53,6 +53,13 @@ public final class SyncSites {
             "cudaMemset2DAsync", "cudaMemset3DAsync", "cudaMemcpyToSymbolAsync", "cudaMemcpyFromSymbolAsync",
             "cudaMemcpyPeerAsync");
 
+    /** Device launches without {@code <<<>>>} (CUDA programming guide, CDP, "Device-side Launch from PTX"). */
+    public static final Set<String> RAW_LAUNCHES = Set.of("cudaLaunchDevice", "cudaLaunchDeviceV2",
+            "cudaLaunchDevice_ptsz", "cudaLaunchDeviceV2_ptsz");
+
+    /** Key, in both maps, of what constructing an object of a class of the unit may do. */
+    private static final String CONSTRUCTOR = "constructor:";
+
     private static final Set<String> BARRIER_CALLS = Set.of("__syncthreads", "__syncthreads_count",
             "__syncthreads_and", "__syncthreads_or", "__syncwarp", "__barrier_sync", "sync", "cg::sync",
             "cooperative_groups::sync", "arrive_and_wait", "barrier_wait");
@@ -121,6 +128,16 @@ public final class SyncSites {
         boolean unseen = !declaredOnly.isEmpty();
         syncFunctions.put(POINTER, unseen);
         launchFunctions.put(POINTER, unseen);
+        // a declaration that runs a user constructor (review 2026-11-27: a barrier or a launch in a
+        // constructor was not seen): whatever a constructor of the unit or of a header does
+        syncFunctions.put(CONSTRUCTOR, false);
+        launchFunctions.put(CONSTRUCTOR, false);
+        Set<String> ctors = new HashSet<>();
+        for (FunctionDef f : unit.functions()) {
+            if (f.memberOf() != null && f.name().equals(f.memberOf())) {
+                ctors.add(f.name());
+            }
+        }
         boolean changed = true;
         while (changed) {
             changed = false;
@@ -132,6 +149,16 @@ public final class SyncSites {
             for (var e : lambdas.entrySet()) {
                 for (Stmt body : e.getValue()) {
                     changed |= update(e.getKey(), body);
+                }
+            }
+            for (String c : ctors) {
+                if (syncFunctions.getOrDefault(c, false) && !syncFunctions.get(CONSTRUCTOR)) {
+                    syncFunctions.put(CONSTRUCTOR, true);
+                    changed = true;
+                }
+                if (launchFunctions.getOrDefault(c, false) && !launchFunctions.get(CONSTRUCTOR)) {
+                    launchFunctions.put(CONSTRUCTOR, true);
+                    changed = true;
                 }
             }
             for (String t : addressTaken) {
@@ -196,6 +223,9 @@ public final class SyncSites {
             if (x instanceof Stmt.Other o && isBarrierAsm(o) && inside(o.range().offset(), from, to, skip)) {
                 found[0] = min(found[0], o.range().offset());
             }
+            if (constructs(x, syncFunctions) && inside(x.range().offset(), from, to, skip)) {
+                found[0] = min(found[0], x.range().offset());
+            }
             for (Expr top : Trees.ownExprs(x)) {
                 Trees.walk(top, e -> {
                     if (isSyncExpr(e, syncFunctions) && inside(e.range().offset(), from, to, skip)) {
@@ -215,11 +245,18 @@ public final class SyncSites {
         List<Expr> out = new java.util.ArrayList<>();
         Trees.walkExprs(s, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Lambda l && directLaunch(l.body(), launchFunctions)
-                    || e instanceof Expr.Call c && calleeKey(c, launchFunctions) != null
-                    && launchFunctions.getOrDefault(calleeKey(c, launchFunctions), false)) {
+                    || e instanceof Expr.Call c && (c.calleeName() != null && RAW_LAUNCHES.contains(simple(c.calleeName()))
+                    || calleeKey(c, launchFunctions) != null
+                    && launchFunctions.getOrDefault(calleeKey(c, launchFunctions), false))) {
                 out.add(e);
             }
         });
+        Trees.walkStmts(s, x -> {
+            if (constructs(x, launchFunctions)) {
+                out.add(new Expr.Other(x.range(), List.of())); // the declaration's constructor launches
+            }
+        });
+        out.sort(java.util.Comparator.comparingInt(e -> e.range().offset()));
         return out;
     }
 
@@ -247,7 +284,7 @@ public final class SyncSites {
     private boolean directSync(Stmt body, Map<String, Boolean> known) {
         boolean[] found = {false};
         Trees.walkStmts(body, x -> {
-            if (x instanceof Stmt.Other o && isBarrierAsm(o)) {
+            if (x instanceof Stmt.Other o && isBarrierAsm(o) || constructs(x, known)) {
                 found[0] = true;
             }
         });
@@ -264,8 +301,10 @@ public final class SyncSites {
 
     private boolean directLaunch(Stmt body, Map<String, Boolean> known) {
         boolean[] found = {false};
+        Trees.walkStmts(body, x -> found[0] |= constructs(x, known));
         Trees.walkExprs(body, e -> {
-            if (e instanceof Expr.Launch) {
+            if (e instanceof Expr.Launch || e instanceof Expr.Call rc && rc.calleeName() != null
+                    && RAW_LAUNCHES.contains(simple(rc.calleeName()))) {
                 found[0] = true;
             } else if (e instanceof Expr.Call c && calleeKey(c, known) != null
                     && known.getOrDefault(calleeKey(c, known), false)) {
@@ -303,6 +342,12 @@ public final class SyncSites {
         String head = t.stripLeading();
         return (head.startsWith("asm") || head.startsWith("__asm"))
                 && (t.contains("bar.") || t.contains("barrier.") || t.contains("bar.sync"));
+    }
+
+    /** @return true if {@code s} declares an object whose user constructor may do what {@code known} says */
+    private static boolean constructs(Stmt s, Map<String, Boolean> known) {
+        return s instanceof Stmt.Decl d && d.vars().stream().anyMatch(klap.model.VarDecl::constructed)
+                && known.getOrDefault(CONSTRUCTOR, false);
     }
 
     private static String simple(String name) {
