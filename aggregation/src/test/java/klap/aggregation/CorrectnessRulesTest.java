@@ -835,6 +835,10 @@ class CorrectnessRulesTest {
             inOrder(r.text(), g == Granularity.KERNEL ? "child_klap_kagg_uv" : "child_klap_agg_uv");
             none(r.text(), "child_klap_agg_uu", "child_klap_kagg_uu");
         }
+        // dim3 and the vector types have constructors too, which read no index: still scalars
+        var dims = Check.run(common + "__global__ void parent(int* out) { dim3 g(4); int2 v = make_int2(1, 2); "
+                + "child<<<g, 32>>>(out, g.x + v.y); }\n", g);
+        inOrder(dims.text(), g == Granularity.KERNEL ? "child_klap_kagg_uu" : "child_klap_agg_uu");
     }
 
     @ParameterizedTest

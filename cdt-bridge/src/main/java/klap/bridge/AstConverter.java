@@ -1006,12 +1006,18 @@ final class AstConverter {
             if (!(t instanceof ICPPClassType c)) {
                 return false;
             }
+            IASTTranslationUnit unit = n.getTranslationUnit();
+            for (IASTName d : unit.getDefinitionsInAST(c)) {
+                IASTFileLocation l = d.getFileLocation();
+                if (l != null && CudaPrelude.PATH.equals(l.getFileName())) {
+                    return false; // dim3 and the vector types: their constructors read no index
+                }
+            }
             for (ICPPConstructor k : c.getConstructors()) {
                 if (!k.isImplicit()) {
                     return true;
                 }
             }
-            IASTTranslationUnit unit = n.getTranslationUnit();
             for (ICPPField f : c.getDeclaredFields()) {
                 for (IASTName d : unit.getDeclarationsInAST(f)) {
                     if (d.getParent() instanceof IASTDeclarator dd && dd.getInitializer() != null) {

@@ -129,7 +129,7 @@ public final class SyncSites {
         syncFunctions.put(POINTER, unseen);
         launchFunctions.put(POINTER, unseen);
         // a declaration that runs a user constructor (review 2026-11-27: a barrier or a launch in a
-        // constructor was not seen): whatever a constructor of the unit or of a header does
+        // constructor was not seen): whatever a constructor of the unit does (one of a header: not yet)
         syncFunctions.put(CONSTRUCTOR, false);
         launchFunctions.put(CONSTRUCTOR, false);
         Set<String> ctors = new HashSet<>();

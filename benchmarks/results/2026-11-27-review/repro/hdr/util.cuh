@@ -1,0 +1,2 @@
+#pragma once
+__device__ inline unsigned my_gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
