@@ -114,12 +114,6 @@ final class SitePlanner {
     }
 
     private void findSites(FunctionDef f) {
-        // every device cudaFree, lambdas included (review 2026-11-27: one in a lambda freed a share as written)
-        Trees.walkExprsAndLambdas(f.body(), e -> {
-            if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
-                mallocs.planFree(c);
-            }
-        });
         Set<Expr> statementLaunches = new HashSet<>();
         Convergence conv = new Convergence(ctx.src, f, ctx.uni(f), ctx.syncs);
         Trees.walkStmts(f.body(), s -> {
@@ -161,6 +155,13 @@ final class SitePlanner {
                         }
                     }
                 });
+            }
+        });
+        // every device cudaFree, lambdas included (review 2026-11-27: one in a lambda freed a share as
+        // written), after the cudaMalloc calls (a macro's warning names the first of those)
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
+                mallocs.planFree(c);
             }
         });
     }
