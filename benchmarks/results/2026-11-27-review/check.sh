@@ -11,8 +11,10 @@ case "$mode" in
 prepare)
   jar="${3:-$here/../../../cli/target/klap-all.jar}"
   mkdir -p "$out"
-  for f in "$here"/repro/*.cu; do
-    n="$(basename "$f" .cu)"; d="$out/$n"; mkdir -p "$d"; cp "$f" "$d/original.cu"
+  forms="$here/../../../promotion/src/test/resources/promote/forms"  # the promotion reproducers are test fixtures
+  for f in "$here"/repro/*.cu "$forms"/rv2_memcpy_async.cu "$forms"/rv2_helper_launch.cu "$forms"/rv2_pass_written.cu \
+           "$forms"/rv2_overlap_binding.cu; do
+    n="$(basename "$f" .cu)"; n="${n/#rv2_/D_}"; d="$out/$n"; mkdir -p "$d"; cp "$f" "$d/original.cu"
     cp -r "$here/repro/hdr" "$here/repro/inc" "$d/"
     case "$n" in
       D_*) variants="p pa po pao" ;;
