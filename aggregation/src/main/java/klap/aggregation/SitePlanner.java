@@ -181,6 +181,7 @@ final class SitePlanner {
         boolean gridWide = ctx.opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
         String inPlace = null;
         String early = gridWide ? returnBeforeBarrier(f) : null;
+        String noTwin = gridWide ? twinUnsafe(f) : null;
         if (early != null) {
             // kfinish ends with a block barrier: threads that returned would meet it while the others wait
             // at the kernel's own barrier, pairing the two
@@ -191,9 +192,9 @@ final class SitePlanner {
             gridWide = false;
             inPlace = "the kernel makes a stream or event operation, which the grid's last block would not keep in "
                     + "order with it";
-        } else if (gridWide && twinUnsafe(f) != null) {
+        } else if (noTwin != null) {
             gridWide = false;
-            inPlace = twinUnsafe(f);
+            inPlace = noTwin;
         }
         if (streamMayVaryIntoTail(f, es, l, gridWide, inPlace != null)) {
             // the aggregated launch would go into one stream for all: the NULL stream, or the first
@@ -594,12 +595,7 @@ final class SitePlanner {
         String[] found = {null};
         for (FunctionDef g : ctx.deviceClosure(child)) {
             // locals initialized with a lambda: calling them runs a body klap sees (walked below)
-            Set<String> lambdas = new HashSet<>();
-            Trees.walkStmts(g.body(), st -> {
-                if (st instanceof Stmt.Decl d) {
-                    d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda).forEach(v -> lambdas.add(v.name()));
-                }
-            });
+            Set<String> lambdas = Trees.lambdaLocals(g.body()).keySet();
             Trees.walkExprsAndLambdas(g.body(), e -> {
                 if (found[0] != null || !(e instanceof Expr.Call c)) {
                     return;
@@ -902,10 +898,9 @@ final class SitePlanner {
     private boolean eventCallIn(FunctionDef f, Stmt scope, int after, int before) {
         Set<String> ops = streamOpFunctions();
         Set<String> lambdas = new HashSet<>();
-        Trees.walkStmts(f.body(), st -> {
-            if (st instanceof Stmt.Decl d) {
-                d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda lam && makesEventCall(lam.body(), ops))
-                        .forEach(v -> lambdas.add(v.name()));
+        Trees.lambdaLocals(f.body()).forEach((name, ls) -> {
+            if (ls.stream().anyMatch(lam -> makesEventCall(lam.body(), ops))) {
+                lambdas.add(name);
             }
         });
         boolean[] found = {false};

@@ -99,13 +99,8 @@ public final class SyncSites {
         // the lambdas held by locals, by the local's name
         Map<String, List<Stmt>> lambdas = new HashMap<>();
         for (FunctionDef f : unit.functions()) {
-            Trees.walkStmts(f.body(), st -> {
-                if (st instanceof Stmt.Decl d) {
-                    d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda).forEach(v -> lambdas
-                            .computeIfAbsent(LAMBDA + v.name(), k -> new java.util.ArrayList<>())
-                            .add(((Expr.Lambda) v.init()).body()));
-                }
-            });
+            Trees.lambdaLocals(f.body()).forEach((name, ls) -> ls.forEach(l -> lambdas
+                    .computeIfAbsent(LAMBDA + name, k -> new java.util.ArrayList<>()).add(l.body())));
         }
         for (String k : lambdas.keySet()) {
             syncFunctions.put(k, false);

@@ -139,6 +139,22 @@ public final class Trees {
     }
 
     /** @return every statement below {@code s} (included) that is an instance of {@code type} */
+    /**
+     * @return the locals of {@code s} initialized with a lambda ({@code auto f = [&](int x) { ... };}),
+     *         by name, each with its lambdas (one name may be declared in several scopes): calling
+     *         such a local runs a body klap sees
+     */
+    public static java.util.Map<String, List<Expr.Lambda>> lambdaLocals(Stmt s) {
+        java.util.Map<String, List<Expr.Lambda>> out = new java.util.HashMap<>();
+        walkStmts(s, st -> {
+            if (st instanceof Stmt.Decl d) {
+                d.vars().stream().filter(v -> v.init() instanceof Expr.Lambda).forEach(v -> out
+                        .computeIfAbsent(v.name(), k -> new java.util.ArrayList<>()).add((Expr.Lambda) v.init()));
+            }
+        });
+        return out;
+    }
+
     public static <T extends Stmt> List<T> collect(Stmt s, Class<T> type) {
         List<T> l = new ArrayList<>();
         walkStmts(s, x -> {
