@@ -116,8 +116,15 @@ final class SitePlanner {
     private void findSites(FunctionDef f) {
         Set<Expr> statementLaunches = new HashSet<>();
         Convergence conv = new Convergence(ctx.src, f, ctx.uni(f), ctx.syncs);
+        Trees trees = ctx.uni(f).trees();
+        Set<Expr> headerLaunches = new HashSet<>();
         Trees.walkStmts(f.body(), s -> {
             if (s instanceof Stmt.ExprStmt es && es.expr() instanceof Expr.Launch l) {
+                if (inHeader(trees, es)) {
+                    // for (k<<<...>>>(...); ...), if (k<<<...>>>(...); c): klap's statements cannot go there
+                    headerLaunches.add(l);
+                    return;
+                }
                 statementLaunches.add(l);
                 planSite(f, es, l, conv);
             }
@@ -139,6 +146,10 @@ final class SitePlanner {
                         unaggregated.add(l);
                         if (l.inMacro()) {
                             warnInMacro(l);
+                        } else if (headerLaunches.contains(l)) {
+                            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' in the init-statement of an "
+                                    + "if, switch or for is not aggregated; write it as a statement of its own",
+                                    "launch-in-expression");
                         } else {
                             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not "
                                     + "aggregated; write it as a statement of its own", "launch-in-expression");
@@ -166,6 +177,20 @@ final class SitePlanner {
         });
     }
 
+    /** @return true if {@code s} is (part of) the init-statement of an if, a switch or a loop */
+    private static boolean inHeader(Trees t, Stmt s) {
+        Stmt p = t.parent(s);
+        if (p instanceof Stmt.Block b && !(t.parent(b) instanceof Stmt.Block) && t.parent(b) != null) {
+            Stmt owner = t.parent(b);
+            if (owner instanceof Stmt.If i && i.init() == b || owner instanceof Stmt.Switch sw && sw.init() == b
+                    || owner instanceof Stmt.Loop lp && lp.init() == b) {
+                return true;
+            }
+        }
+        return p instanceof Stmt.If i && i.init() == s || p instanceof Stmt.Switch sw && sw.init() == s
+                || p instanceof Stmt.Loop lp && lp.init() == s;
+    }
+
     private void planSite(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, Convergence conv) {
         FunctionDef child = ctx.kernel(l.kernelName());
         unaggregated.add(l);
@@ -176,6 +201,15 @@ final class SitePlanner {
         Refusal refusal = refusal(l, child);
         if (refusal != null) {
             ctx.warn(l.range().offset(), refusal.message, refusal.id);
+            return;
+        }
+        String intoParent = parentMemoryArgument(f, es, l);
+        if (intoParent != null) {
+            // undefined under CDP too; as written, nvcc still sees the pointer go into the launch's
+            // parameter buffer and warns about local memory, which it cannot once klap stores it in a record
+            ctx.warn(l.range().offset(), "argument " + intoParent + ", which a child grid must not "
+                    + "access (CUDA C++ Programming Guide, dynamic parallelism: shared and local memory); the "
+                    + "launch is left as written, not aggregated; pass a pointer to global memory", "child-arg-parent-memory");
             return;
         }
         boolean gridWide = ctx.opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
@@ -237,6 +271,99 @@ final class SitePlanner {
             }
         }
         return null;
+    }
+
+    /**
+     * @return {@code "'ARG' points into the parent block's shared memory"} (or {@code the parent
+     *         thread's local memory}) for the first argument of {@code l} whose value is, as written, the
+     *         address of a variable of the launching thread or block: {@code &x}, {@code &a[i]}, {@code &s.m} of a local or parameter {@code x},
+     *         {@code s}, or a local or {@code __shared__} array {@code a} (which decays), also plus or
+     *         minus an offset, cast or chosen by {@code ?:}; or null. A pointer copied into another
+     *         local first is not followed, nor are file-scope {@code __shared__} arrays (the model does
+     *         not describe file-scope variables).
+     */
+    private String parentMemoryArgument(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l) {
+        Trees t = ctx.uni(f).trees();
+        for (Expr a : l.args()) {
+            String where = pointsInto(f, t, es, a);
+            if (where != null) {
+                return "'" + ctx.slice(a.range()).strip() + "' points into " + where;
+            }
+        }
+        return null;
+    }
+
+    /** @return {@code "the parent block's shared memory"} or {@code "the parent thread's local memory"} if pointer value {@code e} points there, else null */
+    private String pointsInto(FunctionDef f, Trees t, Stmt at, Expr e) {
+        if (e instanceof Expr.Cast c) {
+            return pointsInto(f, t, at, c.operand());
+        }
+        if (e instanceof Expr.Conditional c) {
+            String w = pointsInto(f, t, at, c.then());
+            return w != null ? w : pointsInto(f, t, at, c.otherwise());
+        }
+        if (e instanceof Expr.Binary b && (b.op().equals("+") || b.op().equals("-"))) {
+            String w = pointsInto(f, t, at, b.lhs());
+            return w != null || b.op().equals("-") ? w : pointsInto(f, t, at, b.rhs());
+        }
+        if (e instanceof Expr.Unary u && u.op().equals("&")) {
+            return storageOf(f, t, at, u.operand());
+        }
+        if (e instanceof Expr.Name n) {
+            VarDecl v = visibleLocal(t, at, n);
+            return v != null && v.array() ? storageOf(f, t, at, n) : null;
+        }
+        return null;
+    }
+
+    /** @return where lvalue {@code e} lives, if it is a variable of the thread or block or a part of one, else null */
+    private String storageOf(FunctionDef f, Trees t, Stmt at, Expr e) {
+        if (e instanceof Expr.Member m && !m.arrow()) {
+            return storageOf(f, t, at, m.owner());
+        }
+        if (e instanceof Expr.Subscript s) {
+            Expr arr = s.array();
+            boolean isArray = arr instanceof Expr.Member m ? m.array() && !m.arrow()
+                    : arr instanceof Expr.Name n && visibleLocal(t, at, n) != null && visibleLocal(t, at, n).array();
+            return isArray ? storageOf(f, t, at, arr) : null;
+        }
+        if (e instanceof Expr.Name n) {
+            if (n.kind() == Expr.NameKind.PARAM) {
+                // a parameter lives in the thread's own memory, unless it is a reference
+                return paramByValue(f, n.name()) ? "the parent thread's local memory" : null;
+            }
+            VarDecl v = visibleLocal(t, at, n);
+            if (v == null || v.isStatic() || v.reference()) {
+                return null;
+            }
+            return v.shared() ? "the parent block's shared memory" : "the parent thread's local memory";
+        }
+        return null;
+    }
+
+    /** @return true if {@code f} has a parameter {@code name} not declared as a reference */
+    private boolean paramByValue(FunctionDef f, String name) {
+        return f.params().stream().anyMatch(q -> q.name().equals(name)
+                && !ctx.slice(q.range()).contains("&"));
+    }
+
+    /** @return the declaration of local {@code n} in scope at {@code at} (the innermost one before it), or null */
+    private static VarDecl visibleLocal(Trees t, Stmt at, Expr.Name n) {
+        if (n.kind() != Expr.NameKind.LOCAL) {
+            return null;
+        }
+        VarDecl found = null;
+        for (Stmt.Decl d : Trees.collect(t.root(), Stmt.Decl.class)) {
+            Stmt scope = t.parent(d);
+            if (d.range().offset() < at.range().offset() && scope != null && t.isAncestorOrSelf(scope, at)) {
+                for (VarDecl v : d.vars()) {
+                    if (v.name().equals(n.name())) {
+                        found = v;
+                    }
+                }
+            }
+        }
+        return found;
     }
 
     /** The warning for a launch written in a macro, which klap leaves as written (it cannot edit the expansion). */

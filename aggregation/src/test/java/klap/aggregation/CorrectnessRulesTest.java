@@ -923,6 +923,91 @@ class CorrectnessRulesTest {
         none(pack.text(), "parent_klap_grid");
     }
 
+    /**
+     * Review 2026-11-27: a variable declared in a condition ({@code if (int slot = atomicAdd(...))},
+     * {@code while}, {@code for}, {@code switch}) or in a C++17 init-statement had no declaration in the
+     * model, so it counted as uniform and its record-0 value went to every child.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void variablesDeclaredInConditionsAndInitStatementsArePerThread(Granularity g) {
+        String common = """
+                __global__ void child(int* out, int v) { out[v] = v; }
+                __device__ int counter;
+                """;
+        for (String body : java.util.List.of(
+                "if (int slot = atomicAdd(&counter, 1)) child<<<1, 1>>>(out, slot);",
+                "if (int slot = atomicAdd(&counter, 1); slot < cap) child<<<1, 1>>>(out, slot);",
+                "int slot = 0; if (slot = atomicAdd(&counter, 1); slot < cap) child<<<1, 1>>>(out, slot);",
+                "switch (int r = threadIdx.x % 3) { case 1: child<<<1, 1>>>(out, r); break; default: break; }",
+                "int s = 0; switch (s = threadIdx.x; s % 2) { case 0: child<<<1, 1>>>(out, s); break; default: break; }",
+                "while (int slot = atomicAdd(&counter, 1) < cap) { child<<<1, 1>>>(out, slot); }")) {
+            var r = Check.run(common + "__global__ void parent(int* out, int cap) { " + body + " }\n", g);
+            assertEquals(1, r.sites(), body + "\n" + r.diagnostics());
+            none(r.text(), "child_klap_agg_uu", "child_klap_kagg_uu");
+        }
+        // a uniform condition declaration stays uniform: its value is passed once, not per thread
+        var u = Check.run(common + """
+                __global__ void parent(int* out, int n) {
+                  if (int k = n / 2) child<<<1, 1>>>(out, k);
+                  if (int h = n / 4; threadIdx.x < h) child<<<1, 1>>>(out, h);
+                }
+                """, g);
+        assertEquals(2, u.sites(), u.diagnostics().toString());
+        none(u.text(), "child_klap_agg_uv", "child_klap_kagg_uv");
+        // a launch that is itself the init-statement (of an if, a switch or a for) stays as written:
+        // klap's statements cannot go into the header
+        var h = Check.run(common + """
+                __global__ void parent(int* out, int n) {
+                  if (child<<<1, 1>>>(out, threadIdx.x); n > 0) out[0] = 1;
+                  for (child<<<1, 1>>>(out, threadIdx.x); n > 0; --n) out[n] = 1;
+                }
+                """, g);
+        assertEquals(0, h.sites(), h.diagnostics().toString());
+        assertEquals(2, h.diagnostics().stream().filter(d -> d.id().equals("launch-in-expression")).count(),
+                h.diagnostics().toString());
+        inOrder(h.text(), "if (child<<<1, 1>>>(out, threadIdx.x); n > 0)", "for (child<<<1, 1>>>(out, threadIdx.x); n > 0;");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void pointersIntoTheParentsSharedOrLocalMemoryAreLeftAsWrittenWithAWarning(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* out, int* v) { out[threadIdx.x] = v[0]; }
+                struct Pair { int a[2]; int b; };
+                __global__ void parent(int* out, int n, int byValue, int& byRef) {
+                  __shared__ int buf[64];
+                  int loc[4];
+                  int x = n;
+                  Pair pr;
+                  static __device__ int counter;
+                  int* g = out + 4;
+                  buf[threadIdx.x % 64] = n; loc[0] = n; pr.b = n;
+                  __syncthreads();
+                  child<<<1, 32>>>(out, buf);
+                  child<<<1, 32>>>(out, &buf[3]);
+                  child<<<1, 32>>>(out, loc + 1);
+                  child<<<1, 32>>>(out, (int*)&x);
+                  child<<<1, 32>>>(out, n > 0 ? out : &pr.b);
+                  child<<<1, 32>>>(out, &byValue);
+                  child<<<1, 32>>>(out, &counter);
+                  child<<<1, 32>>>(out, &byRef);
+                  child<<<1, 32>>>(out, g);
+                  child<<<1, 32>>>(out, &g[2]);
+                  { int* buf = out; child<<<1, 32>>>(out, buf); }
+                }
+                """, g);
+        long warned = r.diagnostics().stream().filter(d -> d.id().equals("child-arg-parent-memory")).count();
+        assertEquals(6, warned, r.diagnostics().toString());
+        assertTrue(r.diagnostics().toString().contains("'&buf[3]' points into the parent block's shared memory"),
+                r.diagnostics().toString());
+        assertTrue(r.diagnostics().toString().contains("'&byValue' points into the parent thread's local memory"),
+                r.diagnostics().toString());
+        // the static local, the reference parameter, global pointers and the shadowing local are aggregated
+        assertEquals(5, r.sites(), r.diagnostics().toString());
+        inOrder(r.text(), "child<<<1, 32>>>(out, buf);", "child<<<1, 32>>>(out, &byValue);");
+    }
+
     @ParameterizedTest
     @EnumSource(value = Granularity.class, names = {"KERNEL"})
     void aBarrierAtTheTopOfALoopWrittenWithGotoBeforeAReturnKeepsKfinishAway(Granularity g) {

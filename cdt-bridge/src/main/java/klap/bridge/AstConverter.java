@@ -881,11 +881,19 @@ final class AstConverter {
                 ds.getDeclaration() instanceof IASTASMDeclaration asm ? asm.getAssembly() : null);
         }
         if (s instanceof IASTIfStatement is) {
-            Expr cond = is.getConditionExpression() != null ? expr(is.getConditionExpression(), r)
-                : is instanceof ICPPASTIfStatement cis && cis.getConditionDeclaration() != null
-                    ? conditionDecl(cis.getConditionDeclaration(), r) : new Expr.Other(r, List.of());
+            Stmt init = is instanceof ICPPASTIfStatement cis ? initStatement(cis.getInitializerStatement(), r) : null;
+            Expr cond;
+            if (is.getConditionExpression() != null) {
+                cond = expr(is.getConditionExpression(), r);
+            } else if (is instanceof ICPPASTIfStatement cis && cis.getConditionDeclaration() != null) {
+                Stmt.Decl d = conditionDeclaration(cis.getConditionDeclaration(), r);
+                cond = d != null ? conditionName(d) : conditionDecl(cis.getConditionDeclaration(), r);
+                init = both(init, d);
+            } else {
+                cond = new Expr.Other(r, List.of());
+            }
             return new Stmt.If(r, cond, stmt(is.getThenClause(), r),
-                is.getElseClause() == null ? null : stmt(is.getElseClause(), r));
+                is.getElseClause() == null ? null : stmt(is.getElseClause(), r), init);
         }
         if (s instanceof ICPPASTRangeBasedForStatement rf) {
             SourceRange dr = rangeOr(rf.getDeclaration(), r);
@@ -896,27 +904,46 @@ final class AstConverter {
         if (s instanceof IASTForStatement fs) {
             IASTStatement init = fs.getInitializerStatement();
             Stmt i = init == null || init instanceof IASTNullStatement ? null : stmt(init, r);
-            Expr cond = fs.getConditionExpression() != null ? expr(fs.getConditionExpression(), r)
-                : fs instanceof ICPPASTForStatement cfs && cfs.getConditionDeclaration() != null
-                    ? conditionDecl(cfs.getConditionDeclaration(), r) : null;
+            Expr cond = fs.getConditionExpression() != null ? expr(fs.getConditionExpression(), r) : null;
+            if (cond == null && fs instanceof ICPPASTForStatement cfs && cfs.getConditionDeclaration() != null) {
+                // for (init; T x = e; step): x is declared anew in every round; its declaration
+                // counts as part of the init, so that analyses see how x is defined
+                Stmt.Decl d = conditionDeclaration(cfs.getConditionDeclaration(), r);
+                cond = d != null ? conditionName(d) : conditionDecl(cfs.getConditionDeclaration(), r);
+                i = both(i, d);
+            }
             Expr step = fs.getIterationExpression() == null ? null : expr(fs.getIterationExpression(), r);
             return new Stmt.Loop(r, Stmt.LoopKind.FOR, i, cond, step, stmt(fs.getBody(), r));
         }
         if (s instanceof IASTWhileStatement ws) {
-            Expr cond = ws.getCondition() != null ? expr(ws.getCondition(), r)
-                : ws instanceof ICPPASTWhileStatement cws && cws.getConditionDeclaration() != null
-                    ? conditionDecl(cws.getConditionDeclaration(), r) : new Expr.Other(r, List.of());
-            return new Stmt.Loop(r, Stmt.LoopKind.WHILE, null, cond, null, stmt(ws.getBody(), r));
+            Expr cond = ws.getCondition() != null ? expr(ws.getCondition(), r) : new Expr.Other(r, List.of());
+            Stmt.Decl d = null;
+            if (ws.getCondition() == null && ws instanceof ICPPASTWhileStatement cws
+                    && cws.getConditionDeclaration() != null) {
+                // while (T x = e): the declaration, run before every round, is the loop's init
+                d = conditionDeclaration(cws.getConditionDeclaration(), r);
+                cond = d != null ? conditionName(d) : conditionDecl(cws.getConditionDeclaration(), r);
+            }
+            return new Stmt.Loop(r, Stmt.LoopKind.WHILE, d, cond, null, stmt(ws.getBody(), r));
         }
         if (s instanceof IASTDoStatement dw) {
             Expr cond = dw.getCondition() != null ? expr(dw.getCondition(), r) : new Expr.Other(r, List.of());
             return new Stmt.Loop(r, Stmt.LoopKind.DO, null, cond, null, stmt(dw.getBody(), r));
         }
         if (s instanceof IASTSwitchStatement sw) {
-            Expr cond = sw.getControllerExpression() != null ? expr(sw.getControllerExpression(), r)
-                : sw instanceof ICPPASTSwitchStatement csw && csw.getControllerDeclaration() != null
-                    ? conditionDecl(csw.getControllerDeclaration(), r) : new Expr.Other(r, List.of());
-            return new Stmt.Switch(r, cond, stmt(sw.getBody(), r));
+            Stmt init = sw instanceof ICPPASTSwitchStatement csw ? initStatement(csw.getInitializerStatement(), r)
+                : null;
+            Expr cond;
+            if (sw.getControllerExpression() != null) {
+                cond = expr(sw.getControllerExpression(), r);
+            } else if (sw instanceof ICPPASTSwitchStatement csw && csw.getControllerDeclaration() != null) {
+                Stmt.Decl d = conditionDeclaration(csw.getControllerDeclaration(), r);
+                cond = d != null ? conditionName(d) : conditionDecl(csw.getControllerDeclaration(), r);
+                init = both(init, d);
+            } else {
+                cond = new Expr.Other(r, List.of());
+            }
+            return new Stmt.Switch(r, cond, stmt(sw.getBody(), r), init);
         }
         if (s instanceof IASTReturnStatement rs) {
             return new Stmt.Jump(r, Stmt.JumpKind.RETURN,
@@ -938,6 +965,40 @@ final class AstConverter {
             return new Stmt.Label(r, ls.getNestedStatement() == null ? null : stmt(ls.getNestedStatement(), r));
         }
         return new Stmt.Other(r, exprChildren(s, r));
+    }
+
+    /** @return the C++17 init-statement of an {@code if} or {@code switch} ({@code if (init; cond)}), or null */
+    private Stmt initStatement(IASTStatement init, SourceRange r) {
+        return init == null || init instanceof IASTNullStatement ? null : stmt(init, r);
+    }
+
+    /**
+     * @return a condition declaration ({@code T x = e} in {@code if (T x = e)}, {@code while},
+     *         {@code for}, {@code switch}) as a declaration statement of its one variable, or null if it
+     *         is not one (then the caller keeps it as an opaque expression)
+     */
+    private Stmt.Decl conditionDeclaration(IASTDeclaration d, SourceRange fallback) {
+        Stmt.Decl decl = decl(d, rangeOr(d, fallback));
+        return decl != null && decl.vars().size() == 1 ? decl : null;
+    }
+
+    /** @return the condition that a condition declaration's variable stands for: its name */
+    private static Expr conditionName(Stmt.Decl d) {
+        VarDecl v = d.vars().get(0);
+        return new Expr.Name(v.nameRange(), v.name(), Expr.NameKind.LOCAL);
+    }
+
+    /**
+     * @return what runs before a condition: {@code first} (an init-statement, may be null) and then
+     *         {@code second} (a condition declaration, may be null), in a {@link Stmt.Block} whose
+     *         range spans both when there are two
+     */
+    private static Stmt both(Stmt first, Stmt second) {
+        if (first == null || second == null) {
+            return first != null ? first : second;
+        }
+        return new Stmt.Block(new SourceRange(first.range().offset(), second.range().end() - first.range().offset()),
+            List.of(first, second));
     }
 
     /** A condition declaration ({@code if (T x = e)}) as an expression: an Other holding the initializers. */

@@ -12,6 +12,10 @@ import java.util.Set;
 import org.eclipse.cdt.core.dom.ast.ASTVisitor;
 import org.eclipse.cdt.core.dom.ast.IASTFileLocation;
 import org.eclipse.cdt.core.dom.ast.IASTName;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorElifStatement;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfStatement;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfdefStatement;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfndefStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIncludeStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorMacroDefinition;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorMacroExpansion;
@@ -195,8 +199,9 @@ public final class CudaParser {
         reportLaunchesInMacroBodies(tu, mainPath, prepass, headers, mexp, conv);
         conv.modelMacroLaunches();
 
-        List<FunctionDef> functions = conv.functions();
-        Set<String> elsewhere = conv.kernelsDeclaredElsewhere(functions);
+        List<FunctionDef> functions = new ArrayList<>(conv.functions());
+        Set<String> elsewhere = new java.util.LinkedHashSet<>(conv.kernelsDeclaredElsewhere(functions));
+        Set<String> archConditional = setAsideArchConditional(tu, mainPath, src, functions, diags);
 
         List<Pragma> pragmas = new ArrayList<>();
         for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
@@ -214,8 +219,64 @@ public final class CudaParser {
         HeaderFunctions inHeaders = new HeaderFunctions(tu, mainPath);
         Set<String> unseen = new java.util.LinkedHashSet<>(conv.deviceFunctionsWithoutBody());
         unseen.addAll(inHeaders.opaque);
-        return new CudaUnit(src, functions, pragmas, dedupe(diags), elsewhere, Set.copyOf(unseen),
+        for (String name : archConditional) {
+            (conv.functions().stream().anyMatch(f -> f.name().equals(name) && f.kind() == FunctionDef.Kind.KERNEL)
+                ? elsewhere : unseen).add(name);
+        }
+        return new CudaUnit(src, functions, pragmas, dedupe(diags), Set.copyOf(elsewhere), Set.copyOf(unseen),
             Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque));
+    }
+
+    private static final java.util.regex.Pattern CUDA_ARCH = java.util.regex.Pattern.compile(
+        "#\\s*(if|ifdef|ifndef|elif)\\b[^\\n]*\\b__CUDA_ARCH__\\b");
+
+    /**
+     * Sets aside the device-side functions whose body holds a conditional directive on {@code
+     * __CUDA_ARCH__} ({@code #ifdef __CUDA_ARCH__}, {@code #if __CUDA_ARCH__ >= 800}, ...). klap reads
+     * the file as the host compilation sees it ({@code __CUDA_ARCH__} undefined, {@link CudaPrelude}),
+     * while nvcc compiles such a body, for each target architecture, with code klap never saw: a
+     * barrier, a return, a launch or a write of a local that would change what klap may do. So the
+     * function is removed from {@code functions} (a kernel is then handled as one defined in another
+     * file, a {@code __device__} or {@code __host__ __device__} function as one klap cannot follow:
+     * its launches stay as written, it is not aggregated as a child, and its calls count as calls of
+     * unknown code), with a warning {@code [klap-cuda-arch]} at the directive.
+     *
+     * @return the names of the functions set aside
+     */
+    private static Set<String> setAsideArchConditional(IASTTranslationUnit tu, String mainPath, SourceFile src,
+                                                       List<FunctionDef> functions, List<Diagnostic> diags) {
+        List<Integer> directives = new ArrayList<>();
+        for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
+            boolean conditional = st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
+                || st instanceof IASTPreprocessorIfndefStatement || st instanceof IASTPreprocessorElifStatement;
+            IASTFileLocation l = st.getFileLocation();
+            if (conditional && l != null && mainPath.equals(l.getFileName()) && CUDA_ARCH.matcher(
+                    src.text().substring(l.getNodeOffset(), l.getNodeOffset() + l.getNodeLength())).find()) {
+                directives.add(l.getNodeOffset());
+            }
+        }
+        Set<String> names = new java.util.LinkedHashSet<>();
+        if (directives.isEmpty()) {
+            return names;
+        }
+        functions.removeIf(f -> {
+            if (f.kind() == FunctionDef.Kind.HOST) {
+                return false;
+            }
+            for (int at : directives) {
+                if (at > f.range().offset() && at < f.range().end()) {
+                    names.add(f.name());
+                    diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "'" + f.name() + "' has code under a "
+                        + "conditional on __CUDA_ARCH__, which klap does not see (it reads the host compilation's view "
+                        + "of the file, where __CUDA_ARCH__ is undefined); klap leaves its launches as written, does not "
+                        + "aggregate launches of it, and takes its calls as calls of code it cannot follow",
+                        "cuda-arch"));
+                    return true;
+                }
+            }
+            return false;
+        });
+        return names;
     }
 
     private static final java.util.regex.Pattern TOOLKIT_HEADER = java.util.regex.Pattern.compile(

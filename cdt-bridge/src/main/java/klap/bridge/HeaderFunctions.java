@@ -87,7 +87,37 @@ final class HeaderFunctions {
                 return PROCESS_CONTINUE;
             }
         });
+        for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
+            IASTFileLocation l = st.getFileLocation();
+            if (l != null && !mainPath.equals(l.getFileName()) && (st instanceof IASTPreprocessorIfStatement
+                    || st instanceof IASTPreprocessorIfdefStatement || st instanceof IASTPreprocessorIfndefStatement
+                    || st instanceof IASTPreprocessorElifStatement)
+                    && st.getRawSignature().matches("(?s).*\\b__CUDA_ARCH__\\b.*")) {
+                archDirectives.computeIfAbsent(l.getFileName(), k -> new java.util.ArrayList<>()).add(l.getNodeOffset());
+            }
+        }
         byName.values().forEach(fs -> fs.forEach(this::record));
+    }
+
+    /** Offsets of conditional directives on {@code __CUDA_ARCH__} in each header, by file name. */
+    private final Map<String, java.util.List<Integer>> archDirectives = new HashMap<>();
+
+    /**
+     * @return true if {@code fd}'s definition holds a conditional on {@code __CUDA_ARCH__}: klap reads
+     *         the host view of it, nvcc compiles other code for the device (CudaParser sets such main-file
+     *         functions aside for the same reason)
+     */
+    private boolean archConditional(IASTFunctionDefinition fd) {
+        IASTFileLocation l = fd.getFileLocation();
+        if (l == null) {
+            return false;
+        }
+        for (int at : archDirectives.getOrDefault(l.getFileName(), java.util.List.of())) {
+            if (at > l.getNodeOffset() && at < l.getNodeOffset() + l.getNodeLength()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void record(IASTFunctionDefinition fd) {
@@ -121,6 +151,9 @@ final class HeaderFunctions {
         }
         memo.put(fd, EnumSet.noneOf(Fact.class)); // a recursive call adds nothing the body does not show
         Set<Fact> facts = EnumSet.noneOf(Fact.class);
+        if (archConditional(fd)) {
+            facts.add(Fact.OPAQUE);
+        }
         // the body, the parameters' default arguments and a constructor's member initializers
         java.util.List<IASTNode> parts = new java.util.ArrayList<>();
         parts.add(fd.getDeclarator());

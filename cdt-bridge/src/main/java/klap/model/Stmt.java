@@ -20,10 +20,28 @@ public sealed interface Stmt {
         }
     }
 
-    /** {@code if (cond) then else otherwise}; {@code otherwise} may be null. */
-    record If(SourceRange range, Expr cond, Stmt then, Stmt otherwise) implements Stmt {
+    /**
+     * {@code if (init; cond) then else otherwise}; {@code otherwise} may be null. {@code init} is null,
+     * or what runs before the condition and declares what it names: the C++17 init-statement, or
+     * the declaration of a condition {@code if (T x = e)} (then {@code cond} is the name {@code x}),
+     * or a {@link Block} of both, whose range is not a braced block's.
+     */
+    record If(SourceRange range, Expr cond, Stmt then, Stmt otherwise, Stmt init) implements Stmt {
+        /** An {@code if} without an init-statement or condition declaration. */
+        public If(SourceRange range, Expr cond, Stmt then, Stmt otherwise) {
+            this(range, cond, then, otherwise, null);
+        }
+
         public List<Stmt> children() {
-            return otherwise == null ? List.of(then) : List.of(then, otherwise);
+            List<Stmt> c = new java.util.ArrayList<>(3);
+            if (init != null) {
+                c.add(init);
+            }
+            c.add(then);
+            if (otherwise != null) {
+                c.add(otherwise);
+            }
+            return c;
         }
     }
 
@@ -41,10 +59,15 @@ public sealed interface Stmt {
         }
     }
 
-    /** {@code switch (cond) body}. */
-    record Switch(SourceRange range, Expr cond, Stmt body) implements Stmt {
+    /** {@code switch (init; cond) body}; {@code init} as for {@link If}, may be null. */
+    record Switch(SourceRange range, Expr cond, Stmt body, Stmt init) implements Stmt {
+        /** A {@code switch} without an init-statement or controller declaration. */
+        public Switch(SourceRange range, Expr cond, Stmt body) {
+            this(range, cond, body, null);
+        }
+
         public List<Stmt> children() {
-            return List.of(body);
+            return init == null ? List.of(body) : List.of(init, body);
         }
     }
 

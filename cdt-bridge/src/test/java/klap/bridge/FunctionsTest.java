@@ -205,4 +205,34 @@ class FunctionsTest {
         assertEquals("", k.params().get(1).name());
         assertNull(k.params().get(1).nameRange());
     }
+    /** Review 2026-11-27: klap reads the host view; a device body with code under __CUDA_ARCH__ is set aside. */
+    @Test
+    void deviceFunctionsWithCodeUnderCudaArchAreSetAsideWithAWarning() {
+        CudaUnit u = parse("""
+            __global__ void child(int* p, int v) { p[v] = v; }
+            __host__ __device__ int tid() {
+            #ifdef __CUDA_ARCH__
+              return threadIdx.x;
+            #else
+              return 0;
+            #endif
+            }
+            __global__ void parent(int* p, int n) {
+            #if __CUDA_ARCH__ >= 700
+              if (threadIdx.x >= n) return;
+            #endif
+              child<<<1, 1>>>(p, tid());
+            }
+            int main() {
+            #ifndef __CUDA_ARCH__
+              parent<<<1, 32>>>(0, 4);
+            #endif
+            }
+            """);
+        assertEquals(java.util.List.of("child", "main"), u.functions().stream().map(FunctionDef::name).toList());
+        assertTrue(u.deviceFunctionsWithoutBody().contains("tid"), u.deviceFunctionsWithoutBody().toString());
+        assertTrue(u.kernelsDeclaredElsewhere().contains("parent"), u.kernelsDeclaredElsewhere().toString());
+        assertEquals(java.util.List.of("3:1 cuda-arch", "10:1 cuda-arch"), u.diagnostics().stream()
+            .map(d -> d.line() + ":" + d.column() + " " + d.id()).toList());
+    }
 }

@@ -264,6 +264,51 @@ class ConstructsTableTest {
     }
 
     @Test
+    void pointerIntoTheParentsSharedOrLocalMemory() throws IOException {
+        for (String arg : new String[] {"s", "&v"}) {
+            String src = CHILD + """
+                    __global__ void parent(int* p) {
+                      __shared__ int s[32]; int v = 1;
+                      s[threadIdx.x % 32] = v;
+                      child<<<1, 32>>>(ARG);
+                    }
+                    """.replace("ARG", arg);
+            unchangedWithWarning("parentmem.cu", src, 5, 3, "child-arg-parent-memory", ALL);
+            for (String g : ALL) {
+                assertEquals(src, klap(g, "parentmem.cu", src).output(), "the launch is left exactly as written");
+            }
+        }
+    }
+
+    @Test
+    void codeUnderCudaArchInAKernel() throws IOException {
+        String src = CHILD + """
+                __global__ void parent(int* p) {
+                #if __CUDA_ARCH__ >= 700
+                  if (threadIdx.x >= 16) return;
+                #endif
+                  child<<<1, 32>>>(p + threadIdx.x);
+                }
+                """;
+        unchangedWithWarning("arch.cu", src, 3, 1, "cuda-arch", ALL);
+        for (String g : ALL) {
+            assertEquals(src, klap(g, "arch.cu", src).output(), "the kernel is left exactly as written");
+        }
+    }
+
+    @Test
+    void valueDeclaredInAConditionOrAnInitStatement() throws IOException {
+        Map<String, String> out = transformed("conddecl.cu", CHILD + """
+                __device__ int next;
+                __global__ void parent(int* p) {
+                  if (int slot = atomicAdd(&next, 1); slot < 64) child<<<1, 32>>>(p + 32 * slot);
+                }
+                """, ALL);
+        assertTrue(out.get("block").contains("child_klap_agg_v<<<"), "slot is per thread: " + out.get("block"));
+        assertTrue(out.get("kernel").contains("child_klap_kagg_v<<<"), "slot is per thread: " + out.get("kernel"));
+    }
+
+    @Test
     void launchOfTemplateChildWithExplicitArguments() throws IOException {
         Map<String, String> out = transformed("tmpl.cu", """
                 template <typename T> __global__ void child(T* p) { p[threadIdx.x] = 1; }

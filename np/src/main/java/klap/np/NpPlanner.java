@@ -434,6 +434,11 @@ final class NpPlanner {
             if (s instanceof Stmt.Loop lp && lp.kind() == Stmt.LoopKind.RANGE_FOR) {
                 throw new Refusal(s.range().offset(), "range-based for loops are not supported");
             }
+            if (initOrConditionDeclaration(s)) {
+                // code in a statement's header: klap's master-only and broadcast rewrites are statements
+                throw new Refusal(s.range().offset(), "an init-statement or a condition declaration "
+                        + "(if (init; c), switch (init; c), if (T x = e), while (T x = e)) is not supported");
+            }
             if (s instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
                 throw new Refusal(s.range().offset(), "inline asm may read the lane or thread index");
             }
@@ -495,6 +500,23 @@ final class NpPlanner {
         if (bad[0] != null) {
             throw bad[0];
         }
+    }
+
+    /**
+     * @return true if {@code s} is an if or switch with an init-statement or a condition declaration,
+     *         or a loop whose condition declares a variable ({@code while (T x = e)}, {@code for (; T x = e;)})
+     */
+    private static boolean initOrConditionDeclaration(Stmt s) {
+        if (s instanceof Stmt.If i) {
+            return i.init() != null;
+        }
+        if (s instanceof Stmt.Switch sw) {
+            return sw.init() != null;
+        }
+        if (s instanceof Stmt.Loop lp && lp.init() != null && lp.cond() != null) {
+            return lp.kind() == Stmt.LoopKind.WHILE || lp.init().range().contains(lp.cond().range());
+        }
+        return false;
     }
 
     /** @return true if {@code text} says volatile, directly or through a typedef/using of the file */

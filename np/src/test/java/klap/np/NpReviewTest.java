@@ -65,7 +65,7 @@ class NpReviewTest {
 
     @Test
     void unresolvedLocalsRefuseTheKernel() throws IOException {
-        warns("r_conddecl.cu", "cannot resolve the declaration of 'n'");
+        warns("r_conddecl.cu", "an init-statement or a condition declaration");
         warns("r_structdecl.cu", "local 'job' has type", "the bound reads 'n', which klap cannot show to be an integer");
     }
 

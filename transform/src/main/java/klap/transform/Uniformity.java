@@ -144,8 +144,10 @@ public final class Uniformity {
             }
             return changed;
         }
+        Stmt init = s instanceof Stmt.If i ? i.init() : s instanceof Stmt.Switch sw ? sw.init() : null;
         for (Stmt c : s.children()) {
-            changed |= visit(c, inner);
+            // an init-statement or condition declaration runs before the condition chooses a path
+            changed |= visit(c, c == init ? divergentControl : inner);
         }
         return changed;
     }
