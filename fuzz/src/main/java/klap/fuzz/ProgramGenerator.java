@@ -1249,6 +1249,74 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#COND_DECL}: per-thread values declared in conditions and C++17 init-statements
+     * ({@code if (int v = e)}, {@code if (int v = e; c)}, {@code if (w = e; c)}, {@code switch (int v
+     * = e)}, {@code switch (w = e; w % 4)}, {@code while (int v = e)}), each passed to a launch in
+     * its grid, block or arguments.
+     */
+    private Extra makeCondDecl(int id) {
+        String name = "fz_cd" + id;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        List<String> forms = new ArrayList<>();
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        String value = "(data[(gt * 7 + k) % 1000] % 5 + 5) % 5";
+        int count = 1 + pick(2);
+        for (int i = 0; i < count; i++) {
+            int site = siteCount++;
+            int form = pick(6);
+            String v = "fz_v" + i;
+            Code launch = childLaunch(c, "1 + " + v + " % 2", "1 + (" + v + " * 3) % 32", null,
+                    "data + (" + v + " + gt) % 256", tag(site, " + " + v + " * 7919"), "(" + v + " + k) % 50", v + " % 2");
+            String open;
+            String close = "";
+            switch (form) {
+                case 0 -> {
+                    forms.add("if-declaration");
+                    open = "if (int " + v + " = " + value + ")";
+                }
+                case 1 -> {
+                    forms.add("if-init");
+                    open = "if (int " + v + " = gt % 7 + k % 3; " + v + " % 2 == 0)";
+                }
+                case 2 -> {
+                    forms.add("if-init-assignment");
+                    body.add(Code.same("  int " + v + " = 0;"));
+                    open = "if (" + v + " = " + value + " + gt % 3; " + v + " > 1)";
+                }
+                case 3 -> {
+                    forms.add("switch-declaration");
+                    open = "switch (int " + v + " = gt % 4) { case 1: case 3:";
+                    close = " break; default: break; }";
+                }
+                case 4 -> {
+                    forms.add("switch-init");
+                    body.add(Code.same("  int " + v + " = 0;"));
+                    open = "switch (" + v + " = " + value + "; " + v + " % 4) { case 0: case 2:";
+                    close = " break; default: break; }";
+                }
+                default -> {
+                    forms.add("while-declaration");
+                    String r = "fz_r" + i;
+                    body.add(Code.same("  int " + r + " = 0;"));
+                    open = "while (int " + v + " = " + r + " < 1 + gt % 3 ? gt % 11 + 1 : 0) {";
+                    close = " ++" + r + "; }";
+                    launch = childLaunch(c, "1 + " + v + " % 2", "1 + (" + v + " * 3) % 32", null,
+                            "data + (" + v + " + gt) % 256", tag(site, " + " + v + " * 7919 + " + r + " * 131"),
+                            "(" + v + " + " + r + ") % 50", v + " % 2");
+                }
+            }
+            body.add(new Code("  " + open + " " + launch.device + close, "  " + open + " " + launch.cpu + close));
+        }
+        for (String f : forms) {
+            features.add("cond-decl:" + f);
+        }
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
      * {@link Shape#GOTO_LOOP}: a loop written with a backward {@code goto} whose trip count differs
      * between threads; each round launches (into the NULL stream, or fire-and-forget) with arguments
      * and configuration derived from the round counter.
@@ -1486,6 +1554,7 @@ public final class ProgramGenerator {
                     case GOTO_LOOP -> makeGotoLoop(id);
                     case FULL_SHARED -> makeFullShared(id);
                     case LAUNCH_MACRO -> makeLaunchMacro(id);
+                    case COND_DECL -> makeCondDecl(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

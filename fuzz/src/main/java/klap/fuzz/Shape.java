@@ -133,14 +133,22 @@ public enum Shape {
      * klap now leaves that launch as written and aggregates the others; dependent launches of one
      * thread, some in macros, check that the thread's order survives. Drawn from a sixth generator.
      */
-    LAUNCH_MACRO("launch-macro", 0.2);
+    LAUNCH_MACRO("launch-macro", 0.2),
+    /**
+     * Found by review, 2026-11-27: a per-thread value declared in a condition ({@code if (int v =
+     * e)}, {@code while (int v = e)}, {@code switch (int v = e)}) or in a C++17 init-statement
+     * ({@code if (int v = e; v % 2 == 0)}, {@code switch (w = e; w)}) and passed to a launch. klap's
+     * model had no declaration for such a variable, so it counted as uniform and one thread's value
+     * went to every child of the group. Drawn from a seventh generator.
+     */
+    COND_DECL("cond-decl", 0.2);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
      *         shapes of the first GPU run (the program's own generator), 1 for those added on
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
-     *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27). Each later group has a generator of its own, so that adding
+     *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on 2026-11-27). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -150,6 +158,7 @@ public enum Shape {
             case COND_ASSIGN, GOTO_LOOP -> 3;
             case FULL_SHARED -> 4;
             case LAUNCH_MACRO -> 5;
+            case COND_DECL -> 6;
             default -> 0;
         };
     }

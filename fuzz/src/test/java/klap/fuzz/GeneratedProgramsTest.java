@@ -64,7 +64,9 @@ class GeneratedProgramsTest {
             "goto-loop:ordered", "goto-loop:fire-and-forget", "goto-loop:divergent",
             "full-shared:kernel", "full-shared:helper", "full-shared:kernel:48K",
             "launch-macro:producer-body", "launch-macro:producer-argument", "launch-macro:producer-written",
-            "launch-macro:consumer-body", "launch-macro:consumer-argument", "launch-macro:consumer-written");
+            "launch-macro:consumer-body", "launch-macro:consumer-argument", "launch-macro:consumer-written",
+            "cond-decl:if-declaration", "cond-decl:if-init", "cond-decl:if-init-assignment", "cond-decl:switch-declaration",
+            "cond-decl:switch-init", "cond-decl:while-declaration");
 
     @TempDir
     Path dir;
