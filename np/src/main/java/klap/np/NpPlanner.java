@@ -459,6 +459,10 @@ final class NpPlanner {
             }
         }
         String text = src.slice(k.range());
+        java.util.regex.Matcher alloc = NEW_DELETE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(text));
+        if (alloc.find()) {
+            throw new Refusal(k.range().offset() + alloc.start(), NEW_DELETE_WHY);
+        }
         if (volatileIn(text)) {
             throw new Refusal(k.range().offset(), "it uses volatile (also through a typedef): the members of a group "
                     + "could read different values where the original thread read one");
@@ -501,6 +505,12 @@ final class NpPlanner {
             throw bad[0];
         }
     }
+
+    /** {@code new} and {@code delete} expressions (the model keeps them as opaque expressions). */
+    private static final Pattern NEW_DELETE = Pattern.compile("(?<![\\w.])(?:new|delete)\\b");
+
+    private static final String NEW_DELETE_WHY = "it uses new or delete, which every member of a group would run "
+            + "(an allocation per member, or the same memory freed several times)";
 
     /**
      * @return true if {@code s} is an if or switch with an init-statement or a condition declaration,
@@ -669,6 +679,21 @@ final class NpPlanner {
     }
 
     /**
+     * @return why an overloaded operator (or conversion function) {@code f} of a class may not run in
+     *         every member of a group, or null: operators are not calls in klap's model, so where one
+     *         runs (an assignment, {@code int x = obj;}) klap would take it for plain arithmetic
+     */
+    private String operatorProblem(FunctionDef f) {
+        CalleeFacts facts = callee(f.name());
+        if (facts == null || facts.forbidden() != null || facts.stores() || facts.syncs() || facts.loads()
+                || !facts.refParams().isEmpty()) {
+            return "its operator '" + f.name() + "' stores, loads, synchronizes or does what klap cannot follow, and "
+                    + "klap does not see where an operator runs";
+        }
+        return null;
+    }
+
+    /**
      * @return why constructing or destroying an object of the type named {@code id} may not be
      *         repeated in every member of a group, or null: the type must be arithmetic, a CUDA vector
      *         type, an alias of such, or a class of this file whose constructors, destructor, default
@@ -744,12 +769,28 @@ final class NpPlanner {
             if (Pattern.compile("\\b(?:threadIdx|blockDim|warpSize|volatile|asm|__asm__)\\b").matcher(ft).find()) {
                 return "its member '" + f.name() + "' reads the real thread index, volatile memory or has asm";
             }
+            if (f.name().startsWith("operator")) {
+                String why = operatorProblem(f);
+                if (why != null) {
+                    return why;
+                }
+            }
             if (special) {
                 CalleeFacts facts = callee(f.name());
                 if (facts != null && (facts.forbidden() != null || facts.stores() || facts.syncs() || facts.loads())) {
                     return "its " + (f.name().startsWith("~") ? "destructor" : "constructor") + " "
                             + (facts.forbidden() != null ? "is refused (" + facts.forbidden() + ")"
                             : "stores to, reads or synchronizes memory (it would run in every member of the group)");
+                }
+            }
+        }
+        for (FunctionDef f : unit.functions()) {
+            // a free operator taking the class: c += 1 runs it in every member (review 2026-11-27)
+            if (f.memberOf() == null && f.name().startsWith("operator")
+                    && Pattern.compile("\\b" + Pattern.quote(id) + "\\b").matcher(src.slice(f.paramsRange())).find()) {
+                String why = operatorProblem(f);
+                if (why != null) {
+                    return why;
                 }
             }
         }
@@ -869,6 +910,9 @@ final class NpPlanner {
                     forbidden = "it calls '" + name + "', whose default argument reads the real thread index";
                 }
             }
+            if (NEW_DELETE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.body().range()))).find()) {
+                forbidden = "it calls '" + name + "': " + NEW_DELETE_WHY;
+            }
             if (volatileIn(src.slice(f.range()))) {
                 forbidden = "it calls '" + name + "', which reads volatile memory (members would read different values)";
             }
@@ -918,6 +962,16 @@ final class NpPlanner {
         CalleeFacts out = new CalleeFacts(stores, syncs, forbidden, Set.copyOf(refs), loads);
         callees.put(name, out);
         return out;
+    }
+
+    /**
+     * @return true if the function of {@code f} may write argument {@code a} of call {@code c}: its
+     *         parameter is a non-const reference as written, or as CDT resolved it at the call (a
+     *         forwarding reference {@code T&&}, a typedef of a reference; review 2026-11-27)
+     */
+    static boolean writesArgument(CalleeFacts f, Expr.Call c, int a) {
+        return f.refParams().contains(a) || c.paramModes() != null && a < c.paramModes().length()
+                && c.paramModes().charAt(a) == 'w';
     }
 
     /**
@@ -1027,7 +1081,7 @@ final class NpPlanner {
             if (e instanceof Expr.Call call && call.calleeName() != null) {
                 CalleeFacts f = callee(call.calleeName().replaceFirst("^::", ""));
                 for (int a = 0; f != null && a < call.args().size(); a++) {
-                    if (f.refParams().contains(a)) {
+                    if (writesArgument(f, call, a)) {
                         targets.add(call.args().get(a));
                     }
                 }
@@ -1074,16 +1128,11 @@ final class NpPlanner {
             scans.put(v, inferred);
         }
         for (Map.Entry<String, NpPragma.Op> r : reductions.entrySet()) {
-            String type = checkScalarOutside(scopes, r.getKey(), lp, "reduction");
+            List<String> types = checkScalarOutside(scopes, r.getKey(), lp, "reduction");
             String why = reductionUses(body, r.getKey(), r.getValue(), scopes);
-            if (why == null && (r.getValue() == NpPragma.Op.MIN || r.getValue() == NpPragma.Op.MAX)) {
-                why = minMaxFunctions(body, r.getKey(), r.getValue(), type);
-            }
-            if (why == null && type.matches("\\s*(?:const\\s+)?bool\\s*")) {
-                why = boolUpdates(body, r.getKey(), r.getValue(), scopes);
-            }
-            if (why == null && INTEGER_TYPE.matcher(type).matches()) {
-                why = integerUpdates(body, r.getKey(), r.getValue(), scopes, !clauses.reductions().containsKey(r.getKey()));
+            for (String type : types) {
+                why = why != null ? why : typeChecks(body, r.getKey(), r.getValue(), scopes, type,
+                        !clauses.reductions().containsKey(r.getKey()));
             }
             if (why != null) {
                 throw new Refusal(at, "reduction(" + r.getValue().symbol + ":" + r.getKey() + "): " + why);
@@ -1093,11 +1142,13 @@ final class NpPlanner {
             throw new Refusal(at, "one scan variable per loop is supported");
         }
         for (Map.Entry<String, NpPragma.Op> s : scans.entrySet()) {
-            String type = checkScalarOutside(scopes, s.getKey(), lp, "scan");
+            List<String> types = checkScalarOutside(scopes, s.getKey(), lp, "scan");
             scan = scanPlan((Stmt.Block) body, s.getKey(), s.getValue(), scopes);
-            String why = type.matches("\\s*(?:const\\s+)?bool\\s*") ? boolUpdates(body, s.getKey(), s.getValue(), scopes) : null;
-            if (why == null && INTEGER_TYPE.matcher(type).matches()) {
-                why = integerUpdates(body, s.getKey(), s.getValue(), scopes, !clauses.scans().containsKey(s.getKey()));
+            String why = null;
+            for (String type : types) {
+                // the same checks as a reduction's (review 2026-11-27: min/max functions were not checked)
+                why = why != null ? why : typeChecks(body, s.getKey(), s.getValue(), scopes, type,
+                        !clauses.scans().containsKey(s.getKey()));
             }
             if (why != null) {
                 throw new Refusal(at, "scan(" + s.getValue().symbol + ":" + s.getKey() + "): " + why);
@@ -1215,8 +1266,32 @@ final class NpPlanner {
         return out;
     }
 
-    /** @return the declared type of the reduction or scan variable v (checked: an arithmetic scalar) */
-    private String checkScalarOutside(Scopes scopes, String v, Stmt.Loop lp, String clause) throws Refusal {
+    /**
+     * @return why updates of reduction or scan variable {@code v} of type {@code type} cannot be
+     *         recombined in another order, or null: min/max functions of another type, bool updates
+     *         that are not associative, integer updates with operands klap cannot show to be integers
+     */
+    private String typeChecks(Stmt body, String v, NpPragma.Op op, Scopes scopes, String type, boolean inferred) {
+        String why = null;
+        if (op == NpPragma.Op.MIN || op == NpPragma.Op.MAX) {
+            why = minMaxFunctions(body, v, op, type);
+        }
+        if (why == null && type.matches("\\s*(?:const\\s+)?bool\\s*")) {
+            why = boolUpdates(body, v, op, scopes);
+        }
+        if (why == null && INTEGER_TYPE.matcher(type).matches()) {
+            why = integerUpdates(body, v, op, scopes, inferred);
+        }
+        return why;
+    }
+
+    /**
+     * @return the types the reduction or scan variable v may have (checked: arithmetic scalars): its
+     *         declared type, or for a template type parameter every type the file's {@code k<...>}
+     *         instantiate it with (review 2026-11-27: a template type skipped the integer and bool
+     *         checks)
+     */
+    private List<String> checkScalarOutside(Scopes scopes, String v, Stmt.Loop lp, String clause) throws Refusal {
         Var best = null;
         for (Var x : scopes.vars) {
             if (x.name().equals(v) && x.scope().contains(lp.range().offset())
@@ -1255,7 +1330,11 @@ final class NpPlanner {
                 .anyMatch(e -> mentions(e, v, null)))) {
             throw new Refusal(lp.range().offset(), clause + "(" + v + "): the loop bounds must not use '" + v + "'");
         }
-        return templateType ? "" : bare;
+        if (templateType) {
+            List<String> args = templateArguments(kernel, bare).stream().map(String::strip).toList();
+            return args.isEmpty() ? List.of("") : args;
+        }
+        return List.of(bare);
     }
 
     private static final Pattern INTEGER_TYPE = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
@@ -1402,6 +1481,51 @@ final class NpPlanner {
     private static final Pattern ARITHMETIC = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
             + "(?:bool|char|short|int|long|long\\s+long|float|double|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed"
             + "|short\\s+int|long\\s+int|long\\s+long\\s+int)\\s*");
+
+    /**
+     * @return true if {@code id} is a class of this file whose default construction does nothing: no
+     *         constructor, destructor, default member initializer or virtual member, and bases and
+     *         class-typed members of the same kind (so raw shared or global memory holds what a local
+     *         array would: indeterminate values)
+     */
+    private boolean trivialClass(String id, Set<String> visited) {
+        if (!id.matches("[A-Za-z_]\\w*") || !visited.add(id)) {
+            return visited.contains(id) && id.matches("[A-Za-z_]\\w*");
+        }
+        String text = klap.transform.Lexical.blankCommentsAndLiterals(src.text());
+        Matcher def = Pattern.compile("\\b(?:struct|class)\\s+" + Pattern.quote(id) + "\\s*(?:final\\s*)?(:[^{;]*)?\\{")
+                .matcher(text);
+        if (!def.find()) {
+            return false;
+        }
+        int close = matchingBrace(text, def.end() - 1);
+        if (close < 0 || unit.functions().stream().anyMatch(f -> id.equals(f.memberOf())
+                && (f.name().equals(id) || f.name().equals("~" + id)))) {
+            return false;
+        }
+        String body = text.substring(def.end(), close);
+        if (body.contains("=") || body.contains("{") || body.contains("(")
+                || Pattern.compile("\\bvirtual\\b").matcher(body).find()) {
+            return false; // initializers, member functions (maybe constructors), virtual members
+        }
+        String bases = def.group(1) == null ? "" : def.group(1);
+        Matcher ids = IDENT.matcher(bases + " " + body);
+        while (ids.find()) {
+            String t = ids.group();
+            if (Set.of("public", "private", "protected", "const", "unsigned", "signed").contains(t)) {
+                continue;
+            }
+            if (Pattern.compile("\\b(?:struct|class)\\s+" + Pattern.quote(t) + "\\b").matcher(text).find()
+                    && !trivialClass(t, visited)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The CUDA vector types ({@code float4}, {@code uint2}, ...): plain structs without constructors. */
+    private static final Pattern VECTOR_TYPE = Pattern.compile("\\s*(?:const\\s+)?(?:u?char|u?short|u?int|u?long"
+            + "|u?longlong|float|double)[1-4]\\s*");
 
     private boolean unitStep(Expr step, String var) {
         if (step instanceof Expr.Unary u && (u.op().equals("++pre") || u.op().equals("post++") || u.op().equals("++"))) {
@@ -1766,15 +1890,6 @@ final class NpPlanner {
             if (enclosing(loops, v.decl().nameRange().offset()) != null) {
                 continue; // declared in a parallel loop's body: private to one iteration
             }
-            for (Expr.Name n : en.getValue()) {
-                for (NpLoop l : loops) {
-                    if (l.scan() != null && (l.lo().range().contains(n.range()) || l.hi().range().contains(n.range()))) {
-                        warn(l.loop().range().offset(), "loop left sequential: the bounds of a scan loop must not "
-                                + "read local array '" + v.name() + "'");
-                        return l;
-                    }
-                }
-            }
             NpLoop writer = null;
             for (Expr.Name n : en.getValue()) {
                 NpLoop l = enclosing(loops, n.range().offset());
@@ -1782,6 +1897,19 @@ final class NpPlanner {
                 if (l != null && p instanceof Expr.Subscript sub && sub.array() == n && isWritten(sub, parents)) {
                     writer = l;
                     break;
+                }
+            }
+            for (Expr.Name n : en.getValue()) {
+                for (NpLoop l : loops) {
+                    if ((l.scan() != null || writer != null)
+                            && (l.lo().range().contains(n.range()) || l.hi().range().contains(n.range()))) {
+                        // the loop header is rewritten as a whole: an access to a placed array in it would not be
+                        // (review 2026-11-27: overlapping edits for a plain loop)
+                        warn(l.loop().range().offset(), "loop left sequential: the bounds of a "
+                                + (l.scan() != null ? "scan " : "parallel ") + "loop must not read local array '"
+                                + v.name() + "'" + (l.scan() != null ? "" : ", which a parallel loop writes"));
+                        return l;
+                    }
                 }
             }
             if (writer == null) {
@@ -1816,8 +1944,10 @@ final class NpPlanner {
                     registers = false;
                     break;
                 }
-                String t = src.slice(l.lo().range()).replaceAll("\\s+", "");
-                if (lo != null && !lo.equals(t)) {
+                String t = src.slice(l.lo().range()).strip();
+                if (!INTEGER_LITERAL.matcher(t).matches() || lo != null && !lo.equals(t)) {
+                    // only a literal means the same in every loop: a constexpr local of another scope or a
+                    // macro redefined between the loops does not (review 2026-11-27)
                     registers = false;
                     break;
                 }
@@ -1843,6 +1973,14 @@ final class NpPlanner {
             }
             if (why == null && localType(elem, k)) {
                 why = "its element type '" + elem + "' is declared in the kernel (klap sizes the array on the host)";
+            }
+            if (why == null && !ARITHMETIC.matcher(elem).matches() && !VECTOR_TYPE.matcher(elem).matches()
+                    && !trivialClass(elem.replaceFirst("^\\s*(?:const\\s+)?(?:struct\\s+|class\\s+)?", "").strip(),
+                    new HashSet<>())) {
+                // shared or global placement is raw memory: no constructor or default member initializer of a
+                // class element would run (review 2026-11-27)
+                why = "its element type '" + elem + "' is not an arithmetic or CUDA vector type (in shared or global "
+                        + "memory klap would not construct its elements)";
             }
             if (why == null) {
                 out.put(v, new ArrayPlan(v, Place.SHARED, elem, dim, null));
@@ -1896,6 +2034,10 @@ final class NpPlanner {
 
     private static final Pattern IDENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
+    /** A decimal, hexadecimal or octal integer literal with an optional suffix, in parentheses or not. */
+    private static final Pattern INTEGER_LITERAL = Pattern.compile(
+            "\\(*\\s*(?:0[xX][0-9a-fA-F']+|[0-9][0-9']*)[uUlL]*\\s*\\)*");
+
     /** @return true if no identifier of {@code text} is a local or parameter of the kernel */
     private static boolean fileScopeText(String text, Scopes scopes) {
         Matcher m = IDENT.matcher(text);
@@ -1919,12 +2061,25 @@ final class NpPlanner {
         return best;
     }
 
-    private static boolean isWritten(Expr sub, Map<Expr, Expr> parents) {
+    /**
+     * @return true if element {@code sub} is written: assigned, incremented, or passed to a device
+     *         function of the unit that may write it through a reference parameter (review
+     *         2026-11-27: {@code put(a[i], v)} left the array a private copy per member)
+     */
+    private boolean isWritten(Expr sub, Map<Expr, Expr> parents) {
         Expr x = sub;
         Expr p = parents.get(x);
         while (p instanceof Expr.Other o && o.children().size() == 1 || p instanceof Expr.Member mm && !mm.arrow()) {
             x = p;
             p = parents.get(x);
+        }
+        if (p instanceof Expr.Call c && c.calleeName() != null) {
+            CalleeFacts f = callee(c.calleeName().replaceFirst("^::", ""));
+            for (int a = 0; a < c.args().size(); a++) {
+                if (c.args().get(a) == x && (f == null || writesArgument(f, c, a))) {
+                    return true; // a function klap cannot see may write it too
+                }
+            }
         }
         return p != null && writeTarget(p) == x;
     }
@@ -2160,7 +2315,7 @@ final class NpPlanner {
                         lr.add("?");
                     }
                     for (int a = 0; a < c.args().size(); a++) {
-                        if (f.refParams().contains(a)) {
+                        if (writesArgument(f, c, a)) {
                             // bound to a non-const reference: the callee writes it
                             Var v = privateRoot(c.args().get(a), scopes);
                             if (v != null && !(arrays.containsKey(v) && arrays.get(v).place() == Place.SHARED)) {

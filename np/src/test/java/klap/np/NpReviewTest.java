@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The reproducers of the adversarial reviews of the CUDA-NP pass (2026-11-23,
- * {@code src/test/resources/np/review/}, {@code review2/} and {@code review3/}): each was a silent miscompile, a
+ * {@code src/test/resources/np/review/}, {@code review2/} and {@code review3/}; 2026-11-27, {@code review4/}):
+ * each was a silent miscompile, a crash, a
  * hang, a wrong launch or output that did not compile before its fix; each must now be refused with
  * its reason or emitted in the corrected form.
  */
@@ -25,7 +26,7 @@ class NpReviewTest {
 
     private static String read(String file) throws IOException {
         Path path = DIR.resolve(file);
-        for (String sibling : List.of("review2", "review3")) {
+        for (String sibling : List.of("review2", "review3", "review4")) {
             if (!Files.exists(path)) {
                 path = DIR.resolveSibling(sibling).resolve(file);
             }
@@ -46,6 +47,40 @@ class NpReviewTest {
                 assertTrue(w.stream().anyMatch(x -> x.contains(reason)), file + " " + m + ": no '" + reason + "' in " + w);
             }
         }
+    }
+
+    @Test
+    void review4EffectsKlapDidNotSeeAreRefused() throws IOException {
+        warns("r4_1_operator_overload.cu", "its operator 'operator +=' stores", "its operator 'operator int' stores");
+        warns("r4_2_new_delete.cu", "it uses new or delete");
+        warns("r4_11_if_init_statement.cu", "an init-statement or a condition declaration");
+        warns("r4_6_template_int_reduction.cu", "reduction(+:s): 's' is an integer");
+        warns("r4_8_scan_minmax_type.cu", "scan(min:m): 'm' has type double but is updated with fminf",
+                "scan(max:m): 'm' is updated with cuda::std::max");
+    }
+
+    @Test
+    void review4WritesThroughForwardingAndTypedefReferencesAreSeen() throws IOException {
+        // k1/k3: the count written through T&& or a typedef'd reference is not a private write
+        warns("r4_3_forwarding_ref.cu", "the loop writes 'cnt'");
+        // k2: bump(out[t], 1) stores: master only
+        NpPass.Result r = run("r4_3_forwarding_ref.cu", NpMode.INTRA_WARP);
+        assertTrue(r.text().contains("if (klap_np_g.slave == 0) { bump(out[t], 1); }"), r.text());
+    }
+
+    @Test
+    void review4ArraysLeaveRegistersForSharedMemoryWhereTheIndexIsNotProvedTheSame() throws IOException {
+        for (String f : List.of("r4_4_registers_lo_text.cu", "r4_10_charlit_lo.cu", "r4_5_array_refwrite.cu")) {
+            for (NpMode m : List.of(NpMode.INTRA_WARP, NpMode.INTER_WARP)) {
+                NpPass.Result r = run(f, m);
+                // a register copy is indexed ((i) - (lo)) / S; shared memory is one copy per group
+                assertTrue(java.util.regex.Pattern.compile("\\[\\(\\w+\\) \\* klap_np_m\\]").matcher(r.text()).find(),
+                        f + " " + m + ":\n" + r.text());
+            }
+        }
+        warns("r4_7_shared_array_ctor.cu", "its element type 'P' is not an arithmetic or CUDA vector type");
+        // the bound of a plain parallel loop reads a placed array: that loop stays sequential, no crash
+        warns("r4_9_array_in_bound_crash.cu", "the bounds of a parallel loop must not read local array 'cnt'");
     }
 
     @Test
