@@ -85,8 +85,16 @@ final class OverlapCheck {
         kernelArrays = new HashSet<>();
         refLocals = new HashSet<>();
         pointerLocals = new HashSet<>();
+        scalarLocals = new HashSet<>();
+        Set<String> declaredTwice = new HashSet<>();
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
+            String type = src.text().substring(d.range().offset(), Math.max(d.range().offset(),
+                    d.vars().get(0).nameRange().offset()));
             for (VarDecl v : d.vars()) {
+                if (!scalarLocals.add(v.name()) || !SCALAR_TYPE.matcher(type).matches() || v.array() || v.reference()
+                        || pointerDecl(d, v)) {
+                    declaredTwice.add(v.name());
+                }
                 if ((v.array() || v.shared()) && !pointerDecl(d, v)) {
                     kernelArrays.add(v.name());
                 }
@@ -98,8 +106,17 @@ final class OverlapCheck {
                 }
             }
         }
+        scalarLocals.removeAll(declaredTwice);
         aliases = pointerAliases(k);
     }
+
+    /** Declared types of arithmetic scalars (a declaration's text before its first name). */
+    private static final java.util.regex.Pattern SCALAR_TYPE = java.util.regex.Pattern.compile(
+            "\\s*(?:(?:const|constexpr|register|signed|unsigned|long|short)\\s+)*(?:bool|char|short|int|long|float|double"
+            + "|size_t|ptrdiff_t|u?int(?:8|16|32|64)_t|unsigned|signed)\\s*(?:const\\s*)?");
+
+    /** The locals of the kernel that are arithmetic scalars under one declaration of their name. */
+    private final Set<String> scalarLocals;
 
     /** @return the local and {@code __shared__} arrays (of non-pointers) of the kernel */
     Set<String> kernelArrays() {
@@ -267,11 +284,13 @@ final class OverlapCheck {
                 // cub::BlockScan<...>(temp).ExclusiveSum(x, y): writes only its reference arguments and
                 // the temp storage; pointer arguments (BlockLoad's input) are read
                 ok = BLOCK_COLLECTIVES.contains(m.member()) && localObject(m.owner(), localArrays);
+            } else if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
+                // a constructor may store through its arguments (review 2026-11-27: Put w(out + t, x))
+                ok = constructsOnlyLocally(c) || localObject(c, localArrays);
             } else {
                 String name = c.calleeName();
                 ok = name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name)
-                        || harmless(name, new HashSet<>()))
-                        || c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE;
+                        || harmless(name, new HashSet<>()));
             }
             if (!ok) {
                 return "the part before the pragma calls '" + src.slice(c.callee().range())
@@ -281,10 +300,60 @@ final class OverlapCheck {
                 String root = pointerRoot(a);
                 if (root != null && pointerLike(root)) {
                     read.add(memoryRoot(a));
+                } else if (!plainValue(a) && !localArray(a, localArrays)) {
+                    // b.out + k, a local struct or pointer holding an address: the callee may read memory klap
+                    // cannot trace (review 2026-11-27: such reads were dropped)
+                    read.add("");
                 }
             }
         }
+        if (e instanceof Expr.Lambda) {
+            // its body is not walked here, and it may name a postponed parameter (review 2026-11-27)
+            return "the part before the pragma defines a lambda";
+        }
         return null;
+    }
+
+    /** Types whose construction stores nothing: {@code dim3} and the CUDA vector types. */
+    private static final java.util.regex.Pattern VALUE_TYPE = java.util.regex.Pattern.compile(
+            "(?:::)?(?:dim3|(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4])");
+
+    /** @return true for {@code dim3(...)}, a vector type, or a constructor given only plain values */
+    private boolean constructsOnlyLocally(Expr.Call c) {
+        String name = c.calleeName() == null ? "" : c.calleeName();
+        return VALUE_TYPE.matcher(name).matches() || Mutations.pure(name);
+    }
+
+    /**
+     * @return true if {@code a} is a plain arithmetic value built from literals and non-pointer
+     *         scalar parameters and locals (no memory access, no address, no object that may hold one)
+     */
+    private boolean plainValue(Expr a) {
+        if (a instanceof Expr.Cast c) {
+            return plainValue(c.operand());
+        }
+        if (a instanceof Expr.Literal) {
+            return true;
+        }
+        if (a instanceof Expr.Name n) {
+            return n.kind() == Expr.NameKind.CONSTANT || n.kind() == Expr.NameKind.BUILTIN
+                    || (n.kind() == Expr.NameKind.PARAM && integralParams.contains(n.name()))
+                    || (n.kind() == Expr.NameKind.LOCAL && scalarLocals.contains(n.name()));
+        }
+        if (a instanceof Expr.Member m && !m.arrow() && m.owner() instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN) {
+            return true; // threadIdx.x
+        }
+        if (a instanceof Expr.Binary b && !b.isAssignment() && !b.op().equals(",")) {
+            return plainValue(b.lhs()) && plainValue(b.rhs());
+        }
+        if (a instanceof Expr.Unary u && (u.op().equals("-") || u.op().equals("+") || u.op().equals("!")
+                || u.op().equals("~"))) {
+            return plainValue(u.operand());
+        }
+        if (a instanceof Expr.Conditional c) {
+            return plainValue(c.cond()) && plainValue(c.then()) && plainValue(c.otherwise());
+        }
+        return false;
     }
 
     /**
@@ -393,12 +462,23 @@ final class OverlapCheck {
             if (c.callee() instanceof Expr.Member m) {
                 if (!(BLOCK_COLLECTIVES.contains(m.member()) && localObject(m.owner(), kernelArrays))) {
                     out.add(""); // a member function may write anything its object points to
+                } else {
+                    // a collective writes its reference arguments: Scan(temp).InclusiveSum(x, out[i]) stores to out
+                    // (review 2026-11-27)
+                    for (Expr a : c.args()) {
+                        if (!plainValue(a)) {
+                            out.add(storeRoot(a));
+                        }
+                    }
+                }
+            } else if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
+                if (!constructsOnlyLocally(c)) {
+                    out.add(""); // a constructor may store through its pointer arguments (review 2026-11-27)
                 }
             } else if (name != null && name.startsWith("atomic") && !c.args().isEmpty()) {
                 out.add(memoryRoot(c.args().get(0)));
             } else if (!(name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name)
-                    || harmless(name, new HashSet<>())))
-                    && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)) {
+                    || harmless(name, new HashSet<>())))) {
                 out.add(""); // may write through its pointer or reference arguments, or to globals
             }
         }

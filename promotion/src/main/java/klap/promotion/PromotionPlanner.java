@@ -440,6 +440,14 @@ public final class PromotionPlanner {
      *         other than {@code self} in a function it calls or in a lambda; null if none
      */
     private String nonCoherentRead(FunctionDef k, Expr.Launch self) {
+        if (NON_COHERENT_TEXT.matcher(outsideFunctions()).find()) {
+            // a constexpr cub::CacheLoadModifier or a typedef of a CacheModifiedInputIterator: klap cannot tie
+            // it to its uses (review 2026-11-27)
+            return "the file defines, outside functions, a non-coherent load modifier (cub::LOAD_LDG, ld.global.nc), "
+                    + "which klap cannot tie to its uses";
+        }
+        java.util.Map<String, String> operatorClasses = operatorConcerns();
+        Set<String> lambdaLocals = Trees.lambdaLocals(k.body()).keySet();
         String[] why = {null};
         Set<String> seen = new HashSet<>();
         java.util.ArrayDeque<FunctionDef> todo = new java.util.ArrayDeque<>(List.of(k));
@@ -453,10 +461,39 @@ public final class PromotionPlanner {
                 why[0] = "it (or a function it calls) reads through the non-coherent cache (ld.global.nc, cub::LOAD_LDG)";
                 break;
             }
+            for (java.util.Map.Entry<String, String> oc : operatorClasses.entrySet()) {
+                if (Pattern.compile("\\b" + Pattern.quote(oc.getKey()) + "\\b").matcher(text).find()) {
+                    why[0] = "it (or a function it calls) uses '" + oc.getKey() + "', whose '" + oc.getValue()
+                            + "' reads blockIdx, reads through the non-coherent cache or launches (klap does not see "
+                            + "where an operator runs)";
+                }
+            }
+            if (why[0] != null) {
+                break;
+            }
             Trees.walkExprsAndLambdas(f.body(), e -> {
                 if (why[0] == null && e instanceof Expr.Launch x && x != self) {
                     why[0] = "it launches '" + x.kernelName() + "' (in a function it calls or a lambda) into the stream "
                             + "that orders it before its successor; promoted, the successor would not wait for it";
+                    return;
+                }
+                if (why[0] == null && e instanceof Expr.Call mc && mc.callee() instanceof Expr.Member m
+                        && !OverlapCheck.BLOCK_COLLECTIVES.contains(m.member()) && !m.member().equals("Store")) {
+                    // a member function may launch, make stream operations or read through __ldg (review
+                    // 2026-11-27): follow the file's definitions of that name, or give up on one it lacks
+                    List<FunctionDef> members = unit.functions().stream()
+                            .filter(g -> g.memberOf() != null && g.name().equals(m.member())).toList();
+                    if (members.isEmpty() && !LIBRARY_MEMBERS.contains(m.member())) {
+                        why[0] = "it calls the member function '" + m.member() + "', whose body klap does not see";
+                        return;
+                    }
+                    todo.addAll(members);
+                    return;
+                }
+                if (why[0] == null && e instanceof Expr.Call lc && lc.callee() instanceof Expr.Name n
+                        && n.kind() == Expr.NameKind.LOCAL && !lambdaLocals.contains(n.name())) {
+                    why[0] = "it calls through '" + n.name() + "' (a function pointer or a functor), which klap cannot "
+                            + "follow";
                     return;
                 }
                 if (why[0] != null || !(e instanceof Expr.Call c) || c.calleeName() == null) {
@@ -492,7 +529,57 @@ public final class PromotionPlanner {
      * by qualified name: their device code reads no built-in index and loads through the coherent
      * cache unless told otherwise ({@code cub::LOAD_LDG} is found by its name, {@link #NON_COHERENT_TEXT}).
      */
-    private static final Pattern LIBRARY = Pattern.compile("(::)?(cuda|std|cub)::");
+    private static final Pattern LIBRARY = Pattern.compile("(::)?(cuda::(?!ptx::)|std::|cub::)");
+
+    /** Member functions of libcu++ atomics that promotion's own code and the benchmarks call. */
+    private static final Set<String> LIBRARY_MEMBERS = Set.of("load", "store", "fetch_add", "fetch_sub", "fetch_or",
+            "fetch_and", "fetch_max", "fetch_min", "exchange", "compare_exchange_strong", "compare_exchange_weak");
+
+    /** @return the file's text with every function body blanked (comments and literals too) */
+    private String outsideFunctions() {
+        StringBuilder b = new StringBuilder(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
+        for (FunctionDef f : unit.functions()) {
+            for (int i = f.body().range().offset(); i < f.body().range().end(); i++) {
+                if (b.charAt(i) != '\n') {
+                    b.setCharAt(i, ' ');
+                }
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * @return the classes of the file with an operator (member, or free and taking the class) that
+     *         reads blockIdx or gridDim, reads through the non-coherent cache or launches, each with
+     *         that operator's name: operators are not calls in klap's model, so klap cannot see where
+     *         they run, only which functions name their class (review 2026-11-27)
+     */
+    private java.util.Map<String, String> operatorConcerns() {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        for (FunctionDef f : unit.functions()) {
+            if (!f.name().startsWith("operator")) {
+                continue;
+            }
+            String body = klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.range()));
+            boolean concern = INDEX_TEXT.matcher(body).find() || NON_COHERENT_TEXT.matcher(body).find()
+                    || INDEX_ASM.matcher(asmText(f.body())).find() || body.contains("<<<")
+                    || Pattern.compile("\\b(?:__ldg\\w*|tex\\w+|surf\\w+)\\s*[(<]").matcher(body).find();
+            if (!concern) {
+                continue;
+            }
+            if (f.memberOf() != null) {
+                out.put(f.memberOf(), f.name());
+            } else {
+                java.util.regex.Matcher id = Pattern.compile("[A-Za-z_]\\w*").matcher(src.slice(f.paramsRange()));
+                while (id.find()) {
+                    if (typeName(id.group())) {
+                        out.put(id.group(), f.name());
+                    }
+                }
+            }
+        }
+        return out;
+    }
 
     /** @return the {@code __device__} (and {@code __host__ __device__}) definitions of the unit named {@code simple} */
     private List<FunctionDef> deviceDefinitions(String simple) {
@@ -810,8 +897,11 @@ public final class PromotionPlanner {
         Set<String> other = new HashSet<>();
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
             for (VarDecl v : d.vars()) {
+                String type = src.text().substring(d.range().offset(), Math.max(d.range().offset(),
+                        d.vars().get(0).nameRange().offset()));
                 if (v.init() != null && compact(v.init()).equals("threadIdx.x") && !v.reference() && !v.array()
-                        && !v.shared() && !v.isStatic() && !written.contains(v.name()) && !out.contains(v.name())) {
+                        && !v.shared() && !v.isStatic() && !written.contains(v.name()) && !out.contains(v.name())
+                        && WIDE_ENOUGH.matcher(type).matches()) { // a char keeps threadIdx.x % 256 (review 2026-11-27)
                     out.add(v.name());
                 } else {
                     other.add(v.name());
@@ -822,6 +912,11 @@ public final class PromotionPlanner {
         out.removeAll(other);
         return out;
     }
+
+    /** Declared types that hold every threadIdx.x (at most 1023) unchanged. */
+    private static final Pattern WIDE_ENOUGH = Pattern.compile("\\s*(?:const\\s+)?(?:auto|int|unsigned|unsigned\\s+int"
+            + "|long|unsigned\\s+long|long\\s+long|unsigned\\s+long\\s+long|short|unsigned\\s+short|size_t|u?int(?:16|32|64)_t"
+            + "|signed|signed\\s+int)\\s*(?:const\\s*)?");
 
     private boolean threadZero(Expr c, Set<String> aliases) {
         String t = compact(c);
