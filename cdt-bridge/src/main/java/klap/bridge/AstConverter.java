@@ -881,19 +881,12 @@ final class AstConverter {
                 ds.getDeclaration() instanceof IASTASMDeclaration asm ? asm.getAssembly() : null);
         }
         if (s instanceof IASTIfStatement is) {
-            Stmt init = is instanceof ICPPASTIfStatement cis ? initStatement(cis.getInitializerStatement(), r) : null;
-            Expr cond;
-            if (is.getConditionExpression() != null) {
-                cond = expr(is.getConditionExpression(), r);
-            } else if (is instanceof ICPPASTIfStatement cis && cis.getConditionDeclaration() != null) {
-                Stmt.Decl d = conditionDeclaration(cis.getConditionDeclaration(), r);
-                cond = d != null ? conditionName(d) : conditionDecl(cis.getConditionDeclaration(), r);
-                init = both(init, d);
-            } else {
-                cond = new Expr.Other(r, List.of());
-            }
-            return new Stmt.If(r, cond, stmt(is.getThenClause(), r),
-                is.getElseClause() == null ? null : stmt(is.getElseClause(), r), init);
+            ICPPASTIfStatement cis = is instanceof ICPPASTIfStatement c ? c : null;
+            Header h = header(cis == null ? null : initStatement(cis.getInitializerStatement(), r),
+                is.getConditionExpression(), cis == null ? null : cis.getConditionDeclaration(), r,
+                new Expr.Other(r, List.of()));
+            return new Stmt.If(r, h.cond(), stmt(is.getThenClause(), r),
+                is.getElseClause() == null ? null : stmt(is.getElseClause(), r), h.init());
         }
         if (s instanceof ICPPASTRangeBasedForStatement rf) {
             SourceRange dr = rangeOr(rf.getDeclaration(), r);
@@ -902,48 +895,31 @@ final class AstConverter {
                 clause(rf.getInitializerClause(), r), null, stmt(rf.getBody(), r));
         }
         if (s instanceof IASTForStatement fs) {
+            // for (init; T x = e; step): x is declared anew in every round; its declaration counts as
+            // part of the init, so that analyses see how x is defined (also while (T x = e))
             IASTStatement init = fs.getInitializerStatement();
-            Stmt i = init == null || init instanceof IASTNullStatement ? null : stmt(init, r);
-            Expr cond = fs.getConditionExpression() != null ? expr(fs.getConditionExpression(), r) : null;
-            if (cond == null && fs instanceof ICPPASTForStatement cfs && cfs.getConditionDeclaration() != null) {
-                // for (init; T x = e; step): x is declared anew in every round; its declaration
-                // counts as part of the init, so that analyses see how x is defined
-                Stmt.Decl d = conditionDeclaration(cfs.getConditionDeclaration(), r);
-                cond = d != null ? conditionName(d) : conditionDecl(cfs.getConditionDeclaration(), r);
-                i = both(i, d);
-            }
+            Header h = header(init == null || init instanceof IASTNullStatement ? null : stmt(init, r),
+                fs.getConditionExpression(), fs instanceof ICPPASTForStatement cfs ? cfs.getConditionDeclaration() : null,
+                r, null);
             Expr step = fs.getIterationExpression() == null ? null : expr(fs.getIterationExpression(), r);
-            return new Stmt.Loop(r, Stmt.LoopKind.FOR, i, cond, step, stmt(fs.getBody(), r));
+            return new Stmt.Loop(r, Stmt.LoopKind.FOR, h.init(), h.cond(), step, stmt(fs.getBody(), r));
         }
         if (s instanceof IASTWhileStatement ws) {
-            Expr cond = ws.getCondition() != null ? expr(ws.getCondition(), r) : new Expr.Other(r, List.of());
-            Stmt.Decl d = null;
-            if (ws.getCondition() == null && ws instanceof ICPPASTWhileStatement cws
-                    && cws.getConditionDeclaration() != null) {
-                // while (T x = e): the declaration, run before every round, is the loop's init
-                d = conditionDeclaration(cws.getConditionDeclaration(), r);
-                cond = d != null ? conditionName(d) : conditionDecl(cws.getConditionDeclaration(), r);
-            }
-            return new Stmt.Loop(r, Stmt.LoopKind.WHILE, d, cond, null, stmt(ws.getBody(), r));
+            Header h = header(null, ws.getCondition(),
+                ws instanceof ICPPASTWhileStatement cws ? cws.getConditionDeclaration() : null, r,
+                new Expr.Other(r, List.of()));
+            return new Stmt.Loop(r, Stmt.LoopKind.WHILE, h.init(), h.cond(), null, stmt(ws.getBody(), r));
         }
         if (s instanceof IASTDoStatement dw) {
             Expr cond = dw.getCondition() != null ? expr(dw.getCondition(), r) : new Expr.Other(r, List.of());
             return new Stmt.Loop(r, Stmt.LoopKind.DO, null, cond, null, stmt(dw.getBody(), r));
         }
         if (s instanceof IASTSwitchStatement sw) {
-            Stmt init = sw instanceof ICPPASTSwitchStatement csw ? initStatement(csw.getInitializerStatement(), r)
-                : null;
-            Expr cond;
-            if (sw.getControllerExpression() != null) {
-                cond = expr(sw.getControllerExpression(), r);
-            } else if (sw instanceof ICPPASTSwitchStatement csw && csw.getControllerDeclaration() != null) {
-                Stmt.Decl d = conditionDeclaration(csw.getControllerDeclaration(), r);
-                cond = d != null ? conditionName(d) : conditionDecl(csw.getControllerDeclaration(), r);
-                init = both(init, d);
-            } else {
-                cond = new Expr.Other(r, List.of());
-            }
-            return new Stmt.Switch(r, cond, stmt(sw.getBody(), r), init);
+            ICPPASTSwitchStatement csw = sw instanceof ICPPASTSwitchStatement c ? c : null;
+            Header h = header(csw == null ? null : initStatement(csw.getInitializerStatement(), r),
+                sw.getControllerExpression(), csw == null ? null : csw.getControllerDeclaration(), r,
+                new Expr.Other(r, List.of()));
+            return new Stmt.Switch(r, h.cond(), stmt(sw.getBody(), r), h.init());
         }
         if (s instanceof IASTReturnStatement rs) {
             return new Stmt.Jump(r, Stmt.JumpKind.RETURN,
@@ -965,6 +941,27 @@ final class AstConverter {
             return new Stmt.Label(r, ls.getNestedStatement() == null ? null : stmt(ls.getNestedStatement(), r));
         }
         return new Stmt.Other(r, exprChildren(s, r));
+    }
+
+    /** What klap models of a statement's header: what runs before the condition (may be null), and the condition. */
+    private record Header(Stmt init, Expr cond) {
+    }
+
+    /**
+     * @return the header of an if, switch, while or for: {@code init} (an init-statement, may be
+     *         null) and the condition, from expression {@code e}, else from condition declaration
+     *         {@code d} (its declaration joins the init, the condition is the variable's name), else
+     *         {@code none}
+     */
+    private Header header(Stmt init, IASTExpression e, IASTDeclaration d, SourceRange r, Expr none) {
+        if (e != null) {
+            return new Header(init, expr(e, r));
+        }
+        if (d == null) {
+            return new Header(init, none);
+        }
+        Stmt.Decl decl = conditionDeclaration(d, r);
+        return new Header(both(init, decl), decl != null ? conditionName(decl) : conditionDecl(d, r));
     }
 
     /** @return the C++17 init-statement of an {@code if} or {@code switch} ({@code if (init; cond)}), or null */
