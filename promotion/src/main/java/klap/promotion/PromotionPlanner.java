@@ -550,7 +550,8 @@ public final class PromotionPlanner {
 
     /**
      * @return the classes of the file with an operator (member, or free and taking the class) that
-     *         reads blockIdx or gridDim, reads through the non-coherent cache or launches, each with
+     *         reads blockIdx or gridDim (with PA and PAO), reads through the non-coherent cache or
+     *         launches, each with
      *         that operator's name: operators are not calls in klap's model, so klap cannot see where
      *         they run, only which functions name their class (review 2026-11-27)
      */
@@ -561,8 +562,9 @@ public final class PromotionPlanner {
                 continue;
             }
             String body = klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.range()));
-            boolean concern = INDEX_TEXT.matcher(body).find() || NON_COHERENT_TEXT.matcher(body).find()
-                    || INDEX_ASM.matcher(asmText(f.body())).find() || body.contains("<<<")
+            // blockIdx/gridDim matter only in a pool (PA, PAO): under P and PO each descendant is a grid of one block
+            boolean concern = mode.aggregates() && (INDEX_TEXT.matcher(body).find() || INDEX_ASM.matcher(asmText(f.body())).find())
+                    || NON_COHERENT_TEXT.matcher(body).find() || body.contains("<<<")
                     || Pattern.compile("\\b(?:__ldg\\w*|tex\\w+|surf\\w+)\\s*[(<]").matcher(body).find();
             if (!concern) {
                 continue;
