@@ -941,7 +941,10 @@ class CorrectnessRulesTest {
                 "int slot = 0; if (slot = atomicAdd(&counter, 1); slot < cap) child<<<1, 1>>>(out, slot);",
                 "switch (int r = threadIdx.x % 3) { case 1: child<<<1, 1>>>(out, r); break; default: break; }",
                 "int s = 0; switch (s = threadIdx.x; s % 2) { case 0: child<<<1, 1>>>(out, s); break; default: break; }",
-                "while (int slot = atomicAdd(&counter, 1) < cap) { child<<<1, 1>>>(out, slot); }")) {
+                "while (int slot = atomicAdd(&counter, 1) < cap) { child<<<1, 1>>>(out, slot); }",
+                // the declaration runs every round under the loop's own (per-thread) control: x is per thread
+                "int x = 0; while (bool more = (x++ < (int)threadIdx.x)) {} child<<<1, 1>>>(out, x);",
+                "int x = 0; for (int j = 0; bool more = (x++ < (int)threadIdx.x); ++j) {} child<<<1, 1>>>(out, x);")) {
             var r = Check.run(common + "__global__ void parent(int* out, int cap) { " + body + " }\n", g);
             assertEquals(1, r.sites(), body + "\n" + r.diagnostics());
             none(r.text(), "child_klap_agg_uu", "child_klap_kagg_uu");

@@ -251,7 +251,8 @@ public final class CudaParser {
                 || st instanceof IASTPreprocessorIfndefStatement || st instanceof IASTPreprocessorElifStatement;
             IASTFileLocation l = st.getFileLocation();
             if (conditional && l != null && mainPath.equals(l.getFileName()) && CUDA_ARCH.matcher(
-                    src.text().substring(l.getNodeOffset(), l.getNodeOffset() + l.getNodeLength())).find()) {
+                    src.text().substring(l.getNodeOffset(), l.getNodeOffset() + l.getNodeLength())
+                        .replaceAll("\\\\\r?\n", " ")).find()) { // a directive continued with a backslash
                 directives.add(l.getNodeOffset());
             }
         }

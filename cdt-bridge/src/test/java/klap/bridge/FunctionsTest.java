@@ -234,5 +234,16 @@ class FunctionsTest {
         assertTrue(u.kernelsDeclaredElsewhere().contains("parent"), u.kernelsDeclaredElsewhere().toString());
         assertEquals(java.util.List.of("3:1 cuda-arch", "10:1 cuda-arch"), u.diagnostics().stream()
             .map(d -> d.line() + ":" + d.column() + " " + d.id()).toList());
+        // a directive continued with a backslash
+        CudaUnit c = parse("""
+            __device__ void helper() {
+            #if defined(NEVER) || \\
+                defined(__CUDA_ARCH__)
+              __syncthreads();
+            #endif
+            }
+            """);
+        assertEquals(java.util.List.of(), c.functions().stream().map(FunctionDef::name).toList());
+        assertTrue(c.deviceFunctionsWithoutBody().contains("helper"), c.deviceFunctionsWithoutBody().toString());
     }
 }

@@ -1493,22 +1493,43 @@ final class NpPlanner {
             return visited.contains(id) && id.matches("[A-Za-z_]\\w*");
         }
         String text = klap.transform.Lexical.blankCommentsAndLiterals(src.text());
+        Matcher alias = Pattern.compile("\\btypedef\\s+([^;{}]*?)\\b" + Pattern.quote(id) + "\\s*;|\\busing\\s+"
+                + Pattern.quote(id) + "\\s*=\\s*([^;{}]*);").matcher(text);
+        if (alias.find()) {
+            // typedef float real; using vec = float4; typedef Cell cell_t;
+            String target = (alias.group(1) != null ? alias.group(1) : alias.group(2)).strip()
+                    .replaceFirst("^(?:const\\s+)?(?:struct\\s+|class\\s+)?", "").strip();
+            return !target.contains("*") && (ARITHMETIC.matcher(target).matches() || VECTOR_TYPE.matcher(target).matches()
+                    || trivialClass(target, visited));
+        }
         Matcher def = Pattern.compile("\\b(?:struct|class)\\s+" + Pattern.quote(id) + "\\s*(?:final\\s*)?(:[^{;]*)?\\{")
                 .matcher(text);
-        if (!def.find()) {
+        int open = def.find() ? def.end() - 1 : -1;
+        String bases = open >= 0 && def.group(1) != null ? def.group(1) : "";
+        if (open < 0) {
+            // typedef struct { ... } id;
+            Matcher td = Pattern.compile("\\btypedef\\s+struct\\s*\\w*\\s*\\{").matcher(text);
+            while (td.find()) {
+                int end = matchingBrace(text, td.end() - 1);
+                if (end > 0 && text.substring(end + 1).matches("(?s)\\s*" + Pattern.quote(id) + "\\s*;.*")) {
+                    open = td.end() - 1;
+                    break;
+                }
+            }
+        }
+        if (open < 0) {
             return false;
         }
-        int close = matchingBrace(text, def.end() - 1);
+        int close = matchingBrace(text, open);
         if (close < 0 || unit.functions().stream().anyMatch(f -> id.equals(f.memberOf())
                 && (f.name().equals(id) || f.name().equals("~" + id)))) {
             return false;
         }
-        String body = text.substring(def.end(), close);
+        String body = text.substring(open + 1, close);
         if (body.contains("=") || body.contains("{") || body.contains("(")
                 || Pattern.compile("\\bvirtual\\b").matcher(body).find()) {
             return false; // initializers, member functions (maybe constructors), virtual members
         }
-        String bases = def.group(1) == null ? "" : def.group(1);
         Matcher ids = IDENT.matcher(bases + " " + body);
         while (ids.find()) {
             String t = ids.group();
@@ -2076,8 +2097,12 @@ final class NpPlanner {
         if (p instanceof Expr.Call c && c.calleeName() != null) {
             CalleeFacts f = callee(c.calleeName().replaceFirst("^::", ""));
             for (int a = 0; a < c.args().size(); a++) {
-                if (c.args().get(a) == x && (f == null || writesArgument(f, c, a))) {
-                    return true; // a function klap cannot see may write it too
+                boolean byCdt = c.paramModes() != null && a < c.paramModes().length();
+                if (c.args().get(a) == x && (f != null ? writesArgument(f, c, a)
+                        : !byCdt || c.paramModes().charAt(a) == 'w')) {
+                    // a function of another file or library may write it when CDT says its parameter is a
+                    // writable reference, or when CDT could not resolve it (sqrtf(a[i]) only reads)
+                    return true;
                 }
             }
         }

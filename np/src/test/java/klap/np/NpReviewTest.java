@@ -79,6 +79,26 @@ class NpReviewTest {
             }
         }
         warns("r4_7_shared_array_ctor.cu", "its element type 'P' is not an arithmetic or CUDA vector type");
+        // a library call that only reads an element does not write the array (it stays private); typedefs of
+        // arithmetic types and of plain structs are trivial element types (self-review 2026-11-27)
+        String kernel = """
+                typedef float real;
+                typedef struct { float x, y; } P2;
+                __global__ void k(const float* in, float* out, int n) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  float a[32]; real r[32]; P2 q[32];
+                  for (int i = 0; i < 32; i++) a[i] = in[t * 32 + i];
+                  float s = 0;
+                #pragma np parallel for reduction(+:s)
+                  for (int i = 0; i < 32; i++) { s += sqrtf(a[i]); r[i] = a[i]; q[i].x = a[i]; }
+                  out[t] = s + r[t % 32] + q[t % 32].x;
+                }
+                int main() { k<<<1, 32>>>(0, 0, 32); }
+                """;
+        NpPass.Result lib = runCode(kernel, NpMode.INTRA_WARP);
+        assertTrue(NpPassTest.warnings(lib).isEmpty(), NpPassTest.warnings(lib).toString());
+        assertTrue(lib.text().contains("float a[32];") && !lib.text().contains("a[(i) * klap_np_m]")
+                && lib.text().contains("r[(i) * klap_np_m]"), lib.text());
         // the bound of a plain parallel loop reads a placed array: that loop stays sequential, no crash
         warns("r4_9_array_in_bound_crash.cu", "the bounds of a parallel loop must not read local array 'cnt'");
     }

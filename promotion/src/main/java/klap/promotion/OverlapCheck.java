@@ -108,7 +108,11 @@ final class OverlapCheck {
         }
         scalarLocals.removeAll(declaredTwice);
         aliases = pointerAliases(k);
+        templateKernel = k.templateHeader() != null;
     }
+
+    /** true for a template kernel, whose dependent members' types klap does not know (Member.pointer is false) */
+    private final boolean templateKernel;
 
     /** Declared types of arithmetic scalars (a declaration's text before its first name). */
     private static final java.util.regex.Pattern SCALAR_TYPE = java.util.regex.Pattern.compile(
@@ -338,23 +342,50 @@ final class OverlapCheck {
         if (a instanceof Expr.Name n) {
             return n.kind() == Expr.NameKind.CONSTANT || n.kind() == Expr.NameKind.BUILTIN
                     || (n.kind() == Expr.NameKind.PARAM && integralParams.contains(n.name()))
-                    || (n.kind() == Expr.NameKind.LOCAL && scalarLocals.contains(n.name()));
+                    || (n.kind() == Expr.NameKind.LOCAL && scalarLocals.contains(n.name()))
+                    || (n.kind() == Expr.NameKind.UNKNOWN && VALUE_MACROS.contains(n.name()));
         }
         if (a instanceof Expr.Member m && !m.arrow() && m.owner() instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN) {
             return true; // threadIdx.x
+        }
+        if (a instanceof Expr.Member m && !m.arrow() && !m.pointer() && !m.array() && !templateKernel
+                && m.owner() instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM)
+                && !pointerLocals.contains(n.name()) && !refLocals.contains(n.name())
+                && !pointerParams.contains(n.name())) {
+            return true; // p.y of a float2, r.n of a struct: a member known not to be a pointer or an array
+        }
+        if (a instanceof Expr.Call c) {
+            if (!c.args().stream().allMatch(this::plainValue)) {
+                return false;
+            }
+            if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE) {
+                return true; // float2(x, y): a value built from plain values
+            }
+            String name = c.calleeName();
+            return name != null && (Mutations.pure(name) || OVERLAP_CALLS.contains(name) || harmless(name, new HashSet<>()));
         }
         if (a instanceof Expr.Binary b && !b.isAssignment() && !b.op().equals(",")) {
             return plainValue(b.lhs()) && plainValue(b.rhs());
         }
         if (a instanceof Expr.Unary u && (u.op().equals("-") || u.op().equals("+") || u.op().equals("!")
-                || u.op().equals("~"))) {
-            return plainValue(u.operand());
+                || u.op().equals("~") || u.op().startsWith("sizeof"))) {
+            return u.operand() == null || plainValue(u.operand());
         }
         if (a instanceof Expr.Conditional c) {
             return plainValue(c.cond()) && plainValue(c.then()) && plainValue(c.otherwise());
         }
+        if (a instanceof Expr.Other o) {
+            // parentheses, a braced temporary such as cuda::maximum<float>{}: plain if all it holds is
+            return o.children().stream().allMatch(this::plainValue);
+        }
         return false;
     }
+
+    /** Value macros of the C and CUDA headers klap does not read (they stay unresolved names). */
+    private static final Set<String> VALUE_MACROS = Set.of("INFINITY", "NAN", "HUGE_VAL", "HUGE_VALF", "FLT_MAX",
+            "FLT_MIN", "FLT_EPSILON", "DBL_MAX", "DBL_MIN", "DBL_EPSILON", "INT_MAX", "INT_MIN", "UINT_MAX", "LONG_MAX",
+            "LONG_MIN", "ULONG_MAX", "LLONG_MAX", "LLONG_MIN", "ULLONG_MAX", "SHRT_MAX", "SHRT_MIN", "CHAR_BIT",
+            "M_PI", "M_E", "CUDART_INF_F", "CUDART_INF", "CUDART_NAN_F", "CUDART_NAN", "CUDART_PI_F", "CUDART_PI");
 
     /**
      * @return true if every definition of device function {@code name} in the unit takes values only

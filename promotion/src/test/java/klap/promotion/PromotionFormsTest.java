@@ -177,6 +177,27 @@ class PromotionFormsTest {
         noOverlap("rv3_5b_overlap_lambda_postponed_global", "defines a lambda");
     }
 
+    /** Plain values passed to collectives in the independent prologue (math calls, value macros, functors) keep the overlap. */
+    @Test
+    void review3PlainValueArgumentsKeepTheOverlap() throws IOException {
+        String code = """
+                using Scan = cub::BlockScan<float, 256>;
+                __global__ void k(const float* a, float* out, int n, int tile, float off) {
+                  __shared__ typename Scan::TempStorage tmp;
+                  float x = a[tile * 256 + threadIdx.x];
+                  float2 p = make_float2(x, 1.0f);
+                  float pos, cnt;
+                  Scan(tmp).ExclusiveScan(fmaxf(fabsf(x), p.y), pos, -INFINITY, cuda::maximum<float>{}, cnt);
+                #pragma klap overlap
+                  if (threadIdx.x == 0 && tile + 1 < n) k<<<1, blockDim.x>>>(a, out, n, tile + 1, off + cnt);
+                  out[tile * 256 + threadIdx.x] = pos + off;
+                }
+                """;
+        PromotionPass.Result r = PromotionPassTest.run(code, PromoteMode.PO, 128);
+        assertTrue(r.promoted().equals(List.of("k")) && r.text().contains("await_exists") && !diags(r).contains("no overlap"),
+                diags(r));
+    }
+
     /** A member function's launch or __ldg, and a call through a local function pointer, without operators in the file. */
     @Test
     void review3MemberCallsAndFunctionPointersAreFollowedOrRefused() throws IOException {

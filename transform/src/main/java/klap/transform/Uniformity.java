@@ -125,7 +125,14 @@ public final class Uniformity {
         if (s instanceof Stmt.Loop lp) {
             // the condition and the step run as often as the body: under the loop's own control
             if (lp.init() != null) {
-                changed |= visit(lp.init(), divergentControl);
+                // a condition declaration (while (T x = e), for (...; T x = e; ...)) runs every round, like the
+                // condition; a for-init runs once, before the loop (review 2026-11-27)
+                List<Stmt> parts = lp.init() instanceof Stmt.Block b && lp.kind() != Stmt.LoopKind.RANGE_FOR
+                        ? b.stmts() : List.of(lp.init());
+                for (Stmt part : parts) {
+                    boolean everyRound = lp.cond() != null && part.range().contains(lp.cond().range());
+                    changed |= visit(part, everyRound ? inner : divergentControl);
+                }
             }
             changed |= definitionsIn(lp.cond(), inner);
             changed |= definitionsIn(lp.step(), inner);
