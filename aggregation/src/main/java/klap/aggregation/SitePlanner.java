@@ -275,10 +275,11 @@ final class SitePlanner {
 
     /**
      * @return {@code "'ARG' points into the parent block's shared memory"} (or {@code the parent
-     *         thread's local memory}) for the first argument of {@code l} whose value is, as written, the
-     *         address of a variable of the launching thread or block: {@code &x}, {@code &a[i]}, {@code &s.m} of a local or parameter {@code x},
-     *         {@code s}, or a local or {@code __shared__} array {@code a} (which decays), also plus or
-     *         minus an offset, cast or chosen by {@code ?:}; or null. A pointer copied into another
+     *         thread's local memory}) for the first argument of {@code l} whose value is, as written,
+     *         the address of a variable of the launching thread or block: {@code &x}, {@code &a[i]},
+     *         {@code &s.m} of a local or parameter {@code x}, {@code s}, or a local or {@code __shared__}
+     *         array {@code a} (which decays), also plus or minus an offset, cast or chosen by {@code ?:};
+     *         or null. A pointer copied into another
      *         local first is not followed, nor are file-scope {@code __shared__} arrays (the model does
      *         not describe file-scope variables).
      */
@@ -293,7 +294,10 @@ final class SitePlanner {
         return null;
     }
 
-    /** @return {@code "the parent block's shared memory"} or {@code "the parent thread's local memory"} if pointer value {@code e} points there, else null */
+    /**
+     * @return {@code "the parent block's shared memory"} or {@code "the parent thread's local memory"}
+     *         if pointer value {@code e} points there, else null
+     */
     private String pointsInto(FunctionDef f, Trees t, Stmt at, Expr e) {
         if (e instanceof Expr.Cast c) {
             return pointsInto(f, t, at, c.operand());

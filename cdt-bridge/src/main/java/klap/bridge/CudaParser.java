@@ -13,6 +13,7 @@ import org.eclipse.cdt.core.dom.ast.ASTVisitor;
 import org.eclipse.cdt.core.dom.ast.IASTFileLocation;
 import org.eclipse.cdt.core.dom.ast.IASTName;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorElifStatement;
+import org.eclipse.cdt.core.dom.ast.IASTPreprocessorEndifStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfdefStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfndefStatement;
@@ -257,27 +258,86 @@ public final class CudaParser {
             }
         }
         Set<String> names = new java.util.LinkedHashSet<>();
-        if (directives.isEmpty()) {
+        java.util.Map<String, Integer> archMacros = archMacros(tu);
+        if (directives.isEmpty() && archMacros.isEmpty()) {
             return names;
+        }
+        // the expansions in the main file of macros defined under such a conditional: offset -> macro name
+        java.util.TreeMap<Integer, String> expansions = new java.util.TreeMap<>();
+        for (IASTPreprocessorMacroExpansion m : tu.getMacroExpansions()) {
+            IASTFileLocation l = m.getFileLocation();
+            if (l == null || !mainPath.equals(l.getFileName())) {
+                continue;
+            }
+            List<IASTName> refs = new ArrayList<>(List.of(m.getNestedMacroReferences()));
+            refs.add(0, m.getMacroReference());
+            for (IASTName r : refs) {
+                if (archMacros.containsKey(r.toString())) {
+                    expansions.putIfAbsent(l.getNodeOffset(), r.toString());
+                }
+            }
         }
         functions.removeIf(f -> {
             if (f.kind() == FunctionDef.Kind.HOST) {
                 return false;
             }
-            for (int at : directives) {
-                if (at > f.range().offset() && at < f.range().end()) {
-                    names.add(f.name());
-                    diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "'" + f.name() + "' has code under a "
-                        + "conditional on __CUDA_ARCH__, which klap does not see (it reads the host compilation's view "
-                        + "of the file, where __CUDA_ARCH__ is undefined); klap leaves its launches as written, does not "
-                        + "aggregate launches of it, and takes its calls as calls of code it cannot follow",
-                        "cuda-arch"));
-                    return true;
+            String why = null;
+            int at = -1;
+            for (int d : directives) {
+                if (d > f.range().offset() && d < f.range().end()) {
+                    at = d;
+                    why = "has code under a conditional on __CUDA_ARCH__";
+                    break;
                 }
             }
-            return false;
+            // in the body only: a specifier macro (#define FORCEINLINE __forceinline__ / inline) changes nothing
+            var use = expansions.ceilingEntry(f.body().range().offset());
+            if (why == null && use != null && use.getKey() < f.body().range().end()) {
+                // #ifdef __CUDA_ARCH__ #define GID (blockIdx.x * ...) #else #define GID 0 (self-review 2026-11-27)
+                at = use.getKey();
+                why = "uses the macro '" + use.getValue() + "', defined under a conditional on __CUDA_ARCH__";
+            }
+            if (why == null) {
+                return false;
+            }
+            names.add(f.name());
+            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "'" + f.name() + "' " + why + ", which "
+                + "klap does not see (it reads the host compilation's view of the file, where __CUDA_ARCH__ is "
+                + "undefined); klap leaves its launches as written, does not aggregate launches of it, and takes its "
+                + "calls as calls of code it cannot follow", "cuda-arch"));
+            return true;
         });
         return names;
+    }
+
+    /**
+     * @return the macros (by name) defined between a conditional directive on {@code __CUDA_ARCH__} and
+     *         its {@code #endif}, in any file of the unit, active in the host view or not: their device
+     *         definition may differ from the one klap expands
+     */
+    private static java.util.Map<String, Integer> archMacros(IASTTranslationUnit tu) {
+        java.util.Map<String, java.util.ArrayDeque<boolean[]>> open = new java.util.HashMap<>();
+        java.util.Map<String, Integer> out = new java.util.HashMap<>();
+        for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
+            IASTFileLocation l = st.getFileLocation();
+            if (l == null) {
+                continue;
+            }
+            var stack = open.computeIfAbsent(l.getFileName(), k -> new java.util.ArrayDeque<>());
+            boolean arch = st.getRawSignature().replaceAll("\\\\\r?\n", " ").matches("(?s).*\\b__CUDA_ARCH__\\b.*");
+            if (st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
+                    || st instanceof IASTPreprocessorIfndefStatement) {
+                stack.push(new boolean[] {arch});
+            } else if (st instanceof IASTPreprocessorElifStatement && !stack.isEmpty()) {
+                stack.peek()[0] |= arch;
+            } else if (st instanceof IASTPreprocessorEndifStatement && !stack.isEmpty()) {
+                stack.pop();
+            } else if (st instanceof IASTPreprocessorMacroDefinition md
+                    && stack.stream().anyMatch(b -> b[0])) {
+                out.put(md.getName().toString(), l.getNodeOffset());
+            }
+        }
+        return out;
     }
 
     private static final java.util.regex.Pattern TOOLKIT_HEADER = java.util.regex.Pattern.compile(

@@ -245,5 +245,22 @@ class FunctionsTest {
             """);
         assertEquals(java.util.List.of(), c.functions().stream().map(FunctionDef::name).toList());
         assertTrue(c.deviceFunctionsWithoutBody().contains("helper"), c.deviceFunctionsWithoutBody().toString());
+        // a macro defined under such a conditional and used in a body; a specifier macro is harmless
+        CudaUnit m = parse("""
+            #ifdef __CUDA_ARCH__
+            #define GID (blockIdx.x * blockDim.x + threadIdx.x)
+            #define INL __forceinline__
+            #else
+            #define GID 0
+            #define INL inline
+            #endif
+            __global__ void child(int* out, int v) { out[v] = v; }
+            __global__ void parent(int* out) { int i = GID; child<<<1, 1>>>(out, i); }
+            INL __device__ int twice(int x) { return 2 * x; }
+            """);
+        assertEquals(java.util.List.of("child", "twice"), m.functions().stream().map(FunctionDef::name).toList());
+        assertTrue(m.kernelsDeclaredElsewhere().contains("parent"), m.kernelsDeclaredElsewhere().toString());
+        assertTrue(m.diagnostics().stream().anyMatch(d -> d.message().contains("uses the macro 'GID'")),
+            m.diagnostics().toString());
     }
 }

@@ -349,10 +349,12 @@ final class OverlapCheck {
             return true; // threadIdx.x
         }
         if (a instanceof Expr.Member m && !m.arrow() && !m.pointer() && !m.array() && !templateKernel
+                && m.member().matches("[xyzw]")
                 && m.owner() instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM)
                 && !pointerLocals.contains(n.name()) && !refLocals.contains(n.name())
                 && !pointerParams.contains(n.name())) {
-            return true; // p.y of a float2, r.n of a struct: a member known not to be a pointer or an array
+            // p.y of a float2: a vector component (another member may be a struct that holds a pointer)
+            return true;
         }
         if (a instanceof Expr.Call c) {
             if (!c.args().stream().allMatch(this::plainValue)) {

@@ -551,9 +551,8 @@ public final class PromotionPlanner {
     /**
      * @return the classes of the file with an operator (member, or free and taking the class) that
      *         reads blockIdx or gridDim (with PA and PAO), reads through the non-coherent cache or
-     *         launches, each with
-     *         that operator's name: operators are not calls in klap's model, so klap cannot see where
-     *         they run, only which functions name their class (review 2026-11-27)
+     *         launches, each with that operator's name: operators are not calls in klap's model, so
+     *         klap cannot see where they run, only which functions name their class (review 2026-11-27)
      */
     private java.util.Map<String, String> operatorConcerns() {
         java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
