@@ -228,8 +228,17 @@ public final class CudaParser {
             Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque));
     }
 
-    private static final java.util.regex.Pattern CUDA_ARCH = java.util.regex.Pattern.compile(
-        "#\\s*(if|ifdef|ifndef|elif)\\b[^\\n]*\\b__CUDA_ARCH__\\b");
+    private static final java.util.regex.Pattern CUDA_ARCH = java.util.regex.Pattern.compile("\\b__CUDA_ARCH__\\b");
+
+    /**
+     * @return true if {@code st} is an {@code #if}, {@code #ifdef}, {@code #ifndef} or {@code #elif}
+     *         whose condition names {@code __CUDA_ARCH__} (also on a line continued with a backslash)
+     */
+    static boolean archConditional(IASTPreprocessorStatement st) {
+        return (st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
+            || st instanceof IASTPreprocessorIfndefStatement || st instanceof IASTPreprocessorElifStatement)
+            && CUDA_ARCH.matcher(st.getRawSignature().replaceAll("\\\\\r?\n", " ")).find();
+    }
 
     /**
      * Sets aside the device-side functions whose body holds a conditional directive on {@code
@@ -248,12 +257,8 @@ public final class CudaParser {
                                                        List<FunctionDef> functions, List<Diagnostic> diags) {
         List<Integer> directives = new ArrayList<>();
         for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
-            boolean conditional = st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
-                || st instanceof IASTPreprocessorIfndefStatement || st instanceof IASTPreprocessorElifStatement;
             IASTFileLocation l = st.getFileLocation();
-            if (conditional && l != null && mainPath.equals(l.getFileName()) && CUDA_ARCH.matcher(
-                    src.text().substring(l.getNodeOffset(), l.getNodeOffset() + l.getNodeLength())
-                        .replaceAll("\\\\\r?\n", " ")).find()) { // a directive continued with a backslash
+            if (l != null && mainPath.equals(l.getFileName()) && archConditional(st)) {
                 directives.add(l.getNodeOffset());
             }
         }
@@ -324,7 +329,7 @@ public final class CudaParser {
                 continue;
             }
             var stack = open.computeIfAbsent(l.getFileName(), k -> new java.util.ArrayDeque<>());
-            boolean arch = st.getRawSignature().replaceAll("\\\\\r?\n", " ").matches("(?s).*\\b__CUDA_ARCH__\\b.*");
+            boolean arch = archConditional(st);
             if (st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
                     || st instanceof IASTPreprocessorIfndefStatement) {
                 stack.push(new boolean[] {arch});

@@ -89,10 +89,7 @@ final class HeaderFunctions {
         });
         for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
             IASTFileLocation l = st.getFileLocation();
-            if (l != null && !mainPath.equals(l.getFileName()) && (st instanceof IASTPreprocessorIfStatement
-                    || st instanceof IASTPreprocessorIfdefStatement || st instanceof IASTPreprocessorIfndefStatement
-                    || st instanceof IASTPreprocessorElifStatement)
-                    && st.getRawSignature().matches("(?s).*\\b__CUDA_ARCH__\\b.*")) {
+            if (l != null && !mainPath.equals(l.getFileName()) && CudaParser.archConditional(st)) {
                 archDirectives.computeIfAbsent(l.getFileName(), k -> new java.util.ArrayList<>()).add(l.getNodeOffset());
             }
         }
