@@ -12,6 +12,11 @@
 //     - host_prepare(s, host_launches_unknown) raises it to KLAP_PENDING_LAUNCH_LIMIT;
 //     - host_prepare(0, 1) afterwards never lowers it.
 //  3. host_prepare returns its stream unchanged (it is used as the launch's stream argument).
+//  4. host_smem: a kernel with 4 KiB of static shared memory (as klap's scratch adds to a parent)
+//     launches with the whole 48 KiB of dynamic shared memory once host_smem raised its limit (the
+//     launch fails with cudaErrorInvalidValue without it); host_smem returns its size unchanged,
+//     leaves sizes within the limit and 0 alone, and a size no device has is refused (a launch
+//     error, no CUDA error left pending by host_smem itself).
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 
@@ -22,6 +27,22 @@ static_assert(klap::detail::host_wanted_limit(klap::host_launches_unknown) == KL
 static_assert(klap::detail::host_wanted_limit(1ull << 40) == KLAP_PENDING_LAUNCH_LIMIT, "capped");
 
 __global__ void read_budget(unsigned long long* out) { *out = klap::detail::pending_budget(); }
+
+// 4 KiB static + `dyn` dynamic shared memory; writes the sum of both regions' first words.
+__global__ void static_and_dynamic(int* out) {
+  __shared__ int fixed[1024];
+  extern __shared__ int dyn[];
+  fixed[threadIdx.x] = 1;
+  dyn[threadIdx.x] = 2;
+  __syncthreads();
+  if (threadIdx.x == 0) *out = fixed[0] + dyn[blockDim.x - 1];
+}
+
+static int max_dynamic(const void* fn) {
+  cudaFuncAttributes a;
+  KT_CUDA(cudaFuncGetAttributes(&a, fn));
+  return a.maxDynamicSharedSizeBytes;
+}
 
 static size_t limit_now() {
   size_t v = 0;
@@ -78,6 +99,26 @@ int main() {
             "budget: %llu", device_budget(d));
   klap::host_prepare(0, 1ull);
   KT_EXPECT(limit_now() == KLAP_PENDING_LAUNCH_LIMIT, "never lowered: limit %zu", limit_now());
+
+  // 4. host_smem
+  int* o = nullptr;
+  KT_CUDA(cudaMalloc(&o, sizeof(int)));
+  const void* fn = reinterpret_cast<const void*>(static_and_dynamic);
+  KT_EXPECT(max_dynamic(fn) == 48 * 1024 - 4096, "default limit 48 KiB minus static: %d", max_dynamic(fn));
+  KT_EXPECT(klap::host_smem(static_and_dynamic, 0) == 0, "0 unchanged");
+  KT_EXPECT(klap::host_smem(static_and_dynamic, 1024) == 1024, "1 KiB unchanged");
+  KT_EXPECT(max_dynamic(fn) == 48 * 1024 - 4096, "within the limit: not raised (%d)", max_dynamic(fn));
+  static_and_dynamic<<<1, 32, klap::host_smem(static_and_dynamic, 48 * 1024), klap::host_prepare(s)>>>(o);
+  KT_CUDA(cudaGetLastError());
+  KT_EXPECT(max_dynamic(fn) == 48 * 1024, "raised to 48 KiB: %d", max_dynamic(fn));
+  int h = 0;
+  KT_CUDA(cudaMemcpy(&h, o, sizeof(h), cudaMemcpyDeviceToHost));
+  KT_EXPECT(h == 3, "the 48 KiB launch ran: %d", h);
+  KT_EXPECT(klap::host_smem(static_and_dynamic, 40 * 1024) == 40 * 1024, "smaller after the raise");
+  KT_EXPECT(max_dynamic(fn) == 48 * 1024, "never lowered: %d", max_dynamic(fn));
+  KT_EXPECT(klap::host_smem(static_and_dynamic, 1024u * 1024u) == 1024u * 1024u, "1 MiB: returned unchanged");
+  KT_EXPECT(cudaGetLastError() == cudaSuccess, "a refused raise leaves no error pending");
+  KT_CUDA(cudaFree(o));
 
   KT_CUDA(cudaStreamDestroy(s));
   KT_CUDA(cudaFree(d));

@@ -3,7 +3,8 @@
 //   config.cuh     defaults: KLAP_POOL_SIZE_BYTES, KLAP_PENDING_LAUNCH_LIMIT
 //   pool_state.cuh the pool's device state klap::pool_dev() (one per program)
 //   error.cuh      klap::fail, klap::check_launch: report, set the error flag, __trap()
-//   pool.cuh       klap::pool_alloc (device), klap::host_prepare / host_pool_error (host)  [KLAP II-C]
+//   smem.cuh       host: raises a kernel's dynamic shared memory limit to what a launch asks for
+//   pool.cuh       klap::pool_alloc (device), klap::host_prepare / host_smem / host_pool_error (host)  [KLAP II-C]
 //   group.cuh      klap::block_group, warp_group, vctx; group_inclusive_scan / reduce / sum / max /
 //                  broadcast
 //   aggregate.cuh  klap::launch_cfg, agg_site, agg_begin, child_enter   [KLAP II-A, Fig. 2, Fig. 12]
@@ -24,6 +25,7 @@
 #include "config.cuh"
 #include "pool_state.cuh"
 #include "error.cuh"
+#include "smem.cuh"
 #include "pool.cuh"
 #include "group.cuh"
 #include "aggregate.cuh"

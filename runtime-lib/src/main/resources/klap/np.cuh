@@ -1,7 +1,8 @@
 // klap/np.cuh -- the runtime helpers of klap's CUDA-NP transform (nested thread parallelism inside
 // a thread block, CUDA-NP paper, sections 3.2, 3.4 and 3.5), for CUDA 12/13 (sm_75+, independent
 // thread scheduling). Independent of the aggregation and promotion runtimes: a CUDA-NP kernel
-// includes only this header.
+// includes only this header (and smem.cuh, the host-side fit of dynamic shared memory, that it
+// includes).
 //
 // The transform grows each thread block by S threads per original ("master") thread. All S members
 // of a group (the master and its S-1 slaves) execute the sequential code redundantly and must hold
@@ -57,6 +58,8 @@
 #include <mutex>
 #include <string>
 #include <utility>
+
+#include "smem.cuh"
 
 namespace klap {
 namespace np {
@@ -432,7 +435,6 @@ struct registry {
   bool has_default = false;                           // select(nullptr, v) was called
   Variant default_variant = Variant::original;
   std::map<std::string, bool> warned;                 // environment variables warned about
-  std::map<std::pair<int, const void*>, size_t> dyn;  // (device, kernel) -> max dynamic shared bytes
   std::map<std::pair<int, const void*>, int> threads;  // (device, kernel) -> maxThreadsPerBlock
 };
 
@@ -546,36 +548,7 @@ __host__ __device__ constexpr size_t align16(size_t bytes) {
 // (cudaFuncGetAttributes) and raised only when needed, to the largest value asked for; thread-safe.
 template <class Kernel>
 __host__ bool prepare(Kernel* kernel, size_t dyn_bytes, size_t budget) {
-  if (dyn_bytes > budget) return false;
-  if (dyn_bytes == 0) return true;
-  int device = -1;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  const void* fn = reinterpret_cast<const void*>(kernel);
-  detail::registry& r = detail::reg();
-  std::lock_guard<std::mutex> lock(r.mu);
-  const std::pair<int, const void*> key(device, fn);
-  auto it = r.dyn.find(key);
-  if (it == r.dyn.end()) {
-    cudaFuncAttributes attr;
-    if (cudaFuncGetAttributes(&attr, fn) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    it = r.dyn.emplace(key, static_cast<size_t>(attr.maxDynamicSharedSizeBytes > 0 ? attr.maxDynamicSharedSizeBytes
-                                                                                   : 0)).first;
-  }
-  if (dyn_bytes <= it->second) return true;
-  if (dyn_bytes > static_cast<size_t>(cuda::std::numeric_limits<int>::max()) ||
-      cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dyn_bytes)) !=
-          cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  it->second = dyn_bytes;
-  return true;
+  return dyn_bytes <= budget && ::klap::detail::host_fit_dynamic_smem(reinterpret_cast<const void*>(kernel), dyn_bytes);
 }
 
 // The most threads a block of `kernel` can have on the current device (cudaFuncGetAttributes:

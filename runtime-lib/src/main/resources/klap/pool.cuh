@@ -68,6 +68,7 @@
 #include "config.cuh"
 #include "pool_state.cuh"
 #include "error.cuh"
+#include "smem.cuh"
 
 namespace klap {
 
@@ -85,11 +86,13 @@ __device__ inline unsigned long long global_ns() {
   return t;
 }
 
-// A --pool-size (MiB) that would hold `bytes` and twice what the pool has now.
+// A --pool-size (MiB) that would hold `bytes` and twice what the pool has now, at most 1024 (the
+// largest --pool-size; the messages also suggest another granularity).
 static __device__ inline unsigned long long pool_suggest_mib(const pool_view& v, unsigned long long bytes) {
   const unsigned long long cap = static_cast<unsigned long long>(v.nseg) * v.seg_bytes;
   const unsigned long long need = bytes + 2ull * v.seg_bytes;
-  return ((cap > need ? cap : need) * 2ull) / (1024ull * 1024ull) + 1ull;
+  const unsigned long long mib = ((cap > need ? cap : need) * 2ull) / (1024ull * 1024ull) + 1ull;
+  return mib < 1024ull ? mib : 1024ull;
 }
 
 // Prints what the exhausted pool was asked for and how to get more, then fails (never returns):
@@ -415,6 +418,32 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
   }
   detail::host_current_stream() = s;
   return s;
+}
+
+// HOST. Returns `bytes` unchanged, so that generated host code reads
+// `parent<<<g, b, klap::host_smem(parent, bytes), klap::host_prepare(s, ...)>>>(...)` for a host
+// launch of a transformed kernel with dynamic shared memory (`bytes` is evaluated once, as written).
+// klap's output may have added static shared memory to `kernel` (a block-granularity parent's scan
+// scratch, about 2 KB), and a kernel's default limit of dynamic shared memory is 48 KB minus its
+// static shared memory: a launch that asked for nearly 48 KB and ran as written would fail with
+// cudaErrorInvalidValue. Raises the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize to `bytes`
+// when `bytes` is above it (smem.cuh; read once per device and kernel). If the device cannot give
+// that much (bytes plus the static shared memory above its opt-in maximum), prints one warning per
+// program and returns `bytes`: the launch then fails as the CUDA runtime reports it. A launch within
+// the original limit may, after the raise, also succeed where the original would have failed (a
+// size above the limit the program set); no correct program sees a difference.
+template <class Kernel>
+static inline size_t host_smem(Kernel* kernel, size_t bytes) {
+  if (!detail::host_fit_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes)) {
+    static std::once_flag warned;
+    std::call_once(warned, [bytes] {
+      std::fprintf(stderr,
+                   "klap: warning: cannot raise a transformed kernel's dynamic shared memory limit to %zu bytes "
+                   "(klap added static shared memory to it); its launch fails\n",
+                   bytes);
+    });
+  }
+  return bytes;
 }
 
 // HOST. Returns the pool's error flag (klap::pool_dev().error): 0 = no device-side klap error so far,

@@ -32,7 +32,9 @@ import klap.transform.Trees;
  * {@code klap::host_prepare(0, klap::host_warps(g, b))} as its stream (a stream of its own is passed
  * through: {@code klap::host_prepare(s, ...)}), which sizes the pending-launch limit from the
  * launch's warps; {@code klap::host_prepare()} (the fixed size) where {@code g} or {@code b} has a
- * side effect and must not be evaluated twice. A host launch of a kernel that makes no aggregated
+ * side effect and must not be evaluated twice. A dynamic shared memory size other than {@code 0}
+ * becomes {@code klap::host_smem(kernel, bytes)}, which raises the kernel's limit where klap's static
+ * shared memory left less than the launch asks for (48 KB minus static by default). A host launch of a kernel that makes no aggregated
  * launch, itself or in a {@code __device__} function it calls, is left as written. A launch
  * inside a lambda or written in a macro is left as written (a warning where that loses the kernel-granularity
  * form); a reference to a kernel-granularity parent other
@@ -120,7 +122,9 @@ final class HostLaunches {
                     + "klap cannot repeat here (a default given only by an earlier declaration, or a kernel in a "
                     + "namespace or class, whose defaults may name what this scope does not see); it runs '" + k.name()
                     + "' as written, not aggregated: pass every argument to aggregate it", "argument-count");
-        } else if (plans.hasKernelState(k)) {
+        }
+        boolean twin = plans.hasKernelState(k) && !ctx.ambiguous(k.name()) && defaults != null;
+        if (twin) {
             // the twin's klap_ks comes after every parameter, so the omitted defaults are written out before it
             // (a default argument is evaluated at the call, C++ [dcl.fct.default]/9: the same value here);
             // the state is freed in stream order right after the launch (no host synchronization)
@@ -136,14 +140,43 @@ final class HostLaunches {
         String launches = Mutations.sideEffectFree(l.grid()) && Mutations.sideEffectFree(l.block())
                 ? ", klap::host_warps(" + cuda.slice(l.grid().range()) + ", " + cuda.slice(l.block().range()) + ")"
                 : "";
+        String smem = l.sharedMem() == null ? null : fittedSharedMemory(l, k, twin);
+        if (smem != null && l.stream() != null) {
+            out.replace(l.sharedMem().range().offset(), l.sharedMem().range().end(), smem);
+        }
         if (l.stream() != null) {
             out.replace(l.stream().range().offset(), l.stream().range().end(),
                     "klap::host_prepare(" + cuda.slice(l.stream().range()) + launches + ")");
         } else if (l.sharedMem() != null) {
-            out.insert(l.sharedMem().range().end(), ", klap::host_prepare(" + (launches.isEmpty() ? "" : "0" + launches) + ")");
+            out.replace(l.sharedMem().range().offset(), l.sharedMem().range().end(),
+                    smem + ", klap::host_prepare(" + (launches.isEmpty() ? "" : "0" + launches) + ")");
         } else {
             out.insert(l.block().range().end(), ", 0, klap::host_prepare(" + (launches.isEmpty() ? "" : "0" + launches) + ")");
         }
+    }
+
+    /**
+     * The dynamic shared memory argument of host launch {@code l} of transformed kernel {@code k}:
+     * {@code klap::host_smem(kernel, bytes)} (runtime {@code pool.cuh}), which raises the kernel's
+     * {@code cudaFuncAttributeMaxDynamicSharedMemorySize} when {@code bytes} is above it. klap may
+     * add static shared memory to {@code k} (a block-granularity parent's scan scratch), which
+     * lowers the default limit (48 KB minus the static size, CUDA programming guide, "Shared
+     * Memory"): a launch that asked for nearly 48 KB would fail. {@code bytes} is still evaluated
+     * once. The argument as written where it is the literal {@code 0}, or where the launched kernel
+     * has no name a function pointer can be taken of here (a template whose arguments the launch
+     * deduces; a name that more than one kernel has).
+     *
+     * @param twin the launch goes to {@code k}'s kernel-granularity twin
+     */
+    private String fittedSharedMemory(Expr.Launch l, FunctionDef k, boolean twin) {
+        String bytes = cuda.slice(l.sharedMem().range());
+        if (bytes.strip().matches("0+[uUlLzZ]*") || ctx.ambiguous(k.name())
+                || (k.templateHeader() != null && l.templateArgs() == null)) {
+            return bytes;
+        }
+        String callee = cuda.slice(l.calleeRange()).strip();
+        String kernel = twin ? CudaText.renamed(callee, k.name(), CudaText.twinName(k)) : callee;
+        return "klap::host_smem(" + kernel + ", " + bytes + ")";
     }
 
     /**
