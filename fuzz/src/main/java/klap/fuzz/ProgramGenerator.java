@@ -129,6 +129,10 @@ public final class ProgramGenerator {
     private final Random fifth;
     /** the generator of the shapes of {@link Shape#generation} 5 (2026-11-27), for the same reason */
     private final Random sixth;
+    /** the generator of the shapes of {@link Shape#generation} 6 (COND_DECL), for the same reason */
+    private final Random seventh;
+    /** the generator of the shapes of {@link Shape#generation} 7 (FULL_DYN_SHARED), for the same reason */
+    private final Random eighth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -147,6 +151,8 @@ public final class ProgramGenerator {
         this.latest = new Random(seed * 0x27BB2EE687B0B0FDL + 2511);
         this.fifth = new Random(seed * 0x6C8E9CF570932BD5L + 9001);
         this.sixth = new Random(seed * 0x3C6EF372FE94F82BL + 1127);
+        this.seventh = new Random(seed * 0x1B873593CC9E2D51L + 3301);
+        this.eighth = new Random(seed * 0x4CF5AD432745937FL + 6203);
     }
 
     /**
@@ -581,8 +587,17 @@ public final class ProgramGenerator {
      * @param scratchWords the scratch words it uses (0: its signature is that of a random parent)
      * @param sites its launch sites that {@code siteCount} does not count
      */
+    /** @param smem the dynamic shared memory of its host launch (bytes, a C++ expression), or null for none */
     private record Extra(String name, String device, String cpu, int scratchWords, String grid, String block, int n, int k,
-            int sites) {
+            int sites, String smem) {
+        Extra(String name, String device, String cpu, int scratchWords, String grid, String block, int n, int k, int sites) {
+            this(name, device, cpu, scratchWords, grid, block, n, k, sites, null);
+        }
+
+        Extra withSmem(String bytes) {
+            return new Extra(name, device, cpu, scratchWords, grid, block, n, k, sites, bytes);
+        }
+
         String params() {
             return scratchWords > 0 ? "unsigned* out, const int* data, unsigned* scr, int n, int k"
                     : "unsigned* out, const int* data, int n, int k";
@@ -1381,6 +1396,41 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#FULL_DYN_SHARED}: a parent launched with 45 to 48 KiB of dynamic shared memory
+     * ({@code extern __shared__}, in the kernel or in a {@code __device__} helper it calls), written
+     * by every thread before a barrier that the whole block reaches, read back after it, and
+     * feeding a launch under a thread-dependent condition.
+     */
+    private Extra makeFullDynShared(int id) {
+        String name = "fz_fd" + id;
+        int site = siteCount++;
+        Child c = anyChild();
+        int words = 11520 + 256 * pick(4); // 45, 46, 47 or 48 KiB of ints
+        boolean inHelper = chance(0.4);
+        features.add("full-dyn-shared:" + (inHelper ? "helper" : "kernel") + (words == 12288 ? ":48K" : ""));
+        String before = "";
+        String cpuBefore = "";
+        List<Code> body = new ArrayList<>();
+        if (inHelper) {
+            before = "__device__ int " + name + "_stash(int lt, int v) {\n  extern __shared__ int fz_dyn[];\n"
+                    + "  fz_dyn[lt % " + words + "] = v;\n  __syncthreads();\n  return fz_dyn[lt % " + words + "];\n}\n";
+            cpuBefore = "static int " + name + "_stash_cpu(int lt, int v) { (void)lt; return v; }\n";
+            body.add(new Code("  int fz_v = " + name + "_stash(lt, gt * 5 + k);", "  int fz_v = " + name + "_stash_cpu(lt, gt * 5 + k);"));
+        } else {
+            body.add(new Code("  extern __shared__ int fz_dyn[];\n  fz_dyn[lt % " + words + "] = gt * 5 + k;\n"
+                    + "  __syncthreads();\n  int fz_v = fz_dyn[lt % " + words + "];", "  int fz_v = gt * 5 + k;"));
+        }
+        if (chance(0.5)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        String cond = "if (fz_v % " + (2 + pick(3)) + " != 0) ";
+        Code launch = childLaunch(c, "1 + fz_v % 2", "32", null, "data + fz_v % 256", tag(site, " + fz_v * 7919"),
+                "fz_v % 50", "gt % 2");
+        body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
+        return perThreadExtra(name, before, cpuBefore, body, 0, GRIDS, BLOCKS, 0).withSmem(String.valueOf(words * 4));
+    }
+
+    /**
      * The producer and consumer kernels of one thread's dependent launches, and their CPU versions:
      * {@code prod(a, p, i)} writes the thread's 32 scratch words {@code a[i * 32 + t]}, {@code
      * cons(out, a, i, r)} reads and rewrites them and adds to {@code out} at a slot mixed from {@code
@@ -1462,8 +1512,14 @@ public final class ProgramGenerator {
     }
 
     /** One kernel {@code main} launches: a random parent or a shape kernel. */
+    /** @param smem dynamic shared memory of the launch (bytes, a C++ expression), or null for none */
     private record Top(String name, String params, String grid, String block, int n, int k, int scratchOffset, boolean scratch,
-            HostUse use) {
+            HostUse use, String smem) {
+        /** the launch configuration: grid, block and dynamic shared memory if any */
+        String config() {
+            return grid + ", " + block + (smem != null ? ", " + smem : "");
+        }
+
         String types() {
             return params.replaceAll(" (out|data|scr|n|k)(,|$)", "$2");
         }
@@ -1473,20 +1529,27 @@ public final class ProgramGenerator {
         }
     }
 
+    /**
+     * A host launch of {@code t} in {@code main}, written as {@code t.use} says in a two-file
+     * program. There a launch with dynamic shared memory first raises the kernel's limit itself
+     * (klap does not see that file, and the program asks for nearly 48 KiB).
+     */
     private String hostLaunch(Top t) {
-        String plain = "  " + t.name + "<<<" + t.grid + ", " + t.block + ">>>(" + t.args() + ");\n";
-        return switch (t.use) {
+        String plain = "  " + t.name + "<<<" + t.config() + ">>>(" + t.args() + ");\n";
+        String raise = t.smem == null ? "" : "  FZ_CHECK(cudaFuncSetAttribute(" + t.name
+                + ", cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(" + t.smem + ")));\n";
+        return raise + switch (t.use) {
             case PLAIN -> plain;
             case CACHE_CONFIG -> "  FZ_CHECK(cudaFuncSetCacheConfig(" + t.name + ", cudaFuncCachePreferL1));\n" + plain;
             case FUNCTION_POINTER -> "  {\n    void (*fz_fp)(" + t.types() + ") = " + t.name + ";\n"
                     + "    cudaFuncAttributes fz_attr;\n    FZ_CHECK(cudaFuncGetAttributes(&fz_attr, (const void*)fz_fp));\n"
-                    + "    fz_fp<<<" + t.grid + ", " + t.block + ">>>(" + t.args() + ");\n  }\n";
+                    + "    fz_fp<<<" + t.config() + ">>>(" + t.args() + ");\n  }\n";
             case LAUNCH_KERNEL -> "  {\n    unsigned* fz_a0 = out;\n    const int* fz_a1 = ddata;\n"
                     + (t.scratch ? "    unsigned* fz_as = fz_scr + " + t.scratchOffset + ";\n" : "")
                     + "    int fz_an = " + t.n + ", fz_ak = " + t.k + ";\n"
                     + "    void* fz_args[] = {&fz_a0, &fz_a1, " + (t.scratch ? "&fz_as, " : "") + "&fz_an, &fz_ak};\n"
                     + "    FZ_CHECK(cudaLaunchKernel((const void*)" + t.name + ", dim3(" + t.grid + "), dim3(" + t.block
-                    + "), fz_args, 0, 0));\n  }\n";
+                    + "), fz_args, " + (t.smem == null ? "0" : t.smem) + ", 0));\n  }\n";
         };
     }
 
@@ -1498,6 +1561,8 @@ public final class ProgramGenerator {
             case 3 -> latest;
             case 4 -> fifth;
             case 5 -> sixth;
+            case 6 -> seventh;
+            case 7 -> eighth;
             default -> rnd;
         };
     }
@@ -1555,6 +1620,7 @@ public final class ProgramGenerator {
                     case FULL_SHARED -> makeFullShared(id);
                     case LAUNCH_MACRO -> makeLaunchMacro(id);
                     case COND_DECL -> makeCondDecl(id);
+                    case FULL_DYN_SHARED -> makeFullDynShared(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }
@@ -1570,10 +1636,10 @@ public final class ProgramGenerator {
         String parentParams = "unsigned* out, const int* data, int n, int k";
         int scratchWords = 0;
         for (Parent p : parents) {
-            tops.add(new Top(p.name, parentParams, p.grid, p.block, p.n, p.k, 0, false, hostUse(two)));
+            tops.add(new Top(p.name, parentParams, p.grid, p.block, p.n, p.k, 0, false, hostUse(two), null));
         }
         for (Extra e : extras) {
-            tops.add(new Top(e.name, e.params(), e.grid, e.block, e.n, e.k, scratchWords, e.scratchWords > 0, hostUse(two)));
+            tops.add(new Top(e.name, e.params(), e.grid, e.block, e.n, e.k, scratchWords, e.scratchWords > 0, hostUse(two), e.smem));
             scratchWords += e.scratchWords;
         }
         List<String> featureList = features.stream().distinct().toList();
@@ -1685,7 +1751,7 @@ public final class ProgramGenerator {
         }
         for (int i = 0; i < tops.size(); i++) {
             Top t = tops.get(i);
-            m.append(two ? hostLaunch(t) : "  " + t.name + "<<<" + t.grid + ", " + t.block + ">>>(" + t.args() + ");\n");
+            m.append(two ? hostLaunch(t) : "  " + t.name + "<<<" + t.config() + ">>>(" + t.args() + ");\n");
             m.append("  FZ_CHECK(cudaGetLastError());\n");
         }
         m.append("  FZ_CHECK(cudaDeviceSynchronize());\n");

@@ -141,14 +141,26 @@ public enum Shape {
      * model had no declaration for such a variable, so it counted as uniform and one thread's value
      * went to every child of the group. Drawn from a seventh generator.
      */
-    COND_DECL("cond-decl", 0.2);
+    COND_DECL("cond-decl", 0.2),
+    /**
+     * Found by reading, 2026-11-27: a parent launched from the host with (nearly) the whole default
+     * 48 KiB of dynamic shared memory ({@code extern __shared__}, in the kernel or in a {@code
+     * __device__} helper it calls), written by every thread before a barrier and feeding a launch.
+     * klap's block-granularity parent adds static shared memory (the scan scratch), which lowers the
+     * kernel's default dynamic limit: the launch failed with "invalid argument" unless
+     * {@code klap::host_smem} raises it. In two-file programs (the launch in a file klap does not
+     * see) the program raises the limit itself with {@code cudaFuncSetAttribute}, as a program must
+     * for more than 48 KiB. Drawn from an eighth generator.
+     */
+    FULL_DYN_SHARED("full-dyn-shared", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
      *         shapes of the first GPU run (the program's own generator), 1 for those added on
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
-     *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on 2026-11-27). Each later group has a generator of its own, so that adding
+     *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
+     *         2026-11-27), 7 for FULL_DYN_SHARED (a third session of 2026-11-27). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -159,6 +171,7 @@ public enum Shape {
             case FULL_SHARED -> 4;
             case LAUNCH_MACRO -> 5;
             case COND_DECL -> 6;
+            case FULL_DYN_SHARED -> 7;
             default -> 0;
         };
     }
