@@ -138,6 +138,7 @@ public final class AggregationPass {
         EditSet out = new EditSet(ctx.text);
         out.insert(0, cuda.prologue());
         for (FunctionDef f : ctx.unit.functions()) {
+            boundInPlace(f, out);
             switch (f.kind()) {
                 case KERNEL, DEVICE -> emitOriginal(f, out);
                 case HOST -> host.edit(f, out);
@@ -198,6 +199,24 @@ public final class AggregationPass {
             return;
         }
         out.addAll(body);
+    }
+
+    /**
+     * A kernel whose own code klap changes in place (a parent at warp or block granularity, or one
+     * that calls a {@code __device__} function with an aggregated launch or {@code cudaMalloc}) gets
+     * {@link CudaText#LAUNCH_BOUNDS} where the program gave none: klap's code raises its registers,
+     * and without bounds a block size the original ran with could fail to launch. A kernel with
+     * kernel-granularity state stays as written (its twin gets the bounds).
+     */
+    private void boundInPlace(FunctionDef f, EditSet out) {
+        if (f.kind() != FunctionDef.Kind.KERNEL || plans.hasKernelState(f)) {
+            return;
+        }
+        boolean changed = ctx.deviceClosure(f).stream().anyMatch(x -> plans.hasSites(x) || mallocs.edits(x));
+        int at = changed ? cuda.launchBoundsOffset(f) : -1;
+        if (at >= 0) {
+            out.insert(at, " " + CudaText.LAUNCH_BOUNDS);
+        }
     }
 
     /** @return true if kernel {@code f} uses its hardware block group {@code klap_blk} (a region or a block's cudaMalloc) */

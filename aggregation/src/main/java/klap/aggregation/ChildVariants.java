@@ -170,7 +170,7 @@ final class ChildVariants {
      * list; {@code definition}: without default template arguments (the prototype has them).
      */
     private String variantHead(FunctionDef k, String key, boolean definition) {
-        String head = cuda.declaration(k, k.nameRange().offset()).trim();
+        String head = cuda.boundedDeclaration(k, k.nameRange().offset()).trim();
         String mask = CudaText.maskOf(key);
         StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(k) : cuda.templateHeader(k))
                 .append(head).append(' ')

@@ -141,6 +141,60 @@ final class CudaText {
         return text.substring(headStart, upTo);
     }
 
+    /**
+     * The launch bounds klap gives a kernel whose code it changed (an in-place parent, a variant, a
+     * twin) when the program gave none: the most threads a block may have (CUDA programming guide,
+     * "Launch Bounds"). klap's own code (scans, slots, the launch lambdas) raises a kernel's
+     * registers (ptxas, sm_90: bfs's parent from 24 to 80, a parent with a 2 KiB argument to 255),
+     * and a kernel without bounds may then no longer launch with a block its original ran with
+     * (65536 registers per block: 80 x 1024 threads fail with cudaErrorLaunchOutOfResources). With
+     * these bounds ptxas keeps the kernel within 64 registers (spilling if it must), so every block
+     * size the original could take still launches.
+     */
+    static final String LAUNCH_BOUNDS = "__launch_bounds__(1024)";
+
+    private static final Pattern GLOBAL = Pattern.compile("\\b__global__\\b");
+
+    /**
+     * @return the offset right after the {@code __global__} of kernel {@code f}'s definition, where
+     *         {@link #LAUNCH_BOUNDS} goes; -1 where the program bounds {@code f} itself ({@code
+     *         __launch_bounds__}, {@code __maxnreg__} or their attributes in any declaration of
+     *         {@code f} in the file) or where {@code __global__} is not written out in the definition
+     *         (a macro, which may carry bounds of its own: klap adds none)
+     */
+    int launchBoundsOffset(FunctionDef f) {
+        if (f.kind() != FunctionDef.Kind.KERNEL) {
+            return -1;
+        }
+        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
+        String head = klap.transform.Lexical.blankCommentsAndLiterals(text.substring(headStart, f.nameRange().offset()));
+        Matcher g = GLOBAL.matcher(head);
+        if (!g.find() || boundedByProgram(f)) {
+            return -1;
+        }
+        return headStart + g.end();
+    }
+
+    /** @return true if a declaration of {@code f} in the file gives launch bounds or a register limit */
+    private boolean boundedByProgram(FunctionDef f) {
+        String code = klap.transform.Lexical.blankCommentsAndLiterals(text);
+        Matcher m = Pattern.compile("(__launch_bounds__|launch_bounds|__maxnreg__|maxnreg)[^;{}]*?(?<![A-Za-z0-9_])"
+                + Pattern.quote(AggregationContext.simpleName(f.name())) + "\\s*(<[^;{}]*>\\s*)?\\(").matcher(code);
+        return m.find();
+    }
+
+    /**
+     * {@link #declaration} of kernel {@code f} up to {@code upTo} (after its {@code __global__}),
+     * with {@link #LAUNCH_BOUNDS} after {@code __global__} where {@link #launchBoundsOffset} allows:
+     * the head of a variant or twin, whose code is klap's too.
+     */
+    String boundedDeclaration(FunctionDef f, int upTo) {
+        int at = launchBoundsOffset(f);
+        int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
+        return at < 0 || at > upTo ? declaration(f, upTo)
+                : text.substring(headStart, at) + " " + LAUNCH_BOUNDS + text.substring(at, upTo);
+    }
+
     /** @return the text between {@code f}'s parameter list and its body ({@code ) const}, attributes) */
     String afterParams(FunctionDef f) {
         return text.substring(f.paramsRange().end(), f.body().range().offset());

@@ -88,7 +88,7 @@ final class GridAggregation {
      * {@code klap::kstate* klap_ks}; {@code definition}: without default template arguments.
      */
     private String twinHead(FunctionDef f, boolean definition) {
-        StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(f) : cuda.templateHeader(f)).append(cuda.declaration(f, f.nameRange().offset()))
+        StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(f) : cuda.templateHeader(f)).append(cuda.boundedDeclaration(f, f.nameRange().offset()))
                 .append(CudaText.twinName(f)).append(ctx.text, f.nameRange().end(), f.paramsRange().offset());
         List<String> ps = new ArrayList<>(cuda.paramDecls(f));
         ps.add("klap::kstate* klap_ks");

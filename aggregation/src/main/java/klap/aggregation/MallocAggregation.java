@@ -136,6 +136,11 @@ final class MallocAggregation {
         return inMacro || mallocs.isEmpty();
     }
 
+    /** @return true if {@code f} has an aggregated cudaMalloc (klap's group code in its body) */
+    boolean edits(FunctionDef f) {
+        return !inMacro && mallocs.stream().anyMatch(m -> m.fn == f);
+    }
+
     /** @return true if an aggregated cudaMalloc of {@code f} allocates per block (uses {@code klap_blk}) */
     boolean usesBlockGroup(FunctionDef f) {
         return !inMacro && mallocs.stream().anyMatch(m -> m.fn == f && m.group.contains("klap_blk"));

@@ -43,7 +43,7 @@ class AggregationPassTest {
                 "struct klap_args_child {", "int* level;", "const int* adj;", "int start;",
                 "__device__ klap_args_child(int* klap_p0, const int* klap_p1, int klap_p2, int klap_p3, int klap_p4)",
                 // level, adj are kernel parameters (uniform); off[v], count are loads; cur + 1 is uniform
-                "__global__ void child_klap_agg_uuvvu(const klap::launch_cfg* klap_cfg, unsigned klap_n, "
+                "__global__ __launch_bounds__(1024) void child_klap_agg_uuvvu(const klap::launch_cfg* klap_cfg, unsigned klap_n, "
                         + "const klap_args_child* klap_args, int* level, const int* adj, int next);",
                 "__global__ void child(",
                 // the aggregated variant: parent lookup, masked threads, per-parent loads, original indices
@@ -55,7 +55,7 @@ class AggregationPassTest {
                         + "dim3 gridDim = klap_v.gridDim;",
                 "blockIdx.x * blockDim.x + threadIdx.x",
                 // the parent: hardware block group, region begins before the guard
-                "__global__ void parent(", "klap::block_group klap_blk = klap::block_group::hardware();",
+                "__global__ __launch_bounds__(1024) void parent(", "klap::block_group klap_blk = klap::block_group::hardware();",
                 "{ auto klap_g0 = klap_blk; auto klap_s0 = klap::agg_begin<klap_args_child>(klap_g0, klap::on_full::launch_as_written);",
                 "if (v >= n) {} else {",
                 "klap_s0.record(dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
@@ -102,13 +102,102 @@ class AggregationPassTest {
             String twin = "parent"; // at kernel granularity too: a launch in a __device__ function is aggregated per warp or block
             inOrder(r.text(), "void run(",
                     twin + "<<<dim3((n + 255) / 256), 256, 0, klap::host_prepare(0, klap::host_warps(dim3((n + 255) / 256), 256))>>>",
-                    twin + "<<<g, 128, 64, klap::host_prepare(0, klap::host_warps(g, 128))>>>",
+                    twin + "<<<g, 128, klap::host_smem(parent, 64), klap::host_prepare(0, klap::host_warps(g, 128))>>>",
                     twin + "<<<g, 128, 0, klap::host_prepare(s, klap::host_warps(g, 128))>>>",
                     // a call or an increment must not be evaluated twice: the limit gets its fixed size
                     twin + "<<<grid(n), 256, 0, klap::host_prepare()>>>",
                     twin + "<<<n++, 32, 0, klap::host_prepare()>>>",
                     // kernels that make no aggregated launch are launched as written
                     "flat<<<n, 256>>>(p);", "child<<<1, 32, 0, s>>>(p);");
+        }
+    }
+
+    /**
+     * Dynamic shared memory of a host launch: {@code klap::host_smem(kernel, bytes)} raises the
+     * kernel's limit where klap's static shared memory left less than the launch asks for; the size
+     * is still evaluated once; the kernel is the one the launch runs (the twin at kernel
+     * granularity, a template with its arguments); a literal 0 and a template whose arguments the
+     * launch deduces keep the size as written.
+     */
+    @Test
+    void hostLaunchesFitTheirDynamicSharedMemory() {
+        String src = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p) {
+                  extern __shared__ int tile[];
+                  tile[threadIdx.x] = p[threadIdx.x];
+                  __syncthreads();
+                  if (tile[threadIdx.x] > 0) child<<<1, 32>>>(p + 32 * threadIdx.x);
+                }
+                template <class T> __global__ void tparent(T* p) {
+                  if (p[threadIdx.x] > 0) child<<<1, 32>>>((int*)p + 32 * threadIdx.x);
+                }
+                size_t bytes(int n);
+                void run(int* p, int n, cudaStream_t s) {
+                  parent<<<n, 256, 48 * 1024>>>(p);
+                  parent<<<n, 256, bytes(n), s>>>(p);
+                  parent<<<n, 256, 0u, s>>>(p);
+                  tparent<int><<<n, 256, 1024>>>(p);
+                  tparent<<<n, 256, 1024>>>(p);
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(src, g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            String k = g == Granularity.KERNEL ? "parent_klap_grid" : "parent";
+            String t = g == Granularity.KERNEL ? "tparent_klap_grid" : "tparent";
+            inOrder(r.text(), "void run(",
+                    k + "<<<n, 256, klap::host_smem(" + k + ", 48 * 1024), klap::host_prepare(0, klap::host_warps(n, 256))>>>",
+                    k + "<<<n, 256, klap::host_smem(" + k + ", bytes(n)), klap::host_prepare(s, klap::host_warps(n, 256))>>>",
+                    k + "<<<n, 256, 0u, klap::host_prepare(s, klap::host_warps(n, 256))>>>",
+                    t + "<int><<<n, 256, klap::host_smem(" + t + "<int>, 1024), klap::host_prepare(0, klap::host_warps(n, 256))>>>",
+                    t + "<<<n, 256, 1024, klap::host_prepare(0, klap::host_warps(n, 256))>>>");
+            assertEquals(1, r.text().split("bytes\\(n\\)", -1).length - 1, "the size is evaluated once: " + r.text());
+        }
+    }
+
+    /**
+     * Launch bounds: a kernel whose code klap changes (a parent in place, a parent through the
+     * {@code __device__} function it calls, a variant, a twin) gets {@code __launch_bounds__(1024)}
+     * where the program gave none, so that klap's registers never make a block size the original
+     * ran with fail to launch; bounds of the program's own (on any declaration, or
+     * {@code __maxnreg__}) stay the only ones, and a kernel whose {@code __global__} is written in
+     * a macro gets none; a kernel klap does not change, and the as-written original of a kernel
+     * with a twin, get none.
+     */
+    @Test
+    void changedKernelsGetLaunchBoundsUnlessTheProgramGaveSome() {
+        String src = """
+                #define KERNEL __global__
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __device__ void helper(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                __global__ void parent(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                __global__ void viaHelper(int* p) { helper(p); }
+                __global__ __launch_bounds__(256) void bounded(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
+                __global__ __maxnreg__(40) void limited(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
+                __global__ __launch_bounds__(128, 2) void declared(int* p);
+                __global__ void declared(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
+                KERNEL void hidden(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
+                __global__ void flat(int* p) { p[0] = 2; }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(src, g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            String t = r.text();
+            String b = "__global__ __launch_bounds__(1024) void ";
+            assertTrue(t.contains(b + "child_klap_"), g + ": the variant is bounded\n" + t);
+            assertTrue(t.contains("__global__ void child(int* p)"), g + ": the child as written is not");
+            assertTrue(t.contains("__global__ void flat("), g + ": a kernel klap does not change is not");
+            assertTrue(t.contains("__global__ __launch_bounds__(256) void bounded(") && !t.contains("__launch_bounds__(1024) __launch_bounds__"),
+                    g + ": the program's bounds stay\n" + t);
+            assertTrue(t.contains("__global__ __maxnreg__(40) void limited(") && t.contains("KERNEL void hidden("), g + "\n" + t);
+            assertFalse(t.contains(b + "declared(") || t.contains(b + "bounded") || t.contains(b + "limited"), g + "\n" + t);
+            if (g == Granularity.KERNEL) {
+                assertTrue(t.contains(b + "parent_klap_grid(") && t.contains("__global__ void parent(int* p) {"),
+                        "the twin is bounded, the original stays as written\n" + t);
+            } else {
+                assertTrue(t.contains(b + "parent(int* p) {") && t.contains(b + "viaHelper(int* p) {"), g + "\n" + t);
+            }
         }
     }
 
@@ -174,10 +263,10 @@ class AggregationPassTest {
         var r = Check.run(code, Granularity.BLOCK);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         inOrder(r.text(),
-                "__global__ void build_klap_agg_uu(", ";",           // prototype before the original
-                "__global__ void build(int* out, int depth) {", "klap::agg_begin<klap_args_build>",
+                "__global__ __launch_bounds__(1024) void build_klap_agg_uu(", ";",           // prototype before the original
+                "__global__ __launch_bounds__(1024) void build(int* out, int depth) {", "klap::agg_begin<klap_args_build>",
                 "build_klap_agg_uu<<<", "out[blockIdx.x] = depth;",
-                "__global__ void build_klap_agg_uu(", "klap::block_group::virtual_block(klap_v)",
+                "__global__ __launch_bounds__(1024) void build_klap_agg_uu(", "klap::block_group::virtual_block(klap_v)",
                 "const uint3 threadIdx = klap_v.threadIdx;", "threadIdx.x < 4", "dim3(blockDim.x)", "build_klap_agg_uu<<<",
                 "out[blockIdx.x] = depth;",
                 "build<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>");
@@ -300,7 +389,7 @@ class AggregationPassTest {
         var r = Check.run(code, Granularity.BLOCK);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         inOrder(r.text(), "template <typename T, int N>\nstruct klap_args_fill {",
-                "template <typename T, int N>\n__global__ void fill_klap_agg_uv(const klap::launch_cfg* klap_cfg, "
+                "template <typename T, int N>\n__global__ __launch_bounds__(1024) void fill_klap_agg_uv(const klap::launch_cfg* klap_cfg, "
                         + "unsigned klap_n, const klap_args_fill<T, N>* klap_args, T* p);",
                 "klap::agg_begin<klap_args_fill<float, 4>>", "fill_klap_agg_uv<float, 4><<<");
     }

@@ -762,11 +762,11 @@ class CorrectnessRulesTest {
         assertEquals(1, r.sites(), r.diagnostics().toString());
         // nvcc: "redefinition of default argument" when a definition repeats its prototype's defaults
         String variant = g == Granularity.KERNEL ? "child_klap_kagg" : "child_klap_agg";
-        inOrder(r.text(), "template <typename T, int N = 4>{{\\s*}}__global__ void " + variant,
-                "template <typename T, int N>{{\\s*}}__global__ void " + variant);
+        inOrder(r.text(), "template <typename T, int N = 4>{{\\s*}}__global__ __launch_bounds__(1024) void " + variant,
+                "template <typename T, int N>{{\\s*}}__global__ __launch_bounds__(1024) void " + variant);
         if (g == Granularity.KERNEL) {
-            inOrder(r.text(), "template <typename T = float>{{\\s*}}__global__ void parent_klap_grid(",
-                    "template <typename T>{{\\s*}}__global__ void parent_klap_grid(");
+            inOrder(r.text(), "template <typename T = float>{{\\s*}}__global__ __launch_bounds__(1024) void parent_klap_grid(",
+                    "template <typename T>{{\\s*}}__global__ __launch_bounds__(1024) void parent_klap_grid(");
         }
     }
 

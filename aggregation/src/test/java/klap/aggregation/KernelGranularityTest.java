@@ -18,19 +18,19 @@ class KernelGranularityTest {
         var r = Check.run(AggregationPassTest.BFS, Granularity.KERNEL);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         inOrder(r.text(),
-                "__global__ void child_klap_kagg_uuvvu(const klap::ksite* klap_site, int* level, const int* adj, int next);",
-                "__global__ void child_klap_kagg_uuvvu(const klap::ksite* klap_site, int* level, const int* adj, int next) {",
+                "__global__ __launch_bounds__(1024) void child_klap_kagg_uuvvu(const klap::ksite* klap_site, int* level, const int* adj, int next);",
+                "__global__ __launch_bounds__(1024) void child_klap_kagg_uuvvu(const klap::ksite* klap_site, int* level, const int* adj, int next) {",
                 "const klap_args_child* klap_a;", "if (!klap::kchild_enter(klap_site, klap_v, klap_a)) return;",
                 "int start = klap_a->start;", "int count = klap_a->count;",
                 // the records are copied: the pool memory is released before the body runs
                 "klap::kchild_release(klap_site);",
                 "const uint3 threadIdx = klap_v.threadIdx;", "blockIdx.x * blockDim.x + threadIdx.x",
                 // the parent keeps its name and signature, as written, for code klap does not see ...
-                "__global__ void parent_klap_grid(int* level, const int* off, const int* adj, int n, int cur, klap::kstate* klap_ks);",
+                "__global__ __launch_bounds__(1024) void parent_klap_grid(int* level, const int* off, const int* adj, int n, int cur, klap::kstate* klap_ks);",
                 "__global__ void parent(int* level, const int* off, const int* adj, int n, int cur) {",
                 "child<<<(count + 31) / 32, 32>>>(level, adj, off[v], count, cur + 1);",
                 // ... and its twin gets the state parameter; its body runs in a lambda, returns come back to the epilogue
-                "__global__ void parent_klap_grid(int* level, const int* off, const int* adj, int n, int cur, klap::kstate* klap_ks)",
+                "__global__ __launch_bounds__(1024) void parent_klap_grid(int* level, const int* off, const int* adj, int n, int cur, klap::kstate* klap_ks)",
                 "{ [&]() {",
                 "if (v >= n) return;",
                 "klap::krecord<klap_args_child>(klap_ks, 0u, dim3((count + 31) / 32), dim3(32), 0u, (cudaStream_t)0, "
@@ -115,15 +115,15 @@ class KernelGranularityTest {
         inOrder(r.text(),
                 // the recursive launch's arguments are never scalarized: in the aggregated variant one grid holds
                 // the virtual grids of many records, whose 'depth' differ (first GPU run, issue 10)
-                "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
-                "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks);",
+                "__global__ __launch_bounds__(1024) void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
+                "__global__ __launch_bounds__(1024) void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks);",
                 "__global__ void build(int* out, int depth);",   // the user's prototype, unchanged
                 "__global__ void build(int* out, int depth) {",
-                "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks)", "{ [&]() {",
+                "__global__ __launch_bounds__(1024) void build_klap_grid(int* out, int depth, klap::kstate* klap_ks)", "{ [&]() {",
                 "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); build_klap_kagg_vv<<<",
                 "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
-                "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
+                "__global__ __launch_bounds__(1024) void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
                 "klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite)", "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
     }
 
@@ -191,7 +191,7 @@ class KernelGranularityTest {
         var r = Check.run(code, Granularity.KERNEL);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         inOrder(r.text(), "__global__ void parent(int* p) { child<<<1, 1>>>(p); }",
-                "__global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)",
+                "__global__ __launch_bounds__(1024) void parent_klap_grid(int* p, klap::kstate* klap_ks)",
                 "parent<<<1, 1>>>(p);",
                 "(cudaFuncSetCacheConfig(parent_klap_grid, cudaFuncCachePreferL1), cudaFuncSetCacheConfig(parent, "
                         + "cudaFuncCachePreferL1));",

@@ -174,7 +174,7 @@ class ConstructsTableTest {
         String k = out.get("kernel");
         // the kernel keeps its signature; its kernel-granularity twin gets the state parameter
         assertTrue(k.contains("__global__ void parent(int* p) {"), k);
-        assertTrue(k.contains("__global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)\n"), k);
+        assertTrue(k.contains("__global__ __launch_bounds__(1024) void parent_klap_grid(int* p, klap::kstate* klap_ks)\n"), k);
         // with the launch as written, for when klap's pool has no room for the record (issue 11)
         assertTrue(k.contains("klap::krecord<klap_args_child>(klap_ks, 0u, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
                 + "klap_args_child(p + 32 * threadIdx.x), [&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, "
@@ -237,7 +237,7 @@ class ConstructsTableTest {
         warpFallback("devfn.cu", src, 2, 34, ALL);
         Outcome k = klap("kernel", "devfn.cu", src);
         assertTrue(k.run().err().contains("aggregated per warp, not per kernel"), k.run().err());
-        assertTrue(k.output().contains("__global__ void parent(int* p) {"), "no state parameter without a kernel-wide site");
+        assertTrue(k.output().contains("__global__ __launch_bounds__(1024) void parent(int* p) {"), "no state parameter without a kernel-wide site");
     }
 
     @Test
@@ -339,7 +339,7 @@ class ConstructsTableTest {
                 int main() { parent<2><<<1, 32>>>(0); return 0; }
                 """, ALL);
         String k = out.get("kernel");
-        assertTrue(k.contains("template <int N>\n __global__ void parent_klap_grid(int* p, klap::kstate* klap_ks)"), k);
+        assertTrue(k.contains("template <int N>\n __global__ __launch_bounds__(1024) void parent_klap_grid(int* p, klap::kstate* klap_ks)"), k);
         assertTrue(k.contains("parent_klap_grid<2><<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
     }
 
@@ -697,7 +697,7 @@ class ConstructsTableTest {
         String k = outs.get("kernel");
         // a kernel launched from a kernel: no argument of its own kernel-wide launches is scalarized (in its
         // aggregated variant one grid holds the virtual grids of many records)
-        assertTrue(k.contains("__global__ void node_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {")
+        assertTrue(k.contains("__global__ __launch_bounds__(1024) void node_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {")
                 && k.contains("klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); node_klap_kagg_vv<<<"), k);
     }
 
@@ -924,9 +924,9 @@ class ConstructsTableTest {
                 """, ALL);
         String k = outs.get("kernel");
         for (String s : new String[] {
-            "__global__ void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
+            "__global__ __launch_bounds__(1024) void build_klap_grid(int* out, int depth, klap::kstate* klap_ks);",
             "__global__ void build(int* out, int depth);",
-            "__global__ void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
+            "__global__ __launch_bounds__(1024) void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
             "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); build_klap_kagg_vv<<<",
             "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
