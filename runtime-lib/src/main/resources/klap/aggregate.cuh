@@ -138,8 +138,9 @@ struct agg_site {
   // launch with blocks and threads makes it itself, e = direct(grid, block, smem, stream, args),
   // where the aggregated launch would have been, so each thread's launches keep their order, and
   // check_launch(e, ...). `direct` launches the ORIGINAL child kernel with the record's fields.
-  // Errors: total > 2^31-1 blocks (gridDim.x limit) -> fail(); a failed launch -> fail() (through
-  // check_launch).
+  // More than 2^31-1 blocks in all (the gridDim.x limit; each child alone is within it): every
+  // thread launches its own child as written instead, there (direct), and the slots go back.
+  // Errors: a failed launch -> fail() (through check_launch).
   template <class G, class F, class D>
   __device__ void flush(const G& g, F&& launch, D&& direct) {
     if (cfg == nullptr) {
@@ -174,10 +175,23 @@ struct agg_site {
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
       return;
     }
+    if (total.blocks > 0x7FFFFFFFull) {
+      // more blocks than one grid may have (gridDim.x): each child is valid on its own, so every
+      // thread launches its own as written, here, where the aggregated launch would have been (its
+      // launches keep their order); the slots go back once every thread has copied its own
+      if (on) {
+        ::new (static_cast<void*>(&own)) launch_cfg(c);
+        ::new (static_cast<void*>(own_args)) Args(args[me]);
+      }
+      g.sync();
+      if (me == 0u) pool_free(cfg);
+      if (on)
+        check_launch(direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args)),
+                     "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
+      if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
+      return;
+    }
     if (total.launcher == static_cast<int>(me)) {
-      if (total.blocks > 0x7FFFFFFFull)
-        fail("aggregated grid has more than 2^31-1 blocks; use a finer aggregation granularity",
-             "klap::agg_site::flush");
       // every block of the child gives one back when it has read its slot (child_release); a
       // child in the tail-launch stream starts only after this grid, so it takes no budget place
       pool_hdr* h = reinterpret_cast<pool_hdr*>(cfg) - 1;

@@ -178,6 +178,13 @@ static_assert(pool_segment_bytes >= 1024ull && pool_segment_bytes <= (16ull << 2
               "klap: KLAP_POOL_SEGMENT_BYTES must be between 1 KiB and 16 MiB");
 static_assert(pool_segments >= 1ull && pool_segments < (1ull << 31),
               "klap: KLAP_POOL_SIZE_BYTES must hold at least one segment (KLAP_POOL_SEGMENT_BYTES) and fewer than 2^31");
+// The pool is a static __device__ array whose host shadow lands in .bss: from 2 GiB on the host
+// link fails ("failed to convert GOTPCREL relocation", nvcc 13, found by review 2026-11-27).
+static_assert(static_cast<unsigned long long>(KLAP_POOL_SIZE_BYTES) < (2ull << 30),
+              "klap: KLAP_POOL_SIZE_BYTES must be below 2 GiB (the static pool does not link beyond); use a "
+              "finer --granularity for fewer records at once");
+static_assert(KLAP_PENDING_BUDGET_PERCENT >= 1 && KLAP_PENDING_BUDGET_PERCENT <= 100,
+              "klap: KLAP_PENDING_BUDGET_PERCENT must be between 1 and 100");
 
 // The device state of the program's pool. Zero-initialized: every segment empty. The buffer itself
 // is pool_bytes().

@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,8 +37,13 @@ public final class RuntimeHeaders {
   }
 
   /**
-   * Writes every header to {@code dir/klap/<name>}, creating directories and overwriting existing
-   * files, so that {@code -I dir} makes {@code #include "klap/klap.cuh"} resolve.
+   * Writes every header to {@code dir/klap/<name>}, creating directories and replacing existing
+   * files, so that {@code -I dir} makes {@code #include "klap/klap.cuh"} resolve. Safe while other
+   * processes read or write the same directory (parallel builds, {@code make -j}: several klap runs
+   * with one output directory, and nvcc reading the headers meanwhile): a header that already has
+   * the right content is left alone, and one that has not is written to a temporary file in the
+   * same directory and moved over it atomically, so a reader sees the old file or the new one,
+   * never a partial one (found by review, 2026-11-27: nvcc saw a half-written pool_state.cuh).
    *
    * @throws UncheckedIOException if a header cannot be read or written
    */
@@ -45,7 +52,27 @@ public final class RuntimeHeaders {
     try {
       Files.createDirectories(out);
       for (String name : names()) {
-        Files.write(out.resolve(name), read(DIR + name));
+        byte[] content = read(DIR + name);
+        Path target = out.resolve(name);
+        if (Files.isRegularFile(target) && java.util.Arrays.equals(Files.readAllBytes(target), content)) {
+          continue;
+        }
+        Path tmp = Files.createTempFile(out, "." + name + ".", ".tmp");
+        try {
+          Files.write(tmp, content);
+          try {  // a temporary file is private (rw-------); a header is read by every user, like a written one
+            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+          } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: its default permissions
+          }
+          try {
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+          } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+          }
+        } finally {
+          Files.deleteIfExists(tmp);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the klap runtime headers to " + out, e);

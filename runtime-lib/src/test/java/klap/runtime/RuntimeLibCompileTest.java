@@ -136,4 +136,42 @@ class RuntimeLibCompileTest {
       assertEquals(Files.readString(HEADERS.resolve("klap").resolve(name)), Files.readString(written), name);
     }
   }
+
+  /**
+   * Parallel builds write the headers into one directory while nvcc reads them: a header with the
+   * right content is left alone (same file, same modification time), a stale one is replaced by a
+   * move (no partial file is ever visible), no temporary file stays, and the headers are readable
+   * by every user. Eight writers at once end with every header complete.
+   */
+  @Test
+  void writeToLeavesCurrentHeadersAloneAndReplacesOthersWhole() throws Exception {
+    Path dir = Files.createTempDirectory("klap-headers");
+    RuntimeHeaders.writeTo(dir);
+    Path klap = dir.resolve("klap");
+    Path pool = klap.resolve("pool.cuh");
+    Path state = klap.resolve("pool_state.cuh");
+    java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(1_000_000L);
+    Files.setLastModifiedTime(pool, old);
+    Object key = Files.readAttributes(pool, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+    Files.writeString(state, "#error stale");
+    java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(8);
+    List<java.util.concurrent.Future<?>> fs = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      fs.add(ex.submit(() -> RuntimeHeaders.writeTo(dir)));
+    }
+    for (java.util.concurrent.Future<?> f : fs) {
+      f.get();
+    }
+    ex.shutdown();
+    assertEquals(old, Files.getLastModifiedTime(pool), "an up-to-date header is not rewritten");
+    assertEquals(key, Files.readAttributes(pool, java.nio.file.attribute.BasicFileAttributes.class).fileKey());
+    assertEquals(Files.readString(HEADERS.resolve("klap").resolve("pool_state.cuh")), Files.readString(state));
+    try (Stream<Path> s = Files.list(klap)) {
+      assertEquals(RuntimeHeaders.names().stream().sorted().toList(),
+          s.map(p -> p.getFileName().toString()).sorted().toList(), "no temporary file is left");
+    }
+    if (Files.getFileAttributeView(state, java.nio.file.attribute.PosixFileAttributeView.class) != null) {
+      assertTrue(Files.getPosixFilePermissions(state).contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ));
+    }
+  }
 }
