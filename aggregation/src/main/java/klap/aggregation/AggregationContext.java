@@ -259,6 +259,18 @@ final class AggregationContext {
         diags.add(Diagnostic.at(Severity.WARNING, src, offset, msg, id));
     }
 
+    /**
+     * Withdraws the warnings and notes with one of {@code ids} located in {@code r} (reported for a
+     * launch that is then left as written after all).
+     */
+    void withdraw(klap.model.SourceRange r, java.util.Set<String> ids) {
+        int fromLine = src.line(r.offset()), fromCol = src.column(r.offset());
+        int toLine = src.line(r.end()), toCol = src.column(r.end());
+        diags.removeIf(d -> d.severity() != Severity.ERROR && ids.contains(d.id())
+                && (d.line() > fromLine || d.line() == fromLine && d.column() >= fromCol)
+                && (d.line() < toLine || d.line() == toLine && d.column() < toCol));
+    }
+
     /** Reports a note at {@code offset} of the unit, with id {@code klap-<id>}. */
     void note(int offset, String msg, String id) {
         diags.add(Diagnostic.at(Severity.NOTE, src, offset, msg, id));

@@ -84,6 +84,10 @@ final class SitePlanner {
     private final MallocAggregation mallocs;
     private final List<SitePlan> sites = new ArrayList<>();
     private final Set<Expr.Launch> unaggregated = new HashSet<>();
+    /** for each planned site, the launches (itself included) whose stream reads a variable its stream reads */
+    private final Map<Expr.Launch, List<Expr.Launch>> sameStreamLaunches = new java.util.IdentityHashMap<>();
+    /** for a planned site whose stream the program relies on ({@link #orderedStreamUse}), how */
+    private final Map<Expr.Launch, String> orderedUses = new java.util.IdentityHashMap<>();
 
     /** @param mallocs receives the device cudaMalloc/cudaFree calls found on the way */
     SitePlanner(AggregationContext ctx, MallocAggregation mallocs) {
@@ -229,6 +233,13 @@ final class SitePlanner {
         } else if (noTwin != null) {
             gridWide = false;
             inPlace = noTwin;
+        } else if (gridWide && constexprBranch(f, es) != null) {
+            // klap::kfinish, after the body, would name the child's variant for the template arguments
+            // the branch discards (review 2026-11-27: a zero-sized array, endless recursion)
+            gridWide = false;
+            inPlace = "it is in an 'if constexpr' branch (line " + ctx.src.line(constexprIf(f, es).range().offset())
+                    + "), and the grid's end (klap::kfinish) would instantiate it also for the template arguments "
+                    + "that the branch discards";
         }
         if (streamMayVaryIntoTail(f, es, l, gridWide, inPlace != null)) {
             // the aggregated launch would go into one stream for all: the NULL stream, or the first
@@ -239,7 +250,23 @@ final class SitePlanner {
                     + "aggregated", "stream-may-be-tail");
             return;
         }
+        List<Expr.Launch> sameStream = new ArrayList<>();
+        String ordered = orderedStreamUse(f, l, sameStream);
+        if (ordered != null && mayGoToNullStream(f, es, l, gridWide)) {
+            // the aggregated launch would go into the block's NULL stream: what the program orders with
+            // this launch through its stream (an event recorded into it, a copy into it, a launch left as
+            // written into it) would no longer be ordered with it (review 2026-11-27)
+            ctx.warn(l.range().offset(), "the stream of this launch differs between threads (or rounds), so its "
+                    + "aggregated launch would go into the launching block's NULL stream; but " + ordered
+                    + ", which would then no longer be ordered with this launch; the launch is left as written, "
+                    + "not aggregated", "stream-ordered-use");
+            return;
+        }
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
+        sameStreamLaunches.put(l, sameStream);
+        if (ordered != null) {
+            orderedUses.put(l, ordered);
+        }
         unaggregated.remove(l);
         sites.add(plan);
     }
@@ -485,6 +512,14 @@ final class SitePlanner {
                                String inPlace) {
         Uniformity u = ctx.uni(f);
         Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
+        Stmt branch = constexprBranch(f, es);
+        if (p instanceof Convergence.Placement.Deferred d && branch != null && !regionInside(f, d.region(), branch)) {
+            // the collective around the region would name the child's variant outside the branch, also for
+            // the template arguments that the branch discards
+            p = new Convergence.Placement.Immediate("it is in an 'if constexpr' branch (line "
+                    + ctx.src.line(constexprIf(f, es).range().offset()) + ") and its region extends past the "
+                    + "branch, whose end would instantiate it also for the template arguments that the branch discards");
+        }
         if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(f, es, d.region())) {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
@@ -1091,7 +1126,26 @@ final class SitePlanner {
      * @return the final plans
      */
     SitePlans keepLaunchOrder() {
+        revertMixedStreams();
         oneRegionPerAnchor();
+        do {
+            keepLaunchOrderOnce();
+        } while (revertMixedStreams()); // a launch made in place may change its stream; one reverted goes out at once
+        Set<FunctionDef> tailFallback = tailFallbackKernels();
+        Set<FunctionDef> noted = new HashSet<>();
+        for (SitePlan s : sites) {
+            if (s.gridWide() && !tailFallback.contains(s.fn()) && noted.add(s.fn())) {
+                ctx.note(s.launch().range().offset(), "if klap's pool has no room for the records of kernel '"
+                        + s.fn().name() + "', klap reports it and stops the program: its launches cannot go out as "
+                        + "written instead, because it may make tail launches (a stream argument other than 0 or "
+                        + "cudaStreamFireAndForget); raise --pool-size if that happens", "kernel-no-fallback");
+            }
+        }
+        return new SitePlans(sites, unaggregated.size(), tailFallback);
+    }
+
+    /** One pass of {@link #keepLaunchOrder}: repeated until no site changes. */
+    private void keepLaunchOrderOnce() {
         Map<Integer, SitePlan> byOffset = new HashMap<>();
         for (SitePlan s : sites) {
             byOffset.put(s.launch().range().offset(), s);
@@ -1130,17 +1184,6 @@ final class SitePlanner {
                 changed = true;
             }
         }
-        Set<FunctionDef> tailFallback = tailFallbackKernels();
-        Set<FunctionDef> noted = new HashSet<>();
-        for (SitePlan s : sites) {
-            if (s.gridWide() && !tailFallback.contains(s.fn()) && noted.add(s.fn())) {
-                ctx.note(s.launch().range().offset(), "if klap's pool has no room for the records of kernel '"
-                        + s.fn().name() + "', klap reports it and stops the program: its launches cannot go out as "
-                        + "written instead, because it may make tail launches (a stream argument other than 0 or "
-                        + "cudaStreamFireAndForget); raise --pool-size if that happens", "kernel-no-fallback");
-            }
-        }
-        return new SitePlans(sites, unaggregated.size(), tailFallback);
     }
 
     /**
@@ -1232,9 +1275,19 @@ final class SitePlanner {
                             continue;
                         }
                         decls[0]++;
+                        // cudaStream_t s1, s2;: the type is written before the first declarator, and each later
+                        // one follows a comma with nothing of its own before its name (no *, &, ( )
+                        VarDecl first = d.vars().get(0);
                         String type = ctx.slice(new SourceRange(d.range().offset(),
-                                v.nameRange().offset() - d.range().offset())).replaceAll("\\s+", "");
-                        ok[0] &= d.vars().size() == 1 && type.equals("cudaStream_t") && !v.reference() && !v.array()
+                                first.nameRange().offset() - d.range().offset())).replaceAll("\\s+", "");
+                        int at = d.vars().indexOf(v);
+                        if (at > 0) {
+                            VarDecl prev = d.vars().get(at - 1);
+                            String between = ctx.slice(new SourceRange(prev.nameRange().end(),
+                                    v.nameRange().offset() - prev.nameRange().end()));
+                            ok[0] &= between.contains(",") && between.substring(between.lastIndexOf(',') + 1).isBlank();
+                        }
+                        ok[0] &= type.equals("cudaStream_t") && !v.reference() && !v.array()
                                 && !v.isStatic() && !v.shared() && (v.init() == null
                                         || NOT_TAIL.contains(streamText(v.init())));
                     }
@@ -1336,6 +1389,397 @@ final class SitePlanner {
                 }
             }
             return off;
+        }
+        return null;
+    }
+
+    // ---- if constexpr (review 2026-11-27) ----
+
+    private static final Pattern CONSTEXPR_IF = Pattern.compile("if\\s*constexpr\\b");
+
+    /** @return true if {@code i} is written {@code if constexpr} (the model does not record it: read from the text) */
+    private boolean isConstexpr(Stmt.If i) {
+        return CONSTEXPR_IF.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(i.range()))).lookingAt();
+    }
+
+    /**
+     * @return the innermost branch (the then or else statement) of an {@code if constexpr} of {@code f}
+     *         that holds {@code s}, or null. A template instantiation that discards the branch does not
+     *         instantiate what is in it; klap's code for the site must then stay in the branch too.
+     */
+    private Stmt constexprBranch(FunctionDef f, Stmt s) {
+        Trees t = ctx.uni(f).trees();
+        Stmt below = s;
+        for (Stmt p = t.parent(s); p != null; below = p, p = t.parent(p)) {
+            if (p instanceof Stmt.If i && (i.then() == below || i.otherwise() == below) && isConstexpr(i)) {
+                return below;
+            }
+        }
+        return null;
+    }
+
+    /** @return the {@code if constexpr} whose branch {@link #constexprBranch} returns for {@code s} */
+    private Stmt.If constexprIf(FunctionDef f, Stmt s) {
+        return (Stmt.If) ctx.uni(f).trees().parent(constexprBranch(f, s));
+    }
+
+    /** @return true if region {@code r} (its collective included) lies inside statement {@code branch} */
+    private boolean regionInside(FunctionDef f, Convergence.Region r, Stmt branch) {
+        Trees t = ctx.uni(f).trees();
+        return t.isAncestorOrSelf(branch, r.anchor()) && (r.guardBlock() == null || t.isAncestorOrSelf(branch, r.guardBlock()));
+    }
+
+    // ---- streams whose order the program relies on (review 2026-11-27) ----
+
+    /**
+     * @return true if the aggregated form of launch {@code l} may go into the block's NULL stream
+     *         instead of its own (an over-approximation of what {@link #groupPlan}, {@link #gridPlan}
+     *         and the later in-place fallbacks decide): its stream is not a constant and differs
+     *         between threads, between iterations of a loop around it, or, grid-wide, between the
+     *         blocks, rounds or parent grids that one aggregated launch merges
+     */
+    private boolean mayGoToNullStream(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, boolean gridWide) {
+        Expr st = l.stream();
+        if (st == null || NOT_TAIL.contains(streamText(st)) || tailLaunchStream(st)) {
+            return false;
+        }
+        Uniformity u = ctx.uni(f);
+        if (!u.isUniform(st) || !u.isUniformAcrossIterations(st, es)) {
+            return true;
+        }
+        return gridWide && (!ctx.gridUni(f).isUniform(st) || u.trees().outermostLoopOrGotoLoop(es) != null
+                || launchedFromKernel(f));
+    }
+
+    /** Where a variable that holds a launch's stream is read, found by {@link #orderedStreamUse}. */
+    private final class StreamUses {
+        /** the variables followed, per function (a parameter of a __device__ function leads to its callers) */
+        final Map<FunctionDef, Set<String>> names = new java.util.LinkedHashMap<>();
+        /** the global variables followed (in every function of the unit) */
+        final Set<String> globals = new HashSet<>();
+        /** the call arguments that pass a followed variable to the parameter followed in the callee */
+        final Set<Expr> passed = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        final Set<Expr.Launch> launches = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        /** the first use whose order with the launch depends on its stream, as a phrase, or null */
+        String found;
+        FunctionDef fn;
+
+        boolean ours(Expr.Name n) {
+            return n.kind() == Expr.NameKind.GLOBAL ? globals.contains(n.name())
+                    : (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM)
+                    && names.getOrDefault(fn, Set.of()).contains(n.name());
+        }
+
+        void report(Expr at, String what) {
+            if (found == null) {
+                found = what + " (line " + ctx.src.line(at.range().offset()) + ")";
+            }
+        }
+
+        /** @return true if {@code e} reads a followed variable */
+        boolean mentions(Expr e) {
+            boolean[] r = {false};
+            Trees.walk(e, x -> r[0] |= x instanceof Expr.Name n && ours(n));
+            return r[0];
+        }
+
+        /** an expression evaluated for its value: a followed variable read here is a use that may depend on the order */
+        void value(Expr e, String call) {
+            if (e == null || passed.contains(e)) {
+                return;
+            }
+            if (e instanceof Expr.Name n) {
+                if (ours(n)) {
+                    report(n, call != null ? "it is passed to '" + call + "'" : "it is read as '" + n.name() + "'");
+                }
+                return;
+            }
+            if (e instanceof Expr.Lambda lam) {
+                body(lam.body());
+                return;
+            }
+            if (e instanceof Expr.Launch l) {
+                for (Expr c : l.children()) {
+                    if (c == l.stream()) {
+                        if (mentions(c)) {
+                            launches.add(l);
+                        }
+                        stream(c);
+                    } else {
+                        value(c, null);
+                    }
+                }
+                return;
+            }
+            if (e instanceof Expr.Call c && c.calleeName() != null) {
+                String callee = AggregationContext.simpleName(c.calleeName());
+                if (STREAM_CREATE.contains(callee) && !c.args().isEmpty() && c.args().get(0) instanceof Expr.Unary a
+                        && a.op().equals("&")) {
+                    target(a.operand());
+                    c.args().stream().skip(1).forEach(x -> value(x, callee));
+                    return;
+                }
+                if (callee.equals("cudaStreamDestroy") && c.args().size() == 1) {
+                    target(c.args().get(0));
+                    return;
+                }
+                value(c.callee(), null);
+                c.args().forEach(x -> value(x, callee));
+                return;
+            }
+            if (e instanceof Expr.Binary b && b.op().equals("=") && mentions(b.lhs())) {
+                target(b.lhs());
+                alias(b.rhs());
+                return;
+            }
+            for (Expr c : e.children()) {
+                value(c, e instanceof Expr.Call cc ? AggregationContext.calleeSimpleName(cc) : call);
+            }
+        }
+
+        /** a launch's stream: the variable it names is the launch's own use */
+        void stream(Expr e) {
+            if (e instanceof Expr.Conditional c) {
+                value(c.cond(), null);
+                stream(c.then());
+                stream(c.otherwise());
+            } else {
+                target(e);
+            }
+        }
+
+        /** an lvalue named as a whole (created, destroyed, assigned, launched into): only its subscripts are read */
+        void target(Expr e) {
+            if (e instanceof Expr.Name) {
+                return;
+            }
+            if (e instanceof Expr.Subscript sub) {
+                target(sub.array());
+                value(sub.index(), null);
+            } else if (e instanceof Expr.Member m && !m.arrow()) {
+                target(m.owner());
+            } else if (e instanceof Expr.Cast c) {
+                target(c.operand());
+            } else if (e instanceof Expr.Unary u && (u.op().equals("()") || u.op().equals("*"))) {
+                target(u.operand());
+            } else {
+                value(e, null);
+            }
+        }
+
+        /**
+         * The value a followed variable is assigned or initialized with, or a launch's stream: the
+         * variables it is read from ({@code s}, {@code a} of {@code a[i]}, both of {@code c ? s : t},
+         * not {@code i} or {@code c}) are followed too.
+         */
+        void alias(Expr e) {
+            Expr x = e;
+            while (true) {
+                if (x instanceof Expr.Subscript sub) {
+                    x = sub.array();
+                } else if (x instanceof Expr.Member m && !m.arrow()) {
+                    x = m.owner();
+                } else if (x instanceof Expr.Cast c) {
+                    x = c.operand();
+                } else if (x instanceof Expr.Unary u && (u.op().equals("()") || u.op().equals("*"))) {
+                    x = u.operand();
+                } else {
+                    break;
+                }
+            }
+            if (x instanceof Expr.Conditional c) {
+                value(c.cond(), null);
+                alias(c.then());
+                alias(c.otherwise());
+                return;
+            }
+            if (x instanceof Expr.Name n && !ours(n)) {
+                if (n.kind() == Expr.NameKind.GLOBAL) {
+                    globals.add(n.name());
+                } else if (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM) {
+                    names.computeIfAbsent(fn, k -> new HashSet<>()).add(n.name());
+                }
+            }
+            stream(e);
+        }
+
+        void body(Stmt b) {
+            Trees.walkStmts(b, st -> {
+                if (st instanceof Stmt.Decl d) {
+                    for (VarDecl v : d.vars()) {
+                        if (v.init() != null && names.getOrDefault(fn, Set.of()).contains(v.name())) {
+                            alias(v.init());
+                        } else {
+                            value(v.init(), null);
+                        }
+                    }
+                } else {
+                    for (Expr e : Trees.ownExprs(st)) {
+                        value(e, null);
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * @return a phrase saying how the program relies on launch {@code l} being in its stream, or null:
+     *         a variable the stream is read from (a local, a parameter, a global, an element of one) is
+     *         used otherwise than created ({@code cudaStreamCreate*(&s, ...)}), destroyed
+     *         ({@code cudaStreamDestroy(s)}), assigned, or launched into: passed to
+     *         {@code cudaEventRecord}, {@code cudaStreamWaitEvent}, {@code cudaMemcpyAsync},
+     *         {@code cudaStreamQuery}, a function, copied. A parameter of a {@code __device__} function is
+     *         followed into its callers (the argument passed to it). A stream klap cannot follow (read from
+     *         a call) counts as used. Fills {@code sameStream} with the launches into the same stream,
+     *         {@code l} included, whose plans {@link #revertMixedStreams} compares.
+     */
+    private String orderedStreamUse(FunctionDef f, Expr.Launch l, List<Expr.Launch> sameStream) {
+        if (l.stream() == null || NOT_TAIL.contains(streamText(l.stream())) || tailLaunchStream(l.stream())) {
+            return null;
+        }
+        boolean[] call = {false};
+        Trees.walk(l.stream(), e -> call[0] |= e instanceof Expr.Call || e instanceof Expr.Other
+                || e instanceof Expr.Member m && m.arrow());
+        if (call[0]) {
+            return "its stream is read through a call or a pointer, whose other uses klap cannot follow";
+        }
+        StreamUses u = new StreamUses();
+        u.fn = f;
+        u.alias(l.stream());
+        u.names.computeIfAbsent(f, k -> new HashSet<>());
+        Map<FunctionDef, Integer> seen = new HashMap<>();
+        int globalsSeen = -1;
+        boolean again = true;
+        while (again && u.found == null) {
+            again = false;
+            for (FunctionDef g : List.copyOf(u.names.keySet())) {
+                int size = u.names.get(g).size();
+                if (seen.getOrDefault(g, -1) == size) {
+                    continue;
+                }
+                seen.put(g, size);
+                again = true;
+                u.fn = g;
+                u.body(g.body());
+                // a parameter of a __device__ function: the callers' arguments are followed in the callers
+                for (int k = 0; k < g.params().size(); k++) {
+                    if (g.kind() == FunctionDef.Kind.KERNEL || !u.names.get(g).contains(g.params().get(k).name())) {
+                        continue;
+                    }
+                    for (FunctionDef h : ctx.unit.functions()) {
+                        if (h.kind() == FunctionDef.Kind.HOST) {
+                            continue;
+                        }
+                        int index = k;
+                        FunctionDef callee = g;
+                        Trees.walkExprsAndLambdas(h.body(), e -> {
+                            if (e instanceof Expr.Call c && g.name().equals(AggregationContext.calleeSimpleName(c))
+                                    && c.args().size() > index) {
+                                Expr a = c.args().get(index);
+                                u.passed.add(a);
+                                u.fn = h;
+                                u.alias(a);
+                                u.fn = callee;
+                            }
+                        });
+                    }
+                }
+            }
+            if (!u.globals.isEmpty() && u.globals.size() != globalsSeen) {
+                globalsSeen = u.globals.size();
+                again = true;
+                for (FunctionDef g : ctx.unit.functions()) {
+                    if (g.kind() != FunctionDef.Kind.HOST) {
+                        u.names.computeIfAbsent(g, k -> new HashSet<>());
+                        seen.remove(g);
+                    }
+                }
+            }
+        }
+        sameStream.addAll(u.launches);
+        if (u.found == null) {
+            for (Expr.Launch o : u.launches) {
+                if (o != l && (o.inMacro() || !hasLaunchSite(o) || refusal(o, ctx.kernel(o.kernelName())) != null)) {
+                    // no site can be planned for it: it goes out as written, into the stream
+                    u.found = "the launch of '" + o.kernelName() + "' (line " + ctx.src.line(o.range().offset())
+                            + ") into the same stream is left as written";
+                    break;
+                }
+            }
+        }
+        return u.found;
+    }
+
+    /** @return true if {@code l} is a launch statement of a kernel or {@code __device__} function (a launch site) */
+    private boolean hasLaunchSite(Expr.Launch l) {
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind() == FunctionDef.Kind.KERNEL || g.kind() == FunctionDef.Kind.DEVICE) {
+                for (Stmt.ExprStmt es : Trees.collect(g.body(), Stmt.ExprStmt.class)) {
+                    if (es.expr() == l) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A site whose aggregated launch goes into the block's NULL stream is left as written after all
+     * when another launch into the same stream keeps that stream: left as written, or aggregated
+     * with its own stream (review 2026-11-27: their order would be lost). Its notes and warnings
+     * from planning are withdrawn, and a warning says why.
+     *
+     * @return true if a site was left as written
+     */
+    private boolean revertMixedStreams() {
+        boolean any = false;
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int i = 0; i < sites.size(); i++) {
+                SitePlan s = sites.get(i);
+                if (!s.streamToNull()) {
+                    continue;
+                }
+                Expr.Launch other = null;
+                for (Expr.Launch o : sameStreamLaunches.getOrDefault(s.launch(), List.of())) {
+                    SitePlan op = o == s.launch() ? s : siteOf(o);
+                    if (op == null || !op.streamToNull()) {
+                        other = o;
+                        break;
+                    }
+                }
+                String why = orderedUses.get(s.launch());
+                if (other == null && why == null) {
+                    continue;
+                }
+                if (why == null) {
+                    why = "the launch of '" + other.kernelName() + "' (line " + ctx.src.line(other.range().offset())
+                            + ") into the same stream " + (unaggregated.contains(other) ? "is left as written"
+                            : "keeps that stream");
+                }
+                Expr.Launch l = s.launch();
+                sites.remove(i);
+                unaggregated.add(l);
+                ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round",
+                        "launch-order"));
+                ctx.warn(l.range().offset(), "the stream of this launch differs between threads (or rounds), so its "
+                        + "aggregated launch would go into the launching block's NULL stream; but " + why
+                        + ", which would then no longer be ordered with this launch; the launch is left as written, "
+                        + "not aggregated", "stream-ordered-use");
+                changed = any = true;
+                break;
+            }
+        }
+        return any;
+    }
+
+    private SitePlan siteOf(Expr.Launch l) {
+        for (SitePlan s : sites) {
+            if (s.launch() == l) {
+                return s;
+            }
         }
         return null;
     }
