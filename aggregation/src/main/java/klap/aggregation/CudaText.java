@@ -175,12 +175,49 @@ final class CudaText {
         return headStart + g.end();
     }
 
+    private static final Pattern BOUNDS = Pattern.compile("(?<![A-Za-z0-9_])(__launch_bounds__|launch_bounds|__maxnreg__|maxnreg)\\b");
+    private static final Pattern DECLARED_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*(<[^;{}()]*>\\s*)?\\(");
+
+    /** the names of the functions whose declaration in the file gives launch bounds or a register limit (computed once) */
+    private java.util.Set<String> boundedNames;
+
     /** @return true if a declaration of {@code f} in the file gives launch bounds or a register limit */
     private boolean boundedByProgram(FunctionDef f) {
-        String code = klap.transform.Lexical.blankCommentsAndLiterals(text);
-        Matcher m = Pattern.compile("(__launch_bounds__|launch_bounds|__maxnreg__|maxnreg)[^;{}]*?(?<![A-Za-z0-9_])"
-                + Pattern.quote(AggregationContext.simpleName(f.name())) + "\\s*(<[^;{}]*>\\s*)?\\(").matcher(code);
-        return m.find();
+        if (boundedNames == null) {
+            // one pass over the file: after each bounds keyword, the declared name is the first identifier,
+            // before the end of the declaration (; { }), that is followed by its parameter list
+            boundedNames = new java.util.HashSet<>();
+            String code = klap.transform.Lexical.blankCommentsAndLiterals(text);
+            Matcher b = BOUNDS.matcher(code);
+            while (b.find()) {
+                int open = code.indexOf('(', b.end());
+                int depth = 0;
+                int i = open;
+                for (; open >= 0 && i < code.length(); i++) { // skip the keyword's own argument list
+                    char ch = code.charAt(i);
+                    if (ch == '(') {
+                        depth++;
+                    } else if (ch == ')' && --depth == 0) {
+                        break;
+                    }
+                }
+                int from = open >= 0 && code.substring(b.end(), open).isBlank() ? i + 1 : b.end();
+                int end = from;
+                while (end < code.length() && ";{}".indexOf(code.charAt(end)) < 0) {
+                    end++;
+                }
+                Matcher n = DECLARED_NAME.matcher(code).region(Math.min(from, end), end);
+                while (n.find()) {
+                    String name = n.group(1);
+                    if (!name.equals("__attribute__") && !name.equals("__launch_bounds__") && !name.equals("__maxnreg__")
+                            && !name.equals("__align__") && !name.equals("__declspec")) {
+                        boundedNames.add(name);
+                        break;
+                    }
+                }
+            }
+        }
+        return boundedNames.contains(AggregationContext.simpleName(f.name()));
     }
 
     /**
