@@ -6,11 +6,9 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -405,34 +403,11 @@ public final class Klap implements Callable<Integer> {
     }
 
     /**
-     * Writes {@code content} to a temporary file in {@code target}'s directory, then renames it over
-     * {@code target}, so that an interrupted run leaves no half-written output. The temporary file
-     * is created like any new file (permissions from the umask, as {@code nvcc -o} would), or
-     * takes the permissions of the file it replaces.
+     * Writes {@code content} (UTF-8) over {@code target} through a temporary file and a rename
+     * ({@link klap.runtime.AtomicFiles#write}), so that an interrupted run leaves no half-written output.
      */
     static void writeAtomically(Path target, String content) throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path tmp = dir.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
-                + Long.toHexString(System.nanoTime()) + ".tmp");
-        try {
-            Files.writeString(tmp, content, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW,
-                    java.nio.file.StandardOpenOption.WRITE);
-            if (Files.exists(target)) {
-                try {
-                    Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(target));
-                } catch (UnsupportedOperationException | IOException e) {
-                    // not a POSIX file system, or not ours to read: keep the default permissions
-                }
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        klap.runtime.AtomicFiles.write(target, content.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Reads the version from the jar manifest. */

@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,9 +39,9 @@ public final class RuntimeHeaders {
    * files, so that {@code -I dir} makes {@code #include "klap/klap.cuh"} resolve. Safe while other
    * processes read or write the same directory (parallel builds, {@code make -j}: several klap runs
    * with one output directory, and nvcc reading the headers meanwhile): a header that already has
-   * the right content is left alone, and one that has not is written to a temporary file in the
-   * same directory and moved over it atomically, so a reader sees the old file or the new one,
-   * never a partial one (found by review, 2026-11-27: nvcc saw a half-written pool_state.cuh).
+   * the right content is left alone, and one that has not is replaced by {@link AtomicFiles#write},
+   * so a reader sees the old file or the new one, never a partial one (found by review,
+   * 2026-11-27: nvcc saw a half-written pool_state.cuh).
    *
    * @throws UncheckedIOException if a header cannot be read or written
    */
@@ -57,22 +55,7 @@ public final class RuntimeHeaders {
         if (Files.isRegularFile(target) && java.util.Arrays.equals(Files.readAllBytes(target), content)) {
           continue;
         }
-        Path tmp = Files.createTempFile(out, "." + name + ".", ".tmp");
-        try {
-          Files.write(tmp, content);
-          try {  // a temporary file is private (rw-------); a header is read by every user, like a written one
-            Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-          } catch (UnsupportedOperationException e) {
-            // not a POSIX file system: its default permissions
-          }
-          try {
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-          } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-          }
-        } finally {
-          Files.deleteIfExists(tmp);
-        }
+        AtomicFiles.write(target, content);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the klap runtime headers to " + out, e);
