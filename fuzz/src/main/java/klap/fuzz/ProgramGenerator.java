@@ -133,6 +133,8 @@ public final class ProgramGenerator {
     private final Random seventh;
     /** the generator of the shapes of {@link Shape#generation} 7 (FULL_DYN_SHARED), for the same reason */
     private final Random eighth;
+    /** the generator of the shapes of {@link Shape#generation} 8 (STREAM_EVENT), for the same reason */
+    private final Random ninth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -153,6 +155,7 @@ public final class ProgramGenerator {
         this.sixth = new Random(seed * 0x3C6EF372FE94F82BL + 1127);
         this.seventh = new Random(seed * 0x1B873593CC9E2D51L + 3301);
         this.eighth = new Random(seed * 0x4CF5AD432745937FL + 6203);
+        this.ninth = new Random(seed * 0x2127599BF4325C37L + 8117);
     }
 
     /**
@@ -1366,24 +1369,45 @@ public final class ProgramGenerator {
      * block reaches, read back after it, and feeding a launch under a thread-dependent condition.
      */
     private Extra makeFullShared(int id) {
-        String name = "fz_fs" + id;
+        return makeBigShared(id, false);
+    }
+
+    /**
+     * {@link Shape#FULL_DYN_SHARED}: the same with 45 to 48 KiB of dynamic shared memory ({@code
+     * extern __shared__}), which the host launch asks for.
+     */
+    private Extra makeFullDynShared(int id) {
+        return makeBigShared(id, true);
+    }
+
+    /**
+     * A parent with 45 to 48 KiB of shared memory, static ({@code __shared__ int fz_big[W]}) or
+     * {@code dynamic} ({@code extern __shared__ int fz_dyn[]}, W words asked for by the host
+     * launch), in the kernel or in a {@code __device__} helper it calls: every thread writes its
+     * slot, the block meets at a barrier, each reads its own back and feeds a launch with it.
+     */
+    private Extra makeBigShared(int id, boolean dynamic) {
+        String name = (dynamic ? "fz_fd" : "fz_fs") + id;
         int site = siteCount++;
         Child c = anyChild();
         int words = 11520 + 256 * pick(4); // 45, 46, 47 or 48 KiB of ints
         boolean inHelper = chance(0.4);
-        features.add("full-shared:" + (inHelper ? "helper" : "kernel") + (words == 12288 ? ":48K" : ""));
+        features.add((dynamic ? "full-dyn-shared:" : "full-shared:") + (inHelper ? "helper" : "kernel") + (words == 12288 ? ":48K" : ""));
+        String decl = dynamic ? "extern __shared__ int fz_dyn[];" : "__shared__ int fz_big[" + words + "];";
+        String arr = dynamic ? "fz_dyn" : "fz_big";
+        String value = dynamic ? "gt * 5 + k" : "gt * 3 + k";
         String before = "";
         String cpuBefore = "";
         List<Code> body = new ArrayList<>();
         if (inHelper) {
             // a thread's own slot: every thread writes its slot, the block meets, each reads its own back
-            before = "__device__ int " + name + "_stash(int lt, int v) {\n  __shared__ int fz_big[" + words + "];\n"
-                    + "  fz_big[lt % " + words + "] = v;\n  __syncthreads();\n  return fz_big[lt % " + words + "];\n}\n";
+            before = "__device__ int " + name + "_stash(int lt, int v) {\n  " + decl + "\n"
+                    + "  " + arr + "[lt % " + words + "] = v;\n  __syncthreads();\n  return " + arr + "[lt % " + words + "];\n}\n";
             cpuBefore = "static int " + name + "_stash_cpu(int lt, int v) { (void)lt; return v; }\n";
-            body.add(new Code("  int fz_v = " + name + "_stash(lt, gt * 3 + k);", "  int fz_v = " + name + "_stash_cpu(lt, gt * 3 + k);"));
+            body.add(new Code("  int fz_v = " + name + "_stash(lt, " + value + ");", "  int fz_v = " + name + "_stash_cpu(lt, " + value + ");"));
         } else {
-            body.add(new Code("  __shared__ int fz_big[" + words + "];\n  fz_big[lt % " + words + "] = gt * 3 + k;\n"
-                    + "  __syncthreads();\n  int fz_v = fz_big[lt % " + words + "];", "  int fz_v = gt * 3 + k;"));
+            body.add(new Code("  " + decl + "\n  " + arr + "[lt % " + words + "] = " + value + ";\n"
+                    + "  __syncthreads();\n  int fz_v = " + arr + "[lt % " + words + "];", "  int fz_v = " + value + ";"));
         }
         if (chance(0.5)) {
             body.add(Code.same("  if (gt >= n) return;"));
@@ -1392,42 +1416,55 @@ public final class ProgramGenerator {
         Code launch = childLaunch(c, "1 + fz_v % 2", "32", null, "data + fz_v % 256", tag(site, " + fz_v * 7919"),
                 "fz_v % 50", "gt % 2");
         body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
-        return perThreadExtra(name, before, cpuBefore, body, 0, GRIDS, BLOCKS, 0);
+        Extra e = perThreadExtra(name, before, cpuBefore, body, 0, GRIDS, BLOCKS, 0);
+        return dynamic ? e.withSmem(String.valueOf(words * 4)) : e;
     }
 
     /**
-     * {@link Shape#FULL_DYN_SHARED}: a parent launched with 45 to 48 KiB of dynamic shared memory
-     * ({@code extern __shared__}, in the kernel or in a {@code __device__} helper it calls), written
-     * by every thread before a barrier that the whole block reaches, read back after it, and
-     * feeding a launch under a thread-dependent condition.
+     * {@link Shape#STREAM_EVENT}: a thread creates streams on the device, launches a producer into
+     * the first and consumers (rounds in a loop) either into a second stream that waits on an event
+     * recorded into the first after the producer, or into the first stream itself; it then destroys
+     * what it created. The consumers read what the producer wrote (the producer/consumer pair of
+     * {@link Shape#DEPENDENT}), so running one before the other changes the result. A launch of a
+     * random child into the NULL stream follows, which klap aggregates.
      */
-    private Extra makeFullDynShared(int id) {
-        String name = "fz_fd" + id;
+    private Extra makeStreamEvent(int id) {
+        String name = "fz_se" + id;
+        String prod = name + "_produce";
+        String cons = name + "_consume";
+        int rounds = 1 + pick(2);
+        boolean event = chance(0.7);
+        boolean oneDecl = chance(0.5);
+        features.add("stream-event:" + (event ? "event" : "one-stream") + (oneDecl ? ":one-declaration" : ""));
+        StringBuilder dev = new StringBuilder();
+        StringBuilder cpu = new StringBuilder();
+        producerConsumer(prod, cons, pick(1000), "89u", "37u", dev, cpu);
+        String pcfg = new String[] {"1, 32", "2, 16"}[pick(2)];
+        String ccfg = new String[] {"1, 32", "2, 16"}[pick(2)];
+        String cs = event ? "fz_s2" : "fz_s1";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        String cond = new String[] {"gt % 3 != 1", "(gt + k) % 2 == 0", "true"}[pick(3)];
+        body.add(Code.same("  if (" + cond + ") {"));
+        body.add(new Code((oneDecl ? "    cudaStream_t fz_s1, fz_s2;\n" : "    cudaStream_t fz_s1;\n    cudaStream_t fz_s2;\n")
+                + "    cudaStreamCreateWithFlags(&fz_s1, cudaStreamNonBlocking);\n"
+                + "    cudaStreamCreateWithFlags(&fz_s2, cudaStreamNonBlocking);\n"
+                + (event ? "    cudaEvent_t fz_ev;\n    cudaEventCreateWithFlags(&fz_ev, cudaEventDisableTiming);\n" : "")
+                + "    " + prod + "<<<" + pcfg + ", 0, fz_s1>>>(scr, data, gt);"
+                + (event ? "\n    cudaEventRecord(fz_ev, fz_s1);\n    cudaStreamWaitEvent(fz_s2, fz_ev, 0);" : ""),
+                "    " + prod + "_cpu(scr, data, gt);"));
+        body.add(new Code("    for (int r = 0; r < " + rounds + "; ++r) " + cons + "<<<" + ccfg + ", 0, " + cs + ">>>(out, scr, gt, r);\n"
+                + (event ? "    cudaEventDestroy(fz_ev);\n" : "") + "    cudaStreamDestroy(fz_s1);\n    cudaStreamDestroy(fz_s2);",
+                "    for (int r = 0; r < " + rounds + "; ++r) " + cons + "_cpu(out, scr, gt, r);"));
+        body.add(Code.same("  }"));
+        // and a launch into the NULL stream that klap aggregates beside the ones it leaves as written
         int site = siteCount++;
         Child c = anyChild();
-        int words = 11520 + 256 * pick(4); // 45, 46, 47 or 48 KiB of ints
-        boolean inHelper = chance(0.4);
-        features.add("full-dyn-shared:" + (inHelper ? "helper" : "kernel") + (words == 12288 ? ":48K" : ""));
-        String before = "";
-        String cpuBefore = "";
-        List<Code> body = new ArrayList<>();
-        if (inHelper) {
-            before = "__device__ int " + name + "_stash(int lt, int v) {\n  extern __shared__ int fz_dyn[];\n"
-                    + "  fz_dyn[lt % " + words + "] = v;\n  __syncthreads();\n  return fz_dyn[lt % " + words + "];\n}\n";
-            cpuBefore = "static int " + name + "_stash_cpu(int lt, int v) { (void)lt; return v; }\n";
-            body.add(new Code("  int fz_v = " + name + "_stash(lt, gt * 5 + k);", "  int fz_v = " + name + "_stash_cpu(lt, gt * 5 + k);"));
-        } else {
-            body.add(new Code("  extern __shared__ int fz_dyn[];\n  fz_dyn[lt % " + words + "] = gt * 5 + k;\n"
-                    + "  __syncthreads();\n  int fz_v = fz_dyn[lt % " + words + "];", "  int fz_v = gt * 5 + k;"));
-        }
-        if (chance(0.5)) {
-            body.add(Code.same("  if (gt >= n) return;"));
-        }
-        String cond = "if (fz_v % " + (2 + pick(3)) + " != 0) ";
-        Code launch = childLaunch(c, "1 + fz_v % 2", "32", null, "data + fz_v % 256", tag(site, " + fz_v * 7919"),
-                "fz_v % 50", "gt % 2");
-        body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
-        return perThreadExtra(name, before, cpuBefore, body, 0, GRIDS, BLOCKS, 0).withSmem(String.valueOf(words * 4));
+        String cond2 = "if ((gt + k) % 3 != 0) ";
+        Code launch = childLaunch(c, "1 + gt % 2", "32", null, "data + gt % 256", tag(site, " + gt * 7919"), "gt % 50", "gt % 2");
+        body.add(new Code("  " + cond2 + launch.device, "  " + cond2 + launch.cpu));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
+                new String[] {"32", "64", "dim3(8, 4)"}, 3);
     }
 
     /**
@@ -1563,6 +1600,7 @@ public final class ProgramGenerator {
             case 5 -> sixth;
             case 6 -> seventh;
             case 7 -> eighth;
+            case 8 -> ninth;
             default -> rnd;
         };
     }
@@ -1621,6 +1659,7 @@ public final class ProgramGenerator {
                     case LAUNCH_MACRO -> makeLaunchMacro(id);
                     case COND_DECL -> makeCondDecl(id);
                     case FULL_DYN_SHARED -> makeFullDynShared(id);
+                    case STREAM_EVENT -> makeStreamEvent(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

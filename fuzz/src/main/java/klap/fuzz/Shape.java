@@ -152,7 +152,16 @@ public enum Shape {
      * see) the program raises the limit itself with {@code cudaFuncSetAttribute}, as a program must
      * for more than 48 KiB. Drawn from an eighth generator.
      */
-    FULL_DYN_SHARED("full-dyn-shared", 0.15);
+    FULL_DYN_SHARED("full-dyn-shared", 0.15),
+    /**
+     * Found by review, 2026-11-27: one thread's producer launched into a stream it created, a
+     * {@code cudaEventRecord} into that stream and a {@code cudaStreamWaitEvent} of a second
+     * created stream, then consumers launched into the second stream. klap sent the producer's
+     * aggregated launch into the block's NULL stream, so the event no longer followed it and the
+     * consumers could run first. Or both launches into the one created stream (no event), which klap
+     * may aggregate into the NULL stream (its order per thread is kept). Drawn from a ninth generator.
+     */
+    STREAM_EVENT("stream-event", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -160,7 +169,7 @@ public enum Shape {
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
-     *         2026-11-27), 7 for FULL_DYN_SHARED (a third session of 2026-11-27). Each later group has a generator of its own, so that adding
+     *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -172,6 +181,7 @@ public enum Shape {
             case LAUNCH_MACRO -> 5;
             case COND_DECL -> 6;
             case FULL_DYN_SHARED -> 7;
+            case STREAM_EVENT -> 8;
             default -> 0;
         };
     }

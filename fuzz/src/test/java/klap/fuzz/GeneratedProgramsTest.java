@@ -118,7 +118,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         // full-dyn-shared: klap does not see main.cu, so the program raises the kernel's limit itself
