@@ -1710,18 +1710,22 @@ final class SitePlanner {
         return u.found;
     }
 
+    /** the launch statements of the unit's kernels and {@code __device__} functions (collected once) */
+    private Set<Expr> launchStatements;
+
     /** @return true if {@code l} is a launch statement of a kernel or {@code __device__} function (a launch site) */
     private boolean hasLaunchSite(Expr.Launch l) {
-        for (FunctionDef g : ctx.unit.functions()) {
-            if (g.kind() == FunctionDef.Kind.KERNEL || g.kind() == FunctionDef.Kind.DEVICE) {
-                for (Stmt.ExprStmt es : Trees.collect(g.body(), Stmt.ExprStmt.class)) {
-                    if (es.expr() == l) {
-                        return true;
+        if (launchStatements == null) {
+            launchStatements = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            for (FunctionDef g : ctx.unit.functions()) {
+                if (g.kind() == FunctionDef.Kind.KERNEL || g.kind() == FunctionDef.Kind.DEVICE) {
+                    for (Stmt.ExprStmt es : Trees.collect(g.body(), Stmt.ExprStmt.class)) {
+                        launchStatements.add(es.expr());
                     }
                 }
             }
         }
-        return false;
+        return launchStatements.contains(l);
     }
 
     /**
