@@ -2,6 +2,7 @@
 # Builds and runs the reproducers of the 2026-11-27 review (no GPU was lent that day).
 #   prepare (here, with Java):  check.sh prepare OUT [KLAP_JAR]   transforms each reproducer
 #   run (on a GPU machine):     check.sh run OUT                  builds with nvcc and runs each
+# (or, faster, in parallel with the rest of a GPU session: scripts/gpu-tier prepare --progs OUT)
 # Every reproducer prints PASS or FAIL. The original must print PASS, and so must every klap
 # variant of the current klap (the jar of 32096ba printed FAIL, hung or failed nvcc on them).
 set -u
@@ -25,8 +26,10 @@ prepare)
         p|pa|po|pao) opt="--promote=$(echo "$v" | tr a-z A-Z)" ;;
         *) opt="--granularity=$v" ;;
       esac
-      java -jar "$jar" $opt -q "$d/original.cu" -o "$d/$v.cu" 2>"$d/$v.klap.log" || echo "klap refused $n $v"
+      java -jar "$jar" $opt -q "$d/original.cu" -o "$d/$v.cu" 2>"$d/$v.klap.log" \
+        || { echo "klap refused $n $v"; echo "klap refused" >"$d/$v.refused"; }
     done
+    echo "original $variants" >"$d/variants"  # the layout of scripts/gpu-tier prepare --progs
   done ;;
 run)
   status=0

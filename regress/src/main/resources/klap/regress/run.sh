@@ -4,6 +4,8 @@
 # Plain bash + coreutils + nvcc: it runs on the GPU machine, which has no Java. See docs/regress.md.
 #
 #   bash run.sh [--compile-only] [--runs N] [--reps N] [--timeout S] [--jobs N] [--arch sm_XX]
+#   --run-only runs the binaries of an earlier --compile-only in this folder without compiling
+#   (compile while the GPU is busy with other work, then time on an idle machine).
 #
 # manifest.tsv (written by prepare) has one line per benchmark x variant:
 #   name <TAB> variant <TAB> state <TAB> source <TAB> detail [<TAB> env]
@@ -26,10 +28,11 @@
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 NVCC="${NVCC:-nvcc}"
-compile_only=0 runs=5 reps=11 timeout_s=120 jobs="$(nproc 2>/dev/null || echo 2)" arch=sm_90
+compile_only=0 run_only=0 runs=5 reps=11 timeout_s=120 jobs="$(nproc 2>/dev/null || echo 2)" arch=sm_90
 while [ $# -gt 0 ]; do
   case "$1" in
     --compile-only) compile_only=1 ;;
+    --run-only) run_only=1 ;;
     --runs) runs="${2-}"; shift ;;
     --reps) reps="${2-}"; shift ;;
     --timeout) timeout_s="${2-}"; shift ;;
@@ -49,8 +52,15 @@ sweep=0
 [ -f "$here/sweep.tsv" ] && [ $compile_only = 0 ] && sweep=1
 
 state="$here/state" bin="$here/bin" logs="$here/logs"
-rm -rf "$state" "$bin" "$logs"
-mkdir -p "$state" "$bin" "$logs"
+if [ $run_only = 1 ]; then
+  [ $compile_only = 0 ] || { echo "run.sh: --run-only and --compile-only exclude each other" >&2; exit 2; }
+  [ -d "$bin" ] || { echo "run.sh: --run-only: no $bin (run --compile-only first)" >&2; exit 2; }
+  rm -f "$state"/*.row
+  mkdir -p "$logs"
+else
+  rm -rf "$state" "$bin" "$logs"
+  mkdir -p "$state" "$bin" "$logs"
+fi
 
 # --- read the manifest and the sweep -----------------------------------------------------------
 names=() variants=() states=() sources=() details=() envs=()
@@ -124,9 +134,10 @@ compile_one() { # position index
   printf '%s\n' "$msg"
   return 0
 }
-echo "compiling $total variants with $NVCC -arch=$arch, $jobs at a time"
+[ $run_only = 1 ] && echo "running the binaries of an earlier --compile-only"
+[ $run_only = 1 ] || echo "compiling $total variants with $NVCC -arch=$arch, $jobs at a time"
 running=0 k=0
-for i in "${ready[@]}"; do
+[ $run_only = 1 ] || for i in "${ready[@]}"; do
   k=$((k + 1))
   compile_one "$k" "$i" &
   running=$((running + 1))
