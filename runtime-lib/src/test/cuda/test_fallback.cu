@@ -122,8 +122,11 @@ __device__ void fb_round(const G& g, unsigned id, unsigned l, unsigned long long
       });
 }
 
+// __launch_bounds__(1024), as klap gives the parents it transforms: part B launches 1024-thread
+// blocks, and without the bound the runtime's code pushed this kernel past 64 registers per thread
+// ("too many resources requested for launch" on the 2026-11-27 GPU run, H200)
 template <class A>
-__global__ void fb_parent(unsigned long long* sums, unsigned l, bool warp, fb_counters* c) {
+__global__ __launch_bounds__(1024) void fb_parent(unsigned long long* sums, unsigned l, bool warp, fb_counters* c) {
   const klap::block_group blk = klap::block_group::hardware();
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
   if (warp) fb_round<A>(klap::warp_group::of(blk), id, l, sums, c);

@@ -106,16 +106,18 @@ __global__ void foreign_kernel(malloc_out* o) {
 }
 
 // One thread of the warp asks for 1 TiB: the group's chunk cannot be had, so each thread allocates
-// its own, as the original cudaMalloc calls did: only that thread gets nullptr and the error, the
-// size-0 request nullptr and cudaSuccess, the others 64 usable bytes (review 2026-11-27: before,
-// every thread of the group failed with it).
+// its own, as the original cudaMalloc calls did: only that thread gets the error, the size-0
+// request nullptr and cudaSuccess, the others 64 usable bytes (review 2026-11-27: before, every
+// thread of the group failed with it). The failing thread's pointer is what the device's own
+// cudaMalloc leaves there, as in the original program: on the 2026-11-27 GPU run (H200, CUDA 13.0)
+// it was not set to nullptr, so the test does not ask for one.
 __global__ void fail_kernel(malloc_out* o) {
   const klap::warp_group w = klap::warp_group::of(klap::block_group::hardware());
   const unsigned lane = w.rank();
   const size_t n = lane == 5 ? (1ull << 40) : lane == 6 ? 0 : 64;
   void* p = reinterpret_cast<void*>(1);
   const cudaError_t e = klap::group_malloc(w, &p, n);
-  if (p == nullptr) atomicAdd(&o->fail_nullptr, 1u);
+  if (p == nullptr && n != (1ull << 40)) atomicAdd(&o->fail_nullptr, 1u);
   if (n != 0 && e != cudaSuccess) atomicAdd(&o->fail_err, 1u);
   if (n == 0 && e == cudaSuccess) atomicAdd(&o->fail_zero_ok, 1u);
   if (n == 64 && e == cudaSuccess && p != nullptr) {
@@ -167,8 +169,9 @@ int main() {
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
   KT_CUDA(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
-  KT_EXPECT(h.fail_nullptr == 2 && h.fail_err == 1 && h.fail_zero_ok == 1,
-            "failed allocation: %u nullptr (want 2), %u errors (want 1), %u size-0 successes (want 1)",
+  KT_EXPECT(h.fail_nullptr == 1 && h.fail_err == 1 && h.fail_zero_ok == 1,
+            "failed allocation: %u nullptr among the other requests (want 1: the size-0 one), %u errors (want 1), "
+            "%u size-0 successes (want 1)",
             h.fail_nullptr, h.fail_err, h.fail_zero_ok);
   KT_CUDA(cudaFree(d));
   return kt_finish("test_malloc");
