@@ -208,4 +208,30 @@ class RunScriptTest {
         assertTrue(!out.contains("running"), out);
         assertTrue(!Files.exists(behaviours.resolve("count")), "a/cdp ran in compile-only mode");
     }
+
+    @Test
+    void runOnlyRunsTheBinariesOfAnEarlierCompileWithoutCompilingAgain() throws Exception {
+        runScript("--compile-only", "--jobs", "2");
+        // from now on nvcc would fail every file and leave a mark: --run-only must not compile (it
+        // may ask nvcc --version for env.properties)
+        script(nvcc, """
+                if [ "$1" = --version ]; then echo "Cuda compilation tools, release 13.0, V13.0.88"; exit 0; fi
+                touch "$FAKE_BEHAVIOURS/nvcc-called"; exit 1
+                """);
+        String out = runScript("--run-only", "--runs", "5", "--reps", "3", "--timeout", "1");
+        assertTrue(!Files.exists(behaviours.resolve("nvcc-called")), "--run-only compiled:\n" + out);
+        Map<String, RawCsv.Row> rows = rows();
+        assertEquals(new RawCsv.Row("a", "cdp", "pass", 3.0, null, 5, ""), rows.get("a/cdp"), out);
+        assertEquals("fail", rows.get("a/warp").status());
+        assertEquals("compile-error", rows.get("b/block").status(), "what did not compile stays a compile error");
+        assertEquals("refused", rows.get("c/warp").status());
+        assertTrue(Files.readString(work.resolve("env.properties")).contains("mode=run"));
+    }
+
+    @Test
+    void runOnlyNeedsAnEarlierCompileAndExcludesCompileOnly() throws Exception {
+        assertTrue(runScript(2, "--run-only").contains("run --compile-only first"));
+        runScript("--compile-only", "--jobs", "2");
+        assertTrue(runScript(2, "--run-only", "--compile-only").contains("exclude each other"));
+    }
 }
