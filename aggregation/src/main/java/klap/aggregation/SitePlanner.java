@@ -263,6 +263,15 @@ final class SitePlanner {
             return;
         }
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
+        if (plan == null) {
+            // in place among the lanes that arrive together, in a loop whose lanes may skip the launch
+            // in some iterations: hung on the GPU (2026-11-27, H200; benchmarks/results/2026-11-27-h200)
+            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the "
+                    + "lanes of a warp that arrive together, in a loop where " + laneSkippingLoop(f, es) + ": lanes "
+                    + "of one warp can then be in the groups of different iterations at once, and such launches "
+                    + "hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
+            return;
+        }
         sameStreamLaunches.put(l, sameStream);
         if (ordered != null) {
             orderedUses.put(l, ordered);
@@ -531,6 +540,9 @@ final class SitePlanner {
             }
         }
         boolean immediate = p instanceof Convergence.Placement.Immediate;
+        if (immediate && laneSkippingLoop(f, es) != null) {
+            return null;  // left as written (the caller says why)
+        }
         String mask = immediate ? inPlaceMask(es, l, child, u) : scalarMask(l, child, u);
         boolean streamToNull = immediate ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);
         if (p instanceof Convergence.Placement.Immediate im && ctx.opt.granularity() != Granularity.WARP) {
@@ -538,6 +550,42 @@ final class SitePlanner {
                     + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
         }
         return new SitePlan(sites.size(), f, es, l, child, mask, p, streamToNull, false, false, false);
+    }
+
+    /**
+     * Why the lanes of one warp may reach launch {@code es} in different iterations of a loop around
+     * it while an earlier iteration's group is still aggregating: the launch is under an {@code if}
+     * or {@code switch} inside the loop, or a jump ({@code continue}, {@code break}, {@code return},
+     * {@code goto}) in the loop's body comes before it. A launch aggregated in place
+     * ({@code klap::warp_group::active()}) in such a loop hung on the GPU (2026-11-27, NVIDIA H200,
+     * CUDA 13.0: {@code testcases/src/loops}' {@code loopUniform} and nine random programs, all with
+     * such a site; no program without one hung), and so did the same loop in the original program
+     * with its launches sent to {@code cudaStreamTailLaunch}. Until the cause is known
+     * ({@code benchmarks/results/2026-11-27-h200/probes}), such launches are left as written.
+     *
+     * @return the reason (for the warning), or null if the launch is in no loop or no lane can skip it
+     */
+    private String laneSkippingLoop(FunctionDef f, Stmt.ExprStmt es) {
+        Trees trees = ctx.uni(f).trees();
+        List<Stmt> path = trees.path(es);
+        for (int i = 0; i < path.size(); i++) {
+            if (!(path.get(i) instanceof Stmt.Loop loop)) {
+                continue;
+            }
+            for (int j = i + 1; j < path.size() - 1; j++) {
+                if (path.get(j) instanceof Stmt.If || path.get(j) instanceof Stmt.Switch) {
+                    return "it is under the branch at line " + ctx.src.line(path.get(j).range().offset())
+                            + " inside the loop at line " + ctx.src.line(loop.range().offset());
+                }
+            }
+            for (Stmt.Jump jump : Trees.collect(loop.body(), Stmt.Jump.class)) {
+                if (jump.range().offset() < es.range().offset()) {
+                    return "the jump at line " + ctx.src.line(jump.range().offset()) + " inside the loop at line "
+                            + ctx.src.line(loop.range().offset()) + " comes before it";
+                }
+            }
+        }
+        return null;
     }
 
     /**

@@ -1030,9 +1030,9 @@ class ConstructsTableTest {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   if (i >= n) return;
                   __syncthreads();
-                  for (int r = 0; r < 3; ++r) {
+                  for (int r = 0; r < 1 + i % 3; ++r) {
                     int q = r * 2;
-                    if ((i + r) % 2) child<<<1, 4>>>(a, q, k);
+                    child<<<1, 4>>>(a, q, k);
                   }
                 }
                 """;
@@ -1041,9 +1041,32 @@ class ConstructsTableTest {
         for (String g : new String[] {"block", "kernel"}) {
             Outcome o = klap(g, "in_place_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
-            assertDiagnostic(o, "warning", "in_place_loop.cu", 8, 22, "granularity-fallback");
+            assertDiagnostic(o, "warning", "in_place_loop.cu", 8, 5, "granularity-fallback");
             assertTrue(o.output().contains("child_klap_agg_uvu<<<") && !o.output().contains("child_klap_agg_uuu"), o.output());
         }
+    }
+
+    @Test
+    void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
+        String src = """
+                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                __global__ void parent(int* a, const unsigned* fl, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  for (int r = 0; r < k; ++r) {
+                    if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i);
+                  }
+                }
+                """;
+        for (String g : new String[] {"warp", "block"}) {
+            Outcome o = klap(g, "skip_loop.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 28, "loop-divergent-site");
+            assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin"), o.output());
+        }
+        Outcome o = klap("kernel", "skip_loop.cu", src);
+        assertEquals(0, o.run().rc(), o.run().toString());
+        assertTrue(o.output().contains("klap::krecord") && !o.output().contains("loop-divergent-site"), o.output());
     }
 
     @Test

@@ -208,14 +208,17 @@ class GeneratedProgramsTest {
             before.put(f, Cli.sha256(pd.resolve(f)));
         }
         for (Granularity g : Granularity.values()) {
-            Cli.Run r = Cli.klap("--granularity=" + g.cliName(), "-q", in.toString());
+            Cli.Run r = Cli.klap("--granularity=" + g.cliName(), in.toString());
             String where = p.dirName() + "/" + p.kernelFile() + " " + p.shapes() + " --granularity=" + g.cliName() + ": ";
             if (r.crashed()) {
                 problems.add(where + "crashed: " + r);
             } else if (r.rc() == 0) {
                 counts[1]++;
-                if (p.deviceLaunchSites() > 0 && !AGGREGATED.matcher(r.out()).find()) {
-                    problems.add(where + "exit 0 but no aggregated variant in the output");
+                // (every launch may be left as written with a warning since the 2026-11-27 GPU run:
+                // in-place launches that lanes skip in a loop, [klap-loop-divergent-site])
+                if (p.deviceLaunchSites() > 0 && !AGGREGATED.matcher(r.out()).find()
+                        && !r.err().contains("[klap-loop-divergent-site]")) {
+                    problems.add(where + "exit 0 but no aggregated variant in the output, and no warning why");
                 }
             } else if (r.rc() == 1) {
                 counts[2]++;

@@ -75,10 +75,12 @@ class ShapeFixturesTest {
                 Path in = pd.resolve(two ? ProgramGenerator.KERNELS_FILE : "original.cu");
                 for (Granularity g : Granularity.values()) {
                     tests.add(DynamicTest.dynamicTest(pd.getFileName() + " --granularity=" + g.cliName(), () -> {
-                        Cli.Run r = Cli.klap("--granularity=" + g.cliName(), "-q", in.toString());
+                        Cli.Run r = Cli.klap("--granularity=" + g.cliName(), in.toString());
                         assertFalse(r.crashed(), "klap crashed: " + r);
                         assertEquals(0, r.rc(), "klap refused a fixture: " + r);
-                        assertTrue(GeneratedProgramsTest.AGGREGATED.matcher(r.out()).find(), "no aggregated child in the output");
+                        // (or every launch left as written, with the warning of the 2026-11-27 GPU run)
+                        assertTrue(GeneratedProgramsTest.AGGREGATED.matcher(r.out()).find()
+                                || r.err().contains("[klap-loop-divergent-site]"), "no aggregated child in the output: " + r.err());
                         assertTrue(Files.exists(pd.resolve(g.cliName() + ".cu")), "Main did not write the variant");
                     }));
                 }
