@@ -237,9 +237,8 @@ final class SitePlanner {
             // klap::kfinish, after the body, would name the child's variant for the template arguments
             // the branch discards (review 2026-11-27: a zero-sized array, endless recursion)
             gridWide = false;
-            inPlace = "it is in an 'if constexpr' branch (line " + ctx.src.line(constexprIf(f, es).range().offset())
-                    + "), and the grid's end (klap::kfinish) would instantiate it also for the template arguments "
-                    + "that the branch discards";
+            inPlace = inConstexprBranch(f, es) + ", and the grid's end (klap::kfinish) would instantiate it also for "
+                    + "the template arguments that the branch discards";
         }
         if (streamMayVaryIntoTail(f, es, l, gridWide, inPlace != null)) {
             // the aggregated launch would go into one stream for all: the NULL stream, or the first
@@ -256,21 +255,12 @@ final class SitePlanner {
             // the aggregated launch would go into the block's NULL stream: what the program orders with
             // this launch through its stream (an event recorded into it, a copy into it, a launch left as
             // written into it) would no longer be ordered with it (review 2026-11-27)
-            ctx.warn(l.range().offset(), "the stream of this launch differs between threads (or rounds), so its "
-                    + "aggregated launch would go into the launching block's NULL stream; but " + ordered
-                    + ", which would then no longer be ordered with this launch; the launch is left as written, "
-                    + "not aggregated", "stream-ordered-use");
+            warnOrderedStreamUse(l, ordered);
             return;
         }
         SitePlan plan = gridWide ? gridPlan(f, es, l, child) : groupPlan(f, es, l, child, conv, inPlace);
         if (plan == null) {
-            // in place among the lanes that arrive together, in a loop whose lanes may skip the launch
-            // in some iterations: hung on the GPU (2026-11-27, H200; benchmarks/results/2026-11-27-h200)
-            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the "
-                    + "lanes of a warp that arrive together, in a loop where " + laneSkippingLoop(f, es) + ": lanes "
-                    + "of one warp can then be in the groups of different iterations at once, and such launches "
-                    + "hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
-            return;
+            return;  // left as written (groupPlan said why)
         }
         sameStreamLaunches.put(l, sameStream);
         if (ordered != null) {
@@ -516,7 +506,12 @@ final class SitePlanner {
         return new SitePlan(sites.size(), f, es, l, child, mask, null, streamToNull, true, !fireAndForget, loop != null);
     }
 
-    /** Warp/block granularity (II-A): deferred to the end of a convergent region, or in place. */
+    /**
+     * Warp/block granularity (II-A): deferred to the end of a convergent region, or in place.
+     *
+     * @return the plan, or null (with a warning) if the launch is left as written: in place in a loop
+     *         that lanes may skip it in ({@link #laneSkippingLoop})
+     */
     private SitePlan groupPlan(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, FunctionDef child, Convergence conv,
                                String inPlace) {
         Uniformity u = ctx.uni(f);
@@ -525,8 +520,7 @@ final class SitePlanner {
         if (p instanceof Convergence.Placement.Deferred d && branch != null && !regionInside(f, d.region(), branch)) {
             // the collective around the region would name the child's variant outside the branch, also for
             // the template arguments that the branch discards
-            p = new Convergence.Placement.Immediate("it is in an 'if constexpr' branch (line "
-                    + ctx.src.line(constexprIf(f, es).range().offset()) + ") and its region extends past the "
+            p = new Convergence.Placement.Immediate(inConstexprBranch(f, es) + " and its region extends past the "
                     + "branch, whose end would instantiate it also for the template arguments that the branch discards");
         }
         if (p instanceof Convergence.Placement.Deferred d && eventCallAfter(f, es, d.region())) {
@@ -540,8 +534,15 @@ final class SitePlanner {
             }
         }
         boolean immediate = p instanceof Convergence.Placement.Immediate;
-        if (immediate && laneSkippingLoop(f, es) != null) {
-            return null;  // left as written (the caller says why)
+        String skipped = immediate ? laneSkippingLoop(f, es) : null;
+        if (skipped != null) {
+            // in place among the lanes that arrive together, in a loop whose lanes may skip the launch
+            // in some iterations: hung on the GPU (2026-11-27, H200; benchmarks/results/2026-11-27-h200)
+            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the "
+                    + "lanes of a warp that arrive together, in a loop where " + skipped + ": lanes "
+                    + "of one warp can then be in the groups of different iterations at once, and such launches "
+                    + "hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
+            return null;
         }
         String mask = immediate ? inPlaceMask(es, l, child, u) : scalarMask(l, child, u);
         boolean streamToNull = immediate ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);
@@ -1466,9 +1467,10 @@ final class SitePlanner {
         return null;
     }
 
-    /** @return the {@code if constexpr} whose branch {@link #constexprBranch} returns for {@code s} */
-    private Stmt.If constexprIf(FunctionDef f, Stmt s) {
-        return (Stmt.If) ctx.uni(f).trees().parent(constexprBranch(f, s));
+    /** @return "it is in an 'if constexpr' branch (line N)" for {@code s}, which {@link #constexprBranch} holds */
+    private String inConstexprBranch(FunctionDef f, Stmt s) {
+        Stmt.If i = (Stmt.If) ctx.uni(f).trees().parent(constexprBranch(f, s));
+        return "it is in an 'if constexpr' branch (line " + ctx.src.line(i.range().offset()) + ")";
     }
 
     /** @return true if region {@code r} (its collective included) lies inside statement {@code branch} */
@@ -1816,15 +1818,20 @@ final class SitePlanner {
                 unaggregated.add(l);
                 ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round",
                         "launch-order"));
-                ctx.warn(l.range().offset(), "the stream of this launch differs between threads (or rounds), so its "
-                        + "aggregated launch would go into the launching block's NULL stream; but " + why
-                        + ", which would then no longer be ordered with this launch; the launch is left as written, "
-                        + "not aggregated", "stream-ordered-use");
+                warnOrderedStreamUse(l, why);
                 changed = any = true;
                 break;
             }
         }
         return any;
+    }
+
+    /** Warns that launch {@code l} is left as written: {@code why} says how the program relies on its stream. */
+    private void warnOrderedStreamUse(Expr.Launch l, String why) {
+        ctx.warn(l.range().offset(), "the stream of this launch differs between threads (or rounds), so its "
+                + "aggregated launch would go into the launching block's NULL stream; but " + why
+                + ", which would then no longer be ordered with this launch; the launch is left as written, "
+                + "not aggregated", "stream-ordered-use");
     }
 
     private SitePlan siteOf(Expr.Launch l) {
