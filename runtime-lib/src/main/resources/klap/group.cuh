@@ -153,7 +153,8 @@ class warp_group {
   // also in divergent code (the group is whoever is here, not whoever might come later).
   __device__ static warp_group active() { return warp_group(__activemask()); }
   // An explicit mask (e.g. a __ballot_sync result). It must contain the caller, and every lane of
-  // it must call the same collectives. (Extension beyond the generated-code API; used by tests.)
+  // it must call the same collectives. Generated code uses it for a survivor region: the lanes of
+  // the warp that passed the kernel's divergent return guards (klap::guard_exit).
   __device__ static warp_group from_mask(unsigned m) { return warp_group(m); }
   // The number of group lanes below the caller's lane: popc(mask & %lanemask_lt).
   __device__ unsigned rank() const { return static_cast<unsigned>(__popc(mask_ & detail::lanemask_lt())); }
@@ -168,6 +169,18 @@ class warp_group {
   __device__ explicit warp_group(unsigned m) : mask_(m) {}
   unsigned mask_;
 };
+
+// A divergent guard `if (c) return;` of a kernel body that a survivor region follows (a launch in a
+// loop after the guard, aggregated among the lanes that stay; klap's Convergence analysis): generated
+// code writes `if (klap::guard_exit(klap_live, static_cast<bool>(c))) return;` with
+// `unsigned klap_live = klap::warp_group::of(klap_blk).mask();` before the first guard. Every lane of
+// `live` calls it (klap emits it only where every lane that passed the earlier guards reaches this
+// one); afterwards `live` holds the lanes of `live` whose c is false, i.e. those that stay, and c is
+// returned unchanged. One __ballot_sync (CUDA programming guide, "Warp Vote Functions").
+__device__ inline bool guard_exit(unsigned& live, bool c) {
+  live = __ballot_sync(live, !c);
+  return c;
+}
 
 // ---- collectives --------------------------------------------------------------------------
 

@@ -159,8 +159,9 @@ public final class AggregationPass {
     private String summary() {
         List<SitePlan> sites = plans.all();
         long gridWide = sites.stream().filter(SitePlan::gridWide).count();
-        long deferred = sites.stream().filter(x -> !x.gridWide() && x.region() != null).count();
-        long inPlace = sites.size() - gridWide - deferred;
+        long survivors = sites.stream().filter(x -> !x.gridWide() && x.region() != null && x.region().survivors()).count();
+        long deferred = sites.stream().filter(x -> !x.gridWide() && x.region() != null).count() - survivors;
+        long inPlace = sites.size() - gridWide - deferred - survivors;
         int total = sites.size() + plans.unaggregated();
         if (total == 0) {
             return "";
@@ -171,6 +172,9 @@ public final class AggregationPass {
         }
         if (deferred > 0) {
             parts.add(deferred + " aggregated per " + (ctx.opt.granularity() == Granularity.WARP ? "warp" : "block"));
+        }
+        if (survivors > 0) {
+            parts.add(survivors + " aggregated per warp among the threads that passed the kernel's early returns");
         }
         if (inPlace > 0) {
             parts.add(inPlace + " aggregated in place among the threads of a warp that arrive together");
@@ -251,6 +255,7 @@ public final class AggregationPass {
         for (List<SitePlan> sites : regions.values()) {
             group.region(sites, e, fine);
         }
+        group.survivorMask(plans.all().stream().filter(s -> s.fn() == f).toList(), e);
         mallocs.edit(f, e, fine);
         return e;
     }

@@ -44,6 +44,30 @@ final class GroupAggregation {
         this.cuda = cuda;
     }
 
+    /** The lane mask of a kernel's survivor regions: the lanes of the warp that passed its divergent return guards. */
+    static final String LIVE = "klap_live";
+
+    /**
+     * Keeps the mask of the lanes that passed the divergent return guards of {@code f}'s body, for
+     * its survivor regions ({@link Convergence.Region#survivors}; none: no edit). Before the first
+     * guard, {@code unsigned klap_live = klap::warp_group::of(klap_blk).mask();}; each guard
+     * {@code if (c) return;} becomes {@code if (klap::guard_exit(klap_live, static_cast<bool>(c))) return;}
+     * (a {@code __ballot_sync} over the lanes still there; the guard's threads still return).
+     */
+    void survivorMask(List<SitePlan> sites, EditSet e) {
+        List<Stmt.If> guards = sites.stream().filter(s -> s.region() != null && s.region().survivors())
+                .flatMap(s -> s.region().passed().stream()).distinct()
+                .sorted(java.util.Comparator.comparingInt(g -> g.range().offset())).toList();
+        if (guards.isEmpty()) {
+            return;
+        }
+        e.insert(guards.get(0).range().offset(), "unsigned " + LIVE + " = klap::warp_group::of(klap_blk).mask(); ");
+        for (Stmt.If g : guards) {
+            e.insert(g.cond().range().offset(), "klap::guard_exit(" + LIVE + ", static_cast<bool>(");
+            e.insert(g.cond().range().end(), "))");
+        }
+    }
+
     /** Replaces the launch of {@code s} by its aggregation among the threads of its warp that arrive together. */
     void inPlace(SitePlan s, EditSet e, EditSet fine) {
         e.replace(s.stmt().range().offset(), s.stmt().range().end(), "{ " + cuda.aggBegin(s, "klap::warp_group::active()")
@@ -69,7 +93,8 @@ final class GroupAggregation {
         StringBuilder begin = new StringBuilder("{ ");
         StringBuilder flush = new StringBuilder(" ");
         for (SitePlan s : sites) {
-            String group = ctx.opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+            String group = r.survivors() ? "klap::warp_group::from_mask(" + LIVE + ")"
+                    : ctx.opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
             begin.append(cuda.aggBegin(s, group));
             flush.append(cuda.flushCall(s)).append(' ');
             e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));

@@ -515,7 +515,13 @@ final class SitePlanner {
     private SitePlan groupPlan(FunctionDef f, Stmt.ExprStmt es, Expr.Launch l, FunctionDef child, Convergence conv,
                                String inPlace) {
         Uniformity u = ctx.uni(f);
-        Convergence.Placement p = inPlace != null ? new Convergence.Placement.Immediate(inPlace) : conv.place(es);
+        Convergence.Placement p = conv.place(es);
+        boolean survivors = p instanceof Convergence.Placement.Deferred sd && sd.region().survivors();
+        if (inPlace != null && !survivors) {
+            // (a survivor region stays: its collectives are among the lanes of a warp that stay, whatever
+            // kept the launch from the grid-wide path)
+            p = new Convergence.Placement.Immediate(inPlace);
+        }
         Stmt branch = constexprBranch(f, es);
         if (p instanceof Convergence.Placement.Deferred d && branch != null && !regionInside(f, d.region(), branch)) {
             // the collective around the region would name the child's variant outside the branch, also for
@@ -527,7 +533,15 @@ final class SitePlanner {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
         }
-        if (p instanceof Convergence.Placement.Deferred && ctx.opt.granularity() == Granularity.BLOCK) {
+        if (survivors && ctx.opt.granularity() != Granularity.WARP) {
+            Stmt.If g = ((Convergence.Placement.Deferred) p).region().passed().get(0);
+            String why = "it is in a loop after the thread-dependent return at line " + ctx.src.line(g.range().offset());
+            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
+                    + ctx.opt.granularity().cliName() + ": " + (inPlace != null ? inPlace + "; and " + why : why)
+                    + ", so it is aggregated among the lanes of each warp that did not return there",
+                    "granularity-fallback");
+        }
+        if (p instanceof Convergence.Placement.Deferred && !survivors && ctx.opt.granularity() == Granularity.BLOCK) {
             String full = ctx.blockScratchDoesNotFit(f);
             if (full != null) {
                 p = new Convergence.Placement.Immediate(full);
@@ -557,7 +571,10 @@ final class SitePlanner {
      * Why the lanes of one warp may reach launch {@code es} in different iterations of a loop around
      * it while an earlier iteration's group is still aggregating: the launch is under an {@code if}
      * or {@code switch} inside the loop, or a jump ({@code continue}, {@code break}, {@code return},
-     * {@code goto}) in the loop's body comes before it. A launch aggregated in place
+     * {@code goto}) in the loop's body comes before it. (Conservative: also the {@code break} of a
+     * {@code case} or of an inner loop before the launch counts, although the lane comes back to the
+     * loop's body; random seed 120 has such sites, and which site hung is not known: relax it once
+     * a GPU has run {@code benchmarks/results/2026-11-27-h200/probes}.) A launch aggregated in place
      * ({@code klap::warp_group::active()}) in such a loop hung on the GPU (2026-11-27, NVIDIA H200,
      * CUDA 13.0: {@code testcases/src/loops}' {@code loopUniform} and nine random programs, all with
      * such a site; no program without one hung), and so did the same loop in the original program

@@ -135,6 +135,8 @@ public final class ProgramGenerator {
     private final Random eighth;
     /** the generator of the shapes of {@link Shape#generation} 8 (STREAM_EVENT), for the same reason */
     private final Random ninth;
+    /** the generator of the shapes of {@link Shape#generation} 9 (SURVIVOR_LOOP), for the same reason */
+    private final Random tenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -156,6 +158,7 @@ public final class ProgramGenerator {
         this.seventh = new Random(seed * 0x1B873593CC9E2D51L + 3301);
         this.eighth = new Random(seed * 0x4CF5AD432745937FL + 6203);
         this.ninth = new Random(seed * 0x2127599BF4325C37L + 8117);
+        this.tenth = new Random(seed * 0x7A646E4D2B5F9C31L + 9403);
     }
 
     /**
@@ -1468,6 +1471,63 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#SURVIVOR_LOOP}: divergent early returns of the kernel body (the plain guard, and
+     * sometimes one whose branch writes before it returns, and a uniform one), then a loop of rounds
+     * with a uniform trip count ({@code for} or {@code while}, sometimes with a uniform {@code break})
+     * whose launches sit under a per-thread {@code if} or {@code switch} on the round, and sometimes a
+     * further divergent return after the loop. klap aggregates them among the lanes of each warp that
+     * passed the returns (a survivor region, issue 10).
+     */
+    private Extra makeSurvivorLoop(int id) {
+        String name = "fz_sv" + id;
+        Child c = anyChild();
+        Child c2 = anyChild();
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        if (chance(0.4)) {
+            features.add("survivor-loop:uniform-guard");
+            body.add(Code.same("  if (k > 6) return;"));
+        }
+        body.add(Code.same("  unsigned fz_f = (unsigned)data[((unsigned)gt * 3u) % " + DATA_N + "u] ^ (unsigned)gt;"));
+        if (chance(0.5)) {
+            features.add("survivor-loop:block-guard");
+            body.add(new Code("  if (fz_f % 7u == 3u) { atomicAdd(&out[(unsigned)gt % " + OUT_N + "u], 5u); return; }",
+                    "  if (fz_f % 7u == 3u) { out[(unsigned)gt % " + OUT_N + "u] += 5u; return; }"));
+        }
+        String bound = chance(0.5) ? String.valueOf(2 + pick(4)) : "(2 + k % 3)";
+        boolean whileLoop = chance(0.3);
+        features.add("survivor-loop:" + (whileLoop ? "while" : "for"));
+        body.add(Code.same(whileLoop ? "  int r = -1;\n  while (++r < " + bound + ") {" : "  for (int r = 0; r < " + bound + "; ++r) {"));
+        if (chance(0.3)) {
+            features.add("survivor-loop:uniform-break");
+            body.add(Code.same("    if (r == 1 + k % 4) break;"));
+        }
+        int site = siteCount++;
+        Code launch = childLaunch(c, "1 + r % 2", "32", null, "data + (gt + r) % 256", tag(site, " + r * 7919"), "r % 50", "r % 2");
+        if (chance(0.5)) {
+            features.add("survivor-loop:if");
+            String cond = "if ((fz_f >> r) & 1u) ";
+            body.add(new Code("    " + cond + launch.device, "    " + cond + launch.cpu));
+        } else {
+            features.add("survivor-loop:switch");
+            int site2 = siteCount++;
+            Code launch2 = childLaunch(c2, "1", "1 + (gt + r) % 32", null, "data", tag(site2, " + r * 131"), "(gt + r) % 50", "0");
+            String head = "    switch ((fz_f >> r) & 3u) {\n    case 1u: ";
+            String mid = " break;\n    case 2u: { int fz_q = r * 3; (void)fz_q; ";
+            String tail = " break; }\n    default: break;\n    }";
+            body.add(new Code(head + launch.device + mid + launch2.device + tail, head + launch.cpu + mid + launch2.cpu + tail));
+        }
+        body.add(Code.same("  }"));
+        if (chance(0.4)) {
+            features.add("survivor-loop:guard-after");
+            body.add(Code.same("  if (fz_f % 5u == 1u) return;"));
+        }
+        body.add(new Code("  atomicAdd(&out[(unsigned)gt % " + OUT_N + "u], fz_f & 3u);",
+                "  out[(unsigned)gt % " + OUT_N + "u] += fz_f & 3u;"));
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
      * The producer and consumer kernels of one thread's dependent launches, and their CPU versions:
      * {@code prod(a, p, i)} writes the thread's 32 scratch words {@code a[i * 32 + t]}, {@code
      * cons(out, a, i, r)} reads and rewrites them and adds to {@code out} at a slot mixed from {@code
@@ -1601,6 +1661,7 @@ public final class ProgramGenerator {
             case 6 -> seventh;
             case 7 -> eighth;
             case 8 -> ninth;
+            case 9 -> tenth;
             default -> rnd;
         };
     }
@@ -1660,6 +1721,7 @@ public final class ProgramGenerator {
                     case COND_DECL -> makeCondDecl(id);
                     case FULL_DYN_SHARED -> makeFullDynShared(id);
                     case STREAM_EVENT -> makeStreamEvent(id);
+                    case SURVIVOR_LOOP -> makeSurvivorLoop(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -77,7 +77,10 @@ public enum Shape {
      * return's region and the launch), inside a loop of rounds whose counter feeds an argument,
      * after a stretch whose length differs between threads. Lanes of different rounds can arrive
      * together (independent thread scheduling), so the counter must not be passed as one scalar.
-     * Drawn like {@link #EXIT_AFTER_LAUNCH}.
+     * Drawn like {@link #EXIT_AFTER_LAUNCH}. (Since the survivor regions of 2026-11-27 the loop's
+     * trip count, uniform here, lets klap aggregate these launches among the lanes that passed the
+     * return, all in the same round; {@link #SURVIVOR_LOOP}. The in-place form is kept by loops whose
+     * trip count differs between threads.)
      */
     IN_PLACE_LOOP("in-place-loop", 0.25),
     /**
@@ -161,7 +164,16 @@ public enum Shape {
      * consumers could run first. Or both launches into the one created stream (no event), which klap
      * may aggregate into the NULL stream (its order per thread is kept). Drawn from a ninth generator.
      */
-    STREAM_EVENT("stream-event", 0.15);
+    STREAM_EVENT("stream-event", 0.15),
+    /**
+     * Issue 10, after the GPU run of 2026-11-27 (H200): launches under a per-thread {@code if} or
+     * {@code switch} in a loop of rounds with a uniform trip count, after divergent early returns of
+     * the kernel (testcases/src/loops' loopUniform and nine random programs hung when such launches
+     * were aggregated in place among the lanes that arrive together). klap aggregates them among the
+     * lanes of each warp that passed the returns (a survivor region: a {@code __ballot_sync} at each
+     * return keeps the mask). Drawn from a tenth generator.
+     */
+    SURVIVOR_LOOP("survivor-loop", 0.25);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -169,7 +181,8 @@ public enum Shape {
      *         2026-11-23 (EXIT_AFTER_LAUNCH, IN_PLACE_LOOP, MACROS), 2 for those added on 2026-11-24
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
-     *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27). Each later group has a generator of its own, so that adding
+     *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
+     *         (a fifth session of 2026-11-27). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -182,6 +195,7 @@ public enum Shape {
             case COND_DECL -> 6;
             case FULL_DYN_SHARED -> 7;
             case STREAM_EVENT -> 8;
+            case SURVIVOR_LOOP -> 9;
             default -> 0;
         };
     }

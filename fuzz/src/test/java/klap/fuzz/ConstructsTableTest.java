@@ -1047,7 +1047,7 @@ class ConstructsTableTest {
     }
 
     @Test
-    void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
+    void launchUnderABranchInAUniformLoopAfterAGuard() throws IOException {
         String src = """
                 __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
                 __global__ void parent(int* a, const unsigned* fl, int n, int k) {
@@ -1061,7 +1061,37 @@ class ConstructsTableTest {
         for (String g : new String[] {"warp", "block"}) {
             Outcome o = klap(g, "skip_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
-            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 28, "loop-divergent-site");
+            if (g.equals("warp")) {
+                assertEquals(0, o.warnings(), o.run().toString());
+            } else {
+                assertDiagnostic(o, "warning", "skip_loop.cu", 6, 28, "granularity-fallback");
+            }
+            assertTrue(o.output().contains("unsigned klap_live = klap::warp_group::of(klap_blk).mask(); "
+                    + "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) return;")
+                    && o.output().contains("{ auto klap_g0 = klap::warp_group::from_mask(klap_live); auto klap_s0 = klap::agg_begin")
+                    && o.output().contains("child_klap_agg_uuv<<<") && !o.output().contains("warp_group::active()"), o.output());
+        }
+        Outcome o = klap("kernel", "skip_loop.cu", src);
+        assertEquals(0, o.run().rc(), o.run().toString());
+        assertTrue(o.output().contains("klap::krecord") && !o.output().contains("klap_live"), o.output());
+    }
+
+    @Test
+    void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
+        String src = """
+                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                __global__ void parent(int* a, const unsigned* fl, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  for (int r = 0; r < k; ++r) {
+                    if ((fl[i] >> r) & 1u) continue; child<<<1, 4>>>(a, r, i);
+                  }
+                }
+                """;
+        for (String g : new String[] {"warp", "block"}) {
+            Outcome o = klap(g, "skip_loop.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 38, "loop-divergent-site");
             assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin"), o.output());
         }
         Outcome o = klap("kernel", "skip_loop.cu", src);

@@ -66,7 +66,9 @@ class GeneratedProgramsTest {
             "launch-macro:producer-body", "launch-macro:producer-argument", "launch-macro:producer-written",
             "launch-macro:consumer-body", "launch-macro:consumer-argument", "launch-macro:consumer-written",
             "cond-decl:if-declaration", "cond-decl:if-init", "cond-decl:if-init-assignment", "cond-decl:switch-declaration",
-            "cond-decl:switch-init", "cond-decl:while-declaration");
+            "cond-decl:switch-init", "cond-decl:while-declaration",
+            "survivor-loop:uniform-guard", "survivor-loop:block-guard", "survivor-loop:for", "survivor-loop:while",
+            "survivor-loop:uniform-break", "survivor-loop:if", "survivor-loop:switch", "survivor-loop:guard-after");
 
     @TempDir
     Path dir;
@@ -118,7 +120,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_sv", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         // full-dyn-shared: klap does not see main.cu, so the program raises the kernel's limit itself
@@ -197,6 +199,35 @@ class GeneratedProgramsTest {
                 + counts[1] + " transformed, " + counts[2] + " refused, " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         assertTrue(counts[0] >= SEEDS, "too few programs");
         assertTrue(problems.isEmpty(), problems.size() + " problems:\n" + String.join("\n", problems));
+    }
+
+    /**
+     * Shape survivor-loop (issue 10, after the 2026-11-27 GPU run): every launch under the per-thread
+     * branch of the uniform loop after the kernel's early returns is aggregated among the lanes that
+     * passed them (a survivor region: klap_live kept by klap::guard_exit), never in place among the
+     * lanes that arrive together and never left as written; at kernel granularity it stays grid-wide.
+     */
+    @Test
+    void survivorLoopsAreAggregatedAmongTheLanesThatStay() throws IOException {
+        for (long s = 310_001; s < 310_021; s++) {
+            ProgramGenerator.Program p = ProgramGenerator.generate(s, EnumSet.of(Shape.SURVIVOR_LOOP));
+            Path in = p.writeTo(dir.resolve(p.dirName()), null);
+            for (Granularity g : Granularity.values()) {
+                Cli.Run r = Cli.klap("--granularity=" + g.cliName(), in.toString());
+                String where = p.dirName() + " --granularity=" + g.cliName() + ": ";
+                assertEquals(0, r.rc(), where + r);
+                assertFalse(r.err().contains("left as written"), where + r.err());
+                if (g == Granularity.KERNEL) {
+                    assertTrue(r.out().contains("klap::krecord") && !r.out().contains("klap_live"), where + r.out());
+                } else {
+                    assertTrue(r.out().contains("klap::guard_exit(klap_live, static_cast<bool>(gt >= n))")
+                            && r.out().contains("klap::warp_group::from_mask(klap_live)")
+                            && !r.out().contains("warp_group::active()"), where + r.out());
+                    assertTrue(r.err().contains("aggregated per warp among the threads that passed the kernel's early returns"),
+                            where + r.err());
+                }
+            }
+        }
     }
 
     private void check(ProgramGenerator.Program p, List<String> problems, int[] counts) throws IOException {

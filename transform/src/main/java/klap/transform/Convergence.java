@@ -35,6 +35,17 @@ import klap.model.Stmt;
  * an enclosing loop, any {@code goto}), an exit that would split the group, or a loop with a
  * divergent trip count between the region and the launch, makes the site non-convergent: it is
  * then aggregated among the threads that arrive together ({@link Placement.Immediate}).
+ *
+ * <p><em>Survivor regions.</em> A launch in a loop after a divergent guard {@code if (c) return;} of
+ * the function body cannot use the guard region (the threads that returned never enter the loop, so
+ * they cannot meet the others at a collective inside it). When the loop's trip count is uniform and
+ * no jump but the body's guards (and jumps every thread takes together) can make a thread skip the
+ * launch's region, every lane of a warp that passed the guards executes the region in every
+ * iteration, in the same order: the group is those lanes, a mask the guards keep with
+ * {@code __ballot_sync} ({@code klap::guard_exit}), and the collectives are warp-wide over it. This is
+ * KLAP II-A's divergence elimination restricted to the threads still alive; it replaces the in-place
+ * aggregation among the lanes that happen to arrive together, which hung on the GPU in such loops
+ * (2026-11-27, H200: {@code testcases/src/loops}' {@code loopUniform}).
  */
 public final class Convergence {
 
@@ -50,8 +61,28 @@ public final class Convergence {
      *                   {@code return}, or a {@code break}/{@code continue} of a loop or switch around
      *                   the region. Each must go through the region's end (the collective) before it
      *                   leaves, or the launches recorded before it would be lost; in source order
+     * @param passed     for a survivor region: the divergent {@code if (c) return;} guards of the
+     *                   function body, in source order (at least one before the region), whose
+     *                   returning threads really leave (they are not rewritten); the group is the
+     *                   lanes of the warp that passed those before the region, a mask kept by a
+     *                   {@code __ballot_sync} at each guard ({@code klap::guard_exit}). Empty for
+     *                   every other region
      */
-    public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits) {
+    public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits,
+                         List<Stmt.If> passed) {
+        /** A region whose group is the whole warp or block ({@code passed} empty). */
+        public Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits) {
+            this(anchor, guardBlock, guards, exits, List.of());
+        }
+
+        /**
+         * @return true if the region's group is the lanes of a warp that passed the function body's
+         *         divergent return guards {@link #passed} (a survivor region, see {@link Convergence})
+         */
+        public boolean survivors() {
+            return !passed.isEmpty();
+        }
+
         /** @return offset where the region starts */
         public int start() {
             return anchor.range().offset();
@@ -146,7 +177,12 @@ public final class Convergence {
         for (int i = from; i < path.size() - 1; i++) {
             if (path.get(i) instanceof Stmt.Loop lp) {
                 if (guardBlock != null && uni.controlIsUniform(lp) && uniformPath(lp, guardBlock)) {
-                    // the loop itself is uniform, but the threads that took the guard never enter it
+                    // the loop itself is uniform, but the threads that took the guard never enter it:
+                    // the lanes that passed the guards can meet inside it
+                    Placement survivors = survivorRegion(path, walkedTo, guardBlock, guards);
+                    if (survivors != null) {
+                        return survivors;
+                    }
                     return new Placement.Immediate("it is in a loop (line " + src.line(lp.range().offset()) + ") after "
                             + "the thread-dependent " + (guardJump(guards.get(0)).kind() == Stmt.JumpKind.RETURN ? "return"
                             : "continue") + " at line " + src.line(guards.get(0).range().offset()) + ", so the threads "
@@ -173,6 +209,60 @@ public final class Convergence {
             return new Placement.Immediate(threat);
         }
         return new Placement.Deferred(region);
+    }
+
+    /**
+     * A survivor region (class comment) for the site at the end of {@code path}, whose statement
+     * {@code path.get(top)} of the function body comes after the divergent guards {@code guards} of
+     * {@code body}; null if there is none. The region's anchor is the outermost statement inside the
+     * innermost loop around the site such that every construct between the guards and it has a
+     * uniform condition; between the anchor and the site there must be no loop, and every jump of
+     * the function must be a divergent return guard of the body, a jump that every thread takes
+     * together (a uniform path), or a jump inside the region that does not leave it.
+     */
+    private Placement survivorRegion(List<Stmt> path, int top, Stmt.Block body, List<Stmt.If> guards) {
+        if (body != fn.body() || guards.stream().anyMatch(g -> guardJump(g).kind() != Stmt.JumpKind.RETURN)) {
+            return null;
+        }
+        List<Stmt.If> passable = divergentGuardsFrom(body, guards.get(0));
+        if (passable.stream().anyMatch(g -> g.init() != null)) {
+            return null; // a condition that declares (if (T x = e)): its ballot would need the declaration rewritten
+        }
+        Stmt anchor = path.get(top);
+        int at = top;
+        for (int i = top + 1; i < path.size(); i++) {
+            Stmt par = path.get(i - 1);
+            if (!(par instanceof Stmt.Block) && !uni.controlIsUniform(par)) {
+                break;
+            }
+            anchor = path.get(i);
+            at = i;
+        }
+        boolean loopAbove = false;
+        for (int i = top; i < at; i++) {
+            loopAbove |= path.get(i) instanceof Stmt.Loop;
+        }
+        for (int i = at; i < path.size() - 1; i++) {
+            if (path.get(i) instanceof Stmt.Loop) {
+                return null; // a loop inside the region: its trip count may differ between threads
+            }
+        }
+        if (!loopAbove) {
+            return null;
+        }
+        Region r = new Region(anchor, null, List.of(), List.of(), List.copyOf(passable));
+        if (!exits(r).isEmpty()) {
+            return null;
+        }
+        for (Stmt.Jump j : jumps) {
+            boolean guard = passable.stream().anyMatch(g -> guardJump(g) == j);
+            boolean inside = j.range().offset() >= r.start() && j.range().end() <= r.end();
+            Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
+            if (!guard && !inside && !uniformPath(j, target)) {
+                return null;
+            }
+        }
+        return new Placement.Deferred(r);
     }
 
     /**

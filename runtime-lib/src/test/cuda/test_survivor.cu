@@ -1,0 +1,162 @@
+// Tests of survivor regions (klap/group.cuh klap::guard_exit with klap::warp_group::from_mask): the
+// code klap writes for a launch under a per-thread `if` in a loop of rounds with a uniform trip
+// count, after divergent early returns of the kernel (testcases/src/loops' loopUniform, which hung
+// on the H200 on 2026-11-27 when aggregated in place among the lanes that arrive together):
+//     unsigned klap_live = klap::warp_group::of(klap_blk).mask();
+//     if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) return;
+//     if (klap::guard_exit(klap_live, static_cast<bool>(f % 7u == 3u))) { ...; return; }
+//     for (r < rounds) { { auto g = klap::warp_group::from_mask(klap_live); auto s = klap::agg_begin<...>(g, ...);
+//                          if ((f >> r) & 1u) s.record(...); s.flush(g, ...); } }
+//  1. guard_exit: after the guards every surviving lane holds exactly the lanes of its warp that
+//     passed them (checked against the host's computation), for 1-D blocks with a partial last warp
+//     and for a 2-D block.
+//  2. the launches: every child of every (thread, round) runs exactly once with its own arguments,
+//     the round is the same scalar for the whole group (the lanes of one group are in one round),
+//     the rounds' launches are one aggregated launch per warp and round at most, for 6 and 30
+//     rounds and 2048 parent threads; afterwards the pool is idle and nothing counts as pending.
+#include "klap/klap.cuh"
+#include "klap_test.cuh"
+#include <vector>
+
+struct sv_args {
+  unsigned id;
+  unsigned round;
+};
+
+__host__ __device__ inline unsigned sv_flags(unsigned id) { return static_cast<unsigned>(kt_mix64(id * 0x9E3779B9ull + 7ull)); }
+// the second guard: a thread whose flags say so writes and returns
+__host__ __device__ inline bool sv_leaves(unsigned f) { return f % 7u == 3u; }
+__host__ __device__ inline unsigned sv_blocks(unsigned id, unsigned r) { return 1u + (id + r) % 2u; }
+
+// The aggregated child: each virtual thread adds its round + 1 to its parent thread's counter and
+// counts itself; `round` is the group's scalar, which must equal the record's.
+__global__ void sv_child_agg(const klap::launch_cfg* klap_cfg, unsigned klap_n, const sv_args* klap_args,
+                             unsigned long long* sums, unsigned* counts, unsigned round, unsigned* errors) {
+  klap::vctx klap_v;
+  unsigned klap_parent;
+  if (!klap::child_enter(klap_cfg, klap_n, klap_v, klap_parent)) return;
+  const sv_args a = klap_args[klap_parent];
+  klap::child_release(klap_cfg, klap_n);
+  if (a.round != round || klap_v.gridDim.x != sv_blocks(a.id, a.round) || klap_v.blockDim.x != 8u) atomicAdd(errors, 1u);
+  atomicAdd(&sums[a.id], static_cast<unsigned long long>(a.round) + 1ull);
+  atomicAdd(&counts[a.id], 1u);
+}
+
+// The transformed parent. live_out[t] = the survivor mask a thread saw after the guards (0 if it
+// returned); launches counts the aggregated launches.
+__global__ void sv_parent(unsigned n, unsigned rounds, unsigned long long* sums, unsigned* counts, unsigned* live_out,
+                          unsigned* left, unsigned* launches, unsigned* errors) {
+  const klap::block_group klap_blk = klap::block_group::hardware();
+  const unsigned t = klap_blk.rank() + blockIdx.x * klap_blk.size();
+  unsigned klap_live = klap::warp_group::of(klap_blk).mask();
+  if (klap::guard_exit(klap_live, static_cast<bool>(t >= n))) return;
+  const unsigned f = sv_flags(t);
+  if (klap::guard_exit(klap_live, static_cast<bool>(sv_leaves(f)))) {
+    left[t] = 1u;
+    return;
+  }
+  live_out[t] = klap_live;
+  for (unsigned r = 0; r < rounds; ++r) {
+    {
+      auto klap_g0 = klap::warp_group::from_mask(klap_live);
+      auto klap_s0 = klap::agg_begin<sv_args>(klap_g0, klap::on_full::launch_as_written);
+      if ((f >> (r % 32u)) & 1u) klap_s0.record(dim3(sv_blocks(t, r)), dim3(8), 0u, cudaStreamFireAndForget, sv_args{t, r});
+      klap_s0.flush(
+          klap_g0,
+          [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c, unsigned m, const sv_args* a,
+              const sv_args& mine) -> cudaError_t {
+            const cudaError_t pre = cudaPeekAtLastError();
+            atomicAdd(launches, 1u);
+            sv_child_agg<<<gd, bd, sm, st>>>(c, m, a, sums, counts, mine.round, errors);
+            return klap::launch_result(pre);
+          },
+          [&](dim3, dim3, unsigned, cudaStream_t, const sv_args&) -> cudaError_t {
+            atomicAdd(errors, 1000u);  // the test pool is large enough: no direct mode expected
+            return cudaSuccess;
+          });
+    }
+  }
+}
+
+// Host: the mask of the lanes of t's warp that pass both guards (block of `bs` threads, 1-D).
+static unsigned expected_live(unsigned t, unsigned n, unsigned bs) {
+  const unsigned block = t / bs, rank = t % bs, first = rank & ~31u;
+  unsigned m = 0;
+  for (unsigned lane = 0; lane < 32u && first + lane < bs; ++lane) {
+    const unsigned u = block * bs + first + lane;
+    if (u < n && !sv_leaves(sv_flags(u))) m |= 1u << lane;
+  }
+  return m;
+}
+
+static void run_case(unsigned n, unsigned bs, unsigned rounds) {
+  const unsigned grid = (n + bs - 1u) / bs, total = grid * bs;
+  unsigned long long* sums;
+  unsigned *counts, *live, *left, *launches, *errors;
+  KT_CUDA(cudaMalloc(&sums, sizeof(unsigned long long) * total));
+  KT_CUDA(cudaMalloc(&counts, sizeof(unsigned) * total));
+  KT_CUDA(cudaMalloc(&live, sizeof(unsigned) * total));
+  KT_CUDA(cudaMalloc(&left, sizeof(unsigned) * total));
+  KT_CUDA(cudaMalloc(&launches, sizeof(unsigned)));
+  KT_CUDA(cudaMalloc(&errors, sizeof(unsigned)));
+  KT_CUDA(cudaMemset(sums, 0, sizeof(unsigned long long) * total));
+  KT_CUDA(cudaMemset(counts, 0, sizeof(unsigned) * total));
+  KT_CUDA(cudaMemset(live, 0, sizeof(unsigned) * total));
+  KT_CUDA(cudaMemset(left, 0, sizeof(unsigned) * total));
+  KT_CUDA(cudaMemset(launches, 0, sizeof(unsigned)));
+  KT_CUDA(cudaMemset(errors, 0, sizeof(unsigned)));
+  sv_parent<<<grid, bs, 0, klap::host_prepare(0, klap::host_warps(dim3(grid), dim3(bs)))>>>(n, rounds, sums, counts, live,
+                                                                                          left, launches, errors);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned long long> hs(total);
+  std::vector<unsigned> hc(total), hl(total), hleft(total);
+  unsigned hlaunch = 0, herr = 0;
+  KT_CUDA(cudaMemcpy(hs.data(), sums, sizeof(unsigned long long) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(hc.data(), counts, sizeof(unsigned) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(hl.data(), live, sizeof(unsigned) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(hleft.data(), left, sizeof(unsigned) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(&hlaunch, launches, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(&herr, errors, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_EXPECT(herr == 0u, "n=%u block=%u rounds=%u: %u child-side or direct-mode errors", n, bs, rounds, herr);
+  unsigned warps = 0;
+  for (unsigned t = 0; t < total; ++t) {
+    const bool in = t < n, leaves = in && sv_leaves(sv_flags(t));
+    unsigned long long want = 0;
+    unsigned cnt = 0;
+    if (in && !leaves)
+      for (unsigned r = 0; r < rounds; ++r)
+        if ((sv_flags(t) >> (r % 32u)) & 1u) {
+          want += (r + 1ull) * 8ull * sv_blocks(t, r);
+          cnt += 8u * sv_blocks(t, r);
+        }
+    KT_EXPECT(hs[t] == want && hc[t] == cnt, "n=%u block=%u rounds=%u: thread %u got sum %llu from %u child threads, want %llu from %u",
+              n, bs, rounds, t, hs[t], hc[t], want, cnt);
+    KT_EXPECT(hleft[t] == (leaves ? 1u : 0u), "n=%u block=%u: thread %u left=%u", n, bs, t, hleft[t]);
+    const unsigned lm = in && !leaves ? expected_live(t, n, bs) : 0u;
+    KT_EXPECT(hl[t] == lm, "n=%u block=%u: thread %u saw survivor mask %08x, want %08x", n, bs, t, hl[t], lm);
+    if ((t % bs) % 32u == 0u) warps += expected_live(t, n, bs) != 0u;
+  }
+  KT_EXPECT(hlaunch >= 1u && hlaunch <= warps * rounds, "n=%u block=%u rounds=%u: %u aggregated launches, want 1..%u", n, bs,
+            rounds, hlaunch, warps * rounds);
+  const kt_pool_snapshot s = kt_pool();
+  KT_EXPECT(s.live == 0ull && s.error == 0u && s.pending == 0ull && s.fallbacks == 0ull,
+            "n=%u block=%u rounds=%u: afterwards %llu allocations live, error %u, %llu pending, %llu fallbacks", n, bs, rounds,
+            s.live, s.error, s.pending, s.fallbacks);
+  std::printf("test_survivor: n=%u block=%u rounds=%u: %u aggregated launches\n", n, bs, rounds, hlaunch);
+  KT_CUDA(cudaFree(sums));
+  KT_CUDA(cudaFree(counts));
+  KT_CUDA(cudaFree(live));
+  KT_CUDA(cudaFree(left));
+  KT_CUDA(cudaFree(launches));
+  KT_CUDA(cudaFree(errors));
+}
+
+int main() {
+  kt_watchdog("test_survivor", 60);
+  run_case(32, 128, 6);     // loopUniform's hanging size (one warp)
+  run_case(2048, 128, 6);   // loopUniform as in testcases/src/loops
+  run_case(1000, 96, 30);   // partial last warp of a block, partial last block, 30 rounds
+  run_case(2047, 1024, 11);
+  return kt_finish("test_survivor");
+}
