@@ -4,9 +4,10 @@
 // postponed argument.
 //   - chains of 1, 2, 5, 9 and 200 tiles, pools of n = 1, 3, 4 and 128 descendants (the chain ends
 //     in the middle of a pool, at its end, and in the host instance: every abort path);
-//   - a chain of 60 tiles with P (one descendant per launch): past nesting depth 24 the promoted
-//     launch fails and each link falls back to an ordinary launch, which fails as the original
-//     would: the test expects the launch error, not a trap or a hang;
+//   - a chain of 60 tiles with P (one descendant per launch), past nesting depth 24: every tile
+//     that runs is right, and if a launch fails (the documented limit), the launcher's own check
+//     sees it and nothing past it is written; no trap, no hang (on the H200 with CUDA 13.0 the
+//     whole chain ran, 2026-11-27);
 //   - 300 chains in a row (pool memory is freed on the device: 300 x 200 tiles of pools would not
 //     fit the 8 MB device heap otherwise);
 //   - both protocols: P/PA (acquire first) and PO/PAO (the existence chain, the independent
@@ -141,8 +142,12 @@ int main() {
     for (const auto& c : chains) run_chain(overlap, c[0], c[1], d_in, d_out, h_in);
     for (int rep = 0; rep < 300 && klap_test_failures == 0; ++rep) run_chain(overlap, 200, 16, d_in, d_out, h_in);
   }
-  // past nesting depth 24: the launch of tile 25 fails as in the original program (error seen by the
-  // launcher's own check), no trap, no hang; tiles 0..24 are right, the others untouched
+  // past nesting depth 24. The documented limit (CUDA programming guide, CDP: 24 levels) was
+  // expected to make the launch of tile 25 fail as in the original program; on the H200 with CUDA 13.0
+  // (2026-11-27) the 60-tile chain of promoted cudaStreamFireAndForget launches ran to its end with
+  // no error and tile 25 held its right sum (-10853). Either is correct for klap: what must hold is
+  // no trap, no hang, every tile that ran right, and, if a launch failed, the launcher's own check saw
+  // it and no tile from there on was written.
   for (bool overlap : {false, true}) {
     int zero = 0;
     KT_CUDA(cudaMemcpyToSymbol(g_launch_failed, &zero, sizeof zero));
@@ -154,18 +159,26 @@ int main() {
     KT_CUDA(cudaDeviceSynchronize());
     int failed = 0;
     KT_CUDA(cudaMemcpyFromSymbol(&failed, g_launch_failed, sizeof failed));
-    KT_EXPECT(failed == 1, "overlap=%d: a 60-tile chain with P did not report the failed launch at depth 25\n", overlap);
     std::vector<long long> got(60 * TILE);
     KT_CUDA(cudaMemcpy(got.data(), d_out, sizeof(long long) * got.size(), cudaMemcpyDeviceToHost));
+    int reached = 0;  // tiles written: a prefix of the chain
+    while (reached < 60 && got[static_cast<size_t>(reached) * TILE] != -1) ++reached;
     long long acc = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       acc += h_in[i % h_in.size()];
-      const bool reached = i < 25 * TILE;
-      if (reached ? got[i] != acc : got[i] != -1) {
-        KT_EXPECT(false, "overlap=%d: depth test out[%zu] = %lld\n", overlap, i, got[i]);
+      const bool in = i < static_cast<size_t>(reached) * TILE;
+      if (in ? got[i] != acc : got[i] != -1) {
+        KT_EXPECT(false, "overlap=%d: depth test (%d tiles ran) out[%zu] = %lld, expected %lld\n", overlap, reached, i,
+                  got[i], in ? acc : -1ll);
         break;
       }
     }
+    KT_EXPECT(reached == 60 ? failed == 0 : failed == 1 && reached >= 24,
+              "overlap=%d: a 60-tile chain with P ran %d tiles, launch failure reported: %d (want all 60 without a "
+              "failure, or at least 24 and the failure reported)\n",
+              overlap, reached, failed);
+    std::printf("test_promote: overlap=%d: a 60-tile chain with P ran %d tiles%s\n", overlap, reached,
+                failed ? ", then its launch failed (reported)" : "");
   }
   KT_CUDA(cudaFree(d_in));
   KT_CUDA(cudaFree(d_out));
