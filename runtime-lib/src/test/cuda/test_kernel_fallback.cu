@@ -28,6 +28,7 @@
 #define KLAP_POOL_SIZE_BYTES (1ull << 20)
 #define KLAP_POOL_SEGMENT_BYTES 4096ull
 #define KLAP_POOL_FALLBACK_WAIT_US 200
+#define KLAP_KERNEL_TAIL_FALLBACK 1  // the fallback under test is off by default (config.cuh)
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>

@@ -34,6 +34,15 @@
 //                              pool: a device launch past it fails (CUDA programming guide,
 //                              "CUDA Dynamic Parallelism", "Launch Environment Configuration").
 //                              Default 32768.
+//   KLAP_KERNEL_TAIL_FALLBACK  1: at kernel granularity, a parent grid whose launch records find
+//                              no room in the pool launches its children as written, into
+//                              cudaStreamTailLaunch (kernel.cuh krecord, kstate_new). 0 (default):
+//                              it waits KLAP_POOL_WAIT_MS for room and then reports the exhaustion
+//                              (what was allocated, the --pool-size that would do) and traps. On the
+//                              H200 with CUDA 13.0 (2026-11-27) that fallback hung (testcases/src loops
+//                              and dims with --pool-size=64K) and overflowed the pending-launch buffer
+//                              (test_kernel_fallback): a clear error is better than a hang until a GPU
+//                              shows it correct.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
@@ -59,6 +68,10 @@
 
 #ifndef KLAP_PENDING_WAIT_US
 #define KLAP_PENDING_WAIT_US 1000
+#endif
+
+#ifndef KLAP_KERNEL_TAIL_FALLBACK
+#define KLAP_KERNEL_TAIL_FALLBACK 0
 #endif
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT

@@ -162,7 +162,7 @@ __device__ char* kchunk(kstate* ks, ksite& s, unsigned c, bool first, unsigned l
     const unsigned long long bytes = kargs_offset(c) + kcap(c) * sizeof(Args);
     const char* what = "a chunk of kernel-granularity launch records (klap::krecord)";
     char* p = static_cast<char*>(
-        full == on_full::fail
+        full == on_full::fail || !KLAP_KERNEL_TAIL_FALLBACK
             ? pool_alloc(bytes, what)
             : pool_alloc_or_null(bytes, what,
                                  "from then on, the parent grid launches its children as written, into "
@@ -196,8 +196,9 @@ namespace {
 // atomic scan (KLAP II-B). Not collective: any thread, any control flow, any number of times.
 // A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): 2^24 - 1 or more records
 // at one site (the 24-bit index field), or more than 2^40 blocks in total.
-// WHEN THE POOL IS FULL. Without `direct`, the record chunk comes from pool_alloc (report and trap
-// on exhaustion). With one direct launcher (generated code, for a parent whose launches are never
+// WHEN THE POOL IS FULL. Without `direct`, or unless KLAP_KERNEL_TAIL_FALLBACK is 1 (config.cuh:
+// the fallback below hung on the H200, 2026-11-27), the record chunk comes from pool_alloc (report
+// and trap on exhaustion). With one direct launcher and KLAP_KERNEL_TAIL_FALLBACK (generated code, for a parent whose launches are never
 // into cudaStreamTailLaunch: klap decides that at compile time),
 //     direct(grid, block, smem, stream, args) -> cudaError_t   launches the original child as written
 // the chunk comes from pool_alloc_or_null; if the pool has no room, ks is marked degraded, and
@@ -418,7 +419,8 @@ __device__ inline unsigned long long kmissing_blocks(const ksite* s) {
 
 // A zeroed kstate for `nsites` sites from the pool, for a device-launched kernel-granularity
 // parent (the aggregated child of a recursive kernel). Called by one thread. When the pool has
-// no room: on_full::fail reports the exhaustion and traps (pool_alloc); on_full::launch_as_written
+// no room: on_full::fail reports the exhaustion and traps (pool_alloc), and so does
+// on_full::launch_as_written unless KLAP_KERNEL_TAIL_FALLBACK is 1; then on_full::launch_as_written
 // (generated code, for a child kernel that makes no tail launches of its own) gives
 // &kstate_unavailable after KLAP_POOL_FALLBACK_WAIT_US, so the child grid launches its own
 // children as written.
@@ -428,7 +430,7 @@ __device__ inline unsigned long long kmissing_blocks(const ksite* s) {
 __device__ kstate* kstate_new(unsigned nsites, on_full full = on_full::fail, const ksite* site = nullptr) {
   const unsigned long long bytes = detail::kstate_bytes(nsites);
   const char* what = "the state of a kernel-granularity child grid (klap::kstate_new)";
-  void* raw = full == on_full::fail
+  void* raw = full == on_full::fail || !KLAP_KERNEL_TAIL_FALLBACK
                   ? pool_alloc(bytes, what)
                   : pool_alloc_or_null(bytes, what, "the child grid launches its children as written, into "
                                                     "cudaStreamTailLaunch");

@@ -46,10 +46,11 @@
 // the aggregated launch would have been (aggregate.cuh); a one-time warning says so and
 // host_pool_fallbacks() counts it. This is the program's own behaviour, so it is correct; it is
 // slower, and it needs the device's pending-launch buffer the original program needed.
-// Kernel-granularity records and states (kernel.cuh krecord, kstate_new) use pool_alloc_or_null
-// too, in kernels that make no tail launches of their own: a record without room marks the parent
-// grid degraded, and its launches go out as written into cudaStreamTailLaunch from then on. In
-// other kernels they still fail on exhaustion.
+// Kernel-granularity records and states (kernel.cuh krecord, kstate_new) fail on exhaustion (wait
+// KLAP_POOL_WAIT_MS, report, trap). With KLAP_KERNEL_TAIL_FALLBACK=1 they use pool_alloc_or_null
+// in kernels that make no tail launches of their own: a record without room marks the parent grid
+// degraded, and its launches go out as written into cudaStreamTailLaunch from then on; that
+// fallback hung on the H200 (2026-11-27), so it is off by default (config.cuh).
 // Pending launches: pending_acquire/pending_release keep klap's own aggregated launches within a
 // share of the device's pending-launch limit (below).
 // Host side: klap::host_prepare(stream, launches), wrapped around the stream argument of every host
