@@ -14,6 +14,9 @@
 //     the round is the same scalar for the whole group (the lanes of one group are in one round),
 //     the rounds' launches are one aggregated launch per warp and round at most, for 6 and 30
 //     rounds and 2048 parent threads; afterwards the pool is idle and nothing counts as pending.
+//  3. convergent loops (klap::group_any over a warp and over a block): a loop whose trip count
+//     differs between threads evaluates each thread's condition exactly trips + 1 times, and every
+//     (thread, round) child runs once with its own round.
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>
@@ -42,6 +45,25 @@ __global__ void sv_child_agg(const klap::launch_cfg* klap_cfg, unsigned klap_n, 
   atomicAdd(&counts[a.id], 1u);
 }
 
+// The flush klap writes for an aggregated launch of sv_child_agg (counted in *launches); the test
+// pool is large enough, so direct mode (each thread its own launch) counts as an error.
+template <class G, class S>
+__device__ void sv_flush(const G& g, S& s, unsigned long long* sums, unsigned* counts, unsigned* launches, unsigned* errors) {
+  s.flush(
+      g,
+      [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c, unsigned m, const sv_args* a,
+          const sv_args& mine) -> cudaError_t {
+        const cudaError_t pre = cudaPeekAtLastError();
+        atomicAdd(launches, 1u);
+        sv_child_agg<<<gd, bd, sm, st>>>(c, m, a, sums, counts, mine.round, errors);
+        return klap::launch_result(pre);
+      },
+      [&](dim3, dim3, unsigned, cudaStream_t, const sv_args&) -> cudaError_t {
+        atomicAdd(errors, 1000u);
+        return cudaSuccess;
+      });
+}
+
 // The transformed parent. live_out[t] = the survivor mask a thread saw after the guards (0 if it
 // returned); launches counts the aggregated launches.
 __global__ void sv_parent(unsigned n, unsigned rounds, unsigned long long* sums, unsigned* counts, unsigned* live_out,
@@ -61,21 +83,89 @@ __global__ void sv_parent(unsigned n, unsigned rounds, unsigned long long* sums,
       auto klap_g0 = klap::warp_group::from_mask(klap_live);
       auto klap_s0 = klap::agg_begin<sv_args>(klap_g0, klap::on_full::launch_as_written);
       if ((f >> (r % 32u)) & 1u) klap_s0.record(dim3(sv_blocks(t, r)), dim3(8), 0u, cudaStreamFireAndForget, sv_args{t, r});
-      klap_s0.flush(
-          klap_g0,
-          [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c, unsigned m, const sv_args* a,
-              const sv_args& mine) -> cudaError_t {
-            const cudaError_t pre = cudaPeekAtLastError();
-            atomicAdd(launches, 1u);
-            sv_child_agg<<<gd, bd, sm, st>>>(c, m, a, sums, counts, mine.round, errors);
-            return klap::launch_result(pre);
-          },
-          [&](dim3, dim3, unsigned, cudaStream_t, const sv_args&) -> cudaError_t {
-            atomicAdd(errors, 1000u);  // the test pool is large enough: no direct mode expected
-            return cudaSuccess;
-          });
+      sv_flush(klap_g0, klap_s0, sums, counts, launches, errors);
     }
   }
+}
+
+// A convergent loop (klap's code for a loop whose trip count differs between threads, klap::group_any):
+//     { bool klap_on = true; for (unsigned r = 0; klap::group_any(g, klap_on = klap_on && (++steps <= trips));
+//       klap_on ? (void)(r += 1) : (void)0) { agg_begin(g); if (klap_on) { if (...) record; } flush(g); } }
+// with g the warp (Block = false) or the block. steps_out[t] must be trips + 1, as in the loop as written.
+__host__ __device__ inline unsigned cl_trips(unsigned t) { return static_cast<unsigned>(kt_mix64(t + 99ull) % 9ull); }
+
+template <bool Block>
+__global__ void cl_parent(unsigned long long* sums, unsigned* counts, unsigned* steps_out, unsigned* launches,
+                          unsigned* errors) {
+  const klap::block_group klap_blk = klap::block_group::hardware();
+  const unsigned t = klap_blk.rank() + blockIdx.x * klap_blk.size();
+  unsigned steps = 0;
+  auto run = [&](const auto& g) {
+    bool klap_on = true;
+    for (unsigned r = 0; klap::group_any(g, klap_on = klap_on && (++steps <= cl_trips(t))); klap_on ? (void)(r += 1) : (void)0) {
+      auto klap_s0 = klap::agg_begin<sv_args>(g, klap::on_full::launch_as_written);
+      if (klap_on) {
+        if ((t + r) % 3u != 0u) klap_s0.record(dim3(sv_blocks(t, r)), dim3(8), 0u, cudaStreamFireAndForget, sv_args{t, r});
+      }
+      sv_flush(g, klap_s0, sums, counts, launches, errors);
+    }
+  };
+  if (Block) run(klap_blk);
+  else run(klap::warp_group::of(klap_blk));
+  steps_out[t] = steps;
+}
+
+template <bool Block>
+static void run_convergent(unsigned blocks, unsigned bs) {
+  const unsigned total = blocks * bs;
+  unsigned long long* sums;
+  unsigned *counts, *steps, *launches, *errors;
+  KT_CUDA(cudaMalloc(&sums, sizeof(unsigned long long) * total));
+  KT_CUDA(cudaMalloc(&counts, sizeof(unsigned) * total));
+  KT_CUDA(cudaMalloc(&steps, sizeof(unsigned) * total));
+  KT_CUDA(cudaMalloc(&launches, sizeof(unsigned)));
+  KT_CUDA(cudaMalloc(&errors, sizeof(unsigned)));
+  KT_CUDA(cudaMemset(sums, 0, sizeof(unsigned long long) * total));
+  KT_CUDA(cudaMemset(counts, 0, sizeof(unsigned) * total));
+  KT_CUDA(cudaMemset(steps, 0, sizeof(unsigned) * total));
+  KT_CUDA(cudaMemset(launches, 0, sizeof(unsigned)));
+  KT_CUDA(cudaMemset(errors, 0, sizeof(unsigned)));
+  cl_parent<Block><<<blocks, bs, 0, klap::host_prepare(0, klap::host_warps(dim3(blocks), dim3(bs)))>>>(sums, counts, steps,
+                                                                                                   launches, errors);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned long long> hs(total);
+  std::vector<unsigned> hc(total), hst(total);
+  unsigned herr = 0, hl = 0;
+  KT_CUDA(cudaMemcpy(hs.data(), sums, sizeof(unsigned long long) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(hc.data(), counts, sizeof(unsigned) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(hst.data(), steps, sizeof(unsigned) * total, cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(&herr, errors, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(&hl, launches, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_EXPECT(herr == 0u, "convergent %s: %u child-side or direct-mode errors", Block ? "block" : "warp", herr);
+  for (unsigned t = 0; t < total; ++t) {
+    unsigned long long want = 0;
+    unsigned cnt = 0;
+    for (unsigned r = 0; r < cl_trips(t); ++r)
+      if ((t + r) % 3u != 0u) {
+        want += (r + 1ull) * 8ull * sv_blocks(t, r);
+        cnt += 8u * sv_blocks(t, r);
+      }
+    KT_EXPECT(hs[t] == want && hc[t] == cnt && hst[t] == cl_trips(t) + 1u,
+              "convergent %s: thread %u: sum %llu from %u child threads after %u condition evaluations, want %llu from %u after %u",
+              Block ? "block" : "warp", t, hs[t], hc[t], hst[t], want, cnt, cl_trips(t) + 1u);
+  }
+  const kt_pool_snapshot s = kt_pool();
+  KT_EXPECT(s.live == 0ull && s.error == 0u && s.pending == 0ull,
+            "convergent %s: afterwards %llu allocations live, error %u, %llu pending", Block ? "block" : "warp", s.live, s.error,
+            s.pending);
+  std::printf("test_survivor: convergent loop per %s, %u blocks of %u: %u aggregated launches\n", Block ? "block" : "warp",
+              blocks, bs, hl);
+  KT_CUDA(cudaFree(sums));
+  KT_CUDA(cudaFree(counts));
+  KT_CUDA(cudaFree(steps));
+  KT_CUDA(cudaFree(launches));
+  KT_CUDA(cudaFree(errors));
 }
 
 // Host: the mask of the lanes of t's warp that pass both guards (block of `bs` threads, 1-D).
@@ -158,5 +248,8 @@ int main() {
   run_case(2048, 128, 6);   // loopUniform as in testcases/src/loops
   run_case(1000, 96, 30);   // partial last warp of a block, partial last block, 30 rounds
   run_case(2047, 1024, 11);
+  run_convergent<false>(16, 96);
+  run_convergent<true>(16, 96);
+  run_convergent<true>(2, 1024);
   return kt_finish("test_survivor");
 }

@@ -182,6 +182,14 @@ __device__ inline bool guard_exit(unsigned& live, bool c) {
   return c;
 }
 
+// Whether x is true for any thread of the group, returned to every thread: the condition of a
+// convergent loop (klap's Convergence analysis: a loop whose trip count differs between threads runs
+// `while (klap::group_any(g, klap_on = klap_on && (cond)))` until no thread of g has an iteration
+// left). Every thread of g calls it. warp: __any_sync over the mask; block: __syncthreads_or (CUDA
+// programming guide, "Warp Vote Functions", "Synchronization Functions").
+__device__ inline bool group_any(const warp_group& g, bool x) { return __any_sync(g.mask(), x) != 0; }
+__device__ inline bool group_any(const block_group&, bool x) { return __syncthreads_or(x) != 0; }
+
 // ---- collectives --------------------------------------------------------------------------
 
 // Functors for the collectives. op(a, b) with a from lower ranks; must be associative.

@@ -255,7 +255,9 @@ public final class AggregationPass {
         for (List<SitePlan> sites : regions.values()) {
             group.region(sites, e, fine);
         }
-        group.survivorMask(plans.all().stream().filter(s -> s.fn() == f).toList(), e);
+        List<SitePlan> own = plans.all().stream().filter(s -> s.fn() == f).toList();
+        group.convergentLoops(own, e);
+        group.survivorMask(own, e);
         mallocs.edit(f, e, fine);
         return e;
     }

@@ -68,6 +68,51 @@ final class GroupAggregation {
         }
     }
 
+    /**
+     * @return the group expression of region {@code r}: the lanes that passed the kernel's returns for a
+     *         survivor region, else the block ({@code klap_blk}) or, at warp granularity, its warp
+     */
+    private String groupOf(Convergence.Region r) {
+        return r.survivors() ? "klap::warp_group::from_mask(" + LIVE + ")"
+                : ctx.opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+    }
+
+    /**
+     * Makes each convergent loop of {@code sites} ({@link Convergence.Region#convergentLoop}; one edit
+     * per loop, after {@link #region} has wrapped its body) run until no thread of the group has an
+     * iteration left, each thread's condition, body and step only as often as before:
+     * <pre>
+     * for (int r = 0; r &lt; cnt[i]; ++r) { ... child&lt;&lt;&lt;...&gt;&gt;&gt;(...); }
+     * becomes
+     * { bool klap_on0 = true; for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 &amp;&amp; (r &lt; cnt[i]));
+     *   klap_on0 ? (void)(++r) : (void)0) { auto klap_s0 = klap::agg_begin...(G); if (klap_on0) { ... record ... }
+     *   klap_s0.flush(G, ...); } }
+     * </pre>
+     * ({@code while (c) body} the same, without a step). G is the region's group.
+     */
+    void convergentLoops(List<SitePlan> sites, EditSet e) {
+        java.util.Map<Stmt.Loop, SitePlan> loops = new java.util.LinkedHashMap<>();
+        for (SitePlan s : sites) {
+            if (s.region() != null && s.region().convergentLoop()) {
+                loops.putIfAbsent(s.region().loop(), s);
+            }
+        }
+        for (java.util.Map.Entry<Stmt.Loop, SitePlan> x : loops.entrySet()) {
+            Stmt.Loop lp = x.getKey();
+            String on = "klap_on" + x.getValue().id();
+            String g = groupOf(x.getValue().region());
+            e.insert(lp.range().offset(), "{ bool " + on + " = true; ");
+            e.insert(lp.cond().range().offset(), "klap::group_any(" + g + ", " + on + " = " + on + " && (");
+            e.insert(lp.cond().range().end(), "))");
+            if (lp.step() != null) {
+                e.insert(lp.step().range().offset(), on + " ? (void)(");
+                e.insert(lp.step().range().end(), ") : (void)0");
+            }
+            e.insert(lp.body().range().offset(), "if (" + on + ") ");
+            e.insert(lp.range().end(), " }");
+        }
+    }
+
     /** Replaces the launch of {@code s} by its aggregation among the threads of its warp that arrive together. */
     void inPlace(SitePlan s, EditSet e, EditSet fine) {
         e.replace(s.stmt().range().offset(), s.stmt().range().end(), "{ " + cuda.aggBegin(s, "klap::warp_group::active()")
@@ -93,8 +138,7 @@ final class GroupAggregation {
         StringBuilder begin = new StringBuilder("{ ");
         StringBuilder flush = new StringBuilder(" ");
         for (SitePlan s : sites) {
-            String group = r.survivors() ? "klap::warp_group::from_mask(" + LIVE + ")"
-                    : ctx.opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+            String group = groupOf(r);
             begin.append(cuda.aggBegin(s, group));
             flush.append(cuda.flushCall(s)).append(' ');
             e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));

@@ -299,8 +299,9 @@ class CorrectnessRulesTest {
      * thread-dependent continue or break in the loop, a thread-dependent return that is no guard of
      * the body), there is no survivor region: the launch would be aggregated in place among the lanes
      * that arrive together, which hung on the GPU (2026-11-27, H200), so it is left as written with a
-     * warning. At kernel granularity (no warp collective) it is still aggregated, and so is an
-     * in-place launch in a loop that every lane still in the loop reaches (loopDivergent, which passed).
+     * warning. At kernel granularity (no warp collective) it is still aggregated, and so is a launch
+     * in a loop whose trip count differs between threads that every lane still in the loop reaches
+     * (loopDivergent, which passed in place; now a convergent loop).
      */
     @ParameterizedTest
     @EnumSource(Granularity.class)
@@ -325,7 +326,7 @@ class CorrectnessRulesTest {
             assertTrue(r.diagnostics().stream().anyMatch(d -> d.message().contains("in a loop where")
                     && d.message().contains("it is left as written, not aggregated")), r.diagnostics().toString());
         }
-        // every lane still in the loop reaches the launch: aggregated in place, as before
+        // every lane still in the loop reaches the launch: a convergent loop over the lanes that passed the return
         var r = Check.run(CHILD + """
                 __global__ void parent(int* a, const int* fl, int n, int k) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -338,12 +339,16 @@ class CorrectnessRulesTest {
 
     /**
      * Found by reading the GPU failure of random seed 1024: the lanes that a launch aggregated in
-     * place groups ({@code klap::warp_group::active()}) may be in different iterations of the loop
-     * around it, so the loop's counter (uniform in each iteration) must not be one scalar.
+     * place grouped ({@code klap::warp_group::active()}) could be in different iterations of the loop
+     * around it, so the loop's counter (uniform in each iteration) had to travel per record. Since the
+     * fifth session of 2026-11-27 such a loop (its trip count differs between threads, after the
+     * kernel's guarded return) runs as a convergent loop over the lanes that passed the return: every
+     * thread evaluates its condition, body and step exactly as often as before, the lanes that are
+     * done record nothing, and q still travels per record (the analysis does not call it uniform).
      */
     @ParameterizedTest
     @EnumSource(Granularity.class)
-    void anInPlaceLaunchInALoopPassesWhatTheLoopDefinesPerRecord(Granularity g) {
+    void aLaunchInADivergentLoopAfterAGuardRunsInAConvergentLoop(Granularity g) {
         var r = Check.run("""
                 __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
                 __global__ void parent(int* a, int n, int k) {
@@ -358,9 +363,51 @@ class CorrectnessRulesTest {
                 """, g);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         assertTrue(r.sites() == 1, "the launch stays aggregated");
-        // in place (the barrier after the guarded return), per warp: q per record, a and k scalars
-        inOrder(r.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin", "child_klap_agg_uvu<<<");
-        none(r.text(), "child_klap_agg_uuu");
+        inOrder(r.text(), "unsigned klap_live = klap::warp_group::of(klap_blk).mask(); "
+                        + "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) return;", "__syncthreads();",
+                "{ bool klap_on0 = true; for (int r = 0; klap::group_any(klap::warp_group::from_mask(klap_live), "
+                        + "klap_on0 = klap_on0 && (r < 1 + i % 3)); klap_on0 ? (void)(++r) : (void)0) "
+                        + "{ auto klap_g0 = klap::warp_group::from_mask(klap_live); auto klap_s0 = klap::agg_begin",
+                "if (klap_on0) {", "int q = r * 2;", "klap_s0.record(dim3(1), dim3(4), 0u, (cudaStream_t)0, klap_args_child(a, q, k));",
+                "} klap_s0.flush(klap_g0", "child_klap_agg_uvu<<<", "); } }");
+        none(r.text(), "child_klap_agg_uuu", "warp_group::active()");
+        assertEquals(g != Granularity.WARP, Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+    }
+
+    /**
+     * A convergent loop needs the whole group at the loop and every thread's iterations intact: at a
+     * convergent position the group is the warp or the block ({@code group_any} over it); a barrier in
+     * the loop, a {@code break}/{@code continue} of the loop, a {@code return} in it, a {@code do}
+     * loop, or a loop between the body and the launch keep the launch in place (or, where lanes can
+     * skip it in a loop, left as written).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aDivergentLoopIsMadeConvergentOnlyWhereEveryIterationStays(Granularity g) {
+        var r = Check.run(CHILD + """
+                __global__ void parent(int* a, const int* cnt) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  int e = cnt[i];
+                  while (e > 0) { e -= 2; if (e % 3 == 1) child<<<1, 4>>>(a, i * 64 + e); }
+                }
+                """, g);
+        assertTrue(r.sites() == 1 && r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING),
+                r.diagnostics().toString());
+        String grp = g == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+        inOrder(r.text(), "{ bool klap_on0 = true; while (klap::group_any(" + grp + ", klap_on0 = klap_on0 && (e > 0))) "
+                + "{ auto klap_g0 = " + grp + "; auto klap_s0 = klap::agg_begin", "if (klap_on0) { e -= 2; if (e % 3 == 1) klap_s0.record(",
+                "} klap_s0.flush(klap_g0", "); } }");
+        for (String body : new String[] {
+                "for (int r = 0; r < cnt[i]; ++r) { __syncthreads(); child<<<1, 4>>>(a, i * 64 + r); }",
+                "for (int r = 0; r < cnt[i]; ++r) { if (r == 5) break; child<<<1, 4>>>(a, i * 64 + r); }",
+                "for (int r = 0; r < cnt[i]; ++r) { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) return; }",
+                "int r = 0; do { child<<<1, 4>>>(a, i * 64 + r); } while (++r < cnt[i]);",
+                "for (int r = 0; r < cnt[i]; ++r) { for (int q = 0; q < 2; ++q) child<<<1, 4>>>(a, i * 64 + r * 2 + q); }"}) {
+            var x = Check.run(CHILD + "__global__ void parent(int* a, const int* cnt) {\n"
+                    + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  " + body + "\n}\n", g);
+            assertFalse(x.hasErrors(), x.diagnostics().toString());
+            none(x.text(), "klap_on0", "group_any");
+        }
     }
 
     @ParameterizedTest

@@ -137,6 +137,8 @@ public final class ProgramGenerator {
     private final Random ninth;
     /** the generator of the shapes of {@link Shape#generation} 9 (SURVIVOR_LOOP), for the same reason */
     private final Random tenth;
+    /** the generator of the shapes of {@link Shape#generation} 10 (CONVERGENT_LOOP), for the same reason */
+    private final Random eleventh;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -159,6 +161,7 @@ public final class ProgramGenerator {
         this.eighth = new Random(seed * 0x4CF5AD432745937FL + 6203);
         this.ninth = new Random(seed * 0x2127599BF4325C37L + 8117);
         this.tenth = new Random(seed * 0x7A646E4D2B5F9C31L + 9403);
+        this.eleventh = new Random(seed * 0x61C8864680B583EBL + 10007);
     }
 
     /**
@@ -1528,6 +1531,50 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#CONVERGENT_LOOP}: a {@code for} or {@code while} loop whose trip count differs
+     * between threads, at the top of the kernel or after a divergent early return, whose condition
+     * and step have effects (a per-thread counter that must advance exactly as often as before) and
+     * whose launches sit under a per-thread {@code if} on the round, with a per-round argument; a
+     * {@code switch} whose cases break comes before them. klap runs such a loop until no thread of
+     * the group has an iteration left, each thread's condition, body and step only while its own
+     * condition held (a convergent loop, issue 10).
+     */
+    private Extra makeConvergentLoop(int id) {
+        String name = "fz_cl" + id;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        boolean guard = chance(0.5);
+        features.add("convergent-loop:" + (guard ? "after-guard" : "top"));
+        if (guard) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        body.add(Code.same("  unsigned fz_steps = 0u;"));
+        String trips = "(1u + ((unsigned)gt * 7u + (unsigned)k) % " + (2 + pick(4)) + "u)";
+        boolean whileLoop = chance(0.4);
+        features.add("convergent-loop:" + (whileLoop ? "while" : "for"));
+        if (whileLoop) {
+            body.add(Code.same("  int r = 0;\n  while (++fz_steps <= " + trips + ") {"));
+        } else {
+            body.add(Code.same("  for (int r = 0; ++fz_steps <= " + trips + "; r += 1 + (gt & 1)) {"));
+        }
+        if (chance(0.5)) {
+            features.add("convergent-loop:switch");
+            body.add(new Code("    switch ((gt + r) % 3) { case 0: atomicAdd(&out[(unsigned)(gt + r) % " + OUT_N + "u], 1u); break; default: break; }",
+                    "    switch ((gt + r) % 3) { case 0: out[(unsigned)(gt + r) % " + OUT_N + "u] += 1u; break; default: break; }"));
+        }
+        int site = siteCount++;
+        Code launch = childLaunch(c, "1 + r % 2", "32", null, "data + (gt + r) % 256", tag(site, " + r * 7919"), "r % 50", "r % 2");
+        String cond = "if ((gt + r) % " + (2 + pick(2)) + " != 0) ";
+        body.add(new Code("    " + cond + launch.device, "    " + cond + launch.cpu));
+        if (whileLoop) {
+            body.add(Code.same("    r += 1 + (gt & 1);"));
+        }
+        body.add(Code.same("  }"));
+        body.add(new Code("  atomicAdd(&out[(unsigned)gt % " + OUT_N + "u], fz_steps);", "  out[(unsigned)gt % " + OUT_N + "u] += fz_steps;"));
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
      * The producer and consumer kernels of one thread's dependent launches, and their CPU versions:
      * {@code prod(a, p, i)} writes the thread's 32 scratch words {@code a[i * 32 + t]}, {@code
      * cons(out, a, i, r)} reads and rewrites them and adds to {@code out} at a slot mixed from {@code
@@ -1662,6 +1709,7 @@ public final class ProgramGenerator {
             case 7 -> eighth;
             case 8 -> ninth;
             case 9 -> tenth;
+            case 10 -> eleventh;
             default -> rnd;
         };
     }
@@ -1722,6 +1770,7 @@ public final class ProgramGenerator {
                     case FULL_DYN_SHARED -> makeFullDynShared(id);
                     case STREAM_EVENT -> makeStreamEvent(id);
                     case SURVIVOR_LOOP -> makeSurvivorLoop(id);
+                    case CONVERGENT_LOOP -> makeConvergentLoop(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -173,7 +173,15 @@ public enum Shape {
      * lanes of each warp that passed the returns (a survivor region: a {@code __ballot_sync} at each
      * return keeps the mask). Drawn from a tenth generator.
      */
-    SURVIVOR_LOOP("survivor-loop", 0.25);
+    SURVIVOR_LOOP("survivor-loop", 0.25),
+    /**
+     * Issue 10, after the GPU run of 2026-11-27 (H200): launches under a per-thread {@code if} in a
+     * {@code for} or {@code while} loop whose trip count differs between threads (at the top of the
+     * kernel, or after a divergent early return), whose condition and step have effects. klap runs
+     * such a loop until no thread of the group has an iteration left, each thread's condition, body
+     * and step exactly as often as before (a convergent loop). Drawn from an eleventh generator.
+     */
+    CONVERGENT_LOOP("convergent-loop", 0.25);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -182,7 +190,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         (a fifth session of 2026-11-27). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -196,6 +204,7 @@ public enum Shape {
             case FULL_DYN_SHARED -> 7;
             case STREAM_EVENT -> 8;
             case SURVIVOR_LOOP -> 9;
+            case CONVERGENT_LOOP -> 10;
             default -> 0;
         };
     }

@@ -366,7 +366,16 @@ class ConstructsTableTest {
                   }
                 }
                 """;
-        warpFallback("loop_divergent.cu", src, 4, 5, WB);
+        // a convergent loop: it runs while any thread of the group has an iteration left, each thread's
+        // body and step only while its own condition held; the region is the body
+        Map<String, String> out = transformed("loop_divergent.cu", src, WB);
+        for (String g : WB) {
+            String grp = g.equals("block") ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+            String o = out.get(g);
+            assertTrue(o.contains("{ bool klap_on0 = true; for (int r = 0; klap::group_any(" + grp
+                    + ", klap_on0 = klap_on0 && (r < cnt[threadIdx.x])); klap_on0 ? (void)(r++) : (void)0) { auto klap_g0 = "
+                    + grp + "; auto klap_s0 = klap::agg_begin") && o.contains("if (klap_on0) {") && !o.contains("warp_group::active()"), o);
+        }
         // no region is needed at kernel granularity: per round, like the uniform loop
         String k = transformedWith("note", "loop_divergent.cu", src, 4, 5, "kernel-per-round", KERNEL).get("kernel");
         assertTrue(k.contains("klap::krecord_seq<klap_args_child>("), k);
@@ -1038,6 +1047,8 @@ class ConstructsTableTest {
                 """;
         String w = transformed("in_place_loop.cu", src, "warp").get("warp");
         assertTrue(w.contains("child_klap_agg_uvu<<<") && !w.contains("child_klap_agg_uuu"), w);
+        assertTrue(w.contains("klap::group_any(klap::warp_group::from_mask(klap_live), klap_on0 = klap_on0 && (r < 1 + i % 3))")
+                && !w.contains("warp_group::active()"), w);
         for (String g : new String[] {"block", "kernel"}) {
             Outcome o = klap(g, "in_place_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
@@ -1046,18 +1057,31 @@ class ConstructsTableTest {
         }
     }
 
-    @Test
-    void launchUnderABranchInAUniformLoopAfterAGuard() throws IOException {
-        String src = """
+    /** A kernel whose launch sits in a uniform loop of rounds after a guarded return: {@code body} is the loop's body. */
+    private static String roundsAfterGuard(String body) {
+        return """
                 __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
                 __global__ void parent(int* a, const unsigned* fl, int n, int k) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
                   if (i >= n) return;
                   for (int r = 0; r < k; ++r) {
-                    if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i);
+                    BODY
                   }
                 }
-                """;
+                """.replace("BODY", body);
+    }
+
+    /** At kernel granularity the launch of {@code src} is recorded grid-wide (no warp collective). */
+    private void recordedGridWide(String name, String src) throws IOException {
+        Outcome o = klap("kernel", name, src);
+        assertEquals(0, o.run().rc(), o.run().toString());
+        assertTrue(o.output().contains("klap::krecord") && !o.output().contains("klap_live")
+                && !o.output().contains("loop-divergent-site"), o.output());
+    }
+
+    @Test
+    void launchUnderABranchInAUniformLoopAfterAGuard() throws IOException {
+        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i);");
         for (String g : new String[] {"warp", "block"}) {
             Outcome o = klap(g, "skip_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
@@ -1071,32 +1095,19 @@ class ConstructsTableTest {
                     && o.output().contains("{ auto klap_g0 = klap::warp_group::from_mask(klap_live); auto klap_s0 = klap::agg_begin")
                     && o.output().contains("child_klap_agg_uuv<<<") && !o.output().contains("warp_group::active()"), o.output());
         }
-        Outcome o = klap("kernel", "skip_loop.cu", src);
-        assertEquals(0, o.run().rc(), o.run().toString());
-        assertTrue(o.output().contains("klap::krecord") && !o.output().contains("klap_live"), o.output());
+        recordedGridWide("skip_loop.cu", src);
     }
 
     @Test
     void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
-        String src = """
-                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
-                __global__ void parent(int* a, const unsigned* fl, int n, int k) {
-                  int i = blockIdx.x * blockDim.x + threadIdx.x;
-                  if (i >= n) return;
-                  for (int r = 0; r < k; ++r) {
-                    if ((fl[i] >> r) & 1u) continue; child<<<1, 4>>>(a, r, i);
-                  }
-                }
-                """;
+        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) continue; child<<<1, 4>>>(a, r, i);");
         for (String g : new String[] {"warp", "block"}) {
             Outcome o = klap(g, "skip_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
             assertDiagnostic(o, "warning", "skip_loop.cu", 6, 38, "loop-divergent-site");
             assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin"), o.output());
         }
-        Outcome o = klap("kernel", "skip_loop.cu", src);
-        assertEquals(0, o.run().rc(), o.run().toString());
-        assertTrue(o.output().contains("klap::krecord") && !o.output().contains("loop-divergent-site"), o.output());
+        recordedGridWide("skip_loop.cu", src);
     }
 
     @Test

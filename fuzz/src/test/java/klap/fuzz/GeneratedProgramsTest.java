@@ -68,7 +68,9 @@ class GeneratedProgramsTest {
             "cond-decl:if-declaration", "cond-decl:if-init", "cond-decl:if-init-assignment", "cond-decl:switch-declaration",
             "cond-decl:switch-init", "cond-decl:while-declaration",
             "survivor-loop:uniform-guard", "survivor-loop:block-guard", "survivor-loop:for", "survivor-loop:while",
-            "survivor-loop:uniform-break", "survivor-loop:if", "survivor-loop:switch", "survivor-loop:guard-after");
+            "survivor-loop:uniform-break", "survivor-loop:if", "survivor-loop:switch", "survivor-loop:guard-after",
+            "convergent-loop:top", "convergent-loop:after-guard", "convergent-loop:for", "convergent-loop:while",
+            "convergent-loop:switch");
 
     @TempDir
     Path dir;
@@ -120,7 +122,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_sv", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_sv", "fz_cl", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         // full-dyn-shared: klap does not see main.cu, so the program raises the kernel's limit itself
@@ -168,13 +170,17 @@ class GeneratedProgramsTest {
      */
     @Test
     void laterShapesLeaveEarlierSeedsAlone() {
+        // seeds that draw none of the shapes added since (1003 did, until survivor-loop and
+        // convergent-loop: it gained a convergent-loop kernel and kept its other shapes)
         Map<Long, String> sha = Map.of(
                 1000L, "3be643a1eeb4ca9d6f049b9c15dc5293827511dc4e9150d59955f9c0ae83ec94",
-                1003L, "36d195cbd38635834f039c72c7f4ee9d3f82ebee60f134d31ca8b014dd5016cc");
+                1004L, "f21b6583680d199dd7e3b7be96a1ea9c4cc55cfb253b9a4e2a0d5c8c213d899f");
         for (Map.Entry<Long, String> e : sha.entrySet()) {
             ProgramGenerator.Program p = ProgramGenerator.generate(e.getKey());
             assertEquals(e.getValue(), Cli.sha256Of(p.source().getBytes(StandardCharsets.UTF_8)), "seed " + e.getKey());
         }
+        assertEquals(EnumSet.of(Shape.RANDOM, Shape.DEPENDENT, Shape.FF_LOOP, Shape.CONVERGENT_LOOP),
+                ProgramGenerator.generate(1003).shapes(), "seed 1003");
     }
 
     @Test
@@ -226,6 +232,26 @@ class GeneratedProgramsTest {
                     assertTrue(r.err().contains("aggregated per warp among the threads that passed the kernel's early returns"),
                             where + r.err());
                 }
+            }
+        }
+    }
+
+    /**
+     * Shape convergent-loop (issue 10): every launch in the loop whose trip count differs between
+     * threads is aggregated in a convergent loop ({@code klap::group_any}), never in place among the
+     * lanes that arrive together and never left as written; at kernel granularity it is per round.
+     */
+    @Test
+    void convergentLoopsAreAggregatedInAConvergentLoop() throws IOException {
+        for (long s = 320_001; s < 320_021; s++) {
+            ProgramGenerator.Program p = ProgramGenerator.generate(s, EnumSet.of(Shape.CONVERGENT_LOOP));
+            Path in = p.writeTo(dir.resolve(p.dirName()), null);
+            for (Granularity g : Granularity.values()) {
+                Cli.Run r = Cli.klap("--granularity=" + g.cliName(), in.toString());
+                String where = p.dirName() + " --granularity=" + g.cliName() + ": ";
+                assertEquals(0, r.rc(), where + r);
+                assertFalse(r.err().contains("left as written") || r.out().contains("warp_group::active()"), where + r.err());
+                assertEquals(g != Granularity.KERNEL, r.out().contains("klap::group_any("), where + r.out());
             }
         }
     }

@@ -46,6 +46,16 @@ import klap.model.Stmt;
  * KLAP II-A's divergence elimination restricted to the threads still alive; it replaces the in-place
  * aggregation among the lanes that happen to arrive together, which hung on the GPU in such loops
  * (2026-11-27, H200: {@code testcases/src/loops}' {@code loopUniform}).
+ *
+ * <p><em>Convergent loops.</em> A launch in a {@code for} or {@code while} loop whose trip count
+ * differs between threads (KLAP II-A: "loops with divergent trip counts" are converted to data
+ * flow too), reached by the whole group together (a convergent position, or a survivor position):
+ * the loop runs while any thread of the group still has an iteration
+ * ({@code klap::group_any(g, klap_on = klap_on && (cond))}), each thread's body and step only while
+ * its own condition held ({@code if (klap_on) body}, {@code klap_on ? (void)(step) : (void)0}), so
+ * each thread evaluates its condition, body and step exactly as often as before; the region is the
+ * body, and a thread that is done records nothing. Only without a jump that leaves the body, a
+ * barrier or warp collective in the loop, or another loop between the body and the launch.
  */
 public final class Convergence {
 
@@ -67,12 +77,24 @@ public final class Convergence {
      *                   lanes of the warp that passed those before the region, a mask kept by a
      *                   {@code __ballot_sync} at each guard ({@code klap::guard_exit}). Empty for
      *                   every other region
+     * @param loop       for a convergent loop: the {@code for}/{@code while} loop whose body is the
+     *                   region ({@code anchor}) and whose trip count differs between threads; the
+     *                   emitter runs it until no thread of the group has an iteration left, each
+     *                   thread's body and step only while its own condition holds. Null otherwise
      */
     public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits,
-                         List<Stmt.If> passed) {
-        /** A region whose group is the whole warp or block ({@code passed} empty). */
+                         List<Stmt.If> passed, Stmt.Loop loop) {
+        /** A region whose group is the whole warp or block ({@code passed} empty), in no convergent loop. */
         public Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits) {
-            this(anchor, guardBlock, guards, exits, List.of());
+            this(anchor, guardBlock, guards, exits, List.of(), null);
+        }
+
+        /**
+         * @return true if the region is the body of a loop whose trip count differs between threads,
+         *         which the emitter makes convergent ({@link #loop}, class comment)
+         */
+        public boolean convergentLoop() {
+            return loop != null;
         }
 
         /**
@@ -176,6 +198,20 @@ public final class Convergence {
         int from = guardBlock == null ? path.indexOf(anchor) : walkedTo;
         for (int i = from; i < path.size() - 1; i++) {
             if (path.get(i) instanceof Stmt.Loop lp) {
+                if (guardBlock == null && lp == anchor) {
+                    // the whole group reaches the loop: it can be made convergent
+                    Placement converged = convergentLoop(path, i, lp, List.of());
+                    if (converged != null) {
+                        return converged;
+                    }
+                }
+                if (guardBlock != null && !uni.controlIsUniform(lp) && uniformPath(lp, guardBlock)) {
+                    // the lanes that passed the guards reach the loop together
+                    Placement survivors = survivorRegion(path, walkedTo, guardBlock, guards);
+                    if (survivors != null) {
+                        return survivors;
+                    }
+                }
                 if (guardBlock != null && uni.controlIsUniform(lp) && uniformPath(lp, guardBlock)) {
                     // the loop itself is uniform, but the threads that took the guard never enter it:
                     // the lanes that passed the guards can meet inside it
@@ -238,6 +274,10 @@ public final class Convergence {
             anchor = path.get(i);
             at = i;
         }
+        if (anchor instanceof Stmt.Loop lp && !uni.controlIsUniform(lp)) {
+            // the lanes that passed the guards reach a loop whose trip count differs between them
+            return convergentLoop(path, at, lp, List.copyOf(passable));
+        }
         boolean loopAbove = false;
         for (int i = top; i < at; i++) {
             loopAbove |= path.get(i) instanceof Stmt.Loop;
@@ -250,17 +290,66 @@ public final class Convergence {
         if (!loopAbove) {
             return null;
         }
-        Region r = new Region(anchor, null, List.of(), List.of(), List.copyOf(passable));
-        if (!exits(r).isEmpty()) {
+        Region r = new Region(anchor, null, List.of(), List.of(), List.copyOf(passable), null);
+        if (!exits(r).isEmpty() || !survivorJumpsOnly(r, passable)) {
             return null;
         }
+        return new Placement.Deferred(r);
+    }
+
+    /**
+     * @return true if every jump of the function is a divergent return guard of the body among
+     *         {@code passable}, a jump every thread takes together (a uniform path), or a jump inside
+     *         {@code r} (which {@link #exits} has found not to leave it)
+     */
+    private boolean survivorJumpsOnly(Region r, List<Stmt.If> passable) {
         for (Stmt.Jump j : jumps) {
             boolean guard = passable.stream().anyMatch(g -> guardJump(g) == j);
             boolean inside = j.range().offset() >= r.start() && j.range().end() <= r.end();
             Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
             if (!guard && !inside && !uniformPath(j, target)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A convergent loop (class comment) for the site at the end of {@code path}, in loop {@code lp}
+     * ({@code path.get(at)}), which the whole group reaches together: the warp's or block's threads
+     * ({@code passed} empty; no jump may make a thread skip the loop), or the lanes that passed the
+     * body's guards {@code passed}. Null if there is none: {@code lp} is not a {@code for} with a
+     * condition or a plain {@code while}, or is written by a macro; a loop lies between its body and
+     * the site; a jump leaves the body (a {@code break}/{@code continue} of {@code lp}, a
+     * {@code return}); the loop synchronizes (a barrier or warp collective that the threads that are
+     * done would no longer reach).
+     */
+    private Placement convergentLoop(List<Stmt> path, int at, Stmt.Loop lp, List<Stmt.If> passed) {
+        boolean forLoop = lp.kind() == Stmt.LoopKind.FOR && src.startsWithWord(lp.range(), "for");
+        boolean whileLoop = lp.kind() == Stmt.LoopKind.WHILE && lp.init() == null && src.startsWithWord(lp.range(), "while");
+        if (!forLoop && !whileLoop || lp.cond() == null || syncs == null || syncs.synchronizes(lp)) {
+            return null;
+        }
+        int bodyAt = lp.body().range().offset();
+        if (lp.cond().range().end() > bodyAt || lp.cond().range().offset() < lp.range().offset()
+                || lp.step() != null && (lp.step().range().end() > bodyAt || lp.step().range().offset() < lp.cond().range().end())
+                || lp.body().range().end() != lp.range().end()) {
+            return null; // text the emitter cannot wrap (a macro's expansion)
+        }
+        if (path.get(at) != lp || path.get(at + 1) != lp.body()) {
+            return null;
+        }
+        for (int i = at + 1; i < path.size() - 1; i++) {
+            if (path.get(i) instanceof Stmt.Loop) {
                 return null;
             }
+        }
+        Region r = new Region(lp.body(), null, List.of(), List.of(), passed, lp);
+        if (!exits(r).isEmpty()) {
+            return null;
+        }
+        if (passed.isEmpty() ? threat(r) != null : !survivorJumpsOnly(r, passed)) {
+            return null;
         }
         return new Placement.Deferred(r);
     }
