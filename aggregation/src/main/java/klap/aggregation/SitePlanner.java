@@ -1202,9 +1202,10 @@ final class SitePlanner {
         for (SitePlan s : sites) {
             if (s.gridWide() && !tailFallback.contains(s.fn()) && noted.add(s.fn())) {
                 ctx.note(s.launch().range().offset(), "if klap's pool has no room for the records of kernel '"
-                        + s.fn().name() + "', klap reports it and stops the program: its launches cannot go out as "
-                        + "written instead, because it may make tail launches (a stream argument other than 0 or "
-                        + "cudaStreamFireAndForget); raise --pool-size if that happens", "kernel-no-fallback");
+                        + s.fn().name() + "', klap reports it and stops the program, also with "
+                        + "-DKLAP_KERNEL_TAIL_FALLBACK=1: its launches cannot go out as written instead, because it "
+                        + "may make tail launches (a stream argument other than 0 or cudaStreamFireAndForget); raise "
+                        + "--pool-size if that happens", "kernel-no-fallback");
             }
         }
         return new SitePlans(sites, unaggregated.size(), tailFallback);

@@ -358,12 +358,28 @@ public final class Main {
                 if (r == 0 && notes.toString().contains(NO_FALLBACK)) {
                     Files.delete(pd.resolve(v + ".cu"));
                 } else {
+                    if (r == 0 && g.equals("kernel")) {
+                        optInTailFallback(pd.resolve(v + ".cu"));
+                    }
                     variants.add(v);
                 }
             }
             Files.writeString(pd.resolve("variants"), String.join(" ", variants) + "\n");
         }
         return refused;
+    }
+
+    /**
+     * Turns on, in klap's output {@code f}, the kernel-granularity fallback that a full pool takes
+     * (launches as written into cudaStreamTailLaunch; off by default since it hung on the H200,
+     * klap/config.cuh KLAP_KERNEL_TAIL_FALLBACK): {@code #define KLAP_KERNEL_TAIL_FALLBACK 1} as its
+     * second line, after klap's {@code #define KLAP_POOL_SIZE_BYTES} and before the runtime's include,
+     * so that the kernel-pool64k variant keeps testing that fallback.
+     */
+    static void optInTailFallback(Path f) throws IOException {
+        String text = Files.readString(f);
+        int nl = text.indexOf('\n') + 1;
+        Files.writeString(f, text.substring(0, nl) + "#define KLAP_KERNEL_TAIL_FALLBACK 1\n" + text.substring(nl));
     }
 
     /** Runs klap with {@code options} on {@code in} into {@code pd/<variant>.cu}; 1 if it refused (then {@code .refused}). */

@@ -98,7 +98,8 @@ class MainTest {
         assertEquals("original warp block kernel warp-pool64k block-pool64k kernel-pool64k",
                 Files.readString(dir.resolve("fx_plain/variants")).strip());
         String kernel = Files.readString(dir.resolve("fx_plain/kernel-pool64k.cu"));
-        assertTrue(kernel.startsWith("#define KLAP_POOL_SIZE_BYTES 65536ull\n"), kernel.lines().findFirst().orElse(""));
+        assertTrue(kernel.startsWith("#define KLAP_POOL_SIZE_BYTES 65536ull\n#define KLAP_KERNEL_TAIL_FALLBACK 1\n"),
+                kernel.lines().limit(2).toList().toString());
         assertTrue(kernel.contains("klap_args_child(p, threadIdx.x), [&](dim3 klap_grid"), kernel);
         assertEquals("original warp block kernel warp-pool64k block-pool64k kernel-pool64k",
                 Files.readString(dir.resolve("fx_created/variants")).strip());
