@@ -262,6 +262,34 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * A device cudaMalloc in a survivor region or in the body of a loop whose trip count differs
+     * between threads is not reached by the whole warp or block: the threads that returned have
+     * exited, those done with the loop are elsewhere. It allocates among the lanes that arrive
+     * together, never per block or per full warp (a block/warp collective there would wait for
+     * threads that never come).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aMallocInASurvivorOrConvergentPositionIsNotAGroupCollective(Granularity g) {
+        var r = Check.run("""
+                __global__ void parent(int* out, const int* cnt, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  for (int r = 0; r < k; ++r) { int* b; cudaMalloc((void**)&b, 64); b[0] = r; out[i] += b[0]; cudaFree(b); }
+                  for (int r = 0; r < cnt[i]; ++r) { int* c; cudaMalloc((void**)&c, 64); c[0] = r; out[i] += c[0]; cudaFree(c); }
+                }
+                __global__ void other(int** out, const int* cnt) {
+                  for (int r = 0; r < cnt[threadIdx.x]; ++r) cudaMalloc((void**)&out[threadIdx.x], 64);
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(), "klap::group_malloc(klap::warp_group::active(), (void**)((void**)&b)",
+                "klap::group_malloc(klap::warp_group::active(), (void**)((void**)&c)",
+                "klap::group_malloc(klap::warp_group::active(), (void**)((void**)&out[threadIdx.x])");
+        none(r.text(), "group_malloc(klap_blk", "group_malloc(klap::warp_group::of(", "klap_live", "klap_on");
+    }
+
+    /**
      * A survivor region needs every lane that passed the guards to reach the guards after it and its
      * region in every iteration: each divergent return guard of the body keeps the mask (a ballot at
      * each, in order), a return every thread takes together is allowed, and a kernel with a second

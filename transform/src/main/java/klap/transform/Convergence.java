@@ -364,7 +364,10 @@ public final class Convergence {
             return false;
         }
         Placement p = place(owner);
-        return p instanceof Placement.Deferred d && d.region().anchor() == owner && d.region().guardBlock() == null;
+        // (not a survivor region or a convergent loop's body: the threads that returned, or that are
+        // done with the loop, do not reach it; those regions need klap's own rewriting around them)
+        return p instanceof Placement.Deferred d && d.region().anchor() == owner && d.region().guardBlock() == null
+                && !d.region().survivors() && !d.region().convergentLoop();
     }
 
     /** @return the jumps of this function inside {@code r} (not a guard's) that leave it, in source order */
