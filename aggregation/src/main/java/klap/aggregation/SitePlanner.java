@@ -516,8 +516,7 @@ final class SitePlanner {
                                String inPlace) {
         Uniformity u = ctx.uni(f);
         Convergence.Placement p = conv.place(es);
-        boolean survivors = p instanceof Convergence.Placement.Deferred sd && sd.region().survivors();
-        if (inPlace != null && !survivors) {
+        if (inPlace != null && survivorRegion(p) == null) {
             // (a survivor region stays: its collectives are among the lanes of a warp that stay, whatever
             // kept the launch from the grid-wide path)
             p = new Convergence.Placement.Immediate(inPlace);
@@ -533,15 +532,17 @@ final class SitePlanner {
             p = new Convergence.Placement.Immediate("a stream or event operation follows it in the same region, "
                     + "so it cannot be launched later");
         }
-        if (survivors && ctx.opt.granularity() != Granularity.WARP) {
-            Stmt.If g = ((Convergence.Placement.Deferred) p).region().passed().get(0);
+        // (after the checks above, which may have put the launch in place after all)
+        Convergence.Region survivors = survivorRegion(p);
+        if (survivors != null && ctx.opt.granularity() != Granularity.WARP) {
+            Stmt.If g = survivors.passed().get(0);
             String why = "it is in a loop after the thread-dependent return at line " + ctx.src.line(g.range().offset());
             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
                     + ctx.opt.granularity().cliName() + ": " + (inPlace != null ? inPlace + "; and " + why : why)
                     + ", so it is aggregated among the lanes of each warp that did not return there",
                     "granularity-fallback");
         }
-        if (p instanceof Convergence.Placement.Deferred && !survivors && ctx.opt.granularity() == Granularity.BLOCK) {
+        if (p instanceof Convergence.Placement.Deferred && survivors == null && ctx.opt.granularity() == Granularity.BLOCK) {
             String full = ctx.blockScratchDoesNotFit(f);
             if (full != null) {
                 p = new Convergence.Placement.Immediate(full);
@@ -565,6 +566,11 @@ final class SitePlanner {
                     + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
         }
         return new SitePlan(sites.size(), f, es, l, child, mask, p, streamToNull, false, false, false);
+    }
+
+    /** @return the survivor region {@code p} defers to ({@link Convergence.Region#survivors}), or null */
+    private static Convergence.Region survivorRegion(Convergence.Placement p) {
+        return p instanceof Convergence.Placement.Deferred d && d.region().survivors() ? d.region() : null;
     }
 
     /**

@@ -182,4 +182,31 @@ class StreamOrderAndConstexprTest {
                     r.diagnostics().toString());
         }
     }
+
+    /**
+     * Found by the read-through of 2026-11-27 (fifth session): a survivor region (a uniform loop after
+     * a guarded return) whose branch holds an {@code if constexpr} with the launch: the region would
+     * extend past the constexpr branch, so the launch goes in place; klap crashed
+     * (ClassCastException) because it still took the placement for a survivor region.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aSurvivorRegionAroundAnIfConstexprBranchGoesInPlace(Granularity g) {
+        var r = Check.run("""
+                template <int N> __global__ void fill(int* a, int r) { a[r * 32 + threadIdx.x] += N; }
+                template <int N>
+                __global__ void parent(int* a, const unsigned* fl, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  for (int r = 0; r < k; ++r) {
+                    if ((fl[i] >> r) & 1u) { if constexpr (N > 0) fill<N><<<1, 4>>>(a, r); }
+                  }
+                }
+                template __global__ void parent<2>(int*, const unsigned*, int, int);
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        if (g != Granularity.KERNEL) {
+            none(r.text(), "klap_live");
+        }
+    }
 }
