@@ -23,6 +23,12 @@ class CorrectnessRulesTest {
     /** The child most cases launch: each of its threads adds 1 to its own slot of row i. */
     static final String CHILD = "__global__ void child(int* a, int i) { a[i * 32 + threadIdx.x] += 1; }\n";
 
+    /** {@link #CHILD} and a parent whose threads past n return, then run {@code body} with their flags f (line 5) */
+    static String afterGuard(String body) {
+        return CHILD + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
+                + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  int f = fl[i];\n  " + body + "\n}\n";
+    }
+
     /** Case 1: threads past n return, the others meet at __syncthreads() before the launch (hung). */
     static final String BARRIER_AFTER_RETURN = CHILD + """
             __global__ void parent(int* a, int n) {
@@ -239,9 +245,7 @@ class CorrectnessRulesTest {
                 "for (int r = 0; r < k; ++r) { switch ((f >> r) & 3) { case 1: child<<<1, 4>>>(a, i * 8 + r); break; default: break; } }",
                 "int r = 0; while (r < k) { ++r; if (((f >> r) & 1) == 0) { child<<<1, 4>>>(a, i * 8 + r); } }",
                 "for (int r = 0; r < k; ++r) { if (k == 5) break; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }"}) {
-            var r = Check.run(CHILD + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
-                    + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  int f = fl[i];\n  "
-                    + body + "\n}\n", g);
+            var r = Check.run(afterGuard(body), g);
             assertFalse(r.hasErrors(), r.diagnostics().toString());
             assertTrue(r.sites() == 1 && !Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"), body + ": " + r.diagnostics());
             if (g == Granularity.KERNEL) {
@@ -339,9 +343,7 @@ class CorrectnessRulesTest {
                 "for (int r = 0; r < k; ++r) { if (f == r) break; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }",
                 "for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f == r) return; }",
                 "if (f == 2) { a[i] = 0; if (k > 1) return; } for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }"}) {
-            var r = Check.run(CHILD + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
-                    + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  int f = fl[i];\n  "
-                    + body + "\n}\n", g);
+            var r = Check.run(afterGuard(body), g);
             assertFalse(r.hasErrors(), r.diagnostics().toString());
             none(r.text(), "klap_live");
             if (g == Granularity.KERNEL) {

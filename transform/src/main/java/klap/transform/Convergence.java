@@ -205,20 +205,16 @@ public final class Convergence {
                         return converged;
                     }
                 }
-                if (guardBlock != null && !uni.controlIsUniform(lp) && uniformPath(lp, guardBlock)) {
-                    // the lanes that passed the guards reach the loop together
+                if (guardBlock != null && uniformPath(lp, guardBlock)) {
+                    // the threads that took the guard never enter the loop, but the lanes that passed the
+                    // guards reach it together and can meet inside it (a convergent loop if its trip count
+                    // differs between them)
                     Placement survivors = survivorRegion(path, walkedTo, guardBlock, guards);
                     if (survivors != null) {
                         return survivors;
                     }
                 }
                 if (guardBlock != null && uni.controlIsUniform(lp) && uniformPath(lp, guardBlock)) {
-                    // the loop itself is uniform, but the threads that took the guard never enter it:
-                    // the lanes that passed the guards can meet inside it
-                    Placement survivors = survivorRegion(path, walkedTo, guardBlock, guards);
-                    if (survivors != null) {
-                        return survivors;
-                    }
                     return new Placement.Immediate("it is in a loop (line " + src.line(lp.range().offset()) + ") after "
                             + "the thread-dependent " + (guardJump(guards.get(0)).kind() == Stmt.JumpKind.RETURN ? "return"
                             : "continue") + " at line " + src.line(guards.get(0).range().offset()) + ", so the threads "
