@@ -160,8 +160,9 @@ public final class AggregationPass {
         List<SitePlan> sites = plans.all();
         long gridWide = sites.stream().filter(SitePlan::gridWide).count();
         long survivors = sites.stream().filter(x -> !x.gridWide() && x.region() != null && x.region().survivors()).count();
-        long deferred = sites.stream().filter(x -> !x.gridWide() && x.region() != null).count() - survivors;
-        long inPlace = sites.size() - gridWide - deferred - survivors;
+        long arrived = sites.stream().filter(x -> !x.gridWide() && x.region() != null && x.region().arrived()).count();
+        long deferred = sites.stream().filter(x -> !x.gridWide() && x.region() != null).count() - survivors - arrived;
+        long inPlace = sites.size() - gridWide - deferred - survivors - arrived;
         int total = sites.size() + plans.unaggregated();
         if (total == 0) {
             return "";
@@ -175,6 +176,9 @@ public final class AggregationPass {
         }
         if (survivors > 0) {
             parts.add(survivors + " aggregated per warp among the threads that passed the kernel's early returns");
+        }
+        if (arrived > 0) {
+            parts.add(arrived + " aggregated per warp among the threads that enter the loop around it together");
         }
         if (inPlace > 0) {
             parts.add(inPlace + " aggregated in place among the threads of a warp that arrive together");

@@ -72,9 +72,15 @@ final class GroupAggregation {
      * @return the group expression of region {@code r}: the lanes that passed the kernel's returns for a
      *         survivor region, else the block ({@code klap_blk}) or, at warp granularity, its warp
      */
-    private String groupOf(Convergence.Region r) {
+    private String groupOf(Convergence.Region r, SitePlan first) {
         return r.survivors() ? "klap::warp_group::from_mask(" + LIVE + ")"
+                : r.arrived() ? "klap::warp_group::from_mask(" + arrivedMask(first) + ")"
                 : ctx.opt.granularity() == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+    }
+
+    /** @return the mask of the lanes that entered the convergent loop whose first site is {@code first} together */
+    private static String arrivedMask(SitePlan first) {
+        return "klap_arrived" + first.id();
     }
 
     /**
@@ -88,7 +94,15 @@ final class GroupAggregation {
      *   klap_on0 ? (void)(++r) : (void)0) { auto klap_s0 = klap::agg_begin...(G); if (klap_on0) { ... record ... }
      *   klap_s0.flush(G, ...); } }
      * </pre>
-     * ({@code while (c) body} the same, without a step). G is the region's group.
+     * ({@code while (c) body} the same, without a step; {@code do body while (c);} runs its body first,
+     * {@code { bool klap_on0 = true; do if (klap_on0) body while (klap::group_any(G, klap_on0 = klap_on0 && (c))); }}).
+     * G is the region's group; for a loop that the lanes of a warp may reach apart
+     * ({@link Convergence.Region#arrived}) it is the lanes that enter it together,
+     * {@code unsigned klap_arrived0 = klap::warp_group::active().mask();} before the loop, and
+     * G = {@code klap::warp_group::from_mask(klap_arrived0)}. A {@code break} or {@code continue} of the loop in its body is an exit
+     * of the region ({@link #region}): it goes through the flush, and a break then sets
+     * {@code klap_on0 = false} instead of leaving the loop, so the thread's step and condition are
+     * skipped as before while the group goes on.
      */
     void convergentLoops(List<SitePlan> sites, EditSet e) {
         java.util.Map<Stmt.Loop, SitePlan> loops = new java.util.LinkedHashMap<>();
@@ -99,9 +113,10 @@ final class GroupAggregation {
         }
         for (java.util.Map.Entry<Stmt.Loop, SitePlan> x : loops.entrySet()) {
             Stmt.Loop lp = x.getKey();
-            String on = "klap_on" + x.getValue().id();
-            String g = groupOf(x.getValue().region());
-            e.insert(lp.range().offset(), "{ bool " + on + " = true; ");
+            String on = onFlag(x.getValue());
+            String g = groupOf(x.getValue().region(), x.getValue());
+            e.insert(lp.range().offset(), "{ bool " + on + " = true; " + (x.getValue().region().arrived()
+                    ? "unsigned " + arrivedMask(x.getValue()) + " = klap::warp_group::active().mask(); " : ""));
             e.insert(lp.cond().range().offset(), "klap::group_any(" + g + ", " + on + " = " + on + " && (");
             e.insert(lp.cond().range().end(), "))");
             if (lp.step() != null) {
@@ -111,6 +126,14 @@ final class GroupAggregation {
             e.insert(lp.body().range().offset(), "if (" + on + ") ");
             e.insert(lp.range().end(), " }");
         }
+    }
+
+    /**
+     * @return the flag of the convergent loop whose first site is {@code first}: true while the
+     *         thread's own iterations go on
+     */
+    private static String onFlag(SitePlan first) {
+        return "klap_on" + first.id();
     }
 
     /** Replaces the launch of {@code s} by its aggregation among the threads of its warp that arrive together. */
@@ -138,7 +161,7 @@ final class GroupAggregation {
         StringBuilder begin = new StringBuilder("{ ");
         StringBuilder flush = new StringBuilder(" ");
         for (SitePlan s : sites) {
-            String group = groupOf(r);
+            String group = groupOf(r, sites.get(0));
             begin.append(cuda.aggBegin(s, group));
             flush.append(cuda.flushCall(s)).append(' ');
             e.replace(s.stmt().range().offset(), s.stmt().range().end(), cuda.recordCall(s, fine));
@@ -152,8 +175,11 @@ final class GroupAggregation {
             flush.insert(0, " " + label + ":;");
             for (Stmt.JumpKind k : List.of(Stmt.JumpKind.RETURN, Stmt.JumpKind.BREAK, Stmt.JumpKind.CONTINUE)) {
                 if (r.exits().stream().anyMatch(j -> j.kind() == k)) {
-                    leave.append("if (").append(x).append(" == ").append(k.ordinal() + 1).append(") ")
-                            .append(k.name().toLowerCase(java.util.Locale.ROOT)).append("; ");
+                    // in a convergent loop a break ends only the thread's own iterations: the group's loop
+                    // goes on while another thread has one left, and this thread's step and condition are skipped
+                    String jump = r.convergentLoop() && k == Stmt.JumpKind.BREAK ? onFlag(sites.get(0)) + " = false"
+                            : k.name().toLowerCase(java.util.Locale.ROOT);
+                    leave.append("if (").append(x).append(" == ").append(k.ordinal() + 1).append(") ").append(jump).append("; ");
                 }
             }
             for (Stmt.Jump j : r.exits()) {

@@ -516,9 +516,9 @@ final class SitePlanner {
                                String inPlace) {
         Uniformity u = ctx.uni(f);
         Convergence.Placement p = conv.place(es);
-        if (inPlace != null && survivorRegion(p) == null) {
-            // (a survivor region stays: its collectives are among the lanes of a warp that stay, whatever
-            // kept the launch from the grid-wide path)
+        if (inPlace != null && warpSubsetRegion(p) == null) {
+            // (a survivor region or a loop run by the lanes that arrive together stays: its collectives are
+            // among lanes of a warp fixed before it, whatever kept the launch from the grid-wide path)
             p = new Convergence.Placement.Immediate(inPlace);
         }
         Stmt branch = constexprBranch(f, es);
@@ -533,16 +533,24 @@ final class SitePlanner {
                     + "so it cannot be launched later");
         }
         // (after the checks above, which may have put the launch in place after all)
-        Convergence.Region survivors = survivorRegion(p);
-        if (survivors != null && ctx.opt.granularity() != Granularity.WARP) {
-            Stmt.If g = survivors.passed().get(0);
-            String why = "it is in a loop after the thread-dependent return at line " + ctx.src.line(g.range().offset());
+        Convergence.Region subset = warpSubsetRegion(p);
+        if (subset != null && ctx.opt.granularity() != Granularity.WARP) {
+            String why;
+            String among;
+            if (subset.survivors()) {
+                why = "it is in a loop after the thread-dependent return at line "
+                        + ctx.src.line(subset.passed().get(0).range().offset());
+                among = "the lanes of each warp that did not return there";
+            } else {
+                why = "the threads of a block may reach the loop at line " + ctx.src.line(subset.loop().range().offset())
+                        + " apart";
+                among = "the lanes of a warp that enter that loop together, until the last of them is done with it";
+            }
             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
                     + ctx.opt.granularity().cliName() + ": " + (inPlace != null ? inPlace + "; and " + why : why)
-                    + ", so it is aggregated among the lanes of each warp that did not return there",
-                    "granularity-fallback");
+                    + ", so it is aggregated among " + among, "granularity-fallback");
         }
-        if (p instanceof Convergence.Placement.Deferred && survivors == null && ctx.opt.granularity() == Granularity.BLOCK) {
+        if (p instanceof Convergence.Placement.Deferred && subset == null && ctx.opt.granularity() == Granularity.BLOCK) {
             String full = ctx.blockScratchDoesNotFit(f);
             if (full != null) {
                 p = new Convergence.Placement.Immediate(full);
@@ -559,8 +567,10 @@ final class SitePlanner {
                     + "hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
             return null;
         }
-        String mask = immediate ? inPlaceMask(es, l, child, u) : scalarMask(l, child, u);
-        boolean streamToNull = immediate ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);
+        // (the lanes that arrive at a loop together may be in different iterations of a loop around it)
+        boolean apart = immediate || subset != null && subset.arrived();
+        String mask = apart ? inPlaceMask(es, l, child, u) : scalarMask(l, child, u);
+        boolean streamToNull = apart ? inPlaceStreamToNull(es, l, u) : streamToNull(l, u);
         if (p instanceof Convergence.Placement.Immediate im && ctx.opt.granularity() != Granularity.WARP) {
             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is aggregated per warp, not per "
                     + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
@@ -568,9 +578,13 @@ final class SitePlanner {
         return new SitePlan(sites.size(), f, es, l, child, mask, p, streamToNull, false, false, false);
     }
 
-    /** @return the survivor region {@code p} defers to ({@link Convergence.Region#survivors}), or null */
-    private static Convergence.Region survivorRegion(Convergence.Placement p) {
-        return p instanceof Convergence.Placement.Deferred d && d.region().survivors() ? d.region() : null;
+    /**
+     * @return the region {@code p} defers to if its group is lanes of one warp fixed before it (a
+     *         survivor region, a loop run by the lanes that arrive together:
+     *         {@link Convergence.Region#warpSubset}), or null
+     */
+    private static Convergence.Region warpSubsetRegion(Convergence.Placement p) {
+        return p instanceof Convergence.Placement.Deferred d && d.region().warpSubset() ? d.region() : null;
     }
 
     /**

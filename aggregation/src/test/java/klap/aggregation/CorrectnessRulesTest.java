@@ -208,9 +208,9 @@ class CorrectnessRulesTest {
     @ParameterizedTest
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
     void aBreakAfterAGuardIsNotTakenForTheGroupsExit(Granularity g) {
-        // the guard's threads stay in the loop while the others break: no region inside the loop;
-        // the launch, in place after the loop's thread-dependent continue, is left as written since
-        // the 2026-11-27 GPU run (loopDivergentSitesAreLeftAsWritten)
+        // the guard's threads stay in the loop while the others break: no region inside the loop
+        // (in place, it was left as written since the 2026-11-27 GPU run); the loop is made convergent,
+        // so the break ends only the iterations of the threads that take it
         var r = Check.run(CHILD + """
                 __global__ void parent(int* a, int n, int k) {
                   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -221,10 +221,13 @@ class CorrectnessRulesTest {
                   }
                 }
                 """, g);
-        assertTrue(r.sites() == 0, "left as written");
-        none(r.text(), "goto klap_r", "agg_begin");
-        inOrder(r.text(), "if ((i + r) % 4 == 3) continue;", "child<<<1, 4>>>(a, i * 3 + r);", "if ((k + r) % 3 == 1) break;");
-        assertTrue(Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"), r.diagnostics().toString());
+        assertTrue(r.sites() == 1 && !Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"), r.diagnostics().toString());
+        String grp = g == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+        inOrder(r.text(), "{ bool klap_on0 = true; for (int r = 0; klap::group_any(" + grp + ", klap_on0 = klap_on0 && (r < 3));",
+                "if ((i + r) % 4 == 3) { klap_x0 = 3; goto klap_r0; }", "klap_s0.record(",
+                "if ((k + r) % 3 == 1) { klap_x0 = 2; goto klap_r0; }", "klap_r0:; klap_s0.flush(",
+                "if (klap_x0 == 2) klap_on0 = false; if (klap_x0 == 3) continue; } }");
+        none(r.text(), "warp_group::active()", "{} else {");
     }
 
     /**
@@ -327,22 +330,22 @@ class CorrectnessRulesTest {
     }
 
     /**
-     * Where a lane that passed the guards can still skip the launch's region in some iteration (a
-     * thread-dependent continue or break in the loop, a thread-dependent return that is no guard of
-     * the body), there is no survivor region: the launch would be aggregated in place among the lanes
-     * that arrive together, which hung on the GPU (2026-11-27, H200), so it is left as written with a
-     * warning. At kernel granularity (no warp collective) it is still aggregated, and so is a launch
-     * in a loop whose trip count differs between threads that every lane still in the loop reaches
-     * (loopDivergent, which passed in place; now a convergent loop).
+     * Where a lane that passed the guards can still skip the launch's region in some iteration and
+     * the loop cannot be made convergent (a thread-dependent return in the loop or one that is no
+     * guard of the body, a loop inside the loop), there is no survivor region: the launch would be
+     * aggregated in place among the lanes that arrive together, which hung on the GPU (2026-11-27,
+     * H200), so it is left as written with a warning. At kernel granularity (no warp collective) it
+     * is still aggregated, and so is a launch in a loop whose trip count differs between threads that
+     * every lane still in the loop reaches (loopDivergent, which passed in place; now a convergent
+     * loop). A thread-dependent break or continue of the loop makes it a convergent loop
+     * ({@link #aThreadDependentBreakOrContinueOfTheLoopMakesItConvergent}).
      */
     @ParameterizedTest
     @EnumSource(Granularity.class)
     void loopDivergentSitesAreLeftAsWritten(Granularity g) {
         for (String body : new String[] {
-                "for (int r = 0; r < k; ++r) { if ((f >> r) & 1) continue; child<<<1, 4>>>(a, i * 8 + r); }",
-                "for (int r = 0; r < k; ++r) { if (f == r) break; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }",
                 "for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f == r) return; }",
-                "if (f == 2) { a[i] = 0; if (k > 1) return; } for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }"}) {
+                "for (int r = 0; r < k; ++r) { if (f == r) continue; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f > 5 + r) return; }"}) {
             var r = Check.run(afterGuard(body), g);
             assertFalse(r.hasErrors(), r.diagnostics().toString());
             none(r.text(), "klap_live");
@@ -405,11 +408,10 @@ class CorrectnessRulesTest {
     }
 
     /**
-     * A convergent loop needs the whole group at the loop and every thread's iterations intact: at a
-     * convergent position the group is the warp or the block ({@code group_any} over it); a barrier in
-     * the loop, a {@code break}/{@code continue} of the loop, a {@code return} in it, a {@code do}
-     * loop, or a loop between the body and the launch keep the launch in place (or, where lanes can
-     * skip it in a loop, left as written).
+     * A convergent loop needs every thread's iterations intact: at a convergent position the group is
+     * the warp or the block ({@code group_any} over it); a barrier or warp collective in the loop, or
+     * a {@code return} in it, keep the launch in place (or, where lanes can skip it in a loop, left
+     * as written), at any position (also for the lanes that arrive together).
      */
     @ParameterizedTest
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
@@ -429,15 +431,135 @@ class CorrectnessRulesTest {
                 "} klap_s0.flush(klap_g0", "); } }");
         for (String body : new String[] {
                 "for (int r = 0; r < cnt[i]; ++r) { __syncthreads(); child<<<1, 4>>>(a, i * 64 + r); }",
-                "for (int r = 0; r < cnt[i]; ++r) { if (r == 5) break; child<<<1, 4>>>(a, i * 64 + r); }",
+                "for (int r = 0; r < cnt[i]; ++r) { if (r == 5) { __syncwarp(); break; } child<<<1, 4>>>(a, i * 64 + r); }",
                 "for (int r = 0; r < cnt[i]; ++r) { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) return; }",
-                "int r = 0; do { child<<<1, 4>>>(a, i * 64 + r); } while (++r < cnt[i]);",
-                "for (int r = 0; r < cnt[i]; ++r) { for (int q = 0; q < 2; ++q) child<<<1, 4>>>(a, i * 64 + r * 2 + q); }"}) {
+                "int r = 0; do { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) return; } while (++r < cnt[i]);",
+                "for (int r = 0; r < cnt[i]; ++r) { for (int q = 0; q < 2; ++q) { __syncwarp(); child<<<1, 4>>>(a, i * 64 + r * 2 + q); } }"}) {
             var x = Check.run(CHILD + "__global__ void parent(int* a, const int* cnt) {\n"
                     + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  " + body + "\n}\n", g);
             assertFalse(x.hasErrors(), x.diagnostics().toString());
             none(x.text(), "klap_on0", "group_any");
         }
+    }
+
+    /**
+     * A thread-dependent {@code break} or {@code continue} of the loop around a launch, with a uniform
+     * or a thread-dependent trip count, a {@code for}, {@code while} or {@code do} loop, at a
+     * convergent position or after the kernel's guarded return: the loop is made convergent, the
+     * jump goes through the body's flush ({@code goto klap_r0}), a continue then goes on to the step
+     * and a break ends only the thread's own iterations ({@code klap_on0 = false}: its step and
+     * condition are skipped, as the break skipped them). Before, such launches were aggregated in
+     * place among the lanes that arrive together (hung on the H200) or left as written (random
+     * seeds 1009, 1012, 1015, 1038).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aThreadDependentBreakOrContinueOfTheLoopMakesItConvergent(Granularity g) {
+        String[][] cases = {
+            // body, the loop's head as emitted, what the jumps become after the flush (without the kernel's
+            // guarded return, the first is a continue guard of a loop with a uniform trip count: rewritten in place)
+            {"for (int r = 0; r < k; ++r) { if ((f >> r) & 1) continue; child<<<1, 4>>>(a, i * 8 + r); }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < k)); klap_on0 ? (void)(++r) : (void)0)",
+                "if (klap_x0 == 3) continue;"},
+            {"for (int r = 0; r < 4; ++r) { if (f == r) break; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < 4)); klap_on0 ? (void)(++r) : (void)0)",
+                "if (klap_x0 == 2) klap_on0 = false;"},
+            {"int r = 0; while (r < f) { ++r; switch (r % 3) { case 0: continue; case 1: break; default: if (a[r] > 0) break; } "
+                + "child<<<1, 4>>>(a, i * 8 + r); }",
+                "while (klap::group_any(G, klap_on0 = klap_on0 && (r < f)))", "if (klap_x0 == 3) continue;"},
+            {"int r = 0; do { if (a[r] < 0) break; child<<<1, 4>>>(a, i * 8 + r); } while (++r < f);",
+                "do {", "if (klap_x0 == 2) klap_on0 = false; } while (klap::group_any(G, klap_on0 = klap_on0 && (++r < f))); }"}};
+        for (boolean guarded : new boolean[] {false, true}) {
+            for (String[] c : cases) {
+                if (!guarded && c == cases[0]) {
+                    var r = Check.run(CHILD + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
+                            + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int f = fl[i];\n  " + c[0] + "\n}\n", g);
+                    assertTrue(r.sites() == 1, r.diagnostics().toString());
+                    inOrder(r.text(), "if ((f >> r) & 1) {} else {", "klap_s0.record(", "} klap_s0.flush(");
+                    none(r.text(), "klap_on0");
+                    continue;
+                }
+                String src = guarded ? afterGuard(c[0]) : CHILD + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
+                        + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int f = fl[i];\n  " + c[0] + "\n}\n";
+                var r = Check.run(src, g);
+                assertFalse(r.hasErrors(), r.diagnostics().toString());
+                assertTrue(r.sites() == 1 && !Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"), c[0] + ": " + r.diagnostics());
+                String grp = guarded ? "klap::warp_group::from_mask(klap_live)"
+                        : g == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+                inOrder(r.text(), "{ bool klap_on0 = true; " + c[1].replace("G", grp), "auto klap_g0 = " + grp + ";",
+                        "int klap_x0 = 0; if (klap_on0) {", "goto klap_r0; }", "klap_s0.record(", "klap_r0:; klap_s0.flush(klap_g0",
+                        c[2].replace("G", grp));
+                none(r.text(), "warp_group::active()");
+                // only the loop's own jumps go through the flush: a switch's break stays
+                if (c[0].contains("switch")) {
+                    inOrder(r.text(), "case 0: { klap_x0 = 3; goto klap_r0; } case 1: break; default: if (a[r] > 0) break; }");
+                }
+            }
+        }
+    }
+
+    /**
+     * A loop that the lanes of a warp may reach apart (in a thread-dependent branch, inside another
+     * loop whose trip count differs, after a thread-dependent return that is no guard of the body)
+     * runs as a convergent loop among the lanes that enter it together: their mask is taken as they
+     * enter ({@code __activemask()}) and is the group of every collective until the last of them is
+     * done. Those lanes may be in different iterations of a loop around it, so an argument that the
+     * outer loop changes travels per record. Per warp at block granularity (with a warning).
+     * Before, such launches were aggregated in place among the lanes that arrive together at the
+     * launch, or, where lanes could skip it in a loop, left as written.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aLoopTheLanesReachApartRunsAmongTheLanesThatEnterItTogether(Granularity g) {
+        String[][] cases = {
+            {"if (f > 2) { for (int r = 0; r < f; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, k + 1); } }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < f)); klap_on0 ? (void)(++r) : (void)0)", "uu"},
+            {"for (int q = 0; q < f; ++q) { int r = 0; while (r < q) { ++r; if (r == k) continue; child<<<1, 4>>>(a, k); } }",
+                "while (klap::group_any(G, klap_on0 = klap_on0 && (r < q)))", "uu"},
+            {"for (int q = 0; q < f; ++q) { for (int r = 0; r < 2; ++r) child<<<1, 4>>>(a, q + k); }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < 2)); klap_on0 ? (void)(++r) : (void)0)", "uv"},
+            {"if (f == 2) { a[i] = 0; if (k > 1) return; } for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < k)); klap_on0 ? (void)(++r) : (void)0)", "uv"},
+            {"if (f == 7) { if (k > 2) return; a[i] = 1; } int r = 0; do { if (f == r) break; child<<<1, 4>>>(a, i + r); } while (++r < k);",
+                "do {", "uv"}};
+        for (String[] c : cases) {
+            var r = Check.run(CHILD + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
+                    + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int f = fl[i];\n  " + c[0] + "\n}\n", g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            assertTrue(r.sites() == 1 && !Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"), c[0] + ": " + r.diagnostics());
+            String grp = "klap::warp_group::from_mask(klap_arrived0)";
+            inOrder(r.text(), "{ bool klap_on0 = true; unsigned klap_arrived0 = klap::warp_group::active().mask(); "
+                    + c[1].replace("G", grp), "auto klap_g0 = " + grp + ";", "if (klap_on0) ", "klap_s0.record(",
+                    "klap_s0.flush(klap_g0", "child_klap_agg_" + c[2] + "<<<");
+            none(r.text(), "warp_group::active(); auto");
+            assertEquals(g == Granularity.BLOCK, r.diagnostics().stream().anyMatch(d -> d.id().equals("granularity-fallback")
+                    && d.message().contains("so it is aggregated among the lanes of a warp that enter that loop together")),
+                    c[0] + ": " + r.diagnostics());
+            assertTrue(r.summary().contains("1 aggregated per warp among the threads that enter the loop around it together"),
+                    r.summary());
+        }
+    }
+
+    /**
+     * A thread-dependent {@code continue} or {@code break} of a loop that lies beside the launch's
+     * region (an earlier inner loop of the same body; random seed 1009) stays inside that loop,
+     * which every lane still leaves: the lanes that passed the kernel's guards all reach the region,
+     * a survivor region. Before, any such jump kept the launch from it (left as written).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aJumpOfALoopBesideTheRegionDoesNotKeepItFromTheSurvivors(Granularity g) {
+        var r = Check.run(afterGuard("for (int r = 0; r < 3; ++r) { for (int q = 0; q < k; ++q) { if (f == q) continue; "
+                + "if (f < q) break; a[q] += 1; } if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); }"), g);
+        assertTrue(r.sites() == 1 && !Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"), r.diagnostics().toString());
+        inOrder(r.text(), "if (f == q) continue; if (f < q) break; a[q] += 1; }",
+                "auto klap_g0 = klap::warp_group::from_mask(klap_live);", "if ((f >> r) & 1) klap_s0.record(", "klap_s0.flush(");
+        none(r.text(), "klap_on0", "warp_group::active()");
+        // a jump of the loop around the region is still a threat: the lanes that continue skip the launch
+        var x = Check.run(afterGuard("for (int r = 0; r < 3; ++r) { for (int q = 0; q < k; ++q) { if (f == q) continue; "
+                + "if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); } if (f < r) continue; a[r] += 1; }"), g);
+        assertTrue(x.sites() == 1, x.diagnostics().toString());
+        inOrder(x.text(), "{ bool klap_on0 = true; for (int q = 0; klap::group_any(klap::warp_group::from_mask(klap_live)");
     }
 
     @ParameterizedTest

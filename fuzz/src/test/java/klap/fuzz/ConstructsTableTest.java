@@ -1100,14 +1100,66 @@ class ConstructsTableTest {
 
     @Test
     void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
-        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) continue; child<<<1, 4>>>(a, r, i);");
+        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i); if (fl[i] == 9u + r) return;");
         for (String g : new String[] {"warp", "block"}) {
             Outcome o = klap(g, "skip_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
-            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 38, "loop-divergent-site");
+            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 28, "loop-divergent-site");
             assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin"), o.output());
         }
         recordedGridWide("skip_loop.cu", src);
+    }
+
+    @Test
+    void launchAfterAThreadDependentJumpOfItsLoop() throws IOException {
+        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) continue; child<<<1, 4>>>(a, r, i); if (fl[i] == 9u + r) break;");
+        for (String g : new String[] {"warp", "block"}) {
+            Outcome o = klap(g, "jump_loop.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            if (g.equals("warp")) {
+                assertEquals(0, o.warnings(), o.run().toString());
+            } else {
+                assertDiagnostic(o, "warning", "jump_loop.cu", 6, 38, "granularity-fallback");
+            }
+            // a convergent loop over the lanes that passed the return; both jumps go through the flush
+            assertTrue(o.output().contains("{ bool klap_on0 = true; for (int r = 0; klap::group_any(klap::warp_group::from_mask("
+                    + "klap_live), klap_on0 = klap_on0 && (r < k)); klap_on0 ? (void)(++r) : (void)0)")
+                    && o.output().contains("if ((fl[i] >> r) & 1u) { klap_x0 = 3; goto klap_r0; }")
+                    && o.output().contains("if (fl[i] == 9u + r) { klap_x0 = 2; goto klap_r0; }")
+                    && o.output().contains("if (klap_x0 == 2) klap_on0 = false; if (klap_x0 == 3) continue;")
+                    && !o.output().contains("warp_group::active()"), o.output());
+        }
+        recordedGridWide("jump_loop.cu", src);
+    }
+
+    @Test
+    void launchInALoopTheLanesReachApart() throws IOException {
+        String src = """
+                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                __global__ void parent(int* a, const unsigned* fl, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (fl[i] > 2u) {
+                    for (int r = 0; r < k; ++r) {
+                      if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i);
+                    }
+                  }
+                }
+                """;
+        for (String g : new String[] {"warp", "block"}) {
+            Outcome o = klap(g, "apart_loop.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            if (g.equals("warp")) {
+                assertEquals(0, o.warnings(), o.run().toString());
+            } else {
+                assertDiagnostic(o, "warning", "apart_loop.cu", 6, 30, "granularity-fallback");
+            }
+            // the lanes that enter the loop together run it as a convergent loop; r travels per record
+            assertTrue(o.output().contains("{ bool klap_on0 = true; unsigned klap_arrived0 = klap::warp_group::active().mask(); "
+                    + "for (int r = 0; klap::group_any(klap::warp_group::from_mask(klap_arrived0), klap_on0 = klap_on0 && (r < k));")
+                    && o.output().contains("auto klap_g0 = klap::warp_group::from_mask(klap_arrived0);")
+                    && o.output().contains("child_klap_agg_uvv<<<"), o.output());
+        }
+        recordedGridWide("apart_loop.cu", src);
     }
 
     @Test

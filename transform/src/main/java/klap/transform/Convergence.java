@@ -47,15 +47,28 @@ import klap.model.Stmt;
  * aggregation among the lanes that happen to arrive together, which hung on the GPU in such loops
  * (2026-11-27, H200: {@code testcases/src/loops}' {@code loopUniform}).
  *
- * <p><em>Convergent loops.</em> A launch in a {@code for} or {@code while} loop whose trip count
- * differs between threads (KLAP II-A: "loops with divergent trip counts" are converted to data
- * flow too), reached by the whole group together (a convergent position, or a survivor position):
- * the loop runs while any thread of the group still has an iteration
+ * <p><em>Convergent loops.</em> A launch in a {@code for}, {@code while} or {@code do} loop whose
+ * trip count differs between threads (KLAP II-A: "loops with divergent trip counts" are converted
+ * to data flow too), or whose body a thread-dependent {@code break}/{@code continue} of the loop
+ * keeps from a plain region, reached by the whole group together (a convergent position, or a
+ * survivor position): the loop runs while any thread of the group still has an iteration
  * ({@code klap::group_any(g, klap_on = klap_on && (cond))}), each thread's body and step only while
  * its own condition held ({@code if (klap_on) body}, {@code klap_on ? (void)(step) : (void)0}), so
  * each thread evaluates its condition, body and step exactly as often as before; the region is the
- * body, and a thread that is done records nothing. Only without a jump that leaves the body, a
- * barrier or warp collective in the loop, or another loop between the body and the launch.
+ * body, and a thread that is done records nothing. A {@code break} or {@code continue} of the loop
+ * is an exit of the region: it goes through the body's flush, and a break then sets
+ * {@code klap_on = false} (the thread's step and condition are skipped as the break skipped them)
+ * instead of leaving the loop that the group still runs. Only without a {@code return} in the body,
+ * a barrier or warp collective in the loop, or another loop between the body and the launch.
+ *
+ * <p><em>Loops the lanes reach apart.</em> Where no group of the warp or block reaches the
+ * innermost loop around a launch together (it is in a thread-dependent branch, in a loop whose trip
+ * count differs, after a thread-dependent return that is no guard), the loop is still made
+ * convergent among the lanes of a warp that enter it together: their mask is taken once as they
+ * enter ({@code __activemask()}, {@link Region#arrived}) and stays the group of every collective
+ * until the last of them is done with the loop (no return may leave it, it does not synchronize).
+ * Unlike the in-place form, whose group is taken anew at each launch among lanes that may be in
+ * different iterations of the loop, the group and its rounds are fixed for the whole loop.
  */
 public final class Convergence {
 
@@ -77,16 +90,30 @@ public final class Convergence {
      *                   lanes of the warp that passed those before the region, a mask kept by a
      *                   {@code __ballot_sync} at each guard ({@code klap::guard_exit}). Empty for
      *                   every other region
-     * @param loop       for a convergent loop: the {@code for}/{@code while} loop whose body is the
-     *                   region ({@code anchor}) and whose trip count differs between threads; the
-     *                   emitter runs it until no thread of the group has an iteration left, each
-     *                   thread's body and step only while its own condition holds. Null otherwise
+     * @param loop       for a convergent loop: the {@code for}/{@code while}/{@code do} loop whose
+     *                   body is the region ({@code anchor}); the emitter runs it until no thread of
+     *                   the group has an iteration left, each thread's body and step only while its
+     *                   own condition holds. Null otherwise
+     * @param arrived    for a convergent loop that the warp's lanes may reach apart (in a branch, after
+     *                   a thread-dependent jump): the group is the lanes of the warp that arrive at
+     *                   the loop together, a mask taken as they enter it ({@code __activemask()}),
+     *                   which stays the group until the last of them is done with the loop. False
+     *                   for every other region
      */
     public record Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits,
-                         List<Stmt.If> passed, Stmt.Loop loop) {
+                         List<Stmt.If> passed, Stmt.Loop loop, boolean arrived) {
         /** A region whose group is the whole warp or block ({@code passed} empty), in no convergent loop. */
         public Region(Stmt anchor, Stmt.Block guardBlock, List<Stmt.If> guards, List<Stmt.Jump> exits) {
-            this(anchor, guardBlock, guards, exits, List.of(), null);
+            this(anchor, guardBlock, guards, exits, List.of(), null, false);
+        }
+
+        /**
+         * @return true if the region's group is a set of lanes of one warp fixed before the region
+         *         ({@link #survivors} or {@link #arrived}): its collectives are warp-wide over that
+         *         mask whatever the granularity
+         */
+        public boolean warpSubset() {
+            return survivors() || arrived;
         }
 
         /**
@@ -162,6 +189,24 @@ public final class Convergence {
      * @return a deferred region, or the reason why none exists
      */
     public Placement place(Stmt site) {
+        Placement p = placeInGroup(site);
+        if (p instanceof Placement.Immediate && fn.kind() == FunctionDef.Kind.KERNEL
+                && jumps.stream().noneMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+            // no region for the warp, the block or the survivors: the innermost loop around the site
+            // can still be run by the lanes that arrive at it together
+            List<Stmt> path = trees.path(site);
+            for (int i = path.size() - 2; i >= 0; i--) {
+                if (path.get(i) instanceof Stmt.Loop lp) {
+                    Placement arrived = convergentLoop(path, i, lp, List.of(), true);
+                    return arrived != null ? arrived : p;
+                }
+            }
+        }
+        return p;
+    }
+
+    /** {@link #place} for a group that is the whole warp or block, or the lanes that passed the body's guards */
+    private Placement placeInGroup(Stmt site) {
         if (fn.kind() != FunctionDef.Kind.KERNEL) {
             return new Placement.Immediate("it is in a __device__ function, whose callers' control flow is unknown");
         }
@@ -200,7 +245,7 @@ public final class Convergence {
             if (path.get(i) instanceof Stmt.Loop lp) {
                 if (guardBlock == null && lp == anchor) {
                     // the whole group reaches the loop: it can be made convergent
-                    Placement converged = convergentLoop(path, i, lp, List.of());
+                    Placement converged = convergentLoop(path, i, lp, List.of(), false);
                     if (converged != null) {
                         return converged;
                     }
@@ -238,9 +283,29 @@ public final class Convergence {
         }
         String threat = threat(region);
         if (threat != null) {
-            return new Placement.Immediate(threat);
+            // a thread-dependent break/continue in a loop the whole group reaches: the loop's body can still be
+            // a region once the loop is made convergent
+            // (convergentLoop's own threat check proves that the whole group reaches the loop's body)
+            Placement converged = innermostLoopConverged(path, 0, from, List.of());
+            return converged != null ? converged : new Placement.Immediate(threat);
         }
         return new Placement.Deferred(region);
+    }
+
+    /**
+     * The innermost loop among {@code path[from, to)} (every construct above it has a uniform
+     * condition, so the group reaches it together unless a jump intervenes) made a convergent loop
+     * ({@link #convergentLoop}) for the site at the end of {@code path}; null if there is no such
+     * loop or it cannot be made convergent. Used where a thread-dependent {@code break} or
+     * {@code continue} of a loop with a uniform trip count keeps the launch from a plain region.
+     */
+    private Placement innermostLoopConverged(List<Stmt> path, int from, int to, List<Stmt.If> passed) {
+        for (int i = to - 1; i >= from; i--) {
+            if (path.get(i) instanceof Stmt.Loop lp) {
+                return convergentLoop(path, i, lp, passed, false);
+            }
+        }
+        return null;
     }
 
     /**
@@ -272,7 +337,7 @@ public final class Convergence {
         }
         if (anchor instanceof Stmt.Loop lp && !uni.controlIsUniform(lp)) {
             // the lanes that passed the guards reach a loop whose trip count differs between them
-            return convergentLoop(path, at, lp, List.copyOf(passable));
+            return convergentLoop(path, at, lp, List.copyOf(passable), false);
         }
         boolean loopAbove = false;
         for (int i = top; i < at; i++) {
@@ -286,9 +351,11 @@ public final class Convergence {
         if (!loopAbove) {
             return null;
         }
-        Region r = new Region(anchor, null, List.of(), List.of(), List.copyOf(passable), null);
+        Region r = new Region(anchor, null, List.of(), List.of(), List.copyOf(passable), null, false);
         if (!exits(r).isEmpty() || !survivorJumpsOnly(r, passable)) {
-            return null;
+            // a thread-dependent break/continue of the innermost loop: its body is a region once the loop
+            // runs until no lane that passed the guards has an iteration left
+            return innermostLoopConverged(path, top, at, List.copyOf(passable));
         }
         return new Placement.Deferred(r);
     }
@@ -303,7 +370,10 @@ public final class Convergence {
             boolean guard = passable.stream().anyMatch(g -> guardJump(g) == j);
             boolean inside = j.range().offset() >= r.start() && j.range().end() <= r.end();
             Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
-            if (!guard && !inside && !uniformPath(j, target)) {
+            // a break/continue of a loop or switch that does not enclose the region stays inside that
+            // statement, which every thread still leaves the way it did: whether it reaches the region is unchanged
+            boolean elsewhere = target != null && !trees.isAncestorOrSelf(target, r.anchor());
+            if (!guard && !inside && !elsewhere && !continuesAfter(j, r) && !uniformPath(j, target)) {
                 return false;
             }
         }
@@ -312,24 +382,31 @@ public final class Convergence {
 
     /**
      * A convergent loop (class comment) for the site at the end of {@code path}, in loop {@code lp}
-     * ({@code path.get(at)}), which the whole group reaches together: the warp's or block's threads
-     * ({@code passed} empty; no jump may make a thread skip the loop), or the lanes that passed the
-     * body's guards {@code passed}. Null if there is none: {@code lp} is not a {@code for} with a
-     * condition or a plain {@code while}, or is written by a macro; a loop lies between its body and
-     * the site; a jump leaves the body (a {@code break}/{@code continue} of {@code lp}, a
-     * {@code return}); the loop synchronizes (a barrier or warp collective that the threads that are
-     * done would no longer reach).
+     * ({@code path.get(at)}), which the group reaches together: the warp's or block's threads
+     * ({@code passed} empty; no jump may make a thread skip the loop), the lanes that passed the
+     * body's guards {@code passed}, or ({@code arrived}) the lanes of a warp that enter it together,
+     * whatever came before. Null if there is none: {@code lp} is not a {@code for} or {@code do} with
+     * a condition or a plain {@code while}, or is written by a macro; a loop lies between its body and
+     * the site; a {@code return} leaves the body (a {@code break}/{@code continue} of {@code lp} is an
+     * exit that the emitter rewrites, unless written by a macro); the loop synchronizes (a barrier or
+     * warp collective that the threads that are done would no longer reach).
      */
-    private Placement convergentLoop(List<Stmt> path, int at, Stmt.Loop lp, List<Stmt.If> passed) {
+    private Placement convergentLoop(List<Stmt> path, int at, Stmt.Loop lp, List<Stmt.If> passed, boolean arrived) {
         boolean forLoop = lp.kind() == Stmt.LoopKind.FOR && src.startsWithWord(lp.range(), "for");
         boolean whileLoop = lp.kind() == Stmt.LoopKind.WHILE && lp.init() == null && src.startsWithWord(lp.range(), "while");
-        if (!forLoop && !whileLoop || lp.cond() == null || syncs == null || syncs.synchronizes(lp)) {
+        boolean doLoop = lp.kind() == Stmt.LoopKind.DO && src.startsWithWord(lp.range(), "do");
+        if (!forLoop && !whileLoop && !doLoop || lp.cond() == null || syncs == null || syncs.synchronizes(lp)) {
             return null;
         }
         int bodyAt = lp.body().range().offset();
-        if (lp.cond().range().end() > bodyAt || lp.cond().range().offset() < lp.range().offset()
-                || lp.step() != null && (lp.step().range().end() > bodyAt || lp.step().range().offset() < lp.cond().range().end())
-                || lp.body().range().end() != lp.range().end()) {
+        int bodyEnd = lp.body().range().end();
+        boolean wrappable = doLoop
+                ? bodyAt > lp.range().offset() && lp.cond().range().offset() >= bodyEnd && lp.cond().range().end() < lp.range().end()
+                : lp.cond().range().end() <= bodyAt && lp.cond().range().offset() >= lp.range().offset()
+                        && (lp.step() == null || lp.step().range().end() <= bodyAt
+                                && lp.step().range().offset() >= lp.cond().range().end())
+                        && bodyEnd == lp.range().end();
+        if (!wrappable) {
             return null; // text the emitter cannot wrap (a macro's expansion)
         }
         if (path.get(at) != lp || path.get(at + 1) != lp.body()) {
@@ -340,11 +417,19 @@ public final class Convergence {
                 return null;
             }
         }
-        Region r = new Region(lp.body(), null, List.of(), List.of(), passed, lp);
-        if (!exits(r).isEmpty()) {
-            return null;
+        Region r = new Region(lp.body(), null, List.of(), List.of(), passed, lp, arrived);
+        r = new Region(lp.body(), null, List.of(), exits(r), passed, lp, arrived);
+        for (Stmt.Jump j : r.exits()) {
+            // a break or continue of the loop goes through the body's end (the flush) first; a break then
+            // ends the thread's iterations (klap_on = false), a continue goes on to the step. A return
+            // would leave the group, whose group_any would then wait for it
+            if (j.kind() == Stmt.JumpKind.RETURN || trees.jumpTarget(j) != lp || !src.startsWithWord(j.range(), keyword(j))) {
+                return null;
+            }
         }
-        if (passed.isEmpty() ? threat(r) != null : !survivorJumpsOnly(r, passed)) {
+        // (the lanes that arrive together are the group whatever happened before the loop: nothing
+        // outside it can keep one of them from the body's end)
+        if (!arrived && (passed.isEmpty() ? threat(r) != null : !survivorJumpsOnly(r, passed))) {
             return null;
         }
         return new Placement.Deferred(r);
@@ -418,6 +503,9 @@ public final class Convergence {
                     + "region, and klap cannot rewrite a macro's expansion";
         }
         Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
+        if (r.convergentLoop() && target == r.loop()) {
+            return null; // the emitter ends the thread's iterations there (convergentLoop); the loop does not synchronize
+        }
         boolean together = r.guards().isEmpty() && uniformPath(j, target);
         List<Stmt.Loop> loops = enclosingLoops(r.anchor());
         boolean likeGuard = j.kind() == Stmt.JumpKind.RETURN
@@ -463,7 +551,7 @@ public final class Convergence {
                 case BREAK, CONTINUE -> {
                     Stmt target = trees.jumpTarget(j);
                     if (target != null && trees.isAncestorOrSelf(target, r.anchor()) && target != r.anchor()
-                            && !uniformPath(j, target)) {
+                            && !continuesAfter(j, r) && !uniformPath(j, target)) {
                         return "a thread-dependent " + j.kind().name().toLowerCase(java.util.Locale.ROOT)
                                 + " of an enclosing loop (line " + src.line(j.range().offset()) + ") may skip it";
                     }
@@ -479,6 +567,15 @@ public final class Convergence {
             }
         }
         return null;
+    }
+
+    /**
+     * @return true if {@code j} is a {@code continue} after region {@code r}'s end: a thread that takes
+     *         it has passed the region (and its flush) in this iteration and reaches it again in the
+     *         next one, so it skips nothing of the region (a {@code break} would skip later iterations)
+     */
+    private static boolean continuesAfter(Stmt.Jump j, Region r) {
+        return j.kind() == Stmt.JumpKind.CONTINUE && j.range().offset() >= r.end();
     }
 
     private List<Stmt.Loop> enclosingLoops(Stmt s) {
