@@ -139,6 +139,8 @@ public final class ProgramGenerator {
     private final Random tenth;
     /** the generator of the shapes of {@link Shape#generation} 10 (CONVERGENT_LOOP), for the same reason */
     private final Random eleventh;
+    /** the generator of the shapes of {@link Shape#generation} 11 (LOOP_JUMPS), for the same reason */
+    private final Random twelfth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -162,6 +164,7 @@ public final class ProgramGenerator {
         this.ninth = new Random(seed * 0x2127599BF4325C37L + 8117);
         this.tenth = new Random(seed * 0x7A646E4D2B5F9C31L + 9403);
         this.eleventh = new Random(seed * 0x61C8864680B583EBL + 10007);
+        this.twelfth = new Random(seed * 0x4F1BBCDCBFA53E0BL + 11071);
     }
 
     /**
@@ -1575,6 +1578,80 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#LOOP_JUMPS}: a launch under a per-thread {@code if} in a {@code for},
+     * {@code while} or {@code do} loop whose trip count is uniform or per thread, counted in a
+     * per-thread step counter (its condition must be evaluated exactly as often as before), with a
+     * thread-dependent {@code continue} of the loop before the launch (an {@code if}, or a
+     * {@code case} of a {@code switch}) and/or a thread-dependent {@code break} before or after it;
+     * the loop at the top of the kernel, after a divergent early return, in a thread-dependent
+     * branch, or inside a loop whose trip count differs between threads (whose counter the launch
+     * passes on). klap makes it a convergent loop (issue 10, sixth session of 2026-11-27).
+     */
+    private Extra makeLoopJumps(int id) {
+        String name = "fz_lj" + id;
+        Child c = anyChild();
+        List<Code> body = new ArrayList<>();
+        String pos = new String[] {"top", "after-guard", "in-branch", "nested"}[pick(4)];
+        features.add("loop-jumps:" + pos);
+        if (pos.equals("after-guard")) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        body.add(Code.same("  unsigned fz_f = (unsigned)data[((unsigned)gt * 5u) % " + DATA_N + "u] ^ (unsigned)gt;"));
+        body.add(Code.same("  unsigned fz_steps = 0u;"));
+        String ind = "  ";
+        if (pos.equals("in-branch")) {
+            body.add(Code.same("  if (fz_f % 3u != 1u) {"));
+            ind = "    ";
+        } else if (pos.equals("nested")) {
+            body.add(Code.same("  for (int q = 0; q < 1 + (int)(fz_f % 3u); ++q) {"));
+            ind = "    ";
+        }
+        String trips = chance(0.5) ? "(1u + (fz_f >> 2) % 4u)" : (2 + pick(3)) + "u";
+        String kind = new String[] {"for", "while", "do"}[pick(3)];
+        features.add("loop-jumps:" + kind);
+        String in = ind + "  ";
+        switch (kind) {
+            case "for" -> body.add(Code.same(ind + "for (int r = 0; ++fz_steps <= " + trips + "; ++r) {"));
+            case "while" -> body.add(Code.same(ind + "int r = -1;\n" + ind + "while (++fz_steps <= " + trips + ") {\n" + in + "++r;"));
+            default -> body.add(Code.same(ind + "int r = -1;\n" + ind + "do {\n" + in + "++r;"));
+        }
+        String slot = "&out[(fz_f + (unsigned)r * 7u) % " + OUT_N + "u]";
+        boolean cont = chance(0.7);
+        if (cont && chance(0.35)) {
+            features.add("loop-jumps:switch-continue");
+            String head = in + "switch ((fz_f + (unsigned)r) % 3u) { case 0u: continue; case 1u: ";
+            body.add(new Code(head + "atomicAdd(" + slot + ", 1u); break; default: break; }",
+                    head + "*(" + slot + ") += 1u; break; default: break; }"));
+        } else if (cont) {
+            features.add("loop-jumps:continue");
+            body.add(Code.same(in + "if (((fz_f >> (r % 8)) & 1u) != 0u) continue;"));
+        }
+        String brk = in + "if ((fz_f + (unsigned)r * 3u) % 5u == 4u) break;";
+        boolean breaks = !cont || chance(0.5);
+        boolean before = breaks && chance(0.4);
+        if (before) {
+            features.add("loop-jumps:break-before");
+            body.add(Code.same(brk));
+        }
+        int site = siteCount++;
+        boolean nested = pos.equals("nested");
+        Code launch = childLaunch(c, "1 + r % 2", "32", null, "data + (gt + r) % 256",
+                tag(site, " + r * 7919" + (nested ? " + q * 131" : "")), (nested ? "(r + q)" : "r") + " % 50", "r % 2");
+        String cond = "if ((gt + r) % " + (2 + pick(2)) + " != 0) ";
+        body.add(new Code(in + cond + launch.device, in + cond + launch.cpu));
+        if (breaks && !before) {
+            features.add("loop-jumps:break-after");
+            body.add(Code.same(brk));
+        }
+        body.add(Code.same(kind.equals("do") ? ind + "} while (++fz_steps < " + trips + ");" : ind + "}"));
+        if (!ind.equals("  ")) {
+            body.add(Code.same("  }"));
+        }
+        body.add(new Code("  atomicAdd(&out[(unsigned)gt % " + OUT_N + "u], fz_steps);", "  out[(unsigned)gt % " + OUT_N + "u] += fz_steps;"));
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
      * The producer and consumer kernels of one thread's dependent launches, and their CPU versions:
      * {@code prod(a, p, i)} writes the thread's 32 scratch words {@code a[i * 32 + t]}, {@code
      * cons(out, a, i, r)} reads and rewrites them and adds to {@code out} at a slot mixed from {@code
@@ -1710,6 +1787,7 @@ public final class ProgramGenerator {
             case 8 -> ninth;
             case 9 -> tenth;
             case 10 -> eleventh;
+            case 11 -> twelfth;
             default -> rnd;
         };
     }
@@ -1771,6 +1849,7 @@ public final class ProgramGenerator {
                     case STREAM_EVENT -> makeStreamEvent(id);
                     case SURVIVOR_LOOP -> makeSurvivorLoop(id);
                     case CONVERGENT_LOOP -> makeConvergentLoop(id);
+                    case LOOP_JUMPS -> makeLoopJumps(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

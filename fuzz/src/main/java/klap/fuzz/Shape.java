@@ -181,7 +181,19 @@ public enum Shape {
      * such a loop until no thread of the group has an iteration left, each thread's condition, body
      * and step exactly as often as before (a convergent loop). Drawn from an eleventh generator.
      */
-    CONVERGENT_LOOP("convergent-loop", 0.25);
+    CONVERGENT_LOOP("convergent-loop", 0.25),
+    /**
+     * Issue 10 (sixth session of 2026-11-27): a launch in a {@code for}, {@code while} or {@code do}
+     * loop (trip count uniform or per thread) with a thread-dependent {@code continue} of the loop
+     * before it (sometimes from a {@code switch}) and/or a thread-dependent {@code break} before or
+     * after it, at the top of the kernel, after a divergent early return, inside a thread-dependent
+     * branch, or inside a loop whose trip count differs between threads (the last two: the lanes of
+     * a warp reach the loop apart). klap makes such a loop convergent (each jump goes through the
+     * body's flush, a break ends only the thread's own iterations), among the warp or block, the
+     * lanes that passed the return, or the lanes that enter the loop together. Drawn from a twelfth
+     * generator.
+     */
+    LOOP_JUMPS("loop-jumps", 0.25);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -190,7 +202,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -205,6 +217,7 @@ public enum Shape {
             case STREAM_EVENT -> 8;
             case SURVIVOR_LOOP -> 9;
             case CONVERGENT_LOOP -> 10;
+            case LOOP_JUMPS -> 11;
             default -> 0;
         };
     }

@@ -70,7 +70,10 @@ class GeneratedProgramsTest {
             "survivor-loop:uniform-guard", "survivor-loop:block-guard", "survivor-loop:for", "survivor-loop:while",
             "survivor-loop:uniform-break", "survivor-loop:if", "survivor-loop:switch", "survivor-loop:guard-after",
             "convergent-loop:top", "convergent-loop:after-guard", "convergent-loop:for", "convergent-loop:while",
-            "convergent-loop:switch");
+            "convergent-loop:switch",
+            "loop-jumps:top", "loop-jumps:after-guard", "loop-jumps:in-branch", "loop-jumps:nested", "loop-jumps:for",
+            "loop-jumps:while", "loop-jumps:do", "loop-jumps:continue", "loop-jumps:switch-continue",
+            "loop-jumps:break-before", "loop-jumps:break-after");
 
     @TempDir
     Path dir;
@@ -171,16 +174,19 @@ class GeneratedProgramsTest {
     @Test
     void laterShapesLeaveEarlierSeedsAlone() {
         // seeds that draw none of the shapes added since (1003 did, until survivor-loop and
-        // convergent-loop: it gained a convergent-loop kernel and kept its other shapes)
+        // convergent-loop: it gained a convergent-loop kernel and kept its other shapes; 1004 was
+        // pinned until loop-jumps, which it draws; 1005 is byte-identical from before loop-jumps)
         Map<Long, String> sha = Map.of(
                 1000L, "3be643a1eeb4ca9d6f049b9c15dc5293827511dc4e9150d59955f9c0ae83ec94",
-                1004L, "f21b6583680d199dd7e3b7be96a1ea9c4cc55cfb253b9a4e2a0d5c8c213d899f");
+                1005L, "1eec3cf896d42ad20bf40a16d76b4397317e31a9be5ab54093c7c6c4ac0ba146");
         for (Map.Entry<Long, String> e : sha.entrySet()) {
             ProgramGenerator.Program p = ProgramGenerator.generate(e.getKey());
             assertEquals(e.getValue(), Cli.sha256Of(p.source().getBytes(StandardCharsets.UTF_8)), "seed " + e.getKey());
         }
-        assertEquals(EnumSet.of(Shape.RANDOM, Shape.DEPENDENT, Shape.FF_LOOP, Shape.CONVERGENT_LOOP),
+        assertEquals(EnumSet.of(Shape.RANDOM, Shape.DEPENDENT, Shape.FF_LOOP, Shape.CONVERGENT_LOOP, Shape.LOOP_JUMPS),
                 ProgramGenerator.generate(1003).shapes(), "seed 1003");
+        assertEquals(EnumSet.of(Shape.RANDOM, Shape.LAUNCH_MACRO, Shape.LOOP_JUMPS), ProgramGenerator.generate(1004).shapes(),
+                "seed 1004");
     }
 
     @Test
@@ -254,6 +260,33 @@ class GeneratedProgramsTest {
                 assertEquals(g != Granularity.KERNEL, r.out().contains("klap::group_any("), where + r.out());
             }
         }
+    }
+
+    /**
+     * Shape loop-jumps (issue 10, sixth session of 2026-11-27): a launch in a loop with a
+     * thread-dependent {@code continue} or {@code break} of it, wherever the loop is, is aggregated
+     * in a region (the loop made convergent, or a continue guard's region), never in place among the
+     * lanes that arrive together and never left as written; where the lanes reach the loop apart
+     * (in a branch, in a loop whose trip count differs) the loop runs among the lanes that enter it
+     * together.
+     */
+    @Test
+    void loopJumpsAreAggregatedInARegion() throws IOException {
+        int arrived = 0;
+        for (long s = 330_001; s < 330_021; s++) {
+            ProgramGenerator.Program p = ProgramGenerator.generate(s, EnumSet.of(Shape.LOOP_JUMPS));
+            Path in = p.writeTo(dir.resolve(p.dirName()), null);
+            for (Granularity g : Granularity.values()) {
+                Cli.Run r = Cli.klap("--granularity=" + g.cliName(), in.toString());
+                String where = p.dirName() + " --granularity=" + g.cliName() + ": ";
+                assertEquals(0, r.rc(), where + r);
+                assertFalse(r.err().contains("left as written") || r.out().contains("warp_group::active(); auto"), where + r.err());
+                boolean apart = p.summary().contains("loop-jumps:in-branch") || p.summary().contains("loop-jumps:nested");
+                assertEquals(apart && g != Granularity.KERNEL, r.out().contains("unsigned klap_arrived"), where + r.out());
+                arrived += apart && g == Granularity.WARP ? 1 : 0;
+            }
+        }
+        assertTrue(arrived > 0, "no seed put the loop where the lanes reach it apart");
     }
 
     private void check(ProgramGenerator.Program p, List<String> problems, int[] counts) throws IOException {
