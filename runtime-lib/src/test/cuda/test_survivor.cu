@@ -17,6 +17,11 @@
 //  3. convergent loops (klap::group_any over a warp and over a block): a loop whose trip count
 //     differs between threads evaluates each thread's condition exactly trips + 1 times, and every
 //     (thread, round) child runs once with its own round.
+//  4. a convergent loop in a thread-dependent branch, run among the lanes that enter it together
+//     (their mask taken at the loop, klap::warp_group::active().mask()), with a thread-dependent
+//     continue before the launch and break after it going through the flush (klap_x, goto): each
+//     thread's condition is evaluated exactly as often as in the loop as written, and a thread
+//     that breaks records nothing more while the others go on.
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>
@@ -94,7 +99,15 @@ __global__ void sv_parent(unsigned n, unsigned rounds, unsigned long long* sums,
 // with g the warp (Block = false) or the block. steps_out[t] must be trips + 1, as in the loop as written.
 __host__ __device__ inline unsigned cl_trips(unsigned t) { return static_cast<unsigned>(kt_mix64(t + 99ull) % 9ull); }
 
-template <bool Block>
+// The modes of cl_parent: the group is the warp, the block, or (ARRIVED) the lanes of a warp that
+// enter the loop together inside `if (t % 3u != 1u)`, where the body also continues and breaks.
+enum cl_mode { CL_WARP, CL_BLOCK, CL_ARRIVED };
+static const char* const cl_names[] = {"warp", "block", "arrived"};
+__host__ __device__ inline bool cl_enters(int mode, unsigned t) { return mode != CL_ARRIVED || t % 3u != 1u; }
+__host__ __device__ inline bool cl_continues(int mode, unsigned t, unsigned r) { return mode == CL_ARRIVED && (t + r) % 5u == 4u; }
+__host__ __device__ inline bool cl_breaks(int mode, unsigned t, unsigned r) { return mode == CL_ARRIVED && (t * 3u + r) % 7u == 6u; }
+
+template <int Mode>
 __global__ void cl_parent(unsigned long long* sums, unsigned* counts, unsigned* steps_out, unsigned* launches,
                           unsigned* errors) {
   const klap::block_group klap_blk = klap::block_group::hardware();
@@ -104,18 +117,28 @@ __global__ void cl_parent(unsigned long long* sums, unsigned* counts, unsigned* 
     bool klap_on = true;
     for (unsigned r = 0; klap::group_any(g, klap_on = klap_on && (++steps <= cl_trips(t))); klap_on ? (void)(r += 1) : (void)0) {
       auto klap_s0 = klap::agg_begin<sv_args>(g, klap::on_full::launch_as_written);
+      int klap_x0 = 0;
       if (klap_on) {
+        if (cl_continues(Mode, t, r)) { klap_x0 = 3; goto klap_r0; }
         if ((t + r) % 3u != 0u) klap_s0.record(dim3(sv_blocks(t, r)), dim3(8), 0u, cudaStreamFireAndForget, sv_args{t, r});
+        if (cl_breaks(Mode, t, r)) { klap_x0 = 2; goto klap_r0; }
       }
+    klap_r0:;
       sv_flush(g, klap_s0, sums, counts, launches, errors);
+      if (klap_x0 == 2) klap_on = false;
+      if (klap_x0 == 3) continue;
     }
   };
-  if (Block) run(klap_blk);
-  else run(klap::warp_group::of(klap_blk));
+  if (Mode == CL_BLOCK) run(klap_blk);
+  else if (Mode == CL_WARP) run(klap::warp_group::of(klap_blk));
+  else if (cl_enters(Mode, t)) {
+    const unsigned klap_arrived0 = klap::warp_group::active().mask();
+    run(klap::warp_group::from_mask(klap_arrived0));
+  }
   steps_out[t] = steps;
 }
 
-template <bool Block>
+template <int Mode>
 static void run_convergent(unsigned blocks, unsigned bs) {
   const unsigned total = blocks * bs;
   unsigned long long* sums;
@@ -130,7 +153,7 @@ static void run_convergent(unsigned blocks, unsigned bs) {
   KT_CUDA(cudaMemset(steps, 0, sizeof(unsigned) * total));
   KT_CUDA(cudaMemset(launches, 0, sizeof(unsigned)));
   KT_CUDA(cudaMemset(errors, 0, sizeof(unsigned)));
-  cl_parent<Block><<<blocks, bs, 0, klap::host_prepare(0, klap::host_warps(dim3(blocks), dim3(bs)))>>>(sums, counts, steps,
+  cl_parent<Mode><<<blocks, bs, 0, klap::host_prepare(0, klap::host_warps(dim3(blocks), dim3(bs)))>>>(sums, counts, steps,
                                                                                                    launches, errors);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
@@ -142,25 +165,30 @@ static void run_convergent(unsigned blocks, unsigned bs) {
   KT_CUDA(cudaMemcpy(hst.data(), steps, sizeof(unsigned) * total, cudaMemcpyDeviceToHost));
   KT_CUDA(cudaMemcpy(&herr, errors, sizeof(unsigned), cudaMemcpyDeviceToHost));
   KT_CUDA(cudaMemcpy(&hl, launches, sizeof(unsigned), cudaMemcpyDeviceToHost));
-  KT_EXPECT(herr == 0u, "convergent %s: %u child-side or direct-mode errors", Block ? "block" : "warp", herr);
+  const char* name = cl_names[Mode];
+  KT_EXPECT(herr == 0u, "convergent %s: %u child-side or direct-mode errors", name, herr);
   for (unsigned t = 0; t < total; ++t) {
+    // the loop as written
     unsigned long long want = 0;
-    unsigned cnt = 0;
-    for (unsigned r = 0; r < cl_trips(t); ++r)
-      if ((t + r) % 3u != 0u) {
-        want += (r + 1ull) * 8ull * sv_blocks(t, r);
-        cnt += 8u * sv_blocks(t, r);
+    unsigned cnt = 0, steps = 0;
+    if (cl_enters(Mode, t)) {
+      for (unsigned r = 0; ++steps <= cl_trips(t); r += 1) {
+        if (cl_continues(Mode, t, r)) continue;
+        if ((t + r) % 3u != 0u) {
+          want += (r + 1ull) * 8ull * sv_blocks(t, r);
+          cnt += 8u * sv_blocks(t, r);
+        }
+        if (cl_breaks(Mode, t, r)) break;
       }
-    KT_EXPECT(hs[t] == want && hc[t] == cnt && hst[t] == cl_trips(t) + 1u,
+    }
+    KT_EXPECT(hs[t] == want && hc[t] == cnt && hst[t] == steps,
               "convergent %s: thread %u: sum %llu from %u child threads after %u condition evaluations, want %llu from %u after %u",
-              Block ? "block" : "warp", t, hs[t], hc[t], hst[t], want, cnt, cl_trips(t) + 1u);
+              name, t, hs[t], hc[t], hst[t], want, cnt, steps);
   }
   const kt_pool_snapshot s = kt_pool();
   KT_EXPECT(s.live == 0ull && s.error == 0u && s.pending == 0ull,
-            "convergent %s: afterwards %llu allocations live, error %u, %llu pending", Block ? "block" : "warp", s.live, s.error,
-            s.pending);
-  std::printf("test_survivor: convergent loop per %s, %u blocks of %u: %u aggregated launches\n", Block ? "block" : "warp",
-              blocks, bs, hl);
+            "convergent %s: afterwards %llu allocations live, error %u, %llu pending", name, s.live, s.error, s.pending);
+  std::printf("test_survivor: convergent loop per %s, %u blocks of %u: %u aggregated launches\n", name, blocks, bs, hl);
   KT_CUDA(cudaFree(sums));
   KT_CUDA(cudaFree(counts));
   KT_CUDA(cudaFree(steps));
@@ -248,8 +276,10 @@ int main() {
   run_case(2048, 128, 6);   // loopUniform as in testcases/src/loops
   run_case(1000, 96, 30);   // partial last warp of a block, partial last block, 30 rounds
   run_case(2047, 1024, 11);
-  run_convergent<false>(16, 96);
-  run_convergent<true>(16, 96);
-  run_convergent<true>(2, 1024);
+  run_convergent<CL_WARP>(16, 96);
+  run_convergent<CL_BLOCK>(16, 96);
+  run_convergent<CL_BLOCK>(2, 1024);
+  run_convergent<CL_ARRIVED>(16, 96);
+  run_convergent<CL_ARRIVED>(2, 1024);
   return kt_finish("test_survivor");
 }
