@@ -561,10 +561,7 @@ final class SitePlanner {
         if (skipped != null) {
             // in place among the lanes that arrive together, in a loop whose lanes may skip the launch
             // in some iterations: hung on the GPU (2026-11-27, H200; benchmarks/results/2026-11-27-h200)
-            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the "
-                    + "lanes of a warp that arrive together, in a loop where " + skipped + ": lanes "
-                    + "of one warp can then be in the groups of different iterations at once, and such launches "
-                    + "hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
+            warnLoopDivergentSite(l, null, skipped);
             return null;
         }
         // (the lanes that arrive at a loop together may be in different iterations of a loop around it)
@@ -576,6 +573,17 @@ final class SitePlanner {
                     + ctx.opt.granularity().cliName() + ": " + im.reason(), "granularity-fallback");
         }
         return new SitePlan(sites.size(), f, es, l, child, mask, p, streamToNull, false, false, false);
+    }
+
+    /**
+     * Warns that launch {@code l} is left as written by the loop-divergent-site rule: it would be
+     * aggregated in place ({@code why}, or null: no region holds it) in a loop where {@code skipped}.
+     */
+    private void warnLoopDivergentSite(Expr.Launch l, String why, String skipped) {
+        ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the "
+                + "lanes of a warp that arrive together" + (why == null ? "" : " (" + why + ")") + ", in a loop where "
+                + skipped + ": lanes of one warp can then be in the groups of different iterations at once, and such "
+                + "launches hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
     }
 
     /**
@@ -1255,6 +1263,20 @@ final class SitePlanner {
                         : "an earlier launch of the same thread (line " + ctx.src.line(later) + ") goes out at once "
                         + "into its block's stream, which the grid's last block would not be ordered after; launching "
                         + "it in place keeps their order";
+                String skipped = laneSkippingLoop(s.fn(), s.stmt());
+                if (skipped != null) {
+                    // in place it would be the shape that hung on the H200 (groupPlan): left as written
+                    // instead, which goes out at once too and so keeps the order
+                    Expr.Launch l = s.launch();
+                    sites.remove(i);
+                    byOffset.remove(l.range().offset());
+                    unaggregated.add(l);
+                    ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round",
+                            "launch-order"));
+                    warnLoopDivergentSite(l, reason.substring(0, reason.indexOf(';')), skipped);
+                    changed = true;
+                    break;
+                }
                 // aggregated in place among the lanes that arrive together: recompute the mask for them
                 Uniformity u = ctx.uni(s.fn());
                 boolean toNull = s.gridWide() ? threadDependentStream(s.launch(), u) : s.streamToNull();

@@ -541,6 +541,35 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * Found by reading the sixth session's change: a launch in a convergent loop (or any region) that
+     * a later launch of the same thread would overtake goes in place (keepLaunchOrder), and in place
+     * under a branch of a loop whose lanes may skip it is the shape that hung on the H200; the
+     * loop-divergent-site rule, applied only when the site was planned, missed it. Now it is left as
+     * written (which keeps the order too); the later launch, in a {@code __device__} helper, stays in
+     * place.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aLaunchPutInPlaceForOrderInALoopThatLanesSkipIsLeftAsWritten(Granularity g) {
+        var r = Check.run(CHILD + """
+                __device__ void helper(int* a, int r) { if (a[r] > 0) child<<<1, 1>>>(a, r); }
+                __global__ void parent(int* a, const int* cnt) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  for (int r = 0; r < cnt[i]; ++r) {
+                    if ((cnt[i] >> r) & 1) child<<<1, 4>>>(a, i * 8 + r);
+                    helper(a, r);
+                  }
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        inOrder(r.text(), "if ((cnt[i] >> r) & 1) child<<<1, 4>>>(a, i * 8 + r);");
+        assertTrue(r.diagnostics().stream().anyMatch(d -> d.id().equals("loop-divergent-site") && d.line() == 6
+                && d.message().contains("(a later launch of the same thread (line 7) would go out before it)")), r.diagnostics().toString());
+        assertFalse(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
+    }
+
+    /**
      * A thread-dependent {@code continue} or {@code break} of a loop that lies beside the launch's
      * region (an earlier inner loop of the same body; random seed 1009) stays inside that loop,
      * which every lane still leaves: the lanes that passed the kernel's guards all reach the region,
