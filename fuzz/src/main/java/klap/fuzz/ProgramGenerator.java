@@ -1580,7 +1580,8 @@ public final class ProgramGenerator {
     /**
      * {@link Shape#LOOP_JUMPS}: a launch under a per-thread {@code if} in a {@code for},
      * {@code while} or {@code do} loop whose trip count is uniform or per thread, counted in a
-     * per-thread step counter (its condition must be evaluated exactly as often as before), with a
+     * per-thread counter of its own, summed into a step counter that reaches the output (its
+     * condition must be evaluated exactly as often as before), with a
      * thread-dependent {@code continue} of the loop before the launch (an {@code if}, or a
      * {@code case} of a {@code switch}) and/or a thread-dependent {@code break} before or after it;
      * the loop at the top of the kernel, after a divergent early return, in a thread-dependent
@@ -1610,9 +1611,11 @@ public final class ProgramGenerator {
         String kind = new String[] {"for", "while", "do"}[pick(3)];
         features.add("loop-jumps:" + kind);
         String in = ind + "  ";
+        // (a counter of its own: nested, the loop runs its full trip count in every outer iteration)
+        body.add(Code.same(ind + "unsigned fz_it = 0u;"));
         switch (kind) {
-            case "for" -> body.add(Code.same(ind + "for (int r = 0; ++fz_steps <= " + trips + "; ++r) {"));
-            case "while" -> body.add(Code.same(ind + "int r = -1;\n" + ind + "while (++fz_steps <= " + trips + ") {\n" + in + "++r;"));
+            case "for" -> body.add(Code.same(ind + "for (int r = 0; ++fz_it <= " + trips + "; ++r) {"));
+            case "while" -> body.add(Code.same(ind + "int r = -1;\n" + ind + "while (++fz_it <= " + trips + ") {\n" + in + "++r;"));
             default -> body.add(Code.same(ind + "int r = -1;\n" + ind + "do {\n" + in + "++r;"));
         }
         String slot = "&out[(fz_f + (unsigned)r * 7u) % " + OUT_N + "u]";
@@ -1643,7 +1646,8 @@ public final class ProgramGenerator {
             features.add("loop-jumps:break-after");
             body.add(Code.same(brk));
         }
-        body.add(Code.same(kind.equals("do") ? ind + "} while (++fz_steps < " + trips + ");" : ind + "}"));
+        body.add(Code.same(kind.equals("do") ? ind + "} while (++fz_it < " + trips + ");" : ind + "}"));
+        body.add(Code.same(ind + "fz_steps += fz_it;"));
         if (!ind.equals("  ")) {
             body.add(Code.same("  }"));
         }
