@@ -1257,12 +1257,11 @@ final class SitePlanner {
                 if (later == null) {
                     continue;
                 }
-                String reason = later > s.launch().range().offset()
-                        ? "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before "
-                        + "it; launching it in place keeps their order"
+                String overtaken = later > s.launch().range().offset()
+                        ? "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before it"
                         : "an earlier launch of the same thread (line " + ctx.src.line(later) + ") goes out at once "
-                        + "into its block's stream, which the grid's last block would not be ordered after; launching "
-                        + "it in place keeps their order";
+                        + "into its block's stream, which the grid's last block would not be ordered after";
+                String reason = overtaken + "; launching it in place keeps their order";
                 String skipped = laneSkippingLoop(s.fn(), s.stmt());
                 if (skipped != null) {
                     // in place it would be the shape that hung on the H200 (groupPlan): left as written
@@ -1273,7 +1272,7 @@ final class SitePlanner {
                     unaggregated.add(l);
                     ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round",
                             "launch-order"));
-                    warnLoopDivergentSite(l, reason.substring(0, reason.indexOf(';')), skipped);
+                    warnLoopDivergentSite(l, overtaken, skipped);
                     changed = true;
                     break;
                 }

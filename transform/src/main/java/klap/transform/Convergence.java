@@ -195,12 +195,8 @@ public final class Convergence {
             // no region for the warp, the block or the survivors: the innermost loop around the site
             // can still be run by the lanes that arrive at it together
             List<Stmt> path = trees.path(site);
-            for (int i = path.size() - 2; i >= 0; i--) {
-                if (path.get(i) instanceof Stmt.Loop lp) {
-                    Placement arrived = convergentLoop(path, i, lp, List.of(), true);
-                    return arrived != null ? arrived : p;
-                }
-            }
+            Placement arrived = innermostLoopConverged(path, 0, path.size() - 1, List.of(), true);
+            return arrived != null ? arrived : p;
         }
         return p;
     }
@@ -286,7 +282,7 @@ public final class Convergence {
             // a thread-dependent break/continue in a loop the whole group reaches: the loop's body can still be
             // a region once the loop is made convergent
             // (convergentLoop's own threat check proves that the whole group reaches the loop's body)
-            Placement converged = innermostLoopConverged(path, 0, from, List.of());
+            Placement converged = innermostLoopConverged(path, 0, from, List.of(), false);
             return converged != null ? converged : new Placement.Immediate(threat);
         }
         return new Placement.Deferred(region);
@@ -297,12 +293,13 @@ public final class Convergence {
      * condition, so the group reaches it together unless a jump intervenes) made a convergent loop
      * ({@link #convergentLoop}) for the site at the end of {@code path}; null if there is no such
      * loop or it cannot be made convergent. Used where a thread-dependent {@code break} or
-     * {@code continue} of a loop with a uniform trip count keeps the launch from a plain region.
+     * {@code continue} of a loop with a uniform trip count keeps the launch from a plain region, and
+     * ({@code arrived}) for the lanes that enter the loop together where no other group reaches it.
      */
-    private Placement innermostLoopConverged(List<Stmt> path, int from, int to, List<Stmt.If> passed) {
+    private Placement innermostLoopConverged(List<Stmt> path, int from, int to, List<Stmt.If> passed, boolean arrived) {
         for (int i = to - 1; i >= from; i--) {
             if (path.get(i) instanceof Stmt.Loop lp) {
-                return convergentLoop(path, i, lp, passed, false);
+                return convergentLoop(path, i, lp, passed, arrived);
             }
         }
         return null;
@@ -355,7 +352,7 @@ public final class Convergence {
         if (!exits(r).isEmpty() || !survivorJumpsOnly(r, passable)) {
             // a thread-dependent break/continue of the innermost loop: its body is a region once the loop
             // runs until no lane that passed the guards has an iteration left
-            return innermostLoopConverged(path, top, at, List.copyOf(passable));
+            return innermostLoopConverged(path, top, at, List.copyOf(passable), false);
         }
         return new Placement.Deferred(r);
     }
