@@ -256,11 +256,12 @@ public final class AggregationPass {
                 group.inPlace(s, e, fine);
             }
         }
-        for (List<SitePlan> sites : regions.values()) {
-            group.region(sites, e, fine);
+        List<List<SitePlan>> groups = List.copyOf(regions.values());
+        for (List<SitePlan> sites : groups) {
+            group.region(sites, groups, e, fine);
         }
         List<SitePlan> own = plans.all().stream().filter(s -> s.fn() == f).toList();
-        group.convergentLoops(own, e);
+        group.convergentLoops(groups, e);
         group.survivorMask(own, e);
         mallocs.edit(f, e, fine);
         return e;

@@ -102,21 +102,25 @@ final class GroupAggregation {
      * G = {@code klap::warp_group::from_mask(klap_arrived0)}. A {@code break} or {@code continue} of the loop in its body is an exit
      * of the region ({@link #region}): it goes through the flush, and a break then sets
      * {@code klap_on0 = false} instead of leaving the loop, so the thread's step and condition are
-     * skipped as before while the group goes on.
+     * skipped as before while the group goes on. A {@code return} in the body does the same and sets
+     * {@code klap_ret0} ({@code bool klap_ret0 = false;} beside {@code klap_on0}); after the loop,
+     * {@code if (klap_ret0) return;} ({@code if (klap::guard_exit(klap_live, klap_ret0)) return;} among
+     * the lanes that passed the kernel's guards, whose mask the later collectives use), or the exit of
+     * an enclosing region that the return also leaves ({@link #returnFrom}).
      */
-    void convergentLoops(List<SitePlan> sites, EditSet e) {
-        java.util.Map<Stmt.Loop, SitePlan> loops = new java.util.LinkedHashMap<>();
-        for (SitePlan s : sites) {
-            if (s.region() != null && s.region().convergentLoop()) {
-                loops.putIfAbsent(s.region().loop(), s);
+    void convergentLoops(List<List<SitePlan>> regions, EditSet e) {
+        for (List<SitePlan> sites : regions) {
+            Convergence.Region r = sites.get(0).region();
+            if (!r.convergentLoop()) {
+                continue;
             }
-        }
-        for (java.util.Map.Entry<Stmt.Loop, SitePlan> x : loops.entrySet()) {
-            Stmt.Loop lp = x.getKey();
-            String on = onFlag(x.getValue());
-            String g = groupOf(x.getValue().region(), x.getValue());
-            e.insert(lp.range().offset(), "{ bool " + on + " = true; " + (x.getValue().region().arrived()
-                    ? "unsigned " + arrivedMask(x.getValue()) + " = klap::warp_group::active().mask(); " : ""));
+            Stmt.Loop lp = r.loop();
+            SitePlan first = sites.get(0);
+            String on = onFlag(first);
+            String g = groupOf(r, first);
+            boolean returns = hasReturnExit(r);
+            e.insert(lp.range().offset(), "{ bool " + on + " = true; " + (returns ? "bool " + retFlag(first) + " = false; " : "")
+                    + (r.arrived() ? "unsigned " + arrivedMask(first) + " = klap::warp_group::active().mask(); " : ""));
             e.insert(lp.cond().range().offset(), "klap::group_any(" + g + ", " + on + " = " + on + " && (");
             e.insert(lp.cond().range().end(), "))");
             if (lp.step() != null) {
@@ -124,8 +128,71 @@ final class GroupAggregation {
                 e.insert(lp.step().range().end(), ") : (void)0");
             }
             e.insert(lp.body().range().offset(), "if (" + on + ") ");
-            e.insert(lp.range().end(), " }");
+            // a return in the body ended the thread's iterations: it is taken once the group is done with the
+            // loop; the lanes that passed the kernel's guards then drop the returning ones, as a guard does
+            String ret = !returns ? "" : " if (" + (r.survivors() ? "klap::guard_exit(" + LIVE + ", " + retFlag(first) + ")"
+                    : retFlag(first)) + ") " + returnFrom(r, regions);
+            e.insert(lp.range().end(), ret + " }");
         }
+    }
+
+    /** @return the flag of the convergent loop whose first site is {@code first}: set when the thread returned in its body */
+    private static String retFlag(SitePlan first) {
+        return "klap_ret" + first.id();
+    }
+
+    private static boolean hasReturnExit(Convergence.Region r) {
+        return r.exits().stream().anyMatch(j -> j.kind() == Stmt.JumpKind.RETURN);
+    }
+
+    /**
+     * The statement that takes the {@code return}s leaving region {@code r} once its flush is done:
+     * {@code return;}, or, where an enclosing region of {@code regions} has the same returns among its
+     * exits (a convergent loop inside a region of the whole group), that region's exit
+     * ({@code { klap_x1 = 1; goto klap_r1; }}), so each region launches what it recorded before the
+     * thread leaves.
+     */
+    private static String returnFrom(Convergence.Region r, List<List<SitePlan>> regions) {
+        List<SitePlan> outer = enclosingClaim(r, regions);
+        return outer == null ? "return;" : exitJump(outer.get(0), Stmt.JumpKind.RETURN);
+    }
+
+    /** @return the jump of an exit of kind {@code k} to the end of the region whose first site is {@code first} */
+    private static String exitJump(SitePlan first, Stmt.JumpKind k) {
+        return "{ klap_x" + first.id() + " = " + (k.ordinal() + 1) + "; goto klap_r" + first.id() + "; }";
+    }
+
+    /**
+     * @return the sites of the innermost region of {@code regions} other than {@code r} that has a
+     *         return exit of {@code r} among its exits (it encloses {@code r}), or null
+     */
+    private static List<SitePlan> enclosingClaim(Convergence.Region r, List<List<SitePlan>> regions) {
+        Stmt.Jump ret = r.exits().stream().filter(j -> j.kind() == Stmt.JumpKind.RETURN).findFirst().orElse(null);
+        List<SitePlan> best = null;
+        for (List<SitePlan> o : regions) {
+            Convergence.Region or = o.get(0).region();
+            if (ret != null && or.anchor() != r.anchor() && or.exits().contains(ret) && or.start() <= r.start()
+                    && r.end() <= or.end() && (best == null || or.end() - or.start() < size(best.get(0).region()))) {
+                best = o;
+            }
+        }
+        return best;
+    }
+
+    private static int size(Convergence.Region r) {
+        return r.end() - r.start();
+    }
+
+    /** @return true if a region of {@code regions} inside {@code r} (not {@code r}) has {@code j} among its exits: it rewrites {@code j} */
+    private static boolean claimedInside(Stmt.Jump j, Convergence.Region r, List<List<SitePlan>> regions) {
+        for (List<SitePlan> o : regions) {
+            Convergence.Region or = o.get(0).region();
+            if (or.anchor() != r.anchor() && or.exits().contains(j) && r.start() <= or.start() && or.end() <= r.end()
+                    && size(or) < size(r)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -154,9 +221,11 @@ final class GroupAggregation {
      * </pre>
      * ({@code int klap_x0 = 0;} is declared with the slots, before the region, so the goto jumps
      * over no initialization; 1 = return, 2 = break, 3 = continue of the loop or switch around the
-     * region).
+     * region). Where regions nest (around a convergent loop), a return that a region inside this one
+     * (of {@code regions}, every region of the function) also leaves by is rewritten by the
+     * innermost of them, and reaches this region's end through that region's ({@link #returnFrom}).
      */
-    void region(List<SitePlan> sites, EditSet e, EditSet fine) {
+    void region(List<SitePlan> sites, List<List<SitePlan>> regions, EditSet e, EditSet fine) {
         Convergence.Region r = sites.get(0).region();
         StringBuilder begin = new StringBuilder("{ ");
         StringBuilder flush = new StringBuilder(" ");
@@ -175,16 +244,23 @@ final class GroupAggregation {
             flush.insert(0, " " + label + ":;");
             for (Stmt.JumpKind k : List.of(Stmt.JumpKind.RETURN, Stmt.JumpKind.BREAK, Stmt.JumpKind.CONTINUE)) {
                 if (r.exits().stream().anyMatch(j -> j.kind() == k)) {
-                    // in a convergent loop a break ends only the thread's own iterations: the group's loop
-                    // goes on while another thread has one left, and this thread's step and condition are skipped
-                    String jump = r.convergentLoop() && k == Stmt.JumpKind.BREAK ? onFlag(sites.get(0)) + " = false"
-                            : k.name().toLowerCase(java.util.Locale.ROOT);
-                    leave.append("if (").append(x).append(" == ").append(k.ordinal() + 1).append(") ").append(jump).append("; ");
+                    // in a convergent loop a break or return ends only the thread's own iterations: the group's
+                    // loop goes on while another thread has one left, and this thread's step and condition are
+                    // skipped (its return is taken after the loop, convergentLoops)
+                    String on = onFlag(sites.get(0));
+                    String jump = r.convergentLoop() && k == Stmt.JumpKind.BREAK ? on + " = false;"
+                            : r.convergentLoop() && k == Stmt.JumpKind.RETURN ? "{ " + on + " = false; " + retFlag(sites.get(0)) + " = true; }"
+                            : k == Stmt.JumpKind.RETURN ? returnFrom(r, regions)
+                            : k.name().toLowerCase(java.util.Locale.ROOT) + ";";
+                    leave.append("if (").append(x).append(" == ").append(k.ordinal() + 1).append(") ").append(jump).append(' ');
                 }
             }
             for (Stmt.Jump j : r.exits()) {
-                e.replace(j.range().offset(), j.range().end(), "{ " + x + " = " + (j.kind().ordinal() + 1) + "; goto "
-                        + label + "; }");
+                // (a return that a region inside this one also leaves by is rewritten there: it reaches this
+                // region's end through that region's)
+                if (!claimedInside(j, r, regions)) {
+                    e.replace(j.range().offset(), j.range().end(), exitJump(sites.get(0), j.kind()));
+                }
             }
         }
         e.insert(r.start(), begin.toString());

@@ -79,4 +79,13 @@ final class Check {
     static boolean hasDiag(AggregationPass.Result r, Diagnostic.Severity s, String id) {
         return r.diagnostics().stream().anyMatch(d -> d.severity() == s && d.id().equals(id));
     }
+
+    /** @return how many times {@code what} occurs in {@code text} (not overlapping) */
+    static int count(String text, String what) {
+        int n = 0;
+        for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + what.length())) {
+            n++;
+        }
+        return n;
+    }
 }

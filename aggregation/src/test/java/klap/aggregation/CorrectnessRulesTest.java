@@ -331,21 +331,26 @@ class CorrectnessRulesTest {
 
     /**
      * Where a lane that passed the guards can still skip the launch's region in some iteration and
-     * the loop cannot be made convergent (a thread-dependent return in the loop or one that is no
-     * guard of the body, a loop inside the loop), there is no survivor region: the launch would be
-     * aggregated in place among the lanes that arrive together, which hung on the GPU (2026-11-27,
+     * the loop cannot be made convergent (it synchronizes: a barrier or warp collective that the
+     * lanes done with the loop would no longer reach), there is no survivor region: the launch would
+     * be aggregated in place among the lanes that arrive together, which hung on the GPU (2026-11-27,
      * H200), so it is left as written with a warning. At kernel granularity (no warp collective) it
      * is still aggregated, and so is a launch in a loop whose trip count differs between threads that
      * every lane still in the loop reaches (loopDivergent, which passed in place; now a convergent
-     * loop). A thread-dependent break or continue of the loop makes it a convergent loop
-     * ({@link #aThreadDependentBreakOrContinueOfTheLoopMakesItConvergent}).
+     * loop). A thread-dependent break, continue or return in the loop makes it a convergent loop
+     * ({@link #aThreadDependentBreakOrContinueOfTheLoopMakesItConvergent},
+     * {@link #aThreadDependentReturnInTheLoopIsTakenAfterTheConvergentLoop}).
      */
     @ParameterizedTest
     @EnumSource(Granularity.class)
     void loopDivergentSitesAreLeftAsWritten(Granularity g) {
-        for (String body : new String[] {
+        // (at kernel granularity a warp collective in the kernel keeps its launches from the grid-wide path)
+        for (String body : g == Granularity.KERNEL ? new String[] {
                 "for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f == r) return; }",
-                "for (int r = 0; r < k; ++r) { if (f == r) continue; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f > 5 + r) return; }"}) {
+                "for (int r = 0; r < k; ++r) { if (f == r) continue; if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f > 5 + r) return; }"}
+                : new String[] {
+                "for (int r = 0; r < k; ++r) { __syncwarp(__activemask()); if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f == r) return; }",
+                "for (int r = 0; r < k; ++r) { if (f == r) continue; __syncwarp(__activemask()); if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f > 5 + r) return; }"}) {
             var r = Check.run(afterGuard(body), g);
             assertFalse(r.hasErrors(), r.diagnostics().toString());
             none(r.text(), "klap_live");
@@ -410,8 +415,9 @@ class CorrectnessRulesTest {
     /**
      * A convergent loop needs every thread's iterations intact: at a convergent position the group is
      * the warp or the block ({@code group_any} over it); a barrier or warp collective in the loop, or
-     * a {@code return} in it, keep the launch in place (or, where lanes can skip it in a loop, left
-     * as written), at any position (also for the lanes that arrive together).
+     * a {@code return} with a value or written by a macro in it, keep the launch in place (or, where
+     * lanes can skip it in a loop, left as written), at any position (also for the lanes that arrive
+     * together).
      */
     @ParameterizedTest
     @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
@@ -432,14 +438,110 @@ class CorrectnessRulesTest {
         for (String body : new String[] {
                 "for (int r = 0; r < cnt[i]; ++r) { __syncthreads(); child<<<1, 4>>>(a, i * 64 + r); }",
                 "for (int r = 0; r < cnt[i]; ++r) { if (r == 5) { __syncwarp(); break; } child<<<1, 4>>>(a, i * 64 + r); }",
-                "for (int r = 0; r < cnt[i]; ++r) { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) return; }",
-                "int r = 0; do { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) return; } while (++r < cnt[i]);",
+                "for (int r = 0; r < cnt[i]; ++r) { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) KLAP_TEST_RETURN; }",
                 "for (int r = 0; r < cnt[i]; ++r) { for (int q = 0; q < 2; ++q) { __syncwarp(); child<<<1, 4>>>(a, i * 64 + r * 2 + q); } }"}) {
-            var x = Check.run(CHILD + "__global__ void parent(int* a, const int* cnt) {\n"
+            var x = Check.run(CHILD + "#define KLAP_TEST_RETURN return\n__global__ void parent(int* a, const int* cnt) {\n"
                     + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  " + body + "\n}\n", g);
             assertFalse(x.hasErrors(), x.diagnostics().toString());
             none(x.text(), "klap_on0", "group_any");
         }
+    }
+
+    /**
+     * A thread-dependent {@code return} in the loop around a launch (random programs' most common
+     * remaining loop-divergent-site refusal, e.g. seeds 27700005 and 27700006): the loop is made
+     * convergent, the return goes through the body's flush ({@code goto klap_r0}), ends the thread's
+     * iterations ({@code klap_on0 = false}, so its step and condition are skipped) and is taken after
+     * the loop, once the group is done with it ({@code if (klap_ret0) return;}); among the lanes that
+     * passed the kernel's guards the returning lanes leave the mask as at a guard
+     * ({@code klap::guard_exit(klap_live, klap_ret0)}). Loops with a uniform or a thread-dependent trip
+     * count, {@code for}/{@code while}/{@code do}, at a convergent position, after the guards, and in
+     * a loop the lanes reach apart. Before, such launches were left as written.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aThreadDependentReturnInTheLoopIsTakenAfterTheConvergentLoop(Granularity g) {
+        String[][] cases = {
+            // body, the loop's head as emitted
+            {"for (int r = 0; r < 4; ++r) { child<<<1, 4>>>(a, i * 8 + r); if ((f * 7 + r) % 5 == 2) return; child<<<1, 4>>>(a, i * 8 + r + 4); }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < 4)); klap_on0 ? (void)(++r) : (void)0)"},
+            {"for (int r = 0; r < k; ++r) { if ((f >> r) & 1) child<<<1, 4>>>(a, i * 8 + r); if (f == r) return; }",
+                "for (int r = 0; klap::group_any(G, klap_on0 = klap_on0 && (r < k)); klap_on0 ? (void)(++r) : (void)0)"},
+            {"int r = 0; while (r < f) { ++r; if (a[r] == 0) { a[i] = r; return; } child<<<1, 4>>>(a, i * 8 + r); }",
+                "while (klap::group_any(G, klap_on0 = klap_on0 && (r < f)))"},
+            {"int r = 0; do { child<<<1, 4>>>(a, i * 64 + r); if (a[r] == 0) return; } while (++r < f);", "do {"}};
+        for (String position : new String[] {"top", "guarded", "apart"}) {
+            for (String[] c : cases) {
+                String src = position.equals("guarded") ? afterGuard(c[0]) : CHILD
+                        + "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
+                        + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int f = fl[i];\n  "
+                        + (position.equals("apart") ? "if (f > 2) { " + c[0] + " }" : c[0]) + "\n  a[i] += 1;\n}\n";
+                var r = Check.run(src, g);
+                assertFalse(r.hasErrors(), r.diagnostics().toString());
+                assertTrue(r.sites() == Check.count(c[0], "<<<") && !Check.hasDiag(r, Severity.WARNING, "loop-divergent-site"),
+                        position + " " + c[0] + ": " + r.diagnostics());
+                String grp = position.equals("guarded") ? "klap::warp_group::from_mask(klap_live)"
+                        : position.equals("apart") ? "klap::warp_group::from_mask(klap_arrived0)"
+                        : g == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+                String taken = position.equals("guarded") ? "if (klap::guard_exit(klap_live, klap_ret0)) return; }"
+                        : "if (klap_ret0) return; }";
+                inOrder(r.text(), "{ bool klap_on0 = true; bool klap_ret0 = false; " + (position.equals("apart")
+                        ? "unsigned klap_arrived0 = klap::warp_group::active().mask(); " : "") + c[1].replace("G", grp),
+                        "auto klap_g0 = " + grp + ";", "int klap_x0 = 0; if (klap_on0) {",
+                        "{ klap_x0 = 1; goto klap_r0; }", "klap_r0:; klap_s0.flush(klap_g0",
+                        "if (klap_x0 == 1) { klap_on0 = false; klap_ret0 = true; }", taken);
+                inOrder(r.text(), "if (klap_on0) {", "klap_s0.record(", "klap_r0:;");
+                none(r.text(), "warp_group::active(); auto", "return; child", "return; klap_s");
+            }
+        }
+    }
+
+    /**
+     * A return in a convergent loop that an enclosing region also leaves by (the kernel body's guard
+     * region around the loop, or the body of another convergent loop around it): the innermost
+     * region rewrites it, and once its group is done with the loop the thread takes the enclosing
+     * region's exit ({@code { klap_x1 = 1; goto klap_r1; }}) instead of returning, so every region
+     * launches what the thread recorded before it leaves; the outermost one returns.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aReturnThatSeveralRegionsLeaveByGoesThroughEachOfThemInTurn(Granularity g) {
+        var r = Check.run(CHILD + """
+                __global__ void parent(int* a, const int* fl, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  int f = fl[i];
+                  for (int q = 0; q < f; ++q) {
+                    for (int r = 0; r < q; ++r) { if (a[r] == 2) return; child<<<1, 4>>>(a, r); }
+                    child<<<1, 4>>>(a, q);
+                  }
+                  a[i] = 1;
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertEquals(2, r.sites(), r.diagnostics().toString());
+        String outer = g == Granularity.BLOCK ? "klap_blk" : "klap::warp_group::of(klap_blk)";
+        inOrder(r.text(), "{ bool klap_on1 = true; bool klap_ret1 = false; for (int q = 0; klap::group_any(" + outer,
+                "{ bool klap_on0 = true; bool klap_ret0 = false; unsigned klap_arrived0 = klap::warp_group::active().mask();",
+                "if (a[r] == 2) { klap_x0 = 1; goto klap_r0; }", "klap_r0:; klap_s0.flush(",
+                "if (klap_x0 == 1) { klap_on0 = false; klap_ret0 = true; } } if (klap_ret0) { klap_x1 = 1; goto klap_r1; } }",
+                "klap_s1.record(", "klap_r1:; klap_s1.flush(", "if (klap_x1 == 1) { klap_on1 = false; klap_ret1 = true; } } "
+                        + "if (klap_ret1) return; }", "a[i] = 1;");
+        // the kernel body's guard region around a loop after the guard: its end is the last to be reached
+        var x = Check.run(CHILD + """
+                __global__ void parent(int* a, const int* fl, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int f = fl[i];
+                  for (int r = 0; r < f; ++r) { if (a[r] > 3) return; child<<<1, 4>>>(a, r); }
+                  child<<<1, 4>>>(a, i + 1);
+                }
+                """, g);
+        assertFalse(x.hasErrors(), x.diagnostics().toString());
+        assertEquals(2, x.sites(), x.diagnostics().toString());
+        inOrder(x.text(), "int klap_x1 = 0; unsigned klap_live", "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) {} else {",
+                "if (a[r] > 3) { klap_x0 = 1; goto klap_r0; }", "klap_r0:; klap_s0.flush(",
+                "if (klap::guard_exit(klap_live, klap_ret0)) { klap_x1 = 1; goto klap_r1; } }", "klap_s1.record(",
+                "klap_r1:; klap_s1.flush(", "if (klap_x1 == 1) return; }");
     }
 
     /**

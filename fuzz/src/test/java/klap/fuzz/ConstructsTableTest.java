@@ -1100,14 +1100,39 @@ class ConstructsTableTest {
 
     @Test
     void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
-        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i); if (fl[i] == 9u + r) return;");
-        for (String g : new String[] {"warp", "block"}) {
+        String src = roundsAfterGuard("__syncwarp(__activemask()); if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i); "
+                + "if (fl[i] == 9u + r) return;");
+        // (at kernel granularity too: the warp collective after the guarded return keeps it from the grid-wide path)
+        for (String g : new String[] {"warp", "block", "kernel"}) {
             Outcome o = klap(g, "skip_loop.cu", src);
             assertEquals(0, o.run().rc(), o.run().toString());
-            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 28, "loop-divergent-site");
-            assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin"), o.output());
+            assertDiagnostic(o, "warning", "skip_loop.cu", 6, 56, "loop-divergent-site");
+            assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin")
+                    && !o.output().contains("krecord"), o.output());
         }
-        recordedGridWide("skip_loop.cu", src);
+    }
+
+    @Test
+    void launchBeforeAThreadDependentReturnInItsLoop() throws IOException {
+        String src = roundsAfterGuard("if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i); if (fl[i] == 9u + r) return;");
+        for (String g : new String[] {"warp", "block"}) {
+            Outcome o = klap(g, "return_loop.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            if (g.equals("warp")) {
+                assertEquals(0, o.warnings(), o.run().toString());
+            } else {
+                assertDiagnostic(o, "warning", "return_loop.cu", 6, 28, "granularity-fallback");
+            }
+            // a convergent loop over the lanes that passed the kernel's return; the loop's return goes through
+            // the flush, ends the thread's iterations and is taken after the loop, leaving the lanes' mask
+            assertTrue(o.output().contains("{ bool klap_on0 = true; bool klap_ret0 = false; for (int r = 0; klap::group_any("
+                    + "klap::warp_group::from_mask(klap_live), klap_on0 = klap_on0 && (r < k)); klap_on0 ? (void)(++r) : (void)0)")
+                    && o.output().contains("if (fl[i] == 9u + r) { klap_x0 = 1; goto klap_r0; }")
+                    && o.output().contains("if (klap_x0 == 1) { klap_on0 = false; klap_ret0 = true; } } "
+                            + "if (klap::guard_exit(klap_live, klap_ret0)) return; }")
+                    && !o.output().contains("warp_group::active()"), o.output());
+        }
+        recordedGridWide("return_loop.cu", src);
     }
 
     @Test

@@ -58,15 +58,20 @@ import klap.model.Stmt;
  * body, and a thread that is done records nothing. A {@code break} or {@code continue} of the loop
  * is an exit of the region: it goes through the body's flush, and a break then sets
  * {@code klap_on = false} (the thread's step and condition are skipped as the break skipped them)
- * instead of leaving the loop that the group still runs. Only without a {@code return} in the body,
- * a barrier or warp collective in the loop, or another loop between the body and the launch.
+ * instead of leaving the loop that the group still runs. A {@code return} in the body goes through
+ * the flush too, ends the thread's iterations the same way and is taken after the loop, once the
+ * group is done with it (among the lanes that passed the body's guards it then leaves their mask, as
+ * at a guard); where an enclosing region also has that return among its exits, the thread takes that
+ * region's exit there instead, so each region launches what was recorded before it. Only without a
+ * barrier or warp collective in the loop, or another loop between the body and the launch.
  *
  * <p><em>Loops the lanes reach apart.</em> Where no group of the warp or block reaches the
  * innermost loop around a launch together (it is in a thread-dependent branch, in a loop whose trip
  * count differs, after a thread-dependent return that is no guard), the loop is still made
  * convergent among the lanes of a warp that enter it together: their mask is taken once as they
  * enter ({@code __activemask()}, {@link Region#arrived}) and stays the group of every collective
- * until the last of them is done with the loop (no return may leave it, it does not synchronize).
+ * until the last of them is done with the loop (a return in it is taken after the loop; it does not
+ * synchronize).
  * Unlike the in-place form, whose group is taken anew at each launch among lanes that may be in
  * different iterations of the loop, the group and its rounds are fixed for the whole loop.
  */
@@ -384,9 +389,9 @@ public final class Convergence {
      * body's guards {@code passed}, or ({@code arrived}) the lanes of a warp that enter it together,
      * whatever came before. Null if there is none: {@code lp} is not a {@code for} or {@code do} with
      * a condition or a plain {@code while}, or is written by a macro; a loop lies between its body and
-     * the site; a {@code return} leaves the body (a {@code break}/{@code continue} of {@code lp} is an
-     * exit that the emitter rewrites, unless written by a macro); the loop synchronizes (a barrier or
-     * warp collective that the threads that are done would no longer reach).
+     * the site; a jump leaves the body other than a {@code break}/{@code continue} of {@code lp} or a
+     * {@code return;} (exits that the emitter rewrites, unless written by a macro); the loop
+     * synchronizes (a barrier or warp collective that the threads that are done would no longer reach).
      */
     private Placement convergentLoop(List<Stmt> path, int at, Stmt.Loop lp, List<Stmt.If> passed, boolean arrived) {
         boolean forLoop = lp.kind() == Stmt.LoopKind.FOR && src.startsWithWord(lp.range(), "for");
@@ -418,9 +423,11 @@ public final class Convergence {
         r = new Region(lp.body(), null, List.of(), exits(r), passed, lp, arrived);
         for (Stmt.Jump j : r.exits()) {
             // a break or continue of the loop goes through the body's end (the flush) first; a break then
-            // ends the thread's iterations (klap_on = false), a continue goes on to the step. A return
-            // would leave the group, whose group_any would then wait for it
-            if (j.kind() == Stmt.JumpKind.RETURN || trees.jumpTarget(j) != lp || !src.startsWithWord(j.range(), keyword(j))) {
+            // ends the thread's iterations (klap_on = false), a continue goes on to the step. A return ends
+            // them too and is taken after the loop, once the group is done with it (a thread that left the
+            // group inside the loop would keep the others waiting at its group_any)
+            boolean ret = j.kind() == Stmt.JumpKind.RETURN && j.value() == null;
+            if (!ret && trees.jumpTarget(j) != lp || !src.startsWithWord(j.range(), keyword(j))) {
                 return null;
             }
         }
@@ -500,8 +507,10 @@ public final class Convergence {
                     + "region, and klap cannot rewrite a macro's expansion";
         }
         Stmt target = j.kind() == Stmt.JumpKind.RETURN ? null : trees.jumpTarget(j);
-        if (r.convergentLoop() && target == r.loop()) {
-            return null; // the emitter ends the thread's iterations there (convergentLoop); the loop does not synchronize
+        if (r.convergentLoop() && (target == r.loop() || j.kind() == Stmt.JumpKind.RETURN)) {
+            // the emitter ends the thread's iterations there (convergentLoop), a return taking effect after the
+            // loop; the loop does not synchronize
+            return null;
         }
         boolean together = r.guards().isEmpty() && uniformPath(j, target);
         List<Stmt.Loop> loops = enclosingLoops(r.anchor());
