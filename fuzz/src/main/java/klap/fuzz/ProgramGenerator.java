@@ -1583,7 +1583,8 @@ public final class ProgramGenerator {
      * per-thread counter of its own, summed into a step counter that reaches the output (its
      * condition must be evaluated exactly as often as before), with a
      * thread-dependent {@code continue} of the loop before the launch (an {@code if}, or a
-     * {@code case} of a {@code switch}) and/or a thread-dependent {@code break} before or after it;
+     * {@code case} of a {@code switch}) and/or a thread-dependent {@code break}, or a {@code return}
+     * that first adds the thread's steps so far, before or after it;
      * the loop at the top of the kernel, after a divergent early return, in a thread-dependent
      * branch, or inside a loop whose trip count differs between threads (whose counter the launch
      * passes on). klap makes it a convergent loop (issue 10, sixth session of 2026-11-27).
@@ -1629,12 +1630,19 @@ public final class ProgramGenerator {
             features.add("loop-jumps:continue");
             body.add(Code.same(in + "if (((fz_f >> (r % 8)) & 1u) != 0u) continue;"));
         }
-        String brk = in + "if ((fz_f + (unsigned)r * 3u) % 5u == 4u) break;";
+        String leave = in + "if ((fz_f + (unsigned)r * 3u) % 5u == 4u) ";
         boolean breaks = !cont || chance(0.5);
         boolean before = breaks && chance(0.4);
+        // (a return instead of the break, since the seventh session: the thread adds its steps so far and
+        // leaves the kernel, which skips the sum after the loop; klap takes the return after the loop)
+        boolean returns = breaks && chance(0.35);
+        String jump = returns ? "return" : "break";
+        String step = "&out[(unsigned)gt % " + OUT_N + "u]";
+        Code brk = returns ? new Code(leave + "{ atomicAdd(" + step + ", fz_steps + fz_it); return; }",
+                leave + "{ *(" + step + ") += fz_steps + fz_it; return; }") : Code.same(leave + "break;");
         if (before) {
-            features.add("loop-jumps:break-before");
-            body.add(Code.same(brk));
+            features.add("loop-jumps:" + jump + "-before");
+            body.add(brk);
         }
         int site = siteCount++;
         boolean nested = pos.equals("nested");
@@ -1643,8 +1651,8 @@ public final class ProgramGenerator {
         String cond = "if ((gt + r) % " + (2 + pick(2)) + " != 0) ";
         body.add(new Code(in + cond + launch.device, in + cond + launch.cpu));
         if (breaks && !before) {
-            features.add("loop-jumps:break-after");
-            body.add(Code.same(brk));
+            features.add("loop-jumps:" + jump + "-after");
+            body.add(brk);
         }
         body.add(Code.same(kind.equals("do") ? ind + "} while (++fz_it < " + trips + ");" : ind + "}"));
         body.add(Code.same(ind + "fz_steps += fz_it;"));

@@ -273,6 +273,7 @@ class GeneratedProgramsTest {
     @Test
     void loopJumpsAreAggregatedInARegion() throws IOException {
         int arrived = 0;
+        int returns = 0;
         for (long s = 330_001; s < 330_021; s++) {
             ProgramGenerator.Program p = ProgramGenerator.generate(s, EnumSet.of(Shape.LOOP_JUMPS));
             Path in = p.writeTo(dir.resolve(p.dirName()), null);
@@ -284,9 +285,14 @@ class GeneratedProgramsTest {
                 boolean apart = p.summary().contains("loop-jumps:in-branch") || p.summary().contains("loop-jumps:nested");
                 assertEquals(apart && g != Granularity.KERNEL, r.out().contains("unsigned klap_arrived"), where + r.out());
                 arrived += apart && g == Granularity.WARP ? 1 : 0;
+                // a return in the loop is taken after it, once the group is done with the loop
+                boolean ret = p.summary().contains("loop-jumps:return-");
+                assertEquals(ret && g != Granularity.KERNEL, r.out().contains("bool klap_ret"), where + r.out());
+                returns += ret && g == Granularity.WARP ? 1 : 0;
             }
         }
         assertTrue(arrived > 0, "no seed put the loop where the lanes reach it apart");
+        assertTrue(returns > 0, "no seed left the loop by a return");
     }
 
     private void check(ProgramGenerator.Program p, List<String> problems, int[] counts) throws IOException {
