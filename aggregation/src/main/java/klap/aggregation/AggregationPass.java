@@ -257,11 +257,17 @@ public final class AggregationPass {
             }
         }
         List<List<SitePlan>> groups = List.copyOf(regions.values());
-        for (List<SitePlan> sites : groups) {
+        // a region before every region around it, and in source order otherwise (by end offset, then size):
+        // where an inner region (with its convergent loop's closing text) ends at the same offset as an
+        // outer one (`}}`), the insertions at that offset then nest; adjacent regions keep end-before-begin
+        List<List<SitePlan>> innerFirst = groups.stream().sorted(java.util.Comparator
+                .<List<SitePlan>>comparingInt(g -> g.get(0).region().end())
+                .thenComparingInt(g -> g.get(0).region().end() - g.get(0).region().start())).toList();
+        for (List<SitePlan> sites : innerFirst) {
             group.region(sites, groups, e, fine);
+            group.convergentLoop(sites, groups, e);
         }
         List<SitePlan> own = plans.all().stream().filter(s -> s.fn() == f).toList();
-        group.convergentLoops(groups, e);
         group.survivorMask(own, e);
         mallocs.edit(f, e, fine);
         return e;

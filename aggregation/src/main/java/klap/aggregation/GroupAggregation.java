@@ -84,9 +84,11 @@ final class GroupAggregation {
     }
 
     /**
-     * Makes each convergent loop of {@code sites} ({@link Convergence.Region#convergentLoop}; one edit
-     * per loop, after {@link #region} has wrapped its body) run until no thread of the group has an
-     * iteration left, each thread's condition, body and step only as often as before:
+     * Makes the loop of the region of {@code sites}, if it is a convergent loop
+     * ({@link Convergence.Region#convergentLoop}; called right after {@link #region} has wrapped its
+     * body, before any region around it, whose end may be at the same offset as the loop's) run until
+     * no thread of the group has an iteration left, each thread's condition, body and step only as
+     * often as before:
      * <pre>
      * for (int r = 0; r &lt; cnt[i]; ++r) { ... child&lt;&lt;&lt;...&gt;&gt;&gt;(...); }
      * becomes
@@ -108,12 +110,9 @@ final class GroupAggregation {
      * the lanes that passed the kernel's guards, whose mask the later collectives use), or the exit of
      * an enclosing region that the return also leaves ({@link #returnFrom}).
      */
-    void convergentLoops(List<List<SitePlan>> regions, EditSet e) {
-        for (List<SitePlan> sites : regions) {
-            Convergence.Region r = sites.get(0).region();
-            if (!r.convergentLoop()) {
-                continue;
-            }
+    void convergentLoop(List<SitePlan> sites, List<List<SitePlan>> regions, EditSet e) {
+        Convergence.Region r = sites.get(0).region();
+        if (r.convergentLoop()) {
             Stmt.Loop lp = r.loop();
             SitePlan first = sites.get(0);
             String on = onFlag(first);

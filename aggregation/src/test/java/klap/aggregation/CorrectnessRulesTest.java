@@ -497,6 +497,30 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * Found by reading the seventh session's change: a convergent loop that is the last statement of
+     * the region around it, its closing brace right before the region's ({@code }}}}): the loop's
+     * closing text and the inner flush were inserted after the outer region's flush at that offset,
+     * so the outer flush landed inside the loop's wrapper and named the inner slots out of their
+     * scope (an nvcc error). Regions are now emitted inner first, each with its loop.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aConvergentLoopEndingWhereTheRegionAroundItEndsClosesFirst(Granularity g) {
+        for (String jump : new String[] {"break", "return"}) {
+            var r = Check.run(CHILD + "__global__ void parent(int* a, const int* fl, int n) {\n"
+                    + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  int f = fl[i];\n"
+                    + "  if (f > 100) child<<<1, 4, 0, cudaStreamFireAndForget>>>(a, i);\n"
+                    + "  for (int r = 0; r < f; ++r) { if (a[r] > 3) " + jump + "; child<<<1, 4>>>(a, r); }}\n", g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            assertEquals(2, r.sites(), r.diagnostics().toString());
+            inOrder(r.text(), "auto klap_s0 = klap::agg_begin", "{ bool klap_on1 = true;", "auto klap_s1 = klap::agg_begin",
+                    "klap_r1:; klap_s1.flush(", jump.equals("break") ? "if (klap_x1 == 2) klap_on1 = false; } }"
+                            : "if (klap::guard_exit(klap_live, klap_ret1)) { klap_x0 = 1; goto klap_r0; } }",
+                    "}" + (jump.equals("break") ? " " : " klap_r0:; ") + "klap_s0.flush(");
+        }
+    }
+
+    /**
      * A return in a convergent loop that an enclosing region also leaves by (the kernel body's guard
      * region around the loop, or the body of another convergent loop around it): the innermost
      * region rewrites it, and once its group is done with the loop the thread takes the enclosing
