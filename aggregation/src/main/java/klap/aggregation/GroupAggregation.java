@@ -170,12 +170,17 @@ final class GroupAggregation {
         List<SitePlan> best = null;
         for (List<SitePlan> o : regions) {
             Convergence.Region or = o.get(0).region();
-            if (ret != null && or.anchor() != r.anchor() && or.exits().contains(ret) && or.start() <= r.start()
-                    && r.end() <= or.end() && (best == null || or.end() - or.start() < size(best.get(0).region()))) {
+            if (ret != null && encloses(or, r) && or.exits().contains(ret)
+                    && (best == null || size(or) < size(best.get(0).region()))) {
                 best = o;
             }
         }
         return best;
+    }
+
+    /** @return true if region {@code outer} (another region than {@code inner}) spans {@code inner} */
+    private static boolean encloses(Convergence.Region outer, Convergence.Region inner) {
+        return outer.anchor() != inner.anchor() && outer.start() <= inner.start() && inner.end() <= outer.end();
     }
 
     private static int size(Convergence.Region r) {
@@ -186,8 +191,7 @@ final class GroupAggregation {
     private static boolean claimedInside(Stmt.Jump j, Convergence.Region r, List<List<SitePlan>> regions) {
         for (List<SitePlan> o : regions) {
             Convergence.Region or = o.get(0).region();
-            if (or.anchor() != r.anchor() && or.exits().contains(j) && r.start() <= or.start() && or.end() <= r.end()
-                    && size(or) < size(r)) {
+            if (encloses(r, or) && size(or) < size(r) && or.exits().contains(j)) {
                 return true;
             }
         }
