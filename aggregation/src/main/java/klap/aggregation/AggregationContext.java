@@ -104,14 +104,39 @@ final class AggregationContext {
                         callees.add(simpleName(c.calleeName()));
                     }
                 });
-                for (FunctionDef h : unit.functions()) {
-                    if (h.kind().onDevice() && h.kind() != FunctionDef.Kind.KERNEL && callees.contains(h.name())) {
-                        todo.add(h);
-                    }
-                }
+                todo.addAll(deviceFunctionsNamed(callees));
             }
             return out;
         });
+    }
+
+    private Map<String, List<FunctionDef>> deviceByName;
+    /** each device function's position in {@code unit.functions()} */
+    private final Map<FunctionDef, Integer> sourceOrder = new java.util.IdentityHashMap<>();
+
+    /**
+     * @param names function names as {@link FunctionDef#name()} gives them (callees are matched by
+     *              their unqualified name)
+     * @return the {@code __device__} functions (not kernels) of the unit with one of those names, in
+     *         source order; from an index built once, so that following calls is not a scan of every
+     *         function of the unit per call
+     */
+    List<FunctionDef> deviceFunctionsNamed(java.util.Collection<String> names) {
+        if (deviceByName == null) {
+            deviceByName = new HashMap<>();
+            for (FunctionDef h : unit.functions()) {
+                if (h.kind().onDevice() && h.kind() != FunctionDef.Kind.KERNEL) {
+                    sourceOrder.put(h, sourceOrder.size());
+                    deviceByName.computeIfAbsent(h.name(), k -> new java.util.ArrayList<>()).add(h);
+                }
+            }
+        }
+        List<FunctionDef> out = new java.util.ArrayList<>();
+        for (String n : new java.util.HashSet<>(names)) {
+            out.addAll(deviceByName.getOrDefault(n, List.of()));
+        }
+        out.sort(java.util.Comparator.comparingInt(sourceOrder::get));
+        return out;
     }
 
     /**
@@ -161,6 +186,8 @@ final class AggregationContext {
     }
 
     private final Map<java.util.Set<String>, java.util.Set<String>> indexReaders = new HashMap<>();
+    /** the member functions among {@link #indexReaders}, per set of built-ins (computed once) */
+    private final Map<java.util.Set<String>, java.util.Set<String>> memberIndexReaders = new HashMap<>();
 
     /**
      * @return the names of the unit's {@code __device__} (and {@code __host__ __device__}) functions
@@ -224,12 +251,15 @@ final class AggregationContext {
      *         {@code f} or a {@code __device__} function it calls calls, or null
      */
     String memberIndexReaderCalledBy(FunctionDef f, java.util.Set<String> builtins) {
-        java.util.Set<String> members = new java.util.HashSet<>();
-        for (FunctionDef g : unit.functions()) {
-            if (g.memberOf() != null && indexReaders(builtins).contains(g.name())) {
-                members.add(g.name());
+        java.util.Set<String> members = memberIndexReaders.computeIfAbsent(builtins, b -> {
+            java.util.Set<String> m = new java.util.HashSet<>();
+            for (FunctionDef g : unit.functions()) {
+                if (g.memberOf() != null && indexReaders(b).contains(g.name())) {
+                    m.add(g.name());
+                }
             }
-        }
+            return m;
+        });
         if (members.isEmpty()) {
             return null;
         }

@@ -244,10 +244,7 @@ public final class AggregationPass {
         EditSet fine = e.fineOnly();
         grid.wrap(f, e);
         Map<Stmt, List<SitePlan>> regions = new LinkedHashMap<>();
-        for (SitePlan s : plans.all()) {
-            if (s.fn() != f) {
-                continue;
-            }
+        for (SitePlan s : plans.of(f)) {
             if (s.gridWide()) {
                 grid.record(s, e, fine);
             } else if (s.region() != null) {
@@ -267,8 +264,7 @@ public final class AggregationPass {
             group.region(sites, groups, e, fine);
             group.convergentLoop(sites, groups, e);
         }
-        List<SitePlan> own = plans.all().stream().filter(s -> s.fn() == f).toList();
-        group.survivorMask(own, e);
+        group.survivorMask(plans.of(f), e);
         mallocs.edit(f, e, fine);
         return e;
     }

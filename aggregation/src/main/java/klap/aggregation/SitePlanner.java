@@ -416,7 +416,8 @@ final class SitePlanner {
             return new Refusal("child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
                     + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
         }
-        String cg = blockGroupUse(child, new HashSet<>());
+        String cg = blockGroupUses.computeIfAbsent(child, c -> java.util.Optional.ofNullable(blockGroupUse(c, new HashSet<>())))
+                .orElse(null);
         if (cg != null) {
             return new Refusal("child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
@@ -427,7 +428,8 @@ final class SitePlanner {
         if (ofChild != null) {
             return ofChild;
         }
-        String viaMacro = deviceCallViaMacro(child, new HashSet<>());
+        String viaMacro = macroCalls.computeIfAbsent(child, c -> java.util.Optional.ofNullable(deviceCallViaMacro(c, new HashSet<>())))
+                .orElse(null);
         if (viaMacro != null) {
             return new Refusal("child kernel '" + l.kernelName() + "' calls '" + viaMacro + "' through a macro; klap "
                     + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
@@ -704,18 +706,16 @@ final class SitePlanner {
         if (found[0] != null) {
             return found[0];
         }
-        List<String> callees = new ArrayList<>();
+        Set<String> callees = new HashSet<>();
         Trees.walkExprs(f.body(), e -> {
             if (e instanceof Expr.Call c && c.calleeName() != null) {
                 callees.add(AggregationContext.simpleName(c.calleeName()));
             }
         });
-        for (FunctionDef g : ctx.unit.functions()) {
-            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
-                String r = blockGroupUse(g, seen);
-                if (r != null) {
-                    return r;
-                }
+        for (FunctionDef g : ctx.deviceFunctionsNamed(callees)) {
+            String r = blockGroupUse(g, seen);
+            if (r != null) {
+                return r;
             }
         }
         return null;
@@ -731,17 +731,11 @@ final class SitePlanner {
         if (!seen.add(f)) {
             return null;
         }
-        Set<String> device = new HashSet<>();
-        for (FunctionDef g : ctx.unit.functions()) {
-            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL) {
-                device.add(g.name());
-            }
-        }
         String[] found = {null};
-        List<String> callees = new ArrayList<>();
+        Set<String> callees = new HashSet<>();
         Trees.walkExprs(f.body(), e -> {
             if (e instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
-                    && device.contains(AggregationContext.simpleName(c.calleeName()))) {
+                    && !ctx.deviceFunctionsNamed(Set.of(AggregationContext.simpleName(c.calleeName()))).isEmpty()) {
                 String name = AggregationContext.simpleName(c.calleeName());
                 callees.add(name);
                 String text = ctx.slice(c.callee().range()).trim();
@@ -753,12 +747,10 @@ final class SitePlanner {
         if (found[0] != null) {
             return found[0];
         }
-        for (FunctionDef g : ctx.unit.functions()) {
-            if (g.kind().onDevice() && g.kind() != FunctionDef.Kind.KERNEL && callees.contains(g.name())) {
-                String r = deviceCallViaMacro(g, seen);
-                if (r != null) {
-                    return r;
-                }
+        for (FunctionDef g : ctx.deviceFunctionsNamed(callees)) {
+            String r = deviceCallViaMacro(g, seen);
+            if (r != null) {
+                return r;
             }
         }
         return null;
@@ -1002,6 +994,25 @@ final class SitePlanner {
     private static final Pattern BUILTIN_NAME = Pattern.compile("(?<![A-Za-z0-9_.>:])(threadIdx|blockIdx|blockDim|gridDim)\\b");
     private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");
 
+    private Set<String> builtinReaders;
+
+    /**
+     * @return the device functions of the unit and of project headers that read the built-in indices
+     *         (computed once: a copy per child was quadratic in large files)
+     */
+    private Set<String> builtinReaders() {
+        if (builtinReaders == null) {
+            Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
+            readers.addAll(ctx.unit.headerIndexReaders());
+            builtinReaders = Set.copyOf(readers);
+        }
+        return builtinReaders;
+    }
+
+    /** {@link #blockGroupUse} and {@link #deviceCallViaMacro} of each child, computed once per child */
+    private final Map<FunctionDef, java.util.Optional<String>> blockGroupUses = new HashMap<>();
+    private final Map<FunctionDef, java.util.Optional<String>> macroCalls = new HashMap<>();
+
     /** {@link #childRefusal} of each child, computed once per child (a file may launch one child from many sites) */
     private final Map<FunctionDef, java.util.Optional<Refusal>> childRefusals = new HashMap<>();
 
@@ -1048,13 +1059,12 @@ final class SitePlanner {
                     + "read the built-in indices: in the aggregated variant the original indices are local constants, "
                     + "which a local class cannot use; its launch is not aggregated", "child-local-class-builtins");
         }
-        Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
-        readers.addAll(ctx.unit.headerIndexReaders());
+        Set<String> readers = builtinReaders();
         for (FunctionDef g : ctx.deviceClosure(child)) {
             for (Param q : g == child ? List.<Param>of() : g.params()) {
                 String def = q.hasDefault() ? q.defaultArgument(ctx.text) : "";
-                if (BUILTIN_NAME.matcher(def).find() || readers.stream().anyMatch(r -> Pattern.compile(
-                        "(?<![A-Za-z0-9_])" + Pattern.quote(r) + "\\s*\\(").matcher(def).find())) {
+                if (!def.isEmpty() && (BUILTIN_NAME.matcher(def).find() || readers.stream().anyMatch(r -> Pattern.compile(
+                        "(?<![A-Za-z0-9_])" + Pattern.quote(r) + "\\s*\\(").matcher(def).find()))) {
                     // a default argument is bound where the function is declared, outside the body in which
                     // the variant shadows the built-ins: it would read the aggregated grid's indices
                     return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', whose default "

@@ -1,7 +1,9 @@
 package klap.aggregation;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import klap.model.FunctionDef;
 
@@ -15,6 +17,8 @@ import klap.model.FunctionDef;
  */
 final class SitePlans {
     private final List<SitePlan> sites;
+    /** the plans of each function (by identity), in the order the sites were found */
+    private final Map<FunctionDef, List<SitePlan>> byFn = new IdentityHashMap<>();
     private final int unaggregated;
     private final Set<FunctionDef> tailFallback;
 
@@ -26,6 +30,9 @@ final class SitePlans {
      */
     SitePlans(List<SitePlan> sites, int unaggregated, Set<FunctionDef> tailFallback) {
         this.sites = List.copyOf(sites);
+        for (SitePlan s : this.sites) {
+            byFn.computeIfAbsent(s.fn(), k -> new ArrayList<>()).add(s);
+        }
         this.unaggregated = unaggregated;
         this.tailFallback = Set.copyOf(tailFallback);
     }
@@ -56,7 +63,7 @@ final class SitePlans {
      *         0..P-1 of klap::kstate) in source order, then the per-round ones (Q of them)
      */
     List<SitePlan> kernelSites(FunctionDef f) {
-        List<SitePlan> all = sites.stream().filter(s -> s.fn() == f && s.gridWide()).toList();
+        List<SitePlan> all = of(f).stream().filter(SitePlan::gridWide).toList();
         List<SitePlan> out = new ArrayList<>(all.stream().filter(s -> !perRound(s)).toList());
         out.addAll(all.stream().filter(this::perRound).toList());
         return out;
@@ -69,7 +76,7 @@ final class SitePlans {
      */
     boolean perRound(SitePlan s) {
         return s.gridWide() && s.ordered()
-                && sites.stream().anyMatch(o -> o.fn() == s.fn() && o.gridWide() && o.ordered() && o.inLoop());
+                && of(s.fn()).stream().anyMatch(o -> o.gridWide() && o.ordered() && o.inLoop());
     }
 
     /** @return the per-round sites of {@code f}, in their bucket order */
@@ -86,16 +93,21 @@ final class SitePlans {
 
     /** @return true if {@code k} gets the hidden {@code klap::kstate* klap_ks} parameter */
     boolean hasKernelState(FunctionDef k) {
-        return sites.stream().anyMatch(s -> s.fn() == k && s.gridWide());
+        return of(k).stream().anyMatch(SitePlan::gridWide);
     }
 
     /** @return true if {@code f} has an aggregated launch site */
     boolean hasSites(FunctionDef f) {
-        return sites.stream().anyMatch(s -> s.fn() == f);
+        return !of(f).isEmpty();
     }
 
     /** @return true if a launch of {@code f} is deferred to the end of a region (it needs {@code klap_blk}) */
     boolean hasRegion(FunctionDef f) {
-        return sites.stream().anyMatch(s -> s.fn() == f && s.region() != null);
+        return of(f).stream().anyMatch(s -> s.region() != null);
+    }
+
+    /** @return the plans of the sites in {@code f}, in the order they were found (a lookup, not a scan of every site) */
+    List<SitePlan> of(FunctionDef f) {
+        return byFn.getOrDefault(f, List.of());
     }
 }

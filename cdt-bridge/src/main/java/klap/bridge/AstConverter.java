@@ -1052,7 +1052,7 @@ final class AstConverter {
      *         it runs code of the unit (review 2026-11-27: a constructor that read threadIdx left the
      *         object uniform)
      */
-    private static boolean runsUserConstructor(IASTName n) {
+    private boolean runsUserConstructor(IASTName n) {
         try {
             if (!(n.resolveBinding() instanceof IVariable v)) {
                 return false;
@@ -1064,7 +1064,23 @@ final class AstConverter {
             if (!(t instanceof ICPPClassType c)) {
                 return false;
             }
-            IASTTranslationUnit unit = n.getTranslationUnit();
+            // once per class: the searches below visit the whole translation unit
+            return classRunsCode.computeIfAbsent(c, k -> constructionRunsCode(c, n.getTranslationUnit()));
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** {@link #constructionRunsCode} of each class type met in a declaration, by binding */
+    private final Map<ICPPClassType, Boolean> classRunsCode = new java.util.IdentityHashMap<>();
+
+    /**
+     * @return true if making an object of class {@code c} runs code of the unit: a user-provided
+     *         constructor, or a data member with a default member initializer (not for the classes of
+     *         klap's CUDA prelude)
+     */
+    private static boolean constructionRunsCode(ICPPClassType c, IASTTranslationUnit unit) {
+        try {
             for (IASTName d : unit.getDefinitionsInAST(c)) {
                 IASTFileLocation l = d.getFileLocation();
                 if (l != null && CudaPrelude.PATH.equals(l.getFileName())) {
