@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -18,10 +20,13 @@ import org.junit.jupiter.api.TestFactory;
  * {@code testcases/promotion} in cdp, flat and each promotion variant, and every benchmark of
  * {@code testcases/np} in base and each CUDA-NP variant, is transformed and
  * compiled by {@code regress --mode=compile} (run.sh, nvcc -arch=sm_90, 2 jobs), exactly as the GPU
- * run will build it. One test per benchmark and variant; a variant klap refuses passes (it is
+ * run will build it; a variant that nvcc would build exactly as another ({@link #BUILT_AS}: PA-128 as
+ * PA-2, PAO-2 as PAO-128, npallw as npalli) is transformed and compared with it instead of built
+ * again. One test per benchmark and variant; a variant klap refuses passes (it is
  * recorded, not a failure; except in the promotion and CUDA-NP sets, where every variant must be
  * transformed), a missing source or a compile error fails. The work folders are left in
- * {@code regress/target/compile-tier}, {@code compile-tier-promotion} and {@code compile-tier-np}.
+ * {@code regress/target/compile-tier}, {@code compile-tier-promotion} and {@code compile-tier-np} (the
+ * twins' outputs in {@code compile-tier-promotion-twins} and {@code compile-tier-np-twins}).
  */
 class CompileTierTest {
     static final Path BENCH = Path.of("..", "testcases", "bench").toAbsolutePath().normalize();
@@ -61,7 +66,7 @@ class CompileTierTest {
                 }
             }
         }
-        return compileSet(np, work, Variant.np(), r -> {
+        return compileSet(np, work, Variant.np(), (r, cu) -> {
             Variant v = Variant.select(List.of(r.variant())).get(0);
             if (!v.isKlap()) {
                 return;
@@ -75,8 +80,7 @@ class CompileTierTest {
                 return;
             }
             assertFalse(r.refused(), what + " was refused: " + r.detail());
-            String out = Files.readString(work.resolve("variants").resolve(r.name()).resolve(r.variant())
-                    .resolve(r.name() + ".cu"));
+            String out = Files.readString(cu);
             assertTrue(out.contains(v.npMarker()), what + ": no " + v.npMarker() + " kernel in klap's output");
             assertTrue(out.contains("#include \"klap/np.cuh\""), what + ": np.cuh not included");
             if (v.npMode().equals("all")) {
@@ -89,11 +93,10 @@ class CompileTierTest {
     }
 
     private static Stream<DynamicTest> compileSet(Path set, Path work, List<Variant> variants) throws Exception {
-        return compileSet(set, work, variants, r -> {
+        return compileSet(set, work, variants, (r, cu) -> {
             if (set.equals(PROMOTION) && !r.variant().equals("cdp") && !r.variant().equals("flat")) {
                 // a promotion variant that klap refused, or in which it promoted nothing, measures nothing
                 assertFalse(r.refused(), r.name() + "/" + r.variant() + " was refused: " + r.detail());
-                Path cu = work.resolve("variants").resolve(r.name()).resolve(r.variant()).resolve(r.name() + ".cu");
                 assertTrue(Files.readString(cu).contains("klap::promote::release("), cu + ": nothing was promoted");
             }
         });
@@ -101,26 +104,88 @@ class CompileTierTest {
 
     /** A check of one row of the compile tier's raw.csv beyond "it did not fail". */
     interface RowCheck {
-        void check(RawCsv.Row r) throws Exception;
+        /**
+         * @param r  the row
+         * @param cu klap's output for the row's benchmark and variant (absent if klap refused it)
+         */
+        void check(RawCsv.Row r, Path cu) throws Exception;
     }
+
+    /**
+     * Variants that nvcc would build exactly as another one, so the compile tier builds only that one:
+     * klap's output for {@code pa128} is its output for {@code pa2} but for the number of descendants
+     * per launch (PA-n's n: a run-time argument of {@code new_pool} and the successor's grid size, and
+     * the mode named in two comments), likewise {@code pao2} and {@code pao128}; {@code npallw} and
+     * {@code npalli} are one program ({@code --np=all}; {@code KLAP_NP} picks the kernel when it runs).
+     * Each is still transformed, and its output must be its twin's up to that constant; only its nvcc
+     * build is left out (18 of the 126 builds of this class). The GPU run builds every variant.
+     */
+    static final Map<String, String> BUILT_AS = Map.of("pa128", "pa2", "pao2", "pao128", "npallw", "npalli");
 
     private static Stream<DynamicTest> compileSet(Path set, Path work, List<Variant> variants, RowCheck extra)
             throws Exception {
-        assertTrue(Files.isDirectory(set), "no benchmark set at " + set);
+        assertTrue(Files.isDirectory(set), "no benchmark folder NAME/ in " + set);
         List<Benchmark> benches = Benchmark.discover(set);
         assertFalse(benches.isEmpty(), "no benchmark folders NAME/ in " + set + ": nothing to compile");
         assertEquals(variants, Variant.defaultsFor(set), "the default variants of " + set);
+        List<Variant> built = variants.stream().filter(v -> !BUILT_AS.containsKey(v.name())).toList();
+        List<Variant> twins = variants.stream().filter(v -> BUILT_AS.containsKey(v.name())).toList();
         PrintWriter out = new PrintWriter(System.out, true);
         int rc = Regress.run(new String[] {"--mode=compile", "--bench-dir", set.toString(), "--work-dir",
-            work.toString(), "--jobs", "2"}, out, out);
+            work.toString(), "--jobs", "2", "--variants", String.join(",", built.stream().map(Variant::name).toList())},
+            out, out);
         Path raw = work.resolve("raw.csv");
         assertTrue(Files.isRegularFile(raw), "regress exited " + rc + " without writing " + raw);
         List<RawCsv.Row> rows = RawCsv.read(raw);
-        assertEquals(benches.size() * variants.size(), rows.size(), "one row per benchmark and variant");
-        return rows.stream().map(r -> DynamicTest.dynamicTest(r.name() + " [" + r.variant() + "]", () -> {
-            assertFalse(r.failed(), r.name() + "/" + r.variant() + ": " + r.status() + ": " + r.detail()
-                    + " (logs in " + work.resolve("logs") + ")");
-            extra.check(r);
-        }));
+        assertEquals(benches.size() * built.size(), rows.size(), "one row per benchmark and built variant");
+        List<DynamicTest> tests = new ArrayList<>();
+        for (RawCsv.Row r : rows) {
+            tests.add(DynamicTest.dynamicTest(r.name() + " [" + r.variant() + "]", () -> {
+                assertFalse(r.failed(), r.name() + "/" + r.variant() + ": " + r.status() + ": " + r.detail()
+                        + " (logs in " + work.resolve("logs") + ")");
+                extra.check(r, output(work, r.name(), r.variant()));
+            }));
+        }
+        if (twins.isEmpty()) {
+            return tests.stream();
+        }
+        Path twinWork = work.resolveSibling(work.getFileName() + "-twins");
+        List<Prepare.Entry> entries = Prepare.prepare(set, twinWork, benches, twins, out);
+        assertEquals(benches.size() * twins.size(), entries.size(), "one entry per benchmark and twin variant");
+        for (Prepare.Entry e : entries) {
+            String twin = BUILT_AS.get(e.variant());
+            tests.add(DynamicTest.dynamicTest(e.bench() + " [" + e.variant() + "] as built [" + twin + "]", () -> {
+                RawCsv.Row r = new RawCsv.Row(e.bench(), e.variant(), e.state().equals("ready") ? "compiled" : e.state(),
+                        null, null, 0, e.detail());
+                assertFalse(r.failed(), e.bench() + "/" + e.variant() + ": " + e.state() + ": " + e.detail());
+                Path cu = output(twinWork, e.bench(), e.variant());
+                extra.check(r, cu);
+                if (!r.refused()) {
+                    Variant v = Variant.select(List.of(e.variant())).get(0);
+                    Variant t = Variant.select(List.of(twin)).get(0);
+                    assertEquals(upToDepth(Files.readString(output(work, e.bench(), twin)), t),
+                            upToDepth(Files.readString(cu), v), e.bench() + ": klap's " + e.variant() + " output is not its "
+                            + twin + " output up to the descendants per launch, so it needs a build of its own");
+                }
+            }));
+        }
+        return tests.stream();
+    }
+
+    /** @return klap's output for {@code bench} in {@code variant} under a regress work folder */
+    private static Path output(Path work, String bench, String variant) {
+        return work.resolve("variants").resolve(bench).resolve(variant).resolve(bench + ".cu");
+    }
+
+    /**
+     * @return {@code text} with {@code v}'s descendants per launch (the literal {@code Nu}, the mode
+     *     {@code PA-N}/{@code PAO-N}) written as {@code DEPTH}; {@code text} itself for a variant without one
+     */
+    static String upToDepth(String text, Variant v) {
+        if (v.depth() == 0) {
+            return text;
+        }
+        return text.replaceAll("(?<![A-Za-z0-9_.])" + v.depth() + "u\\b", "DEPTHu")
+                .replaceAll("\\b(PAO?)-" + v.depth() + "\\b", "$1-DEPTH");
     }
 }
