@@ -18,12 +18,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@code scripts/klap-nvcc} as a build uses it: real nvcc runs (compile only, no GPU needed) on the
  * bundled test programs, small files with and without device launches, and the example Makefile and
- * CMake projects. The script runs the classes under test ({@code KLAP_CLASSPATH}), not a jar.
+ * CMake projects. The script runs the classes under test ({@code KLAP_CLASSPATH}), not a jar. The
+ * methods run two at a time (each in its own temporary directory; junit-platform.properties).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class KlapNvccBuildTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     static final Path SCRIPT = ROOT.resolve("scripts/klap-nvcc");
