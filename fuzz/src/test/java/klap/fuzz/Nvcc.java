@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -57,6 +58,60 @@ final class Nvcc {
      */
     static CompletableFuture<Result> build(List<Path> sources, Path bin) {
         return CompletableFuture.supplyAsync(() -> buildNow(sources, bin), POOL);
+    }
+
+    /**
+     * Like {@link #build(List, Path)}, but sources that nvcc would build exactly as an earlier call's
+     * (klap's output at one granularity is often its output at another, e.g. block falling back to
+     * warp, but for the comment on its first line that names the granularity) are not built again:
+     * the result is the earlier build's, whose binary is copied to {@code bin} (run.sh runs every
+     * variant's binary).
+     *
+     * @param built the builds so far, by {@link #buildKey}; one map per set of programs
+     */
+    static CompletableFuture<Result> build(List<Path> sources, Path bin, Map<String, Built> built) {
+        String key;
+        try {
+            key = buildKey(sources);
+        } catch (IOException e) {
+            return build(sources, bin);
+        }
+        Built earlier = built.get(key);
+        if (earlier == null) {
+            built.put(key, new Built(build(sources, bin), bin));
+            return built.get(key).result();
+        }
+        return earlier.result().thenApply(r -> {
+            try {
+                if (r.linked()) {
+                    Files.copy(earlier.bin(), bin, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+                return r;
+            } catch (IOException e) {
+                return new Result(r.compiled(), false, "could not copy " + earlier.bin() + " to " + bin + ": " + e);
+            }
+        });
+    }
+
+    /** A build started by {@link #build(List, Path, Map)}: its result and its binary. */
+    record Built(CompletableFuture<Result> result, Path bin) {
+    }
+
+    /** The first line of klap's output names the granularity in a comment; nvcc ignores it. */
+    private static final java.util.regex.Pattern GRANULARITY_COMMENT =
+            java.util.regex.Pattern.compile("\\A(#include \"klap/klap\\.cuh\") /\\* added by klap --granularity=[a-z]+ \\*/");
+
+    /**
+     * @return what decides nvcc's build of {@code sources}: the first file's folder (where its quoted
+     *     includes are found) and text without klap's granularity comment, and the other files' paths
+     */
+    static String buildKey(List<Path> sources) throws IOException {
+        StringBuilder key = new StringBuilder(sources.get(0).toAbsolutePath().getParent().toString()).append('\0');
+        key.append(GRANULARITY_COMMENT.matcher(Files.readString(sources.get(0))).replaceFirst("$1"));
+        for (Path p : sources.subList(1, sources.size())) {
+            key.append('\0').append(p.toAbsolutePath());
+        }
+        return key.toString();
     }
 
     private static Result buildNow(List<Path> sources, Path bin) {
