@@ -25,7 +25,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * {@code scripts/klap-nvcc} as a build uses it: real nvcc runs (compile only, no GPU needed) on the
  * bundled test programs, small files with and without device launches, and the example Makefile and
  * CMake projects. The script runs the classes under test ({@code KLAP_CLASSPATH}), not a jar. The
- * methods run two at a time (each in its own temporary directory; junit-platform.properties).
+ * methods run two at a time, and beside whichever other class of the module runs then (each in its
+ * own temporary directory, writing nothing outside it; junit-platform.properties).
  */
 @Execution(ExecutionMode.CONCURRENT)
 class KlapNvccBuildTest {
