@@ -151,6 +151,56 @@ public final class Klap implements Callable<Integer> {
 
     private PrintWriter err;
     private PrintWriter out;
+    /** parses shared with other in-process runs, or null: this run parses its input itself */
+    private Parses parses;
+
+    /**
+     * Parsed inputs shared between in-process runs of klap, for a tool that transforms one file in
+     * several variants (each granularity, each promotion or CUDA-NP mode: the fuzz and regress tiers)
+     * and would otherwise parse it once per variant (parsing is most of klap's time on a small file).
+     * A run reuses the parse of an earlier run when its input has the same absolute path and the same
+     * text and the runs have the same {@code -I}, {@code -D}, {@code -U} and {@code -include}
+     * options; the transformation and everything after it run as without sharing, and the passes do
+     * not change the parsed unit, so the output and the diagnostics are those of a run of its own.
+     *
+     * <p>The holder promises that the headers the input includes do not change while it shares
+     * parses (the input's own text is compared; its headers are not read again). Keeps the
+     * {@value #CAPACITY} most recent parses; safe to use from several threads at once.
+     */
+    public static final class Parses {
+        /** parses kept: enough for each of a few threads' current file */
+        static final int CAPACITY = 8;
+        private final java.util.LinkedHashMap<List<Object>, CudaUnit> units = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(java.util.Map.Entry<List<Object>, CudaUnit> eldest) {
+                return size() > CAPACITY;
+            }
+        };
+        private int reused;
+
+        /** @return the unit parsed earlier for {@code key}, or {@code parse}'s unit, kept for later runs */
+        CudaUnit get(List<Object> key, java.util.function.Supplier<CudaUnit> parse) {
+            synchronized (units) {
+                CudaUnit u = units.get(key);
+                if (u != null) {
+                    reused++;
+                    return u;
+                }
+            }
+            CudaUnit u = parse.get(); // outside the lock: two threads may parse different files at once
+            synchronized (units) {
+                units.put(key, u);
+            }
+            return u;
+        }
+
+        /** @return how many runs reused an earlier parse */
+        public int reused() {
+            synchronized (units) {
+                return reused;
+            }
+        }
+    }
 
     /** Entry point. */
     public static void main(String[] args) {
@@ -163,9 +213,22 @@ public final class Klap implements Callable<Integer> {
      * @return the exit code (0, 1 or 2)
      */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, null);
+    }
+
+    /**
+     * Runs the command with {@code args} as {@link #run(String[], PrintWriter, PrintWriter)} does,
+     * reusing the parse of an earlier run of the same input held by {@code parses}.
+     *
+     * @param parses parses shared with other runs ({@link Parses}: the caller keeps the input's headers
+     *               unchanged meanwhile), or null to parse the input in this run alone
+     * @return the exit code (0, 1 or 2)
+     */
+    public static int run(String[] args, PrintWriter out, PrintWriter err, Parses parses) {
         Klap k = new Klap();
         k.out = out;
         k.err = err;
+        k.parses = parses;
         CommandLine cl = new CommandLine(k);
         cl.setOut(out);
         cl.setErr(err);
@@ -249,7 +312,11 @@ public final class Klap implements Callable<Integer> {
             return 2;
         }
         List<Path> dirs = new ArrayList<>(includeDirs);
-        CudaUnit unit = CudaParser.parse(input, text, dirs, macroDefinitions(defines), undefines, preIncludes);
+        String parsedText = text;
+        java.util.function.Supplier<CudaUnit> parse = () -> CudaParser.parse(input, parsedText, dirs,
+                macroDefinitions(defines), undefines, preIncludes);
+        CudaUnit unit = parses == null ? parse.get() : parses.get(List.of(input, input.toAbsolutePath().normalize(),
+                text, dirs, List.copyOf(defines), List.copyOf(undefines), List.copyOf(preIncludes)), parse);
         if (report(unit.diagnostics()) || unit.hasErrors()) {
             return 1;
         }

@@ -278,4 +278,32 @@ class KlapCliTest {
         assertEquals(0, r.rc, r.err);
         assertTrue(Files.isRegularFile(dir.resolve("klap/klap.cuh")));
     }
+
+    /**
+     * Klap.Parses: runs of one input in several variants parse it once and print exactly what runs of
+     * their own print; a changed input text or other -D options parse again.
+     */
+    @Test
+    void sharedParsesGiveTheOutputOfRunsOfTheirOwn() throws IOException {
+        Path in = dir.resolve("p.cu");
+        Files.writeString(in, PROGRAM.replace("int n) {", "int n) {\n#ifdef WIDE\n  n *= 2;\n#endif"));
+        Klap.Parses parses = new Klap.Parses();
+        java.util.List<String[]> variants = java.util.List.of(new String[] {"--granularity=kernel"},
+                new String[] {"--granularity=warp"}, new String[] {"--granularity=block", "-DWIDE"},
+                new String[] {"--granularity=block"}, new String[] {"--promote=pao"}, new String[] {"--granularity=warp", "-DWIDE"});
+        for (String[] v : variants) {
+            String[] args = Stream.concat(Stream.of(v), Stream.of(in.toString())).toArray(String[]::new);
+            StringWriter out = new StringWriter();
+            StringWriter err = new StringWriter();
+            int rc = Klap.run(args, new PrintWriter(out, true), new PrintWriter(err, true), parses);
+            Run alone = klap(args);
+            assertEquals(alone, new Run(rc, out.toString(), err.toString()), String.join(" ", args));
+        }
+        assertEquals(4, parses.reused(), "six runs, two parses: without WIDE (4 runs), with it (2 runs)");
+        Files.writeString(in, PROGRAM.replace("2, 32", "4, 32"));
+        StringWriter out = new StringWriter();
+        assertEquals(0, Klap.run(new String[] {in.toString()}, new PrintWriter(out, true), new PrintWriter(new StringWriter()), parses));
+        assertEquals(4, parses.reused(), "a changed input is parsed again");
+        assertEquals(klap(in.toString()).out, out.toString());
+    }
 }
