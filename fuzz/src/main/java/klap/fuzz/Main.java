@@ -227,12 +227,13 @@ public final class Main {
             Files.writeString(pd.resolve("shapes"), "chain" + (p.promotable() ? "" : ":refused")
                     + (p.overlaps() ? ":overlap" : "") + "\n");
             Files.writeString(pd.resolve("variants"), "original " + String.join(" ", PROMOTION_VARIANTS) + "\n");
+            Klap.Parses parses = new Klap.Parses();
             for (String v : PROMOTION_VARIANTS) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
                 List<String> args = new ArrayList<>(promotionArgs(v));
                 args.addAll(List.of(in.toString(), "-o", pd.resolve(v + ".cu").toString()));
-                int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+                int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), parses);
                 Path cu = pd.resolve(v + ".cu");
                 if (rc != 0 || !Files.readString(cu).contains("klap/promote.cuh")) {
                     refused++;
@@ -265,12 +266,13 @@ public final class Main {
             Path in = p.writeTo(pd, "original.cu");
             Files.writeString(pd.resolve("shapes"), p.shapesLine() + "\n");
             Files.writeString(pd.resolve("variants"), NP_VARIANTS + "\n");
+            Klap.Parses parses = new Klap.Parses();
             for (String m : NP_MODES) {
                 StringWriter out = new StringWriter();
                 StringWriter err = new StringWriter();
                 Path cu = pd.resolve(m + ".cu");
                 int rc = Klap.run(new String[] {"--np=" + m, "--np-slaves=" + p.slaves(m), in.toString(), "-o", cu.toString()},
-                        new PrintWriter(out), new PrintWriter(err));
+                        new PrintWriter(out), new PrintWriter(err), parses);
                 if (rc != 0 || !Files.exists(cu) || !Files.readString(cu).contains("np_k_klap_np")) {
                     refused++;
                     Files.deleteIfExists(cu);
@@ -345,15 +347,17 @@ public final class Main {
      */
     static int transform(Path in, Path pd, boolean smallPool) throws IOException {
         int refused = 0;
+        // parsed once for every variant: klap writes only the variants and klap/*.cuh, which the program does not include
+        Klap.Parses parses = new Klap.Parses();
         for (Granularity g : Granularity.values()) {
-            refused += klap(in, pd, g.cliName(), "--granularity=" + g.cliName());
+            refused += klap(in, pd, g.cliName(), parses, null, "--granularity=" + g.cliName());
         }
         if (smallPool) {
             List<String> variants = new ArrayList<>(List.of("original", "warp", "block", "kernel"));
             for (String v : SMALL_POOL_VARIANTS) {
                 String g = v.substring(0, v.indexOf('-'));
                 StringWriter notes = new StringWriter();
-                int r = klap(in, pd, v, notes, "--granularity=" + g, "--pool-size=" + SMALL_POOL);
+                int r = klap(in, pd, v, parses, notes, "--granularity=" + g, "--pool-size=" + SMALL_POOL);
                 refused += r;
                 if (r == 0 && notes.toString().contains(NO_FALLBACK)) {
                     Files.delete(pd.resolve(v + ".cu"));
@@ -382,17 +386,15 @@ public final class Main {
         Files.writeString(f, text.substring(0, nl) + "#define KLAP_KERNEL_TAIL_FALLBACK 1\n" + text.substring(nl));
     }
 
-    /** Runs klap with {@code options} on {@code in} into {@code pd/<variant>.cu}; 1 if it refused (then {@code .refused}). */
-    private static int klap(Path in, Path pd, String variant, String... options) throws IOException {
-        return klap(in, pd, variant, null, options);
-    }
-
     /**
-     * {@link #klap(Path, Path, String, String...)}; with {@code diagnostics} klap runs without
-     * {@code -q} and its warnings and notes are appended to it.
+     * Runs klap with {@code options} on {@code in} into {@code pd/<variant>.cu}, reusing the parse of an
+     * earlier variant held by {@code parses}; with {@code diagnostics} klap runs without {@code -q}
+     * and its warnings and notes are appended to it.
+     *
+     * @return 0, or 1 if it refused (then {@code pd/<variant>.refused})
      */
-    private static int klap(Path in, Path pd, String variant, StringWriter diagnostics, String... options)
-            throws IOException {
+    private static int klap(Path in, Path pd, String variant, Klap.Parses parses, StringWriter diagnostics,
+            String... options) throws IOException {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         List<String> args = new ArrayList<>(List.of(options));
@@ -400,7 +402,7 @@ public final class Main {
             args.add("-q");
         }
         args.addAll(List.of(in.toString(), "-o", pd.resolve(variant + ".cu").toString()));
-        int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err));
+        int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(out), new PrintWriter(err), parses);
         if (diagnostics != null) {
             diagnostics.append(err.toString());
         }

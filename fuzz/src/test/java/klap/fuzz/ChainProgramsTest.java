@@ -26,10 +26,11 @@ class ChainProgramsTest {
             new PromotionPass.Options(PromoteMode.PA, 2), new PromotionPass.Options(PromoteMode.PO, 1),
             new PromotionPass.Options(PromoteMode.PAO, 3));
 
-    private static PromotionPass.Result promote(ChainGenerator.Program p, PromotionPass.Options o) {
+    /** @return {@code p} parsed; one unit serves every mode (the pass does not change it) */
+    private static CudaUnit parse(ChainGenerator.Program p) {
         CudaUnit u = CudaParser.parse(Path.of("fz_chain.cu"), p.text(), List.of());
         assertTrue(!u.hasErrors(), "seed " + p.seed() + ": does not parse: " + u.diagnostics());
-        return PromotionPass.run(u, o);
+        return u;
     }
 
     @Test
@@ -40,8 +41,9 @@ class ChainProgramsTest {
         int overlapped = 0;
         for (long seed = first; seed < first + count; seed++) {
             ChainGenerator.Program p = ChainGenerator.generate(seed);
+            CudaUnit u = parse(p);
             for (PromotionPass.Options o : MODES) {
-                PromotionPass.Result r = promote(p, o);
+                PromotionPass.Result r = PromotionPass.run(u, o);
                 String where = "seed " + seed + " " + o.name() + ": " + r.diagnostics();
                 if (!p.promotable()) {
                     assertEquals(p.text(), r.text(), where);
@@ -84,10 +86,11 @@ class ChainProgramsTest {
             klap.runtime.RuntimeHeaders.writeTo(dir); // once, before any nvcc of this folder reads them
             names.add(p.dirName() + "/original");
             procs.add(Nvcc.build(List.of(dir.resolve("original.cu")), dir.resolve("original.bin")));
+            CudaUnit u = parse(p);
             for (PromotionPass.Options o : MODES) {
                 String v = o.name().toLowerCase().replace("-", "");
                 Path cu = dir.resolve(v + ".cu");
-                Files.writeString(cu, promote(p, o).text());
+                Files.writeString(cu, PromotionPass.run(u, o).text());
                 names.add(p.dirName() + "/" + v);
                 procs.add(Nvcc.build(List.of(cu), dir.resolve(v + ".bin")));
             }

@@ -35,11 +35,19 @@ final class Cli {
 
     /** Runs {@code klap args}; a Throwable escaping {@link Klap#run} fails the test. */
     static Run klap(String... args) {
+        return klap(null, args);
+    }
+
+    /**
+     * Runs {@code klap args} as {@link #klap(String...)} does, reusing the parse of an earlier run of the
+     * same input held by {@code parses} ({@link Klap.Parses}; null: parsed in this run).
+     */
+    static Run klap(Klap.Parses parses, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int rc;
         try {
-            rc = Klap.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+            rc = Klap.run(args, new PrintWriter(out, true), new PrintWriter(err, true), parses);
         } catch (Throwable t) {
             StringWriter st = new StringWriter();
             t.printStackTrace(new PrintWriter(st));

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Transforms generated CDP programs at every granularity through the real CLI, in-process (issue 6,
+ * Transforms generated CDP programs at every granularity through the real CLI, in-process, each program
+ * parsed once for its three runs ({@link klap.cli.Klap.Parses}; issue 6,
  * "a generator of random small CDP programs"; issue 10, the shapes the GPU run found miscompiled):
  * {@link #SEEDS} programs of the default mix from seed {@link #FIRST_SEED}, and {@link #SHAPE_SEEDS}
  * programs of each issue 10 shape alone. Each run must either transform the program (exit 0, an
@@ -329,8 +330,10 @@ class GeneratedProgramsTest {
         for (String f : p.files().keySet()) {
             before.put(f, Cli.sha256(pd.resolve(f)));
         }
+        // parsed once for the three granularities (Klap.Parses: the file and its headers do not change)
+        klap.cli.Klap.Parses parses = new klap.cli.Klap.Parses();
         for (Granularity g : Granularity.values()) {
-            Cli.Run r = Cli.klap("--granularity=" + g.cliName(), in.toString());
+            Cli.Run r = Cli.klap(parses, "--granularity=" + g.cliName(), in.toString());
             String where = p.dirName() + "/" + p.kernelFile() + " " + p.shapes() + " --granularity=" + g.cliName() + ": ";
             if (r.crashed()) {
                 problems.add(where + "crashed: " + r);
@@ -350,6 +353,9 @@ class GeneratedProgramsTest {
             } else {
                 problems.add(where + "unexpected exit code: " + r);
             }
+        }
+        if (parses.reused() != Granularity.values().length - 1) {
+            problems.add(p.dirName() + ": parsed " + (Granularity.values().length - parses.reused()) + " times, not once");
         }
         for (Map.Entry<String, String> f : before.entrySet()) {
             if (!f.getValue().equals(Cli.sha256(pd.resolve(f.getKey())))) {

@@ -97,6 +97,8 @@ public final class Prepare {
         long klapSteps = benches.size() * variants.stream().filter(Variant::isKlap).count();
         int step = 0;
         List<Entry> entries = new ArrayList<>();
+        // each benchmark's source is parsed once for its variants: the set's files do not change meanwhile
+        Klap.Parses parses = new Klap.Parses();
         for (Benchmark b : benches) {
             for (Variant v : variants) {
                 Path in = b.sourceFor(v).toAbsolutePath().normalize();
@@ -112,7 +114,7 @@ public final class Prepare {
                             "src/" + b.name() + "/" + in.getFileName(), "", v.env()));
                 } else {
                     step++;
-                    entries.add(transform(benchDir, work, b, v, in, step, klapSteps, progress));
+                    entries.add(transform(benchDir, work, b, v, in, step, klapSteps, progress, parses));
                 }
                 progress.flush();
             }
@@ -125,7 +127,7 @@ public final class Prepare {
     }
 
     private static Entry transform(Path benchDir, Path work, Benchmark b, Variant v, Path in, int step, long steps,
-            PrintWriter progress) throws IOException {
+            PrintWriter progress, Klap.Parses parses) throws IOException {
         Path outDir = work.resolve("variants").resolve(b.name()).resolve(v.name());
         Files.createDirectories(outDir);
         Path out = outDir.resolve(b.name() + ".cu");
@@ -134,7 +136,7 @@ public final class Prepare {
         long t0 = System.nanoTime();
         List<String> args = new java.util.ArrayList<>(v.klapArgs());
         args.addAll(List.of("-I", benchDir.toString(), in.toString(), "-o", out.toString()));
-        int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(so), new PrintWriter(se));
+        int rc = Klap.run(args.toArray(String[]::new), new PrintWriter(so), new PrintWriter(se), parses);
         String secs = String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - t0) / 1e9);
         String err = se.toString();
         String label = b.name() + "/" + v.name();
