@@ -22,7 +22,9 @@ import org.junit.jupiter.api.TestFactory;
  * compiled by {@code regress --mode=compile} (run.sh, nvcc -arch=sm_90, 2 jobs), exactly as the GPU
  * run will build it; a variant that nvcc would build exactly as another ({@link #BUILT_AS}: PA-128 as
  * PA-2, PAO-2 as PAO-128, npallw as npalli) is transformed and compared with it instead of built
- * again. One test per benchmark and variant; a variant klap refuses passes (it is
+ * again, and a hand-written variant (cdp, flat, base) whose sources, nvcc release and flags are those of
+ * a recorded build ({@link KnownBuilds}) is not built again (one is, into {@code <work>-baselines},
+ * when its record is missing or out of date). One test per benchmark and variant; a variant klap refuses passes (it is
  * recorded, not a failure; except in the promotion and CUDA-NP sets, where every variant must be
  * transformed), a missing source or a compile error fails. The work folders are left in
  * {@code regress/target/compile-tier}, {@code compile-tier-promotion} and {@code compile-tier-np} (the
@@ -32,6 +34,17 @@ class CompileTierTest {
     static final Path BENCH = Path.of("..", "testcases", "bench").toAbsolutePath().normalize();
     static final Path PROMOTION = Path.of("..", "testcases", "promotion").toAbsolutePath().normalize();
     static final Path WORK = Path.of("target", "compile-tier").toAbsolutePath();
+
+    /** {@link KnownBuilds}'s key holds run.sh's compile flags: a change of them must change the key. */
+    @org.junit.jupiter.api.Test
+    void knownBuildsKeyHoldsTheFlagsRunShCompilesWith() throws Exception {
+        try (java.io.InputStream in = Regress.class.getResourceAsStream("run.sh")) {
+            assertTrue(in != null, "no run.sh resource next to Regress");
+            String runSh = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(runSh.contains("\"$NVCC\" " + KnownBuilds.FLAGS + " "), "run.sh no longer compiles with "
+                    + KnownBuilds.FLAGS + ": update KnownBuilds.FLAGS (every known build is then built again)");
+        }
+    }
 
     @TestFactory
     Stream<DynamicTest> everyBenchmarkInEveryVariantCompiles() throws Exception {
@@ -128,21 +141,45 @@ class CompileTierTest {
         List<Benchmark> benches = Benchmark.discover(set);
         assertFalse(benches.isEmpty(), "no benchmark folders NAME/ in " + set + ": nothing to compile");
         assertEquals(variants, Variant.defaultsFor(set), "the default variants of " + set);
-        List<Variant> built = variants.stream().filter(v -> !BUILT_AS.containsKey(v.name())).toList();
+        List<Variant> built = variants.stream().filter(v -> !BUILT_AS.containsKey(v.name()) && v.isKlap()).toList();
         List<Variant> twins = variants.stream().filter(v -> BUILT_AS.containsKey(v.name())).toList();
+        List<Variant> handWritten = variants.stream().filter(v -> !v.isKlap()).toList();
         PrintWriter out = new PrintWriter(System.out, true);
-        int rc = Regress.run(new String[] {"--mode=compile", "--bench-dir", set.toString(), "--work-dir",
-            work.toString(), "--jobs", "2", "--variants", String.join(",", built.stream().map(Variant::name).toList())},
-            out, out);
-        Path raw = work.resolve("raw.csv");
-        assertTrue(Files.isRegularFile(raw), "regress exited " + rc + " without writing " + raw);
-        List<RawCsv.Row> rows = RawCsv.read(raw);
-        assertEquals(benches.size() * built.size(), rows.size(), "one row per benchmark and built variant");
         List<DynamicTest> tests = new ArrayList<>();
+        // the hand-written variants whose sources were built before as they are now (KnownBuilds)
+        KnownBuilds known = KnownBuilds.load();
+        List<String> unknown = new ArrayList<>();
+        for (Benchmark b : benches) {
+            String key = KnownBuilds.key(set, b);
+            for (Variant v : handWritten) {
+                if (known.contains(set, b, v, key)) {
+                    tests.add(DynamicTest.dynamicTest(b.name() + " [" + v.name() + "] as built before", () ->
+                            assertTrue(Files.isRegularFile(b.sourceFor(v)), "no " + b.sourceFor(v))));
+                } else if (!unknown.contains(b.name())) {
+                    unknown.add(b.name());
+                }
+            }
+        }
+        List<RawCsv.Row> rows = compile(set, work, benches.stream().map(Benchmark::name).toList(), built, out);
+        assertEquals(benches.size() * built.size(), rows.size(), "one row per benchmark and built klap variant");
+        if (!unknown.isEmpty() && !handWritten.isEmpty()) {
+            Path baselines = work.resolveSibling(work.getFileName() + "-baselines");
+            List<RawCsv.Row> hand = compile(set, baselines, unknown, handWritten, out);
+            assertEquals(unknown.size() * handWritten.size(), hand.size(), "one row per benchmark and hand-written variant");
+            for (RawCsv.Row r : hand) {
+                if (!r.failed()) {
+                    Benchmark b = benches.stream().filter(x -> x.name().equals(r.name())).findFirst().orElseThrow();
+                    out.println("[known-builds] built; to build it only when it changes, add to " + KnownBuilds.FILE + ": "
+                            + KnownBuilds.line(set, b, r.variant(), KnownBuilds.key(set, b)));
+                }
+            }
+            rows = new ArrayList<>(rows);
+            rows.addAll(hand);
+        }
         for (RawCsv.Row r : rows) {
             tests.add(DynamicTest.dynamicTest(r.name() + " [" + r.variant() + "]", () -> {
                 assertFalse(r.failed(), r.name() + "/" + r.variant() + ": " + r.status() + ": " + r.detail()
-                        + " (logs in " + work.resolve("logs") + ")");
+                        + " (logs in " + work.resolve("logs") + " or " + work.getFileName() + "-baselines/logs)");
                 extra.check(r, output(work, r.name(), r.variant()));
             }));
         }
@@ -170,6 +207,22 @@ class CompileTierTest {
             }));
         }
         return tests.stream();
+    }
+
+    /**
+     * Runs {@code regress --mode=compile} on {@code only} of {@code set} in {@code variants}, two nvcc
+     * jobs at a time, into {@code work}.
+     *
+     * @return the rows of its raw.csv
+     */
+    private static List<RawCsv.Row> compile(Path set, Path work, List<String> only, List<Variant> variants, PrintWriter out)
+            throws Exception {
+        int rc = Regress.run(new String[] {"--mode=compile", "--bench-dir", set.toString(), "--work-dir",
+            work.toString(), "--jobs", "2", "--only", String.join(",", only), "--variants",
+            String.join(",", variants.stream().map(Variant::name).toList())}, out, out);
+        Path raw = work.resolve("raw.csv");
+        assertTrue(Files.isRegularFile(raw), "regress exited " + rc + " without writing " + raw);
+        return RawCsv.read(raw);
     }
 
     /** @return klap's output for {@code bench} in {@code variant} under a regress work folder */
