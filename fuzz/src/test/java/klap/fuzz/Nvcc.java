@@ -78,8 +78,9 @@ final class Nvcc {
         }
         Built earlier = built.get(key);
         if (earlier == null) {
-            built.put(key, new Built(build(sources, bin), bin));
-            return built.get(key).result();
+            CompletableFuture<Result> r = build(sources, bin);
+            built.put(key, new Built(r, bin));
+            return r;
         }
         return earlier.result().thenApply(r -> {
             try {

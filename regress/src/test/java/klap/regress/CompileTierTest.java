@@ -149,8 +149,10 @@ class CompileTierTest {
         // the hand-written variants whose sources were built before as they are now (KnownBuilds)
         KnownBuilds known = KnownBuilds.load();
         List<String> unknown = new ArrayList<>();
+        Map<String, String> keys = new java.util.HashMap<>(); // by benchmark: read its files once
         for (Benchmark b : benches) {
             String key = KnownBuilds.key(set, b);
+            keys.put(b.name(), key);
             for (Variant v : handWritten) {
                 if (known.contains(set, b, v, key)) {
                     tests.add(DynamicTest.dynamicTest(b.name() + " [" + v.name() + "] as built before", () ->
@@ -168,9 +170,8 @@ class CompileTierTest {
             assertEquals(unknown.size() * handWritten.size(), hand.size(), "one row per benchmark and hand-written variant");
             for (RawCsv.Row r : hand) {
                 if (!r.failed()) {
-                    Benchmark b = benches.stream().filter(x -> x.name().equals(r.name())).findFirst().orElseThrow();
                     out.println("[known-builds] built; to build it only when it changes, add to " + KnownBuilds.FILE + ": "
-                            + KnownBuilds.line(set, b, r.variant(), KnownBuilds.key(set, b)));
+                            + KnownBuilds.line(set, r.name(), r.variant(), keys.get(r.name())));
                 }
             }
             rows = new ArrayList<>(rows);

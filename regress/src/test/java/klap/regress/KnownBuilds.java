@@ -52,12 +52,12 @@ final class KnownBuilds {
 
     /** @return true if the record has {@code b}'s variant {@code v} of {@code set} with {@code key} */
     boolean contains(Path set, Benchmark b, Variant v, String key) {
-        return lines.contains(line(set, b, v.name(), key));
+        return lines.contains(line(set, b.name(), v.name(), key));
     }
 
     /** @return the record's line: the set's folder name, the benchmark, the variant and the key, tab-separated */
-    static String line(Path set, Benchmark b, String variant, String key) {
-        return set.getFileName() + "\t" + b.name() + "\t" + variant + "\t" + key;
+    static String line(Path set, String bench, String variant, String key) {
+        return set.getFileName() + "\t" + bench + "\t" + variant + "\t" + key;
     }
 
     /**
