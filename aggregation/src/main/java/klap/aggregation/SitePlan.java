@@ -47,6 +47,11 @@ record SitePlan(int id, FunctionDef fn, Stmt.ExprStmt stmt, Expr.Launch launch, 
         return gridWide || region() != null;
     }
 
+    /** @return this plan deferred to another region ({@code placement}), with the same mask and stream */
+    SitePlan withPlacement(Convergence.Placement.Deferred placement) {
+        return new SitePlan(id, fn, stmt, launch, child, mask, placement, streamToNull, gridWide, ordered, inLoop);
+    }
+
     /**
      * @return this plan launched in place instead, for {@code reason}, with the given mask and stream
      *         (recomputed for a grid-wide site, whose mask was made across the grid)

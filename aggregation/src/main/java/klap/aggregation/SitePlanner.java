@@ -55,8 +55,8 @@ import klap.transform.Uniformity;
  * loop around the launch) makes the launch go in place, aggregated per warp. At kernel granularity a
  * launch in a loop passes every argument per record (rounds are merged), and one into an ordered
  * stream makes every ordered launch of its kernel aggregated per round (a note). Last,
- * {@link #keepLaunchOrder} makes a deferred launch go in place where a later launch of the same
- * thread would overtake it.
+ * {@link #keepLaunchOrder} narrows a deferred launch's region to the end of its own statement, or
+ * makes it go in place, where a later launch of the same thread would overtake it.
  */
 final class SitePlanner {
 
@@ -119,7 +119,7 @@ final class SitePlanner {
 
     private void findSites(FunctionDef f) {
         Set<Expr> statementLaunches = new HashSet<>();
-        Convergence conv = new Convergence(ctx.src, f, ctx.uni(f), ctx.syncs);
+        Convergence conv = convergence(f);
         Trees trees = ctx.uni(f).trees();
         Set<Expr> headerLaunches = new HashSet<>();
         Trees.walkStmts(f.body(), s -> {
@@ -1222,10 +1222,15 @@ final class SitePlanner {
      * defers (to the end of its region, or to the end of the grid at kernel granularity) must not
      * be overtaken by a later launch of the same thread that goes out earlier: a launch made in
      * place, a launch left as written, a launch in a {@code __device__} function called later, or a
-     * deferred launch of a region that ends first. Such a deferred site is launched in place
-     * instead (aggregated among the threads that arrive together), with a warning. Launches into
-     * {@code cudaStreamFireAndForget} are ordered with nothing and are exempt. Repeated until no
-     * site changes, since a site made in place can in turn overtake an earlier deferred one.
+     * deferred launch of a region that ends first. A site of the guard region of its kernel's body
+     * ({@code if (i >= n) return; produce<<<...>>>(...); for (...) consume<<<...>>>(...);}) is
+     * deferred instead only to the end of its own statement, among the lanes of its warp that passed
+     * the guards ({@link Convergence#survivorsOnly}), when that statement does not hold the later
+     * launch (a note; a warning at block granularity, where it is then aggregated per warp). Any other
+     * such site is launched in place instead (aggregated among the threads that arrive together),
+     * with a warning. Launches into {@code cudaStreamFireAndForget} are ordered with nothing and are
+     * exempt. Repeated until no site changes, since a site made in place or given a narrower region
+     * can in turn overtake an earlier deferred one.
      *
      * @return the final plans
      */
@@ -1271,6 +1276,14 @@ final class SitePlanner {
                         ? "a later launch of the same thread (line " + ctx.src.line(later) + ") would go out before it"
                         : "an earlier launch of the same thread (line " + ctx.src.line(later) + ") goes out at once "
                         + "into its block's stream, which the grid's last block would not be ordered after";
+                SitePlan narrowed = survivorsOnly(s, later);
+                if (narrowed != null) {
+                    sites.set(i, narrowed);
+                    byOffset.put(s.launch().range().offset(), narrowed);
+                    noteSurvivorsOnly(narrowed, overtaken);
+                    changed = true;
+                    continue;
+                }
                 String reason = overtaken + "; launching it in place keeps their order";
                 String skipped = laneSkippingLoop(s.fn(), s.stmt());
                 if (skipped != null) {
@@ -1293,6 +1306,7 @@ final class SitePlanner {
                         toNull || loopVariantStream(s.stmt(), s.launch(), u));
                 sites.set(i, inPlace);
                 byOffset.put(s.launch().range().offset(), inPlace);
+                ctx.withdraw(s.launch().range(), Set.of("launch-order")); // a survivor region it had been given first
                 String how = ctx.opt.granularity() == Granularity.WARP
                         ? "is aggregated in place among the threads of its warp that arrive together, not at the end of its "
                         + "region"
@@ -1302,6 +1316,43 @@ final class SitePlanner {
                 changed = true;
             }
         }
+    }
+
+    /**
+     * A deferred site {@code s} of the guard region of its kernel's body (the guards are
+     * {@code if (c) return;}) that the launch at offset {@code later} would overtake, deferred instead
+     * to the survivor region that ends with its own statement
+     * ({@link Convergence#survivorsOnly}): among the lanes of its warp that passed the guards, so that
+     * it goes out before that launch. Null if there is none or {@code later} lies inside it too.
+     */
+    private SitePlan survivorsOnly(SitePlan s, int later) {
+        if (s.gridWide() || s.region() == null || later < s.launch().range().offset()) {
+            return null;
+        }
+        Convergence.Placement.Deferred d = convergence(s.fn()).survivorsOnly(s.stmt(), s.region());
+        return d == null || later < d.region().end() ? null : s.withPlacement(d);
+    }
+
+    /** Says where {@link #survivorsOnly} put {@code s} and why ({@code overtaken}): a warning where it is no longer block-wide. */
+    private void noteSurvivorsOnly(SitePlan s, String overtaken) {
+        String what = "launch of '" + s.launch().kernelName() + "' is aggregated among the lanes of its warp that passed "
+                + "the kernel's thread-dependent return at line " + ctx.src.line(s.region().passed().get(0).range().offset())
+                + ", in a region that ends with " + (s.region().anchor() == s.stmt() ? "the launch" : "the statement at line "
+                + ctx.src.line(s.region().start())) + ", not at the end of the kernel: " + overtaken
+                + "; launching it first keeps their order";
+        if (ctx.opt.granularity() == Granularity.WARP) {
+            ctx.note(s.launch().range().offset(), what, "launch-order");
+        } else {
+            ctx.warn(s.launch().range().offset(), what + " (aggregated per warp, not per " + ctx.opt.granularity().cliName()
+                    + ")", "launch-order");
+        }
+    }
+
+    private final Map<FunctionDef, Convergence> convergences = new java.util.IdentityHashMap<>();
+
+    /** @return the convergence facts of {@code f}, computed once */
+    private Convergence convergence(FunctionDef f) {
+        return convergences.computeIfAbsent(f, x -> new Convergence(ctx.src, x, ctx.uni(x), ctx.syncs));
     }
 
     /**

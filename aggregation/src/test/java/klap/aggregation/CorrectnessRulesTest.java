@@ -89,11 +89,56 @@ class CorrectnessRulesTest {
             inOrder(r.text(), "klap::krecord_seq<klap_args_produce>(klap_ks, 0u, 2u, 0u, klap_seq,",
                     "klap::krecord_seq<klap_args_consume>(klap_ks, 0u, 2u, 1u, klap_seq,");
         } else {
-            assertTrue(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
-            // the producer is launched where it stands, before the consumers' loop
-            inOrder(r.text(), "auto klap_s0 = klap::agg_begin<klap_args_produce>(klap_g0, klap::on_full::launch_as_written); klap_s0.record(",
+            // per warp at block granularity too: a warning there, a note at warp granularity
+            assertTrue(Check.hasDiag(r, g == Granularity.WARP ? Severity.NOTE : Severity.WARNING, "launch-order"),
+                    r.diagnostics().toString());
+            // the producer is launched at the end of its own statement, among the lanes that passed the guard,
+            // before the consumers' loop (not in place among the lanes that happen to arrive together)
+            inOrder(r.text(), "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) return;",
+                    "{ auto klap_g0 = klap::warp_group::from_mask(klap_live); auto klap_s0 = klap::agg_begin<klap_args_produce>(klap_g0, "
+                    + "klap::on_full::launch_as_written); klap_s0.record(",
                     "produce_klap_agg_", "for (int k = 0; k < 3; ++k)", "consume_klap_agg_");
+            none(r.text(), "warp_group::active()", "if (i >= n) {} else {");
         }
+    }
+
+    /**
+     * A launch of the guard region whose end a later launch of the same thread would overtake is
+     * deferred only as far as its own statement allows: the innermost statement after the guards
+     * that the lanes which passed them reach together (here the {@code if} on a thread-dependent
+     * value; a {@code switch} on a uniform one is looked into). Where that statement also holds the
+     * later launch, or a thread-dependent jump could take a lane past it, it still goes in place.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void anOvertakenLaunchOfTheGuardRegionEndsWithItsOwnStatement(Granularity g) {
+        var r = Check.run(afterGuard("switch (k % 3) { case 0: if (f & 1) { child<<<1, 4>>>(a, i); a[i] += 1; } break; "
+                + "default: break; } for (int r = 0; r < 2; ++r) child<<<1, 2>>>(a, i + r);"), g);
+        assertTrue(r.sites() == 2, r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().anyMatch(d -> d.id().equals("launch-order")
+                && d.message().contains("in a region that ends with the statement at line")), r.diagnostics().toString());
+        inOrder(r.text(), "case 0: { auto klap_g0 = klap::warp_group::from_mask(klap_live);", "if (f & 1) {",
+                "klap_s0.record(", "a[i] += 1; } klap_s0.flush(", "break;", "for (int r = 0; r < 2; ++r)");
+        none(r.text(), "warp_group::active()");
+        // the later launch in the same statement: that statement cannot go first, so in place as before
+        var same = Check.run(afterGuard("if (f & 1) { child<<<1, 4>>>(a, i); for (int r = 0; r < 2; ++r) "
+                + "child<<<1, 2>>>(a, i + r); }"), g);
+        assertTrue(same.sites() == 2 && Check.hasDiag(same, Severity.WARNING, "launch-order"), same.diagnostics().toString());
+        inOrder(same.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin<klap_args_child>");
+        assertEquals(1, same.diagnostics().stream().filter(d -> d.id().equals("launch-order")).count(),
+                same.diagnostics().toString());
+        // a thread-dependent return that is no guard, before the later launch: no survivor region
+        var ret = Check.run(afterGuard("child<<<1, 4>>>(a, i); if (f & 2) { if (f & 4) return; a[i] = 0; } "
+                + "for (int r = 0; r < 2; ++r) child<<<1, 2>>>(a, i + r);"), g);
+        assertTrue(ret.sites() == 2 && Check.hasDiag(ret, Severity.WARNING, "launch-order"), ret.diagnostics().toString());
+        none(ret.text(), "klap_live");
+        // a second guard between the launch and the later one: it is among the guards the lanes pass
+        var second = Check.run(afterGuard("child<<<1, 4>>>(a, i); if (f & 2) { a[i] = 0; return; } "
+                + "for (int r = 0; r < 2; ++r) child<<<1, 2>>>(a, i + r);"), g);
+        inOrder(second.text(), "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) return;",
+                "{ auto klap_g0 = klap::warp_group::from_mask(klap_live);", "klap_s0.flush(",
+                "if (klap::guard_exit(klap_live, static_cast<bool>(f & 2))) { a[i] = 0; return; }",
+                "for (int r = 0; r < 2; ++r) { auto klap_g1 = klap::warp_group::from_mask(klap_live);");
     }
 
     @ParameterizedTest

@@ -141,6 +141,8 @@ public final class ProgramGenerator {
     private final Random eleventh;
     /** the generator of the shapes of {@link Shape#generation} 11 (LOOP_JUMPS), for the same reason */
     private final Random twelfth;
+    /** the generator of the shapes of {@link Shape#generation} 12 (DEPENDENT_AFTER_RETURN), for the same reason */
+    private final Random thirteenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -165,6 +167,7 @@ public final class ProgramGenerator {
         this.tenth = new Random(seed * 0x7A646E4D2B5F9C31L + 9403);
         this.eleventh = new Random(seed * 0x61C8864680B583EBL + 10007);
         this.twelfth = new Random(seed * 0x4F1BBCDCBFA53E0BL + 11071);
+        this.thirteenth = new Random(seed * 0x32DA6C9A5F81B7E5L + 12107);
     }
 
     /**
@@ -238,6 +241,11 @@ public final class ProgramGenerator {
     private record Code(String device, String cpu) {
         static Code same(String placeholderText) {
             return new Code(render(placeholderText, false), render(placeholderText, true));
+        }
+
+        /** @return this code with {@code prefix} (indentation, a condition) before both texts */
+        Code indent(String prefix) {
+            return new Code(prefix + device, prefix + cpu);
         }
     }
 
@@ -924,6 +932,67 @@ public final class ProgramGenerator {
             body.add(new Code("    " + loop + cons + "<<<" + ccfg + ">>>(out, scr, gt, r);", "    " + loop + cons + "_cpu(out, scr, gt, r);"));
         }
         body.add(Code.same("  }"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
+                new String[] {"32", "64", "dim3(8, 4)", "dim3(4, 4, 2)"}, 2);
+    }
+
+    /**
+     * {@link Shape#DEPENDENT_AFTER_RETURN}: after {@code if (gt >= n) return;}, each thread runs
+     * {@code produce<<<...>>>} on its own 32 scratch words (directly, in a case of a {@code switch} on
+     * {@code k}, or under a thread-dependent {@code if}), sometimes returns when a second
+     * thread-dependent condition holds, and then runs {@code consume<<<...>>>} in a loop of constant
+     * trip count (in the kernel or a {@code __device__} helper; into the NULL stream, stream 0, or
+     * {@code cudaStreamTailLaunch} for one thread in eight), each reading and rewriting what the launches
+     * before it wrote: the producer must go out before the consumers.
+     */
+    private Extra makeDependentAfterReturn(int id) {
+        String name = "fz_da" + id;
+        String prod = name + "_produce";
+        String cons = name + "_consume";
+        int rounds = 1 + pick(3);
+        int salt = pick(1000);
+        boolean tail = chance(0.25);
+        boolean helper = chance(0.35);
+        String pcfg = new String[] {"1, 32", "2, 16", "dim3(1), dim3(32)", "1, 32, 0, 0"}[pick(4)];
+        String ccfg = new String[] {"1, 32", "2, 16"}[pick(2)] + (tail ? ", 0, cudaStreamTailLaunch" : chance(0.4) ? ", 0, 0" : "");
+        features.add(tail ? "dependent-after-return:tail-launch" : "dependent-after-return:ordered-stream");
+        StringBuilder dev = new StringBuilder();
+        StringBuilder cpu = new StringBuilder();
+        producerConsumer(prod, cons, salt, "89u", "37u", dev, cpu);
+        String loop = "for (int r = 0; r < " + rounds + "; ++r) ";
+        Code consume;
+        if (helper) {
+            features.add("dependent-after-return:device-function");
+            dev.append("__device__ void ").append(name).append("_rest(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
+                    .append(cons).append("<<<").append(ccfg).append(">>>(out, a, i, r);\n}\n");
+            cpu.append("static void ").append(name).append("_rest_cpu(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
+                    .append(cons).append("_cpu(out, a, i, r);\n}\n");
+            consume = new Code(name + "_rest(out, scr, gt);", name + "_rest_cpu(out, scr, gt);");
+        } else {
+            consume = new Code(loop + cons + "<<<" + ccfg + ">>>(out, scr, gt, r);", loop + cons + "_cpu(out, scr, gt, r);");
+        }
+        Code produce = new Code(prod + "<<<" + pcfg + ">>>(scr, data, gt);", prod + "_cpu(scr, data, gt);");
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        String where = new String[] {"top", "uniform-switch", "divergent-if"}[pick(3)];
+        features.add("dependent-after-return:" + where);
+        switch (where) {
+            case "top" -> body.add(produce.indent("  "));
+            case "uniform-switch" -> {
+                body.add(Code.same("  switch (k % 3) {\n  case 0:"));
+                body.add(produce.indent("    "));
+                body.add(Code.same("    break;\n  case 1: {\n    int fz_w = (k + lt) % 5;"));
+                body.add(produce.indent("    "));
+                body.add(Code.same("    (void)fz_w;\n    break;\n  }\n  default:\n    break;\n  }"));
+            }
+            default -> body.add(produce.indent("  if ((gt * 7 + k) % 4 != 1) "));
+        }
+        if (chance(0.4)) {
+            features.add("dependent-after-return:second-return");
+            body.add(Code.same("  if ((gt + k) % 5 == 2) return;"));
+        }
+        // one thread in eight makes tail launches (they hold places in the pending-launch buffer until the parent ends)
+        body.add(consume.indent(tail ? "  if (gt % 8 == 0) " : "  "));
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
                 new String[] {"32", "64", "dim3(8, 4)", "dim3(4, 4, 2)"}, 2);
     }
@@ -1800,6 +1869,7 @@ public final class ProgramGenerator {
             case 9 -> tenth;
             case 10 -> eleventh;
             case 11 -> twelfth;
+            case 12 -> thirteenth;
             default -> rnd;
         };
     }
@@ -1862,6 +1932,7 @@ public final class ProgramGenerator {
                     case SURVIVOR_LOOP -> makeSurvivorLoop(id);
                     case CONVERGENT_LOOP -> makeConvergentLoop(id);
                     case LOOP_JUMPS -> makeLoopJumps(id);
+                    case DEPENDENT_AFTER_RETURN -> makeDependentAfterReturn(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -193,7 +193,18 @@ public enum Shape {
      * lanes that passed the return, or the lanes that enter the loop together. Drawn from a twelfth
      * generator.
      */
-    LOOP_JUMPS("loop-jumps", 0.25);
+    LOOP_JUMPS("loop-jumps", 0.25),
+    /**
+     * Issue 10 (2026-11-28): dependent launches of one thread after the kernel's divergent
+     * {@code if (gt >= n) return;}: {@code produce<<<...>>>} directly after the return, in a case
+     * of a {@code switch} on a uniform value, or under a thread-dependent {@code if} of its own,
+     * then {@code consume<<<...>>>} in a loop of constant trip count (in the kernel or a
+     * {@code __device__} helper; sometimes into {@code cudaStreamTailLaunch}), sometimes after a
+     * second thread-dependent return. The guard region would flush the producer at the end of the
+     * kernel, after the consumers: klap defers it only to the end of its own statement, among the
+     * lanes that passed the returns. Drawn from a thirteenth generator.
+     */
+    DEPENDENT_AFTER_RETURN("dependent-after-return", 0.25);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -202,7 +213,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -218,6 +229,7 @@ public enum Shape {
             case SURVIVOR_LOOP -> 9;
             case CONVERGENT_LOOP -> 10;
             case LOOP_JUMPS -> 11;
+            case DEPENDENT_AFTER_RETURN -> 12;
             default -> 0;
         };
     }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -1206,6 +1207,31 @@ class ConstructsTableTest {
         assertDiagnostic(b, "warning", "dependent.cu", 6, 5, "launch-order");
         assertDiagnostic(b, "warning", "dependent.cu", 7, 33, "granularity-fallback");
         transformedWith("note", "dependent.cu", src, 7, 33, "kernel-per-round", "kernel");
+    }
+
+    @Test
+    void dependentLaunchesAfterTheKernelsReturns() throws IOException {
+        String src = """
+                __global__ void produce(int* a, int i) { a[i * 32 + threadIdx.x] = i; }
+                __global__ void consume(int* a, int i, int k) { a[i * 32 + threadIdx.x] += k; }
+                __global__ void parent(int* a, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  produce<<<1, 32>>>(a, i);
+                  for (int k = 0; k < 3; ++k) consume<<<1, 32>>>(a, i, k);
+                }
+                """;
+        Map<String, String> w = transformedWith("note", "dependent_guard.cu", src, 6, 3, "launch-order", "warp");
+        Outcome b = klap("block", "dependent_guard.cu", src);
+        assertEquals(0, b.run().rc(), b.run().toString());
+        assertDiagnostic(b, "warning", "dependent_guard.cu", 6, 3, "launch-order");
+        assertDiagnostic(b, "warning", "dependent_guard.cu", 7, 31, "granularity-fallback");
+        for (String out : List.of(w.get("warp"), b.output())) {
+            // both among the lanes that passed the return: produce's region ends with its own statement
+            assertTrue(out.contains("{ auto klap_g0 = klap::warp_group::from_mask(klap_live);")
+                    && !out.contains("warp_group::active()"), out);
+        }
+        transformedWith("note", "dependent_guard.cu", src, 7, 31, "kernel-per-round", "kernel");
     }
 
     @Test

@@ -74,7 +74,10 @@ class GeneratedProgramsTest {
             "convergent-loop:switch",
             "loop-jumps:top", "loop-jumps:after-guard", "loop-jumps:in-branch", "loop-jumps:nested", "loop-jumps:for",
             "loop-jumps:while", "loop-jumps:do", "loop-jumps:continue", "loop-jumps:switch-continue",
-            "loop-jumps:break-before", "loop-jumps:break-after");
+            "loop-jumps:break-before", "loop-jumps:break-after",
+            "dependent-after-return:top", "dependent-after-return:uniform-switch", "dependent-after-return:divergent-if",
+            "dependent-after-return:second-return", "dependent-after-return:device-function",
+            "dependent-after-return:tail-launch", "dependent-after-return:ordered-stream");
 
     @TempDir
     Path dir;
@@ -176,10 +179,12 @@ class GeneratedProgramsTest {
     void laterShapesLeaveEarlierSeedsAlone() {
         // seeds that draw none of the shapes added since (1003 did, until survivor-loop and
         // convergent-loop: it gained a convergent-loop kernel and kept its other shapes; 1004 was
-        // pinned until loop-jumps, which it draws; 1005 is byte-identical from before loop-jumps)
+        // pinned until loop-jumps, which it draws; 1005 until dependent-after-return, which it draws:
+        // of seeds 1000-1199, the 44 that draw it only gained lines, the others are byte-identical;
+        // 1006 is pinned as the generator of a25048d wrote it)
         Map<Long, String> sha = Map.of(
                 1000L, "3be643a1eeb4ca9d6f049b9c15dc5293827511dc4e9150d59955f9c0ae83ec94",
-                1005L, "1eec3cf896d42ad20bf40a16d76b4397317e31a9be5ab54093c7c6c4ac0ba146");
+                1006L, "644b5ef797976aaf5ad6867066bce0aebcee74247dd4167e438a15dff4116805");
         for (Map.Entry<Long, String> e : sha.entrySet()) {
             ProgramGenerator.Program p = ProgramGenerator.generate(e.getKey());
             assertEquals(e.getValue(), Cli.sha256Of(p.source().getBytes(StandardCharsets.UTF_8)), "seed " + e.getKey());
@@ -188,6 +193,8 @@ class GeneratedProgramsTest {
                 ProgramGenerator.generate(1003).shapes(), "seed 1003");
         assertEquals(EnumSet.of(Shape.RANDOM, Shape.LAUNCH_MACRO, Shape.LOOP_JUMPS), ProgramGenerator.generate(1004).shapes(),
                 "seed 1004");
+        assertEquals(EnumSet.of(Shape.RANDOM, Shape.IN_PLACE_LOOP, Shape.COND_ASSIGN, Shape.DEPENDENT_AFTER_RETURN),
+                ProgramGenerator.generate(1005).shapes(), "seed 1005");
     }
 
     /**

@@ -45,7 +45,10 @@ import klap.model.Stmt;
  * {@code __ballot_sync} ({@code klap::guard_exit}), and the collectives are warp-wide over it. This is
  * KLAP II-A's divergence elimination restricted to the threads still alive; it replaces the in-place
  * aggregation among the lanes that happen to arrive together, which hung on the GPU in such loops
- * (2026-11-27, H200: {@code testcases/src/loops}' {@code loopUniform}).
+ * (2026-11-27, H200: {@code testcases/src/loops}' {@code loopUniform}). Outside loops the guard
+ * region (block-wide) is preferred; a survivor region that ends with the launch's own statement
+ * ({@link #survivorsOnly}) is what the planner asks for when the guard region's end would come
+ * after a later launch of the same thread.
  *
  * <p><em>Convergent loops.</em> A launch in a {@code for}, {@code while} or {@code do} loop whose
  * trip count differs between threads (KLAP II-A: "loops with divergent trip counts" are converted
@@ -320,6 +323,43 @@ public final class Convergence {
      * together (a uniform path), or a jump inside the region that does not leave it.
      */
     private Placement survivorRegion(List<Stmt> path, int top, Stmt.Block body, List<Stmt.If> guards) {
+        return survivorRegion(path, top, body, guards, true);
+    }
+
+    /**
+     * A survivor region for a launch that {@link #place} deferred to the guard region of the
+     * function body ({@code region}: its guards are {@code if (c) return;}), narrowed to end where
+     * that launch's own statement ends: the innermost statement around {@code site} after the guards
+     * that the lanes which passed them reach together (every construct between is uniform). Used
+     * where the guard region's end would come after a later launch of the same thread that goes
+     * out before it (a launch in a loop, or in a {@code __device__} function): the narrower region
+     * launches first, keeping the thread's order, without falling back to the lanes that happen to
+     * arrive together. Same rules as the survivor regions in loops (class comment): no jump of the
+     * function but the body's guards, jumps every thread takes together, and jumps that stay
+     * inside the region; no exit of the region; no loop between the region and the launch.
+     *
+     * @param site   a launch statement of this function
+     * @param region the guard region {@link #place} gave it
+     * @return the survivor region, or null if there is none (the region is not a guard region of
+     *         the body, a condition declares, a jump may skip the region or leave it)
+     */
+    public Placement.Deferred survivorsOnly(Stmt site, Region region) {
+        if (region.guardBlock() != fn.body() || region.guards().isEmpty() || region.survivors() || region.convergentLoop()
+                || jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+            return null;
+        }
+        List<Stmt> path = trees.path(site);
+        int top = path.indexOf(fn.body()) + 1;
+        if (top <= 0 || top >= path.size() || !region.guards().equals(divergentGuardsFrom(fn.body(),
+                region.guards().get(0))) || divergentGuardsBefore(fn.body(), path.get(top)).isEmpty()) {
+            return null;
+        }
+        return survivorRegion(path, top, fn.body(), region.guards(), false) instanceof Placement.Deferred d
+                && d.region().survivors() && !d.region().convergentLoop() ? d : null;
+    }
+
+    /** {@link #survivorRegion}; without {@code inLoop}, also for a site in no loop ({@link #survivorsOnly}) */
+    private Placement survivorRegion(List<Stmt> path, int top, Stmt.Block body, List<Stmt.If> guards, boolean inLoop) {
         if (body != fn.body() || guards.stream().anyMatch(g -> guardJump(g).kind() != Stmt.JumpKind.RETURN)) {
             return null;
         }
@@ -350,7 +390,7 @@ public final class Convergence {
                 return null; // a loop inside the region: its trip count may differ between threads
             }
         }
-        if (!loopAbove) {
+        if (!loopAbove && inLoop) {
             return null;
         }
         Region r = new Region(anchor, null, List.of(), List.of(), List.copyOf(passable), null, false);
