@@ -892,28 +892,27 @@ public final class ProgramGenerator {
     }
 
     /**
-     * {@link Shape#DEPENDENT}: each launching thread runs {@code produce<<<1, 32>>>} and then, in a
-     * loop of constant trip count, {@code consume<<<1, 32>>>} on its own 32 scratch words, into the
-     * NULL stream (omitted or explicit), from a {@code __device__} helper, or into {@code
-     * cudaStreamTailLaunch}; consume reads and rewrites what the launches before it wrote.
+     * The draws and code shared by {@link #makeDependent} and {@link #makeDependentAfterReturn}: a
+     * producer and a consumer kernel ({@link #producerConsumer}, slot multipliers {@code mi},
+     * {@code mr}), the consumers' loop and, if drawn, the {@code __device__} helper {@code <name>_rest}
+     * that runs it. The draws are made in the order {@link #makeDependent} always made them.
      */
-    private Extra makeDependent(int id) {
-        String name = "fz_d" + id;
+    private record Dependent(String prod, String cons, String pcfg, String ccfg, String loop, boolean tail, boolean helper,
+                             StringBuilder dev, StringBuilder cpu) {
+    }
+
+    private Dependent drawDependent(String name, double tailChance, String mi, String mr) {
         String prod = name + "_produce";
         String cons = name + "_consume";
         int rounds = 1 + pick(3);
         int salt = pick(1000);
-        boolean tail = chance(0.3);
+        boolean tail = chance(tailChance);
         boolean helper = chance(0.35);
         String pcfg = new String[] {"1, 32", "2, 16", "dim3(1), dim3(32)", "1, 32, 0, 0"}[pick(4)];
         String ccfg = new String[] {"1, 32", "2, 16"}[pick(2)] + (tail ? ", 0, cudaStreamTailLaunch" : chance(0.4) ? ", 0, 0" : "");
-        features.add(tail ? "dependent:tail-launch" : ccfg.endsWith(", 0, 0") ? "dependent:stream-0" : "dependent:null-stream");
-        if (helper) {
-            features.add("dependent:device-function");
-        }
         StringBuilder dev = new StringBuilder();
         StringBuilder cpu = new StringBuilder();
-        producerConsumer(prod, cons, salt, "97u", "31u", dev, cpu);
+        producerConsumer(prod, cons, salt, mi, mr, dev, cpu);
         String loop = "for (int r = 0; r < " + rounds + "; ++r) ";
         if (helper) {
             dev.append("__device__ void ").append(name).append("_rest(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
@@ -921,18 +920,35 @@ public final class ProgramGenerator {
             cpu.append("static void ").append(name).append("_rest_cpu(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
                     .append(cons).append("_cpu(out, a, i, r);\n}\n");
         }
+        return new Dependent(prod, cons, pcfg, ccfg, loop, tail, helper, dev, cpu);
+    }
+
+    /**
+     * {@link Shape#DEPENDENT}: each launching thread runs {@code produce<<<1, 32>>>} and then, in a
+     * loop of constant trip count, {@code consume<<<1, 32>>>} on its own 32 scratch words, into the
+     * NULL stream (omitted or explicit), from a {@code __device__} helper, or into {@code
+     * cudaStreamTailLaunch}; consume reads and rewrites what the launches before it wrote.
+     */
+    private Extra makeDependent(int id) {
+        String name = "fz_d" + id;
+        Dependent d = drawDependent(name, 0.3, "97u", "31u");
+        features.add(d.tail ? "dependent:tail-launch" : d.ccfg.endsWith(", 0, 0") ? "dependent:stream-0" : "dependent:null-stream");
+        if (d.helper) {
+            features.add("dependent:device-function");
+        }
         List<Code> body = new ArrayList<>();
         body.add(Code.same("  if (gt >= n) return;"));
-        String cond = tail ? "gt % 8 == 0" : new String[] {"gt % 3 != 1", "(gt + k) % 2 == 0", "true"}[pick(3)];
+        String cond = d.tail ? "gt % 8 == 0" : new String[] {"gt % 3 != 1", "(gt + k) % 2 == 0", "true"}[pick(3)];
         body.add(Code.same("  if (" + cond + ") {"));
-        body.add(new Code("    " + prod + "<<<" + pcfg + ">>>(scr, data, gt);", "    " + prod + "_cpu(scr, data, gt);"));
-        if (helper) {
+        body.add(new Code("    " + d.prod + "<<<" + d.pcfg + ">>>(scr, data, gt);", "    " + d.prod + "_cpu(scr, data, gt);"));
+        if (d.helper) {
             body.add(new Code("    " + name + "_rest(out, scr, gt);", "    " + name + "_rest_cpu(out, scr, gt);"));
         } else {
-            body.add(new Code("    " + loop + cons + "<<<" + ccfg + ">>>(out, scr, gt, r);", "    " + loop + cons + "_cpu(out, scr, gt, r);"));
+            body.add(new Code("    " + d.loop + d.cons + "<<<" + d.ccfg + ">>>(out, scr, gt, r);",
+                    "    " + d.loop + d.cons + "_cpu(out, scr, gt, r);"));
         }
         body.add(Code.same("  }"));
-        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
+        return perThreadExtra(name, d.dev + "\n", d.cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
                 new String[] {"32", "64", "dim3(8, 4)", "dim3(4, 4, 2)"}, 2);
     }
 
@@ -947,31 +963,16 @@ public final class ProgramGenerator {
      */
     private Extra makeDependentAfterReturn(int id) {
         String name = "fz_da" + id;
-        String prod = name + "_produce";
-        String cons = name + "_consume";
-        int rounds = 1 + pick(3);
-        int salt = pick(1000);
-        boolean tail = chance(0.25);
-        boolean helper = chance(0.35);
-        String pcfg = new String[] {"1, 32", "2, 16", "dim3(1), dim3(32)", "1, 32, 0, 0"}[pick(4)];
-        String ccfg = new String[] {"1, 32", "2, 16"}[pick(2)] + (tail ? ", 0, cudaStreamTailLaunch" : chance(0.4) ? ", 0, 0" : "");
-        features.add(tail ? "dependent-after-return:tail-launch" : "dependent-after-return:ordered-stream");
-        StringBuilder dev = new StringBuilder();
-        StringBuilder cpu = new StringBuilder();
-        producerConsumer(prod, cons, salt, "89u", "37u", dev, cpu);
-        String loop = "for (int r = 0; r < " + rounds + "; ++r) ";
+        Dependent d = drawDependent(name, 0.25, "89u", "37u");
+        features.add(d.tail ? "dependent-after-return:tail-launch" : "dependent-after-return:ordered-stream");
         Code consume;
-        if (helper) {
+        if (d.helper) {
             features.add("dependent-after-return:device-function");
-            dev.append("__device__ void ").append(name).append("_rest(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
-                    .append(cons).append("<<<").append(ccfg).append(">>>(out, a, i, r);\n}\n");
-            cpu.append("static void ").append(name).append("_rest_cpu(unsigned* out, unsigned* a, int i) {\n  ").append(loop)
-                    .append(cons).append("_cpu(out, a, i, r);\n}\n");
             consume = new Code(name + "_rest(out, scr, gt);", name + "_rest_cpu(out, scr, gt);");
         } else {
-            consume = new Code(loop + cons + "<<<" + ccfg + ">>>(out, scr, gt, r);", loop + cons + "_cpu(out, scr, gt, r);");
+            consume = new Code(d.loop + d.cons + "<<<" + d.ccfg + ">>>(out, scr, gt, r);", d.loop + d.cons + "_cpu(out, scr, gt, r);");
         }
-        Code produce = new Code(prod + "<<<" + pcfg + ">>>(scr, data, gt);", prod + "_cpu(scr, data, gt);");
+        Code produce = new Code(d.prod + "<<<" + d.pcfg + ">>>(scr, data, gt);", d.prod + "_cpu(scr, data, gt);");
         List<Code> body = new ArrayList<>();
         body.add(Code.same("  if (gt >= n) return;"));
         String where = new String[] {"top", "uniform-switch", "divergent-if"}[pick(3)];
@@ -992,8 +993,8 @@ public final class ProgramGenerator {
             body.add(Code.same("  if ((gt + k) % 5 == 2) return;"));
         }
         // one thread in eight makes tail launches (they hold places in the pending-launch buffer until the parent ends)
-        body.add(consume.indent(tail ? "  if (gt % 8 == 0) " : "  "));
-        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
+        body.add(consume.indent(d.tail ? "  if (gt % 8 == 0) " : "  "));
+        return perThreadExtra(name, d.dev + "\n", d.cpu + "\n", body, 1, new String[] {"1", "2", "dim3(2, 1)"},
                 new String[] {"32", "64", "dim3(8, 4)", "dim3(4, 4, 2)"}, 2);
     }
 
