@@ -132,6 +132,12 @@ class CorrectnessRulesTest {
                 + "for (int r = 0; r < 2; ++r) child<<<1, 2>>>(a, i + r);"), g);
         assertTrue(ret.sites() == 2 && Check.hasDiag(ret, Severity.WARNING, "launch-order"), ret.diagnostics().toString());
         none(ret.text(), "klap_live");
+        // the launch inside a later guard's branch: that guard's return leaves the statement, so in place
+        var inGuard = Check.run(afterGuard("if (f & 2) { child<<<1, 4>>>(a, i); return; } "
+                + "for (int r = 0; r < 2; ++r) child<<<1, 2>>>(a, i + r);"), g);
+        assertTrue(inGuard.sites() == 2 && Check.hasDiag(inGuard, Severity.WARNING, "launch-order"),
+                inGuard.diagnostics().toString());
+        inOrder(inGuard.text(), "klap::warp_group::active(); auto klap_s0 = klap::agg_begin<klap_args_child>");
         // a second guard between the launch and the later one: it is among the guards the lanes pass
         var second = Check.run(afterGuard("child<<<1, 4>>>(a, i); if (f & 2) { a[i] = 0; return; } "
                 + "for (int r = 0; r < 2; ++r) child<<<1, 2>>>(a, i + r);"), g);
