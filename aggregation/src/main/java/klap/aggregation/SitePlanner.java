@@ -609,11 +609,13 @@ final class SitePlanner {
      * CUDA 13.0: {@code testcases/src/loops}' {@code loopUniform} and nine random programs, all with
      * such a site; no program without one hung), and so did the same loop in the original program
      * with its launches sent to {@code cudaStreamTailLaunch}. Until the cause is known
-     * ({@code benchmarks/results/2026-11-27-h200/probes}), such launches are left as written.
+     * ({@code benchmarks/results/2026-11-27-h200/probes}), such launches are left as written; so are
+     * the launches of a {@code __device__} function called in such a loop
+     * ({@link #withdrawHelperSitesInLaneSkippingLoops}).
      *
      * @return the reason (for the warning), or null if the launch is in no loop or no lane can skip it
      */
-    private String laneSkippingLoop(FunctionDef f, Stmt.ExprStmt es) {
+    private String laneSkippingLoop(FunctionDef f, Stmt es) {
         Trees trees = ctx.uni(f).trees();
         List<Stmt> path = trees.path(es);
         for (int i = 0; i < path.size(); i++) {
@@ -1235,6 +1237,7 @@ final class SitePlanner {
      * @return the final plans
      */
     SitePlans keepLaunchOrder() {
+        withdrawHelperSitesInLaneSkippingLoops();
         revertMixedStreams();
         oneRegionPerAnchor();
         do {
@@ -1252,6 +1255,56 @@ final class SitePlanner {
             }
         }
         return new SitePlans(sites, unaggregated.size(), tailFallback);
+    }
+
+    /**
+     * The loop-divergent-site rule ({@link #laneSkippingLoop}) for launches in {@code __device__}
+     * functions: such a launch is aggregated in place among the lanes that arrive together, and
+     * where the function is called (directly or through other functions of the unit) in a loop whose
+     * lanes may skip that call in some iterations, it runs in the shape that hung on the GPU
+     * (2026-11-27, H200) as surely as a launch written in that loop. Those launches are left as
+     * written too, with the warning {@code [klap-loop-divergent-site]} naming the call. (The
+     * function's launches are left as written for all its callers: it is compiled once.)
+     */
+    private void withdrawHelperSitesInLaneSkippingLoops() {
+        Map<FunctionDef, String> reached = new java.util.LinkedHashMap<>();
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.kind() != FunctionDef.Kind.KERNEL && g.kind() != FunctionDef.Kind.DEVICE) {
+                continue;
+            }
+            Trees trees = ctx.uni(g).trees();
+            for (Expr op : ctx.syncs.launchingOperations(g.body())) {
+                if (!(op instanceof Expr.Call c) || c.calleeName() == null || trees.owner(c) == null) {
+                    continue;
+                }
+                String skipped = laneSkippingLoop(g, trees.owner(c));
+                if (skipped == null) {
+                    continue;
+                }
+                String where = "it is in a __device__ function that '" + g.name() + "' calls at line "
+                        + ctx.src.line(c.range().offset()) + " (through '" + c.calleeName() + "'), and there " + skipped;
+                for (FunctionDef h : ctx.deviceFunctionsNamed(Set.of(AggregationContext.simpleName(c.calleeName())))) {
+                    for (FunctionDef x : ctx.deviceClosure(h)) {
+                        reached.putIfAbsent(x, where);
+                    }
+                }
+            }
+        }
+        for (int i = sites.size() - 1; i >= 0; i--) {
+            SitePlan s = sites.get(i);
+            String where = reached.get(s.fn());
+            if (where == null || s.deferred()) {
+                continue;
+            }
+            Expr.Launch l = s.launch();
+            sites.remove(i);
+            unaggregated.add(l);
+            ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round", "launch-order"));
+            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the lanes "
+                    + "of a warp that arrive together, but " + where + ": lanes of one warp can then be in the groups of "
+                    + "different iterations at once, and such launches hung on the GPU (H200, CUDA 13.0); it is left as "
+                    + "written, not aggregated", "loop-divergent-site");
+        }
     }
 
     /** One pass of {@link #keepLaunchOrder}: repeated until no site changes. */

@@ -147,6 +147,43 @@ class CorrectnessRulesTest {
                 "for (int r = 0; r < 2; ++r) { auto klap_g1 = klap::warp_group::from_mask(klap_live);");
     }
 
+    /**
+     * A launch of a {@code __device__} function is aggregated in place; where the function is called
+     * (directly, or through another function) in a loop whose lanes may skip the call in some
+     * iterations, it runs in the shape that hung on the H200, and is left as written like a launch
+     * written in that loop. A call in a loop that no lane skips, or in no loop, keeps it aggregated.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aDeviceFunctionCalledWhereLanesSkipItLeavesItsLaunchesAsWritten(Granularity g) {
+        String helpers = CHILD + "__device__ void spawn(int* a, int i) { child<<<1, 4>>>(a, i); }\n"
+                + "__device__ void relay(int* a, int i, int k) { for (int r = 0; r < k; ++r) { if ((i + r) & 1) continue; "
+                + "spawn(a, i + r); } }\n";
+        String kernel = "__global__ void parent(int* a, const int* fl, int n, int k) {\n"
+                + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  BODY\n}\n";
+        // the skipping loop in another __device__ function, which the kernel calls once
+        var viaHelper = Check.run(helpers + kernel.replace("BODY", "relay(a, i, k);"), g);
+        assertTrue(viaHelper.sites() == 0 && Check.hasDiag(viaHelper, Severity.WARNING, "loop-divergent-site"),
+                viaHelper.diagnostics().toString());
+        assertTrue(viaHelper.diagnostics().stream().anyMatch(d -> d.id().equals("loop-divergent-site")
+                && d.message().contains("a __device__ function that 'relay' calls at line 3 (through 'spawn')")),
+                viaHelper.diagnostics().toString());
+        inOrder(viaHelper.text(), "child<<<1, 4>>>(a, i);");
+        // a loop that no lane skips, and a call in no loop: aggregated in place
+        var plain = Check.run(helpers.replace("if ((i + r) & 1) continue; ", "") + kernel.replace("BODY", "relay(a, i, k);"), g);
+        assertTrue(plain.sites() == 1 && !Check.hasDiag(plain, Severity.WARNING, "loop-divergent-site"),
+                plain.diagnostics().toString());
+        String spawnOnly = helpers.substring(0, helpers.indexOf("__device__ void relay"));
+        var once = Check.run(spawnOnly + kernel.replace("BODY", "if (fl[i] > 0) spawn(a, i);"), g);
+        assertTrue(once.sites() == 1 && !Check.hasDiag(once, Severity.WARNING, "loop-divergent-site"),
+                once.diagnostics().toString());
+        // the function is compiled once: a call in a skipping loop anywhere in the file (here relay's, which no
+        // kernel calls; another file may) leaves its launches as written for the kernel's call too
+        var both = Check.run(helpers + kernel.replace("BODY", "if (fl[i] > 0) spawn(a, i);"), g);
+        assertTrue(both.sites() == 0 && Check.hasDiag(both, Severity.WARNING, "loop-divergent-site"),
+                both.diagnostics().toString());
+    }
+
     @ParameterizedTest
     @EnumSource(Granularity.class)
     void valuesWrittenThroughReferenceParametersAreNeverScalarized(Granularity g) {

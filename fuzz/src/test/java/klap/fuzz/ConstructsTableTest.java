@@ -1100,6 +1100,30 @@ class ConstructsTableTest {
     }
 
     @Test
+    void launchInADeviceFunctionCalledWhereLanesSkipIt() throws IOException {
+        String src = """
+                __global__ void child(int* a, int r, int i) { a[(r * 64 + i) * 32 + threadIdx.x] += r; }
+                __device__ void spawn(int* a, int r, int i) { child<<<1, 4>>>(a, r, i); }
+                __device__ void relay(int* a, int r, int i) { spawn(a, r, i); }
+                __global__ void parent(int* a, const unsigned* fl, int n, int k) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  for (int r = 0; r < k; ++r) if ((fl[i] >> r) & 1u) relay(a, r, i);
+                }
+                """;
+        for (String g : new String[] {"warp", "block", "kernel"}) {
+            Outcome o = klap(g, "skip_call.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertEquals(1, o.warnings(), o.run().toString());
+            assertDiagnostic(o, "warning", "skip_call.cu", 2, 47, "loop-divergent-site");
+            assertTrue(o.output().contains("child<<<1, 4>>>(a, r, i);") && !o.output().contains("agg_begin"), o.output());
+        }
+        // called once, outside any loop: aggregated in place as before
+        transformedWith("warning", "call_once.cu", src.replace("for (int r = 0; r < k; ++r) if ((fl[i] >> r) & 1u) relay(a, r, i);",
+                "if (fl[i] & 1u) relay(a, 0, i);"), 2, 47, "granularity-fallback", "block");
+    }
+
+    @Test
     void inPlaceLaunchThatLanesSkipInALoop() throws IOException {
         String src = roundsAfterGuard("__syncwarp(__activemask()); if ((fl[i] >> r) & 1u) child<<<1, 4>>>(a, r, i); "
                 + "if (fl[i] == 9u + r) return;");
