@@ -892,15 +892,22 @@ public final class ProgramGenerator {
     }
 
     /**
-     * The draws and code shared by {@link #makeDependent} and {@link #makeDependentAfterReturn}: a
-     * producer and a consumer kernel ({@link #producerConsumer}, slot multipliers {@code mi},
-     * {@code mr}), the consumers' loop and, if drawn, the {@code __device__} helper {@code <name>_rest}
-     * that runs it. The draws are made in the order {@link #makeDependent} always made them.
+     * What {@link #drawDependent} drew: the producer and consumer kernels' names, their launch
+     * configurations (the consumer's with its stream), the consumers' loop header, whether they go
+     * into {@code cudaStreamTailLaunch} and whether a {@code __device__} helper runs them, and the
+     * device and CPU code written so far.
      */
     private record Dependent(String prod, String cons, String pcfg, String ccfg, String loop, boolean tail, boolean helper,
                              StringBuilder dev, StringBuilder cpu) {
     }
 
+    /**
+     * The draws and code shared by {@link #makeDependent} and {@link #makeDependentAfterReturn}: a
+     * producer and a consumer kernel ({@link #producerConsumer}, slot multipliers {@code mi},
+     * {@code mr}), the consumers' loop and, if drawn, the {@code __device__} helper {@code <name>_rest}
+     * that runs it. The draws are made in the order {@link #makeDependent} always made them, so its
+     * programs are unchanged.
+     */
     private Dependent drawDependent(String name, double tailChance, String mi, String mr) {
         String prod = name + "_produce";
         String cons = name + "_consume";
