@@ -582,10 +582,28 @@ final class SitePlanner {
      * aggregated in place ({@code why}, or null: no region holds it) in a loop where {@code skipped}.
      */
     private void warnLoopDivergentSite(Expr.Launch l, String why, String skipped) {
+        warnLoopDivergent(l, (why == null ? "" : " (" + why + ")") + ", in a loop where " + skipped);
+    }
+
+    /** The warning of the loop-divergent-site rule for launch {@code l}; {@code where} says where the lanes skip it. */
+    private void warnLoopDivergent(Expr.Launch l, String where) {
         ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the "
-                + "lanes of a warp that arrive together" + (why == null ? "" : " (" + why + ")") + ", in a loop where "
-                + skipped + ": lanes of one warp can then be in the groups of different iterations at once, and such "
-                + "launches hung on the GPU (H200, CUDA 13.0); it is left as written, not aggregated", "loop-divergent-site");
+                + "lanes of a warp that arrive together" + where + ": lanes of one warp can then be in the groups of "
+                + "different iterations at once, and such launches hung on the GPU (H200, CUDA 13.0); it is left as "
+                + "written, not aggregated", "loop-divergent-site");
+    }
+
+    /**
+     * Takes planned site {@code i} out of the plans: its launch is left as written after all, and the
+     * notes and warnings that planning made for it are withdrawn (the caller says why).
+     *
+     * @return its launch
+     */
+    private Expr.Launch leaveAsWritten(int i) {
+        Expr.Launch l = sites.remove(i).launch();
+        unaggregated.add(l);
+        ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round", "launch-order"));
+        return l;
     }
 
     /**
@@ -1296,14 +1314,7 @@ final class SitePlanner {
             if (where == null || s.deferred()) {
                 continue;
             }
-            Expr.Launch l = s.launch();
-            sites.remove(i);
-            unaggregated.add(l);
-            ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round", "launch-order"));
-            ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' would be aggregated in place among the lanes "
-                    + "of a warp that arrive together, but " + where + ": lanes of one warp can then be in the groups of "
-                    + "different iterations at once, and such launches hung on the GPU (H200, CUDA 13.0); it is left as "
-                    + "written, not aggregated", "loop-divergent-site");
+            warnLoopDivergent(leaveAsWritten(i), ", but " + where);
         }
     }
 
@@ -1342,12 +1353,8 @@ final class SitePlanner {
                 if (skipped != null) {
                     // in place it would be the shape that hung on the H200 (groupPlan): left as written
                     // instead, which goes out at once too and so keeps the order
-                    Expr.Launch l = s.launch();
-                    sites.remove(i);
+                    Expr.Launch l = leaveAsWritten(i);
                     byOffset.remove(l.range().offset());
-                    unaggregated.add(l);
-                    ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round",
-                            "launch-order"));
                     warnLoopDivergentSite(l, overtaken, skipped);
                     changed = true;
                     break;
@@ -1986,12 +1993,7 @@ final class SitePlanner {
                             + ") into the same stream " + (unaggregated.contains(other) ? "is left as written"
                             : "keeps that stream");
                 }
-                Expr.Launch l = s.launch();
-                sites.remove(i);
-                unaggregated.add(l);
-                ctx.withdraw(l.range(), Set.of("stream-serialized", "granularity-fallback", "kernel-per-round",
-                        "launch-order"));
-                warnOrderedStreamUse(l, why);
+                warnOrderedStreamUse(leaveAsWritten(i), why);
                 changed = any = true;
                 break;
             }

@@ -348,10 +348,10 @@ public final class Convergence {
                 || jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
             return null;
         }
+        // (the guard region's guards come before the body's statement that holds the site)
         List<Stmt> path = trees.path(site);
         int top = path.indexOf(fn.body()) + 1;
-        if (top <= 0 || top >= path.size() || !region.guards().equals(divergentGuardsFrom(fn.body(),
-                region.guards().get(0))) || divergentGuardsBefore(fn.body(), path.get(top)).isEmpty()) {
+        if (top <= 0 || top >= path.size()) {
             return null;
         }
         return survivorRegion(path, top, fn.body(), region.guards(), false) instanceof Placement.Deferred d
