@@ -234,8 +234,14 @@ final class AstConverter {
         IASTFileLocation cl = call.getFileLocation();
         int end = cl.getNodeOffset() + cl.getNodeLength();
         if (nameStart == idEnd) {
-            // no identifier before <<<: fall back on the call's own start
+            // no identifier before <<<: fall back on the call's own start (`(*fp)<<<...>>>`, `k[i]<<<...>>>`)
             nameStart = cl.getNodeOffset();
+            if (nameStart >= c.open()) {
+                // nothing at all before <<< (`<<<1, 32>>>(p)`): the call starts at the configuration
+                diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, src, c.open(),
+                    "syntax error: kernel launch without a kernel before '<<<'", "parse"));
+                return;
+            }
         }
         String kernelName = text.substring(nameStart, idEnd).replaceAll("\\s+", "");
         int start = Math.min(nameStart, cl.getNodeOffset());

@@ -70,6 +70,17 @@ class BadInputTest {
         assertError(run("unbalanced.cu", GOOD + "__global__ void k(int* p) {\n  p[0] = 1;\n"), "unbalanced.cu", "4:3", "parse");
     }
 
+    /** Found by mutating the shape fixtures: `<<<` with nothing before it crashed the launch-site reader. */
+    @Test
+    void launchWithoutAKernel() throws IOException {
+        String text = "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+                + "__global__ void parent(int* p) {<<<1, 32>>>(p);}\n"
+                + "__global__ void parent2(int* p) {\n  if (p) \\\n<<<1, 32>>>(p);\n}\n";
+        Cli.Run r = run("nokernel.cu", text);
+        assertError(r, "nokernel.cu", "2:33", "parse");
+        assertError(r, "nokernel.cu", "5:1", "parse");
+    }
+
     @Test
     void missingQuoteInclude() throws IOException {
         assertError(run("missing_inc.cu", "#include \"nothere.cuh\"\n" + GOOD), "missing_inc.cu", "1:1", "missing-include");
