@@ -221,9 +221,8 @@ class BadInputTest {
     }
 
     /**
-     * The same file with a 32 MB heap, as a separate JVM: klap must fail (exit non-zero), leave the
-     * input alone and write nothing. Open bug (docs/robustness.md): it prints a Java stack trace
-     * ("java.lang.OutOfMemoryError") rather than a klap diagnostic; not asserted here.
+     * The same file with a 32 MB heap, as a separate JVM: klap must fail with its {@code [klap-memory]}
+     * diagnostic (no Java stack trace), leave the input alone and write nothing.
      */
     @Test
     void outOfMemoryInASmallHeap() throws IOException, InterruptedException {
@@ -237,7 +236,9 @@ class BadInputTest {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(5, TimeUnit.MINUTES));
-        assertNotEquals(0, p.exitValue(), log);
+        assertEquals(1, p.exitValue(), log);
+        assertTrue(log.contains(in + ": error: out of memory while transforming this file") && log.contains("[klap-memory]"), log);
+        assertFalse(log.contains("\tat ") || log.contains("Exception in thread"), log);
         assertEquals(before, Cli.sha256(in));
         assertFalse(Files.exists(out), "no output after a failure");
         Cli.assertNoTempFiles(out.getParent());
