@@ -19,8 +19,9 @@ import java.util.regex.Pattern;
  *     lambda, a directive, an unterminated comment or string). Most mutants are invalid C++: klap must
  *     reject them with a diagnostic; the rest must be transformed without a crash.</li>
  * <li>{@link #statements}: one to three edits at statement boundaries inside function bodies (an
- *     inserted statement, or the next statement wrapped in a block, {@code if}, {@code do}/{@code
- *     while (0)}, one-trip {@code for}, {@code switch} or a labelled block). Most mutants stay valid
+ *     inserted statement, or the next statement wrapped in a block, {@code if}, {@code else}, {@code
+ *     do}/{@code while (0)}, one-trip {@code for} or {@code while}, {@code switch} or a label, braced
+ *     or not). Most mutants stay valid
  *     CUDA with the same meaning; for those, klap's output must compile wherever the mutant does.</li>
  * </ul>
  * Both are deterministic functions of the text and the {@link Random}'s state.
@@ -55,11 +56,16 @@ public final class Mutator {
         "for (int q@ = 0; q@ < 1; ++q@) { }", "__syncwarp();", "if (blockIdx.x > 100000) return;",
         "switch (threadIdx.x) { default: break; }", "while (false) { }", "{ volatile int z@ = 0; if (z@) return; }");
 
-    /** Prefix and suffix {@link #statements} wraps a statement in; {@code @} as in {@link #STATEMENTS}. */
+    /**
+     * Prefix and suffix {@link #statements} wraps a statement in, braced and unbraced (the branch of an
+     * {@code if} or {@code else}, a loop's body, a labelled statement); {@code @} as in {@link #STATEMENTS}.
+     */
     static final List<List<String>> WRAPS = List.of(List.of("{ ", " }"), List.of("if (1) { ", " }"),
         List.of("do { ", " } while (0);"), List.of("for (int w@ = 0; w@ < 1; ++w@) { ", " }"),
         List.of("if (threadIdx.x < 100000) { ", " }"), List.of("switch (0) { case 0: { ", " } }"),
-        List.of("{ L@: ", " }"));
+        List.of("{ L@: ", " }"), List.of("if (threadIdx.x < 100000) ", ""), List.of("for (int v@ = 0; v@ < 1; ++v@) ", ""),
+        List.of("if (blockIdx.x > 100000) { } else ", ""), List.of("while (true) { ", " break; }"),
+        List.of("L@: ", ""));
 
     /**
      * @param src a source text
