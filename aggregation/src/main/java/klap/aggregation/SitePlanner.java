@@ -891,7 +891,7 @@ final class SitePlanner {
             });
             Trees.walkStmts(g.body(), st -> {
                 if (found[0] == null && st instanceof Stmt.Other o
-                        && SPECIAL_REGISTER.matcher(ctx.slice(o.range())).find()) {
+                        && SPECIAL_REGISTER.matcher(ctx.slice(o.range()) + "\n" + (o.asm() == null ? "" : o.asm())).find()) {
                     found[0] = "has an asm statement that reads a special register of the hardware grid";
                 }
             });

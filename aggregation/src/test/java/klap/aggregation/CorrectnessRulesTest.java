@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import klap.model.Diagnostic.Severity;
 import klap.transform.Granularity;
 import org.junit.jupiter.api.Test;
@@ -1125,6 +1126,20 @@ class CorrectnessRulesTest {
         var lambda = Check.run(viaPointer.replace("TARGET", "gid").replace("p[g_fn()] = 1;",
                 "auto g = [=](int b) { return b * blockDim.x + threadIdx.x; }; p[g(blockIdx.x)] = 1;"), g);
         assertFalse(Check.hasDiag(lambda, Severity.WARNING, "child-calls-unseen"), lambda.diagnostics().toString());
+        // 2026-11-28: a child reading a special register in asm, written directly or through a macro
+        // (klap read the statement's text, TID(t);, and aggregated it: wrong thread indices)
+        for (String read : List.of("asm(\"mov.u32 %0, %%tid.x;\" : \"=r\"(t));", "TID(t);")) {
+            var asm = Check.run("""
+                    #define TID(v) asm("mov.u32 %0, %%tid.x;" : "=r"(v))
+                    __global__ void fill(int* p) { unsigned t; READ p[t] = 1; }
+                    __global__ void parent(int* p, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i < n) fill<<<2, 32>>>(p + i * 64);
+                    }
+                    """.replace("READ", read), g);
+            assertTrue(Check.hasDiag(asm, Severity.WARNING, "child-calls-unseen"), read + ": " + asm.diagnostics());
+            inOrder(asm.text(), "fill<<<2, 32>>>(p + i * 64);");
+        }
     }
 
     /**

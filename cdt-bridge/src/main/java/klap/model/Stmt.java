@@ -119,5 +119,22 @@ public sealed interface Stmt {
         public List<Stmt> children() {
             return List.of();
         }
+
+        /**
+         * The assembly of an {@code asm} statement, for every check of what it does (a barrier, a
+         * special register, a write): read it here, not from the statement's text, which may be a
+         * macro's name ({@code BARRIER();}, 2026-11-28: a barrier and a {@code %tid} read were missed).
+         *
+         * @param ownText the statement's source text (its {@link #range()})
+         * @return {@link #asm()} (after macro expansion) where the parser gave it; else {@code ownText}
+         *         if it starts with {@code asm} or {@code __asm}; else null (not an {@code asm} statement)
+         */
+        public String asmText(String ownText) {
+            if (asm != null) {
+                return asm;
+            }
+            String head = ownText.stripLeading();
+            return head.startsWith("asm") || head.startsWith("__asm") ? ownText : null;
+        }
     }
 }

@@ -1012,6 +1012,27 @@ class ConstructsTableTest {
         assertFalse(k.output().contains("klap::kfinish("), k.output());
     }
 
+    /** 2026-11-28: the same with the barrier in {@code asm} written through a macro (it was missed: a hang). */
+    @Test
+    void asmBarrierMacroAfterGuardedReturn() throws IOException {
+        String src = CHILD + """
+                #define BARRIER() asm volatile("bar.sync 0;" ::: "memory")
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  BARRIER();
+                  if (p[i]) child<<<1, 32>>>(p + i);
+                }
+                """;
+        transformed("asm_barrier.cu", src, "warp");
+        Map<String, String> b = transformedWith("warning", "asm_barrier.cu", src, 7, 13, "granularity-fallback", "block");
+        assertFalse(b.get("block").contains("if (i >= n) {} else {"), "the returning threads must really leave");
+        Outcome k = klap("kernel", "asm_barrier.cu", src);
+        assertEquals(0, k.run().rc(), k.run().toString());
+        assertDiagnostic(k, "warning", "asm_barrier.cu", 7, 13, "granularity-fallback");
+        assertFalse(k.output().contains("klap::kfinish("), k.output());
+    }
+
     @Test
     void exitAfterLaunchInItsRegion() throws IOException {
         Map<String, String> out = transformed("exit_after_launch.cu", CHILD + """

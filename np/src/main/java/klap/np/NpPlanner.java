@@ -439,7 +439,7 @@ final class NpPlanner {
                 throw new Refusal(s.range().offset(), "an init-statement or a condition declaration "
                         + "(if (init; c), switch (init; c), if (T x = e), while (T x = e)) is not supported");
             }
-            if (s instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
+            if (s instanceof Stmt.Other o && o.asmText(src.slice(o.range())) != null) {
                 throw new Refusal(s.range().offset(), "inline asm may read the lane or thread index");
             }
             if (s instanceof Stmt.Decl d) {
@@ -917,7 +917,7 @@ final class NpPlanner {
                 forbidden = "it calls '" + name + "', which reads volatile memory (members would read different values)";
             }
             for (Stmt st : allStmts(f.body())) {
-                if (st instanceof Stmt.Other o && src.slice(o.range()).strip().matches("(?s)(asm|__asm__|__asm)\\b.*")) {
+                if (st instanceof Stmt.Other o && o.asmText(src.slice(o.range())) != null) {
                     forbidden = "it calls '" + name + "', which has inline asm (it may read the lane or thread index)";
                 }
                 String why = st instanceof Stmt.Decl d && forbidden == null ? declarationProblem(d) : null;

@@ -512,6 +512,9 @@ class NpPassTest {
                 NpMode.INTRA_WARP, "both stores to memory");
         refused(kernel(LOOP + "s += a[i];\nauto f = [&]() { y[0] = s; }; f();"), NpMode.INTRA_WARP, "lambdas");
         refused(kernel(LOOP + "s += a[i];\nasm volatile(\"\");\ny[0] = s;"), NpMode.INTRA_WARP, "inline asm");
+        // 2026-11-28: written through a macro (klap read the statement's text, LANE_ID(t);, and missed it)
+        refused("#define LANE_ID(v) asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(v))\n"
+                + kernel(LOOP + "s += a[i];\nunsigned t; LANE_ID(t);\ny[t] = s;"), NpMode.INTRA_WARP, "inline asm");
         refused(kernel(LOOP + "s += a[i];\ngoto out; out: y[0] = s;"), NpMode.INTRA_WARP, "goto");
         refused(kernel("static float s0;\n" + LOOP + "s += a[i];\ny[0] = s + s0;"), NpMode.INTRA_WARP, "static variable");
         refused(kernel(LOOP + "s += a[i];\nfor (y[0] = 0; y[0] < 1; ) put(y, s);"), NpMode.INTRA_WARP, "init statement stores");

@@ -183,7 +183,7 @@ final class OverlapCheck {
                     }
                 });
                 Trees.walkStmts(s, x -> {
-                    if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")
+                    if (x instanceof Stmt.Other o && o.asmText(src.slice(o.range())) != null
                             && o.range().offset() < launchAt) {
                         writtenAfter.add("");
                     }
@@ -230,7 +230,7 @@ final class OverlapCheck {
             if (x instanceof Stmt.Jump j && j.kind() != Stmt.JumpKind.RETURN && new Trees(s).jumpTarget(j) == null) {
                 why[0] = "the part before the pragma jumps out of itself";
             }
-            if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")) {
+            if (x instanceof Stmt.Other o && o.asmText(src.slice(o.range())) != null) {
                 why[0] = "the part before the pragma has an asm statement";
             }
             if (x instanceof Stmt.Decl d) {
@@ -410,7 +410,7 @@ final class OverlapCheck {
             }
             boolean[] ok = {true};
             Trees.walkStmts(f.body(), x -> {
-                if (x instanceof Stmt.Other o && src.slice(o.range()).strip().startsWith("asm")) {
+                if (x instanceof Stmt.Other o && o.asmText(src.slice(o.range())) != null) {
                     ok[0] = false;
                 }
                 if (x instanceof Stmt.Decl d && d.vars().stream().anyMatch(v -> v.isStatic() || v.shared())) {

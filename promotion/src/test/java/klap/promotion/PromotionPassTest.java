@@ -221,6 +221,16 @@ class PromotionPassTest {
         r = run(alias, PromoteMode.PO, 1);
         assertTrue(warnings(r, "overlap-alias").contains("'in' and 'out'"), r.diagnostics().toString());
         inOrder(r.text(), "__syncthreads();", "if (!klap::promote::acquire(klap_pc)) return;");
+
+        // an asm statement in the dependent prologue may write anything: written directly or through a
+        // macro (2026-11-28: klap read the statement's text, FENCE();, and missed the macro form)
+        for (String asm : List.of("asm volatile(\"membar.gl;\" ::: \"memory\");", "FENCE();")) {
+            String withAsm = "#define FENCE() asm volatile(\"membar.gl;\" ::: \"memory\")\n"
+                    + CHAIN.replace("const long long total = before + part[255];",
+                            "const long long total = before + part[255]; " + asm);
+            r = run(withAsm, PromoteMode.PO, 1);
+            assertTrue(warnings(r, "overlap").contains("condition 2"), asm + ": " + r.diagnostics());
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import klap.model.CudaUnit;
 import klap.model.Expr;
 import klap.model.FunctionDef;
@@ -20,8 +21,8 @@ import klap.model.Stmt;
  * {@code __syncwarp}, {@code __barrier_sync}, every {@code *_sync} warp intrinsic
  * ({@code __shfl_sync}, {@code __ballot_sync}, {@code __all_sync}, {@code __any_sync},
  * {@code __match_*_sync}, {@code __reduce_*_sync}), cooperative-groups {@code g.sync()},
- * {@code cg::sync(g)}, {@code barrier.arrive_and_wait()}, {@code asm} statements with {@code bar.}
- * or {@code barrier.}, and calls of functions of the unit that contain one (transitively). A call
+ * {@code cg::sync(g)}, {@code barrier.arrive_and_wait()}, {@code asm} statements whose PTX
+ * synchronizes (also written through a macro; {@link #SYNC_PTX}), and calls of functions of the unit that contain one (transitively). A call
  * of a {@code __device__} function that the unit declares but nothing in it defines (its body is in
  * another file, {@link CudaUnit#deviceFunctionsWithoutBody}) counts as a synchronization site and
  * as a launching operation: klap cannot see what it does (review 2026-11-25: a {@code block_sum}
@@ -332,11 +333,23 @@ public final class SyncSites {
                 || key != null && known.getOrDefault(key, false);
     }
 
+    /**
+     * PTX that synchronizes threads: a CTA barrier ({@code bar.sync}, {@code bar.red}, {@code
+     * bar.arrive}, {@code barrier.sync}, {@code barrier.cta.*}), {@code bar.warp.sync}, an {@code
+     * mbarrier.*} operation, or a warp collective ({@code shfl.sync}, {@code vote.sync}, {@code
+     * redux.sync}, {@code match.*.sync}); PTX ISA, "Parallel Synchronization and Communication
+     * Instructions". No word boundary before the opcode: {@code "\tbar.sync 0;"} is the usual spelling.
+     */
+    private static final Pattern SYNC_PTX = Pattern.compile("bar\\.|barrier\\.|(?:shfl|vote|redux)\\.sync|match\\.\\w+\\.sync");
+
+    /**
+     * @return true if {@code o} is an {@code asm} statement whose PTX synchronizes ({@link #SYNC_PTX}),
+     *         read after macro expansion ({@link Stmt.Other#asmText}), so that a barrier written through
+     *         a macro ({@code #define BARRIER() asm volatile("bar.sync 0;")}) counts
+     */
     private boolean isBarrierAsm(Stmt.Other o) {
-        String t = unit.file().text().substring(o.range().offset(), o.range().end());
-        String head = t.stripLeading();
-        return (head.startsWith("asm") || head.startsWith("__asm"))
-                && (t.contains("bar.") || t.contains("barrier.") || t.contains("bar.sync"));
+        String asm = o.asmText(unit.file().text().substring(o.range().offset(), o.range().end()));
+        return asm != null && SYNC_PTX.matcher(asm).find();
     }
 
     /** @return true if {@code s} declares an object whose user constructor may do what {@code known} says */

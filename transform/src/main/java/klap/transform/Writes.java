@@ -394,11 +394,7 @@ final class Writes {
     }
 
     private boolean isAsm(Stmt.Other o) {
-        if (o.asm() != null) {
-            return true;
-        }
-        String t = text(o.range().offset(), Math.min(o.range().end(), o.range().offset() + 12)).stripLeading();
-        return t.startsWith("asm") || t.startsWith("__asm");
+        return o.asmText(text(o.range().offset(), Math.min(o.range().end(), o.range().offset() + 12))) != null;
     }
 
     private String text(int from, int to) {

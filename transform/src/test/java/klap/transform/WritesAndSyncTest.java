@@ -298,6 +298,76 @@ class WritesAndSyncTest {
                 "a barrier before the guard is met by every thread: the rewrite is safe");
     }
 
+    /**
+     * 2026-11-28, found by hand-written adversarial programs: a barrier in {@code asm} written through a
+     * macro ({@code #define BARRIER() asm volatile("bar.sync 0;")}) was not a synchronization site
+     * (the check read the statement's text, {@code BARRIER();}), so a launch after a guarded return and
+     * such a barrier was aggregated per block and per grid: the hang of issue 10's case 1. The check
+     * now reads the assembly after macro expansion, and knows the other synchronizing PTX.
+     */
+    @Test
+    void synchronizingAsmCountsAlsoThroughAMacro() {
+        String code = """
+                #define BARRIER() asm volatile("bar.sync 0;" ::: "memory")
+                #define BAR2 do { asm volatile("barrier.sync 0;"); } while (0)
+                #define LANEID(v) asm("mov.u32 %0, %%laneid;" : "=r"(v))
+                __global__ void c(int x) {}
+                __device__ void meet() { BARRIER(); }
+                __global__ void macro(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  BARRIER();
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void macro_do(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  BAR2;
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void called(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  meet();
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void named(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  asm volatile("\\tbar.sync 1, 64;");
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void cta(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  __asm__ __volatile__("barrier.cta.sync.aligned 0;");
+                  if (p[i]) c<<<1, 1>>>(i);
+                }
+                __global__ void shfl(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x, v = p[i];
+                  if (i >= n) return;
+                  asm volatile("shfl.sync.idx.b32 %0, %0, 0, 31, -1;" : "+r"(v));
+                  if (v) c<<<1, 1>>>(i);
+                }
+                __global__ void lane(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x, v = 0;
+                  if (i >= n) return;
+                  LANEID(v);
+                  if (p[i]) c<<<1, 1>>>(v);
+                }
+                """;
+        CudaUnit u = parse(code);
+        SyncSites syncs = new SyncSites(u);
+        assertEquals(Set.of("meet", "macro", "macro_do", "called", "named", "cta", "shfl"), syncs.synchronizingFunctions(),
+                "an asm without synchronizing PTX (lane) is no synchronization site");
+        for (String k : new String[] {"macro", "macro_do", "called", "named", "cta", "shfl"}) {
+            FunctionDef f = fn(u, k);
+            var p = new Convergence(u.file(), f, new Uniformity(f, false, u), syncs).place(launchStmt(f));
+            var im = assertInstanceOf(Convergence.Placement.Immediate.class, p, k);
+            assertTrue(im.reason().contains("synchronizes"), im.reason());
+        }
+    }
+
     @Test
     void launchingOperationsIncludeHelpersThatLaunch() {
         CudaUnit u = parse("""
