@@ -143,6 +143,8 @@ public final class ProgramGenerator {
     private final Random twelfth;
     /** the generator of the shapes of {@link Shape#generation} 12 (DEPENDENT_AFTER_RETURN), for the same reason */
     private final Random thirteenth;
+    /** the generator of the shapes of {@link Shape#generation} 13 (BARRIER_SPELLINGS), for the same reason */
+    private final Random fourteenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -168,6 +170,7 @@ public final class ProgramGenerator {
         this.eleventh = new Random(seed * 0x61C8864680B583EBL + 10007);
         this.twelfth = new Random(seed * 0x4F1BBCDCBFA53E0BL + 11071);
         this.thirteenth = new Random(seed * 0x32DA6C9A5F81B7E5L + 12107);
+        this.fourteenth = new Random(seed * 0x5BD1E9955BD1E995L + 13099);
     }
 
     /**
@@ -798,12 +801,43 @@ public final class ProgramGenerator {
     }
 
     /**
+     * A spelling of the block barrier ({@code warp}: the warp barrier) other than {@code
+     * __syncthreads()} ({@code __syncwarp()}), for {@link Shape#BARRIER_SPELLINGS}: each compiles to
+     * the same barrier (PTX ISA {@code bar.sync 0} / {@code barrier.sync 0}; {@code bar.warp.sync
+     * -1}), so the CPU reference is unchanged.
+     *
+     * @return the statement's text (without {@code ;}), the definitions it needs (macros, an include;
+     *         identical when repeated), and its feature name
+     */
+    private String[] barrierSpelling(boolean warp) {
+        if (warp) {
+            return chance(0.6)
+                ? new String[] {"FZ_WARP_BAR()", "#define FZ_WARP_BAR() asm volatile(\"bar.warp.sync -1;\" ::: \"memory\")\n",
+                    "asm-macro-warp"}
+                : new String[] {"__syncwarp(0xffffffffu)", "", "syncwarp-mask"};
+        }
+        return switch (pick(6)) {
+            case 0 -> new String[] {"FZ_BAR()", "#define FZ_BAR() asm volatile(\"bar.sync 0;\" ::: \"memory\")\n", "asm-macro"};
+            case 1 -> new String[] {"FZ_BAR_DO", "#define FZ_BAR_DO do { asm volatile(\"barrier.sync 0;\" ::: \"memory\"); } while (0)\n",
+                "asm-do-macro"};
+            case 2 -> new String[] {"__barrier_sync(0)", "", "barrier-sync"};
+            case 3 -> new String[] {"(void)__syncthreads_count(1)", "", "syncthreads-count"};
+            case 4 -> new String[] {"cooperative_groups::this_thread_block().sync()", "#include <cooperative_groups.h>\n",
+                "cg-block-sync"};
+            default -> new String[] {"cooperative_groups::sync(cooperative_groups::this_thread_block())",
+                "#include <cooperative_groups.h>\n", "cg-sync"};
+        };
+    }
+
+    /**
      * {@link Shape#BARRIER_RETURN}: {@code if (i >= n) return;} with n not a multiple of the block
      * size, then a shared-memory exchange around a barrier ({@code __syncthreads()} inline or in a
      * {@code __device__} function, or {@code __syncwarp()}), then a divergent launch; optionally
-     * repeated in a uniform loop of rounds.
+     * repeated in a uniform loop of rounds. With {@code spelled} ({@link Shape#BARRIER_SPELLINGS}) the
+     * barrier is written another way that means the same ({@link #barrierSpelling}); the draws before
+     * it are the same as without.
      */
-    private Extra makeBarrier(int id) {
+    private Extra makeBarrier(int id, boolean spelled) {
         String name = "fz_b" + id;
         int site = siteCount++;
         Child c = anyChild();
@@ -821,8 +855,15 @@ public final class ProgramGenerator {
             features.add("barrier:rounds");
         }
         String bar = warp ? "__syncwarp()" : "__syncthreads()";
+        String spellingDefs = "";
+        if (spelled) {
+            String[] sp = barrierSpelling(warp);
+            bar = sp[0];
+            spellingDefs = sp[1];
+            features.add("barrier-spelling:" + sp[2]);
+        }
         String neighbour = warp ? "sh[wb + (lt - wb + 1) % wl]" : "sh[(lt + 1) % live]";
-        StringBuilder dev = new StringBuilder();
+        StringBuilder dev = new StringBuilder(spellingDefs);
         String fn = "fz_x" + id;
         if (inFunction) {
             dev.append("__device__ unsigned ").append(fn).append("(unsigned* sh, unsigned v, int lt, int live) {\n");
@@ -1878,6 +1919,7 @@ public final class ProgramGenerator {
             case 10 -> eleventh;
             case 11 -> twelfth;
             case 12 -> thirteenth;
+            case 13 -> fourteenth;
             default -> rnd;
         };
     }
@@ -1922,7 +1964,8 @@ public final class ProgramGenerator {
                 int id = extras.size();
                 extras.add(switch (s) {
                     case REF_OUT -> makeRefOut(id);
-                    case BARRIER_RETURN -> makeBarrier(id);
+                    case BARRIER_RETURN -> makeBarrier(id, false);
+                    case BARRIER_SPELLINGS -> makeBarrier(id, true);
                     case DEPENDENT -> makeDependent(id);
                     case FF_LOOP -> makeFfLoop(id);
                     case EXIT_AFTER_LAUNCH -> makeExit(id);

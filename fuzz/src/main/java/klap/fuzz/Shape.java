@@ -204,7 +204,18 @@ public enum Shape {
      * kernel, after the consumers: klap defers it only to the end of its own statement, among the
      * lanes that passed the returns. Drawn from a thirteenth generator.
      */
-    DEPENDENT_AFTER_RETURN("dependent-after-return", 0.25);
+    DEPENDENT_AFTER_RETURN("dependent-after-return", 0.25),
+    /**
+     * Issue 10 (2026-11-28, a bug found by hand-written programs): the {@link #BARRIER_RETURN} kernel
+     * with its barrier spelled another way: {@code asm volatile("bar.sync 0;")} through a macro (the
+     * form klap missed: it read the statement's text, {@code FZ_BAR();}), a {@code do}/{@code while
+     * (0)} macro around {@code barrier.sync}, {@code __barrier_sync(0)}, {@code
+     * __syncthreads_count}, cooperative groups' {@code this_thread_block().sync()} or {@code
+     * cg::sync}; for the warp form, {@code bar.warp.sync} through a macro or {@code
+     * __syncwarp(0xffffffff)}. Each must stop the guard rewrite as {@code __syncthreads()} does.
+     * Drawn from a fourteenth generator.
+     */
+    BARRIER_SPELLINGS("barrier-spellings", 0.2);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -213,7 +224,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -230,6 +241,7 @@ public enum Shape {
             case CONVERGENT_LOOP -> 10;
             case LOOP_JUMPS -> 11;
             case DEPENDENT_AFTER_RETURN -> 12;
+            case BARRIER_SPELLINGS -> 13;
             default -> 0;
         };
     }
