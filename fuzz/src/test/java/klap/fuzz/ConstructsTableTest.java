@@ -1002,13 +1002,21 @@ class ConstructsTableTest {
                   if (p[i]) child<<<1, 32>>>(p + i);
                 }
                 """;
-        transformed("barrier_return.cu", src, "warp");
-        Map<String, String> b = transformedWith("warning", "barrier_return.cu", src, 6, 13, "granularity-fallback", "block");
+        barrierAfterGuardedReturn("barrier_return.cu", src, 6);
+    }
+
+    /**
+     * The barrier-after-a-guarded-return rule on {@code src}, whose launch is at {@code line}:13: the
+     * warp variant transformed, per warp at block granularity with the guard not rewritten, and per
+     * warp in place at kernel granularity (kfinish's block barrier would pair with the user's).
+     */
+    private void barrierAfterGuardedReturn(String name, String src, int line) throws IOException {
+        transformed(name, src, "warp");
+        Map<String, String> b = transformedWith("warning", name, src, line, 13, "granularity-fallback", "block");
         assertFalse(b.get("block").contains("if (i >= n) {} else {"), "the returning threads must really leave");
-        // kernel granularity: kfinish's block barrier would pair with the user's, so per warp in place
-        Outcome k = klap("kernel", "barrier_return.cu", src);
+        Outcome k = klap("kernel", name, src);
         assertEquals(0, k.run().rc(), k.run().toString());
-        assertDiagnostic(k, "warning", "barrier_return.cu", 6, 13, "granularity-fallback");
+        assertDiagnostic(k, "warning", name, line, 13, "granularity-fallback");
         assertFalse(k.output().contains("klap::kfinish("), k.output());
     }
 
@@ -1024,13 +1032,7 @@ class ConstructsTableTest {
                   if (p[i]) child<<<1, 32>>>(p + i);
                 }
                 """;
-        transformed("asm_barrier.cu", src, "warp");
-        Map<String, String> b = transformedWith("warning", "asm_barrier.cu", src, 7, 13, "granularity-fallback", "block");
-        assertFalse(b.get("block").contains("if (i >= n) {} else {"), "the returning threads must really leave");
-        Outcome k = klap("kernel", "asm_barrier.cu", src);
-        assertEquals(0, k.run().rc(), k.run().toString());
-        assertDiagnostic(k, "warning", "asm_barrier.cu", 7, 13, "granularity-fallback");
-        assertFalse(k.output().contains("klap::kfinish("), k.output());
+        barrierAfterGuardedReturn("asm_barrier.cu", src, 7);
     }
 
     @Test
