@@ -22,7 +22,8 @@ import klap.model.Stmt;
  * ({@code __shfl_sync}, {@code __ballot_sync}, {@code __all_sync}, {@code __any_sync},
  * {@code __match_*_sync}, {@code __reduce_*_sync}), cooperative-groups {@code g.sync()},
  * {@code cg::sync(g)}, {@code barrier.arrive_and_wait()}, {@code asm} statements whose PTX
- * synchronizes (also written through a macro; {@link #SYNC_PTX}), and calls of functions of the unit that contain one (transitively). A call
+ * synchronizes (also written through a macro; {@link #SYNC_PTX}), and calls of functions of the
+ * unit that contain one (transitively). A call
  * of a {@code __device__} function that the unit declares but nothing in it defines (its body is in
  * another file, {@link CudaUnit#deviceFunctionsWithoutBody}) counts as a synchronization site and
  * as a launching operation: klap cannot see what it does (review 2026-11-25: a {@code block_sum}
