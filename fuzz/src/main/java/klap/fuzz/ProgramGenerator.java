@@ -801,40 +801,41 @@ public final class ProgramGenerator {
     }
 
     /**
-     * A spelling of the block barrier ({@code warp}: the warp barrier) other than {@code
-     * __syncthreads()} ({@code __syncwarp()}), for {@link Shape#BARRIER_SPELLINGS}: each compiles to
-     * the same barrier (PTX ISA {@code bar.sync 0} / {@code barrier.sync 0}; {@code bar.warp.sync
-     * -1}), so the CPU reference is unchanged.
-     *
-     * @return the statement's text (without {@code ;}), the definitions it needs (macros, an include;
-     *         identical when repeated), and its feature name
+     * A way to write a barrier, for {@link Shape#BARRIER_SPELLINGS}: the statement (without {@code
+     * ;}), the definitions it needs (a macro or an include; identical when repeated, so a program may
+     * hold it twice), its feature name, and the plain barrier it means.
      */
-    private String[] barrierSpelling(boolean warp) {
-        if (warp) {
-            return chance(0.6)
-                ? new String[] {"FZ_WARP_BAR()", "#define FZ_WARP_BAR() asm volatile(\"bar.warp.sync -1;\" ::: \"memory\")\n",
-                    "asm-macro-warp"}
-                : new String[] {"__syncwarp(0xffffffffu)", "", "syncwarp-mask"};
-        }
-        return switch (pick(6)) {
-            case 0 -> new String[] {"FZ_BAR()", "#define FZ_BAR() asm volatile(\"bar.sync 0;\" ::: \"memory\")\n", "asm-macro"};
-            case 1 -> new String[] {"FZ_BAR_DO", "#define FZ_BAR_DO do { asm volatile(\"barrier.sync 0;\" ::: \"memory\"); } while (0)\n",
-                "asm-do-macro"};
-            case 2 -> new String[] {"__barrier_sync(0)", "", "barrier-sync"};
-            case 3 -> new String[] {"(void)__syncthreads_count(1)", "", "syncthreads-count"};
-            case 4 -> new String[] {"cooperative_groups::this_thread_block().sync()", "#include <cooperative_groups.h>\n",
-                "cg-block-sync"};
-            default -> new String[] {"cooperative_groups::sync(cooperative_groups::this_thread_block())",
-                "#include <cooperative_groups.h>\n", "cg-sync"};
-        };
+    record BarrierSpelling(String text, String defs, String feature, String plain) {
     }
+
+    /**
+     * The spellings of {@code __syncthreads()}: each compiles to the same barrier (PTX ISA {@code
+     * bar.sync 0} / {@code barrier.sync 0}), so the CPU reference is unchanged.
+     */
+    static final List<BarrierSpelling> BLOCK_BARRIERS = List.of(
+        new BarrierSpelling("FZ_BAR()", "#define FZ_BAR() asm volatile(\"bar.sync 0;\" ::: \"memory\")\n", "asm-macro",
+            "__syncthreads()"),
+        new BarrierSpelling("FZ_BAR_DO", "#define FZ_BAR_DO do { asm volatile(\"barrier.sync 0;\" ::: \"memory\"); } while (0)\n",
+            "asm-do-macro", "__syncthreads()"),
+        new BarrierSpelling("__barrier_sync(0)", "", "barrier-sync", "__syncthreads()"),
+        new BarrierSpelling("(void)__syncthreads_count(1)", "", "syncthreads-count", "__syncthreads()"),
+        new BarrierSpelling("cooperative_groups::this_thread_block().sync()", "#include <cooperative_groups.h>\n",
+            "cg-block-sync", "__syncthreads()"),
+        new BarrierSpelling("cooperative_groups::sync(cooperative_groups::this_thread_block())",
+            "#include <cooperative_groups.h>\n", "cg-sync", "__syncthreads()"));
+
+    /** The spellings of {@code __syncwarp()} ({@code bar.warp.sync -1}). */
+    static final List<BarrierSpelling> WARP_BARRIERS = List.of(
+        new BarrierSpelling("FZ_WARP_BAR()", "#define FZ_WARP_BAR() asm volatile(\"bar.warp.sync -1;\" ::: \"memory\")\n",
+            "asm-macro-warp", "__syncwarp()"),
+        new BarrierSpelling("__syncwarp(0xffffffffu)", "", "syncwarp-mask", "__syncwarp()"));
 
     /**
      * {@link Shape#BARRIER_RETURN}: {@code if (i >= n) return;} with n not a multiple of the block
      * size, then a shared-memory exchange around a barrier ({@code __syncthreads()} inline or in a
      * {@code __device__} function, or {@code __syncwarp()}), then a divergent launch; optionally
      * repeated in a uniform loop of rounds. With {@code spelled} ({@link Shape#BARRIER_SPELLINGS}) the
-     * barrier is written another way that means the same ({@link #barrierSpelling}); the draws before
+     * barrier is written another way that means the same ({@link #BLOCK_BARRIERS}, {@link #WARP_BARRIERS}); the draws before
      * it are the same as without.
      */
     private Extra makeBarrier(int id, boolean spelled) {
@@ -857,10 +858,10 @@ public final class ProgramGenerator {
         String bar = warp ? "__syncwarp()" : "__syncthreads()";
         String spellingDefs = "";
         if (spelled) {
-            String[] sp = barrierSpelling(warp);
-            bar = sp[0];
-            spellingDefs = sp[1];
-            features.add("barrier-spelling:" + sp[2]);
+            BarrierSpelling sp = warp ? WARP_BARRIERS.get(chance(0.6) ? 0 : 1) : BLOCK_BARRIERS.get(pick(BLOCK_BARRIERS.size()));
+            bar = sp.text();
+            spellingDefs = sp.defs();
+            features.add("barrier-spelling:" + sp.feature());
         }
         String neighbour = warp ? "sh[wb + (lt - wb + 1) % wl]" : "sh[(lt + 1) % live]";
         StringBuilder dev = new StringBuilder(spellingDefs);

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,21 +30,17 @@ class BarrierSpellingsTest {
     @TempDir
     Path dir;
 
-    /** The spellings the generator writes and the plain barrier each means; {@code #define} lines are kept. */
-    static final List<List<String>> PLAIN = List.of(List.of("FZ_BAR()", "__syncthreads()"),
-        List.of("FZ_BAR_DO", "__syncthreads()"), List.of("__barrier_sync(0)", "__syncthreads()"),
-        List.of("(void)__syncthreads_count(1)", "__syncthreads()"),
-        List.of("cooperative_groups::sync(cooperative_groups::this_thread_block())", "__syncthreads()"),
-        List.of("cooperative_groups::this_thread_block().sync()", "__syncthreads()"),
-        List.of("FZ_WARP_BAR()", "__syncwarp()"), List.of("__syncwarp(0xffffffffu)", "__syncwarp()"));
+    static final List<ProgramGenerator.BarrierSpelling> SPELLINGS = Stream.concat(
+        ProgramGenerator.BLOCK_BARRIERS.stream(), ProgramGenerator.WARP_BARRIERS.stream()).toList();
 
+    /** @return {@code src} with every spelled barrier replaced by the plain one it means ({@code #define} lines kept) */
     static String plain(String src) {
         return src.lines().map(l -> {
             if (l.startsWith("#define")) {
                 return l;
             }
-            for (List<String> r : PLAIN) {
-                l = l.replace(r.get(0), r.get(1));
+            for (ProgramGenerator.BarrierSpelling sp : SPELLINGS) {
+                l = l.replace(sp.text(), sp.plain());
             }
             return l;
         }).collect(Collectors.joining("\n", "", "\n"));
