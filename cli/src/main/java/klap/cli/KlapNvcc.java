@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,6 +20,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import klap.runtime.RuntimeHeaders;
+import org.apache.commons.io.FileUtils;
 import picocli.CommandLine;
 
 /**
@@ -180,11 +180,11 @@ public final class KlapNvcc {
 
     private synchronized void cleanUp() {
         if (stagingDir != null) {
-            deleteTree(stagingDir);
+            FileUtils.deleteQuietly(stagingDir.toFile());
             stagingDir = null;
         }
         if (workDir != null && !opts.keep) {
-            deleteTree(workDir);
+            FileUtils.deleteQuietly(workDir.toFile());
             workDir = null;
         }
     }
@@ -929,22 +929,5 @@ public final class KlapNvcc {
             Exit status: nvcc's; 1 when klap cannot transform a file it has parsed (klap's diagnostics,
             nvcc not run); 2 for klap-nvcc usage errors. Documentation: docs/klap-nvcc.md
             """;
-    }
-
-    private static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // best effort
-                }
-            });
-        } catch (IOException e) {
-            // best effort
-        }
     }
 }

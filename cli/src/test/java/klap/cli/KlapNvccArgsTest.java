@@ -10,8 +10,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -244,6 +248,42 @@ class KlapNvccArgsTest {
         Run link = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "--klap-np=all", "a.o", "-o", "prog");
         assertEquals(0, link.rc, link.err);
         assertFalse(link.err.contains("-rdc"), link.err);
+    }
+
+    /**
+     * klap-nvcc's temporary folders (the transformed copies, and with {@code --klap-keep} the staging
+     * folder of the runtime headers) are gone after the run, whether nvcc succeeded or failed; the
+     * kept folder stays.
+     */
+    @Test
+    void temporaryFoldersAreRemovedAfterTheRun() throws IOException {
+        Path src = dir.resolve("cdp.cu");
+        Files.writeString(src, CDP);
+        Path failing = dir.resolve("failing-nvcc");
+        Files.writeString(failing, "#!/bin/sh\nexit 3\n");
+        assertTrue(failing.toFile().setExecutable(true));
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        Set<Path> before = klapNvccTemps(tmp);
+        Path keep = dir.resolve("kept");
+        for (List<String> extra : List.of(List.<String>of(), List.of("--klap-keep=" + keep))) {
+            for (Path nvcc : List.of(succeedingNvcc(), failing)) {
+                List<String> args = new java.util.ArrayList<>(extra);
+                args.addAll(List.of("-arch=sm_90", "-c", src.toString(), "-o", dir.resolve("cdp.o").toString()));
+                Run r = run(Map.of("KLAP_NVCC", nvcc.toString()), args.toArray(String[]::new));
+                assertEquals(nvcc.equals(failing) ? 3 : 0, r.rc, r.err);
+                Set<Path> left = klapNvccTemps(tmp);
+                left.removeAll(before);
+                assertEquals(Set.of(), left, extra + " " + nvcc.getFileName() + ": temporary folders left");
+            }
+        }
+        assertTrue(Files.isRegularFile(keep.resolve("inc/klap/klap.cuh")), "the kept folder was removed");
+    }
+
+    private static Set<Path> klapNvccTemps(Path tmp) throws IOException {
+        try (Stream<Path> s = Files.list(tmp)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("klap-nvcc-"))
+                    .collect(Collectors.toCollection(HashSet::new));
+        }
     }
 
     /** A CDP file: parent launches child from the device. */

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import klap.cli.Klap;
+import org.apache.commons.io.FileUtils;
 
 /**
  * Mutation fuzzing of the real {@code klap} command (in-process):
@@ -128,7 +129,7 @@ public final class Mutate {
                         + input.toAbsolutePath().getParent().getParent() + "\n");
                 }
                 if (!keep) {
-                    deleteTree(work);
+                    FileUtils.deleteDirectory(work.toFile());
                 }
             }
         }
@@ -261,17 +262,6 @@ public final class Mutate {
         @Override
         public void close() {
             exec.shutdownNow();
-        }
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path f : s.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.delete(f);
-            }
         }
     }
 

@@ -15,6 +15,7 @@ import klap.model.CudaUnit;
 import klap.model.Diagnostic;
 import klap.np.NpMode;
 import klap.np.NpPass;
+import org.apache.commons.io.FileUtils;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -221,7 +222,7 @@ class NpProgramsTest {
     void aSampleCompilesWithNvccInEveryMode() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Nvcc.available(), "nvcc not on the PATH");
         Path out = Path.of("target", "np-sample").toAbsolutePath();
-        Nvcc.deleteTree(out);
+        FileUtils.deleteDirectory(out.toFile());
         List<CompletableFuture<Nvcc.Result>> procs = new ArrayList<>();
         List<String> names = new ArrayList<>();
         List<NpGenerator.Program> sample = nvccSample();

@@ -176,18 +176,6 @@ final class Nvcc {
         return String.join("\n", java.util.Arrays.copyOfRange(lines, from, lines.length));
     }
 
-    /** Deletes {@code dir} and everything in it, if it exists (an output directory of an earlier run). */
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> s = Files.walk(dir)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
-    }
-
     /**
      * @return the sources nvcc builds for {@code variant} of the program in {@code pd} (laid out by
      *     {@link Main}): {@code original.cu} or {@code <variant>.cu}; for a two-file program {@code

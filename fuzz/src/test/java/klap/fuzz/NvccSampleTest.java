@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import klap.transform.Granularity;
+import org.apache.commons.io.FileUtils;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -49,7 +50,7 @@ class NvccSampleTest {
         List<DynamicTest> tests = new ArrayList<>();
         // a variant that nvcc would build exactly as an earlier one is not built again
         java.util.Map<String, Nvcc.Built> built = new java.util.HashMap<>();
-        Nvcc.deleteTree(OUT);
+        FileUtils.deleteDirectory(OUT.toFile());
         for (Sample s : SAMPLES) {
             int refused = Main.write(OUT, s.seed, 1, s.shapes);
             ProgramGenerator.Program p = s.shapes == null ? ProgramGenerator.generate(s.seed) : ProgramGenerator.generate(s.seed, s.shapes);

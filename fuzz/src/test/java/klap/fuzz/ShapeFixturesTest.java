@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import klap.transform.Granularity;
+import org.apache.commons.io.FileUtils;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -66,7 +67,7 @@ class ShapeFixturesTest {
 
     @TestFactory
     Stream<DynamicTest> everyFixtureIsTransformedAndBuiltAtEveryGranularity() throws IOException {
-        Nvcc.deleteTree(OUT);
+        FileUtils.deleteDirectory(OUT.toFile());
         Main.writeFixtures(OUT, FIXTURES);
         List<DynamicTest> tests = new ArrayList<>();
         // a variant that nvcc would build exactly as an earlier one is not built again

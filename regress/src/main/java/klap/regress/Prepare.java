@@ -4,17 +4,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 import klap.cli.Klap;
+import org.apache.commons.io.FileUtils;
 
 /**
  * The Java half of a regression run: copies the benchmark sources into a self-contained work
@@ -204,33 +203,12 @@ public final class Prepare {
             throw new IOException(work + " is not empty and holds no manifest.tsv: not a regress work folder, "
                     + "refusing to clear it");
         }
-        try (Stream<Path> s = Files.list(work)) {
-            for (Path p : s.toList()) {
-                deleteTree(p);
-            }
-        }
+        FileUtils.cleanDirectory(work.toFile());
     }
 
-    private static void deleteTree(Path p) throws IOException {
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(q);
-            }
-        }
-    }
-
+    /** Copies the folders and the regular files of at most {@link #MAX_COPY_BYTES} under {@code from}. */
     private static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> s = Files.walk(from)) {
-            for (Path p : s.toList()) {
-                Path t = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(t);
-                } else if (Files.isRegularFile(p) && Files.size(p) <= MAX_COPY_BYTES) {
-                    Files.copy(p, t, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
+        FileUtils.copyDirectory(from.toFile(), to.toFile(),
+                f -> f.isDirectory() || (f.isFile() && f.length() <= MAX_COPY_BYTES), false);
     }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.commons.io.FileUtils;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -73,11 +74,7 @@ class CompileTierTest {
         Path work = WORK.resolveSibling("compile-tier-np");
         if (Files.isDirectory(work) && !Files.exists(work.resolve("manifest.tsv"))) {
             // binaries of the earlier baseline-only test, which prepare would refuse to clear
-            try (Stream<Path> s = Files.walk(work)) {
-                for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                    Files.delete(p);
-                }
-            }
+            FileUtils.deleteDirectory(work.toFile());
         }
         return compileSet(np, work, Variant.np(), (r, cu) -> {
             Variant v = Variant.select(List.of(r.variant())).get(0);

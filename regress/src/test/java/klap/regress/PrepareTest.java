@@ -1,15 +1,19 @@
 package klap.regress;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.commons.io.FileUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,6 +63,37 @@ class PrepareTest {
         assertThrows(IOException.class, () -> Prepare.prepare(FIXTURE, foreign, Benchmark.discover(FIXTURE),
                 List.of(Variant.CDP), new PrintWriter(progress)));
         assertTrue(Files.exists(foreign.resolve("precious.txt")));
+    }
+
+    /**
+     * The clearing of an earlier work folder stops at links (the user's data behind a link into the
+     * work folder is kept), and the copy of a benchmark leaves out files over {@link
+     * Prepare#MAX_COPY_BYTES} (build outputs) but keeps the rest of its folder tree.
+     */
+    @Test
+    void clearingKeepsWhatLinksPointAtAndCopyingSkipsLargeFiles(@TempDir Path dir) throws Exception {
+        Path bench = dir.resolve("bench");
+        FileUtils.copyDirectory(FIXTURE.toFile(), bench.toFile());
+        Files.createDirectories(bench.resolve("tiny/data"));
+        Files.writeString(bench.resolve("tiny/data/small.txt"), "input");
+        try (RandomAccessFile big = new RandomAccessFile(bench.resolve("tiny/data/big.bin").toFile(), "rw")) {
+            big.setLength(Prepare.MAX_COPY_BYTES + 1);
+        }
+        Path work = dir.resolve("work");
+        PrintWriter quiet = new PrintWriter(new StringWriter());
+        Prepare.prepare(bench, work, Benchmark.discover(bench), List.of(Variant.CDP), quiet);
+        assertEquals("input", Files.readString(work.resolve("src/tiny/data/small.txt")));
+        assertFalse(Files.exists(work.resolve("src/tiny/data/big.bin")), "a file over MAX_COPY_BYTES is copied");
+
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        Files.writeString(data.resolve("precious.txt"), "keep");
+        Files.createSymbolicLink(work.resolve("link"), data);
+        Files.createSymbolicLink(work.resolve("src/tiny/link"), data);
+        Prepare.prepare(bench, work, Benchmark.discover(bench), List.of(Variant.CDP), quiet);
+        assertFalse(Files.exists(work.resolve("link"), LinkOption.NOFOLLOW_LINKS));
+        assertFalse(Files.exists(work.resolve("src/tiny/link"), LinkOption.NOFOLLOW_LINKS));
+        assertEquals("keep", Files.readString(data.resolve("precious.txt")), "clearing followed a link");
     }
 
     @Test
