@@ -80,15 +80,9 @@ final class CudaText {
 
     /** @return the namespace qualifier of the site's callee as written ({@code ns::}), or empty */
     String qualifier(SitePlan s) {
-        String callee = text.substring(s.launch().calleeRange().offset(), s.launch().calleeRange().end());
-        if (s.launch().templateArgs() != null) {
-            int lt = callee.indexOf('<');
-            if (lt >= 0) {
-                callee = callee.substring(0, lt);
-            }
-        }
+        String callee = s.launch().kernelName();
         int q = callee.lastIndexOf("::");
-        return q < 0 ? "" : callee.substring(0, q + 2).replaceAll("\\s+", "");
+        return q < 0 ? "" : callee.substring(0, q + 2);
     }
 
     /** @return the argument record type a site fills: {@code ns::klap_args_child<T>} */
@@ -370,7 +364,7 @@ final class CudaText {
     private String asWritten(SitePlan s) {
         StringBuilder sb = new StringBuilder("[&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t "
                 + "klap_stream, const " + argsType(s) + "& klap_a) -> cudaError_t { cudaError_t klap_pre = "
-                + "cudaPeekAtLastError(); ").append(slice(s.launch().calleeRange()))
+                + "cudaPeekAtLastError(); ").append(s.launch().callee())
                 .append("<<<klap_grid, klap_block, klap_smem, klap_stream>>>(");
         List<Param> ps = s.child().params();
         for (int i = 0; i < ps.size(); i++) {

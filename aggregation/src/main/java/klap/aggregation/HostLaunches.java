@@ -131,7 +131,7 @@ final class HostLaunches {
             out.insert(l.argsRange().end(), defaults + (l.args().isEmpty() && defaults.isEmpty() ? "" : ", ")
                     + "klap::host_kstate(" + plans.stateSize(k) + ")");
             out.replace(l.calleeRange().offset(), l.calleeRange().end(),
-                    "(" + CudaText.renamed(cuda.slice(l.calleeRange()), k.name(), CudaText.twinName(k)));
+                    "(" + CudaText.renamed(l.callee(), k.name(), CudaText.twinName(k)));
             out.insert(l.range().end(), ", klap::host_kstate_done())");
         }
         if (!ctx.deviceClosure(k).stream().anyMatch(plans::hasSites)) {
@@ -174,7 +174,7 @@ final class HostLaunches {
                 || (k.templateHeader() != null && l.templateArgs() == null)) {
             return bytes;
         }
-        String callee = cuda.slice(l.calleeRange()).strip();
+        String callee = l.callee();
         String kernel = twin ? CudaText.renamed(callee, k.name(), CudaText.twinName(k)) : callee;
         return "klap::host_smem(" + kernel + ", " + bytes + ")";
     }
@@ -214,11 +214,16 @@ final class HostLaunches {
         if (at != null && !copied.add(at[0])) {
             return;
         }
-        String first = at != null ? klap.transform.Lexical.blankCommentsAndLiterals(ctx.text.substring(at[2], at[3])).trim()
-                : c.args().get(0) instanceof Expr.Name n ? n.name() : cuda.slice(c.args().get(0).range()).trim();
-        String name = AggregationContext.simpleName(first.replaceAll("<.*$", "").replace("&", "").replace("(", "")
-                .replace(")", "").trim());
-        FunctionDef k = ctx.kernels.get(name);
+        Expr.Name target = attributeTarget(c.args().get(0));
+        FunctionDef k;
+        if (target != null) {
+            k = ctx.kernel(target.name().replaceAll("<.*$", ""));
+        } else {
+            String first = at != null ? klap.transform.Lexical.blankCommentsAndLiterals(ctx.text.substring(at[2], at[3])).trim()
+                    : cuda.slice(c.args().get(0).range()).trim();
+            k = ctx.kernels.get(AggregationContext.simpleName(first.replaceAll("<.*$", "").replace("&", "")
+                    .replace("(", "").replace(")", "").trim()));
+        }
         if (k == null) {
             return;
         }
@@ -232,22 +237,66 @@ final class HostLaunches {
         if (names.isEmpty()) {
             return;
         }
-        if (at == null) {
-            ctx.warn(c.range().offset(), c.calleeName() + "(" + k.name() + ", ...) is written in a macro that klap cannot "
-                    + "rewrite (in its body, or more than once in one use): it does not reach the aggregated forms of '"
-                    + k.name() + "' ("
-                    + String.join(", ", names) + "); a launch of them that needs the attribute (dynamic shared memory "
-                    + "over 48 KiB) fails. Write the call outside the macro, or in the macro's argument", "attribute-in-macro");
-            return;
+        List<String> firsts = new ArrayList<>();
+        for (String n : names) {
+            String first = at == null ? null : renamedArgument(at[2], at[3], target, k, n);
+            if (first == null) {
+                ctx.warn(c.range().offset(), c.calleeName() + "(" + k.name() + ", ...) is written in a macro, or names "
+                        + "the kernel through one, in a way klap cannot rewrite (in the macro's body, more than once in "
+                        + "one use): it does not reach the aggregated forms of '" + k.name() + "' ("
+                        + String.join(", ", names) + "); a launch of them that needs the attribute (dynamic shared memory "
+                        + "over 48 KiB) fails. Write the call and the kernel's name outside macros, or the call in a "
+                        + "macro's argument", "attribute-in-macro");
+                return;
+            }
+            firsts.add(first);
         }
         String call = ctx.text.substring(at[0], at[1]);
         int argOff = at[2] - at[0];
         int argEnd = at[3] - at[0];
         StringBuilder sb = new StringBuilder("(");
-        for (String n : names) {
-            sb.append(call, 0, argOff).append(CudaText.renamed(first, k.name(), n)).append(call.substring(argEnd)).append(", ");
+        for (String first : firsts) {
+            sb.append(call, 0, argOff).append(first).append(call.substring(argEnd)).append(", ");
         }
         out.replace(at[0], at[1], sb.append(call).append(')').toString());
+    }
+
+    /**
+     * @return the kernel that the first argument of an attribute call names, through casts, {@code &}
+     *         and macros ({@code (const void*)K} with {@code #define K child}): its one name of a
+     *         kernel of the unit; null if it names none, or more than one
+     */
+    private Expr.Name attributeTarget(Expr arg) {
+        List<Expr.Name> found = new ArrayList<>();
+        Trees.walk(arg, e -> {
+            if (e instanceof Expr.Name n && ctx.kernel(n.name().replaceAll("<.*$", "")) != null) {
+                found.add(n);
+            }
+        });
+        return found.size() == 1 ? found.get(0) : null;
+    }
+
+    /**
+     * @return the text of the attribute call's first argument, {@code [start, end)} in the input,
+     *         naming {@code variant} instead of kernel {@code k}: where the argument's text names
+     *         {@code k}, that name replaced; where a macro names it ({@code target}'s range is the
+     *         macro's, inside the argument), the macro replaced by what it expands to, renamed; null
+     *         if neither
+     */
+    private String renamedArgument(int start, int end, Expr.Name target, FunctionDef k, String variant) {
+        String arg = ctx.text.substring(start, end);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(
+                k.name()) + "(?![A-Za-z0-9_])").matcher(klap.transform.Lexical.blankCommentsAndLiterals(arg));
+        if (m.find()) {
+            return arg.substring(0, m.start()) + variant + arg.substring(m.end());
+        }
+        if (target == null || target.range().length() == 0 || target.range().offset() < start
+                || target.range().end() > end) {
+            return null;
+        }
+        String expanded = CudaText.renamed(target.name(), k.name(), variant);
+        return expanded.equals(target.name()) ? null : ctx.text.substring(start, target.range().offset()) + expanded
+                + ctx.text.substring(target.range().end(), end);
     }
 
     /**

@@ -342,6 +342,6 @@ class UnseenCodeTest {
         assertTrue(r.diagnostics().stream().noneMatch(d -> d.id().equals("attribute-in-macro")), r.diagnostics().toString());
         String v = g == Granularity.KERNEL ? "kagg" : "agg";
         inOrder(r.text(), "CHECK((cudaFuncSetAttribute(child_klap_" + v, "CALL2((cudaFuncSetAttribute(child_klap_" + v,
-                "(cudaFuncSetAttribute(child2_klap_" + v);
+                "(cudaFuncSetAttribute(/* two */ child2_klap_" + v);
     }
 }

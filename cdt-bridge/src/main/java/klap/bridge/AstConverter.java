@@ -244,10 +244,37 @@ final class AstConverter {
             }
         }
         String kernelName = text.substring(nameStart, idEnd).replaceAll("\\s+", "");
+        String expanded = templateArgs == null ? macroKernelName(call, kernelName) : null;
+        if (expanded != null) {
+            // `K<<<g, b>>>(...)` with `#define K ns::child<int>`: the kernel is what the macro expands to
+            int lt = expanded.indexOf('<');
+            kernelName = lt < 0 ? expanded : expanded.substring(0, lt);
+            templateArgs = lt < 0 ? null : expanded.substring(lt);
+        }
         int start = Math.min(nameStart, cl.getNodeOffset());
         LaunchSite s = new LaunchSite(c, anchor, call, start, end, nameStart, nameEnd, kernelName, templateArgs, false);
         launchByCall.put(call, s);
         launchByRange.put(key(start, end), s);
+    }
+
+    /**
+     * @return the kernel name (qualified, with template arguments) that the object-like macro
+     *         {@code written} before {@code <<<} expands to, as CDT read it in {@code call}
+     *         ({@code k(((g, b)))(args)} after the chevron pre-pass); null if {@code written} is not
+     *         a macro, or its expansion is not a (qualified, template) name
+     */
+    private static String macroKernelName(IASTFunctionCallExpression call, String written) {
+        if (!written.matches("[A-Za-z_][A-Za-z0-9_]*")
+                || !(call.getFunctionNameExpression() instanceof IASTFunctionCallExpression cfg)
+                || !(cfg.getFunctionNameExpression() instanceof IASTIdExpression id)) {
+            return null;
+        }
+        IASTNodeLocation[] locs = id.getName().getNodeLocations();
+        if (locs.length == 0 || !(locs[0] instanceof IASTMacroExpansionLocation)) {
+            return null;
+        }
+        String name = id.getName().toString().replaceAll("\\s+", "");
+        return !name.equals(written) && name.matches("(::)?[A-Za-z_][A-Za-z0-9_:]*(<.*>)?") ? name : null;
     }
 
     private static long key(int start, int end) {

@@ -145,8 +145,11 @@ public sealed interface Expr {
     /**
      * A kernel launch {@code k<<<grid, block, sharedMem, stream>>>(args)}.
      *
-     * @param kernelName   the launched kernel's name as written, without template arguments
-     * @param calleeRange  the range of the kernel name including any template argument list
+     * @param kernelName   the launched kernel's name (qualified as written, without white space and
+     *                     template arguments); where an object-like macro names the kernel
+     *                     ({@code #define K child} ... {@code K<<<1, 32>>>(p)}), the name it expands to
+     * @param calleeRange  the range of the kernel name including any template argument list (the
+     *                     macro's name where a macro names the kernel)
      * @param templateArgs the explicit template argument list text including angle brackets
      *                     ({@code <float, 4>}), or null
      * @param grid         the grid dimension expression (int or dim3)
@@ -163,6 +166,15 @@ public sealed interface Expr {
     record Launch(SourceRange range, String kernelName, SourceRange calleeRange, String templateArgs, Expr grid,
                   Expr block, Expr sharedMem, Expr stream, List<Expr> args, SourceRange argsRange, boolean inMacro)
             implements Expr {
+        /**
+         * @return the kernel as generated code names it: {@link #kernelName} with the template
+         *         arguments ({@code ns::child<float, 4>}); unlike the text at {@link #calleeRange}, it
+         *         names the kernel also where a macro does
+         */
+        public String callee() {
+            return templateArgs == null ? kernelName : kernelName + templateArgs;
+        }
+
         public List<Expr> children() {
             var l = new java.util.ArrayList<Expr>();
             l.add(grid);

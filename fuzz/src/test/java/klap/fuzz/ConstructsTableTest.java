@@ -227,6 +227,34 @@ class ConstructsTableTest {
                 """, 4, 3, "child-not-defined", ALL);
     }
 
+    /**
+     * An object-like macro that names the kernel ({@code K<<<...>>>}, also through a second macro, a
+     * namespace and template arguments): the kernel is the one the macro expands to, so the launch is
+     * aggregated, and a host launch so written reaches the kernel-granularity twin (it was "child
+     * kernel 'K' is not defined", and the host launch got no state: 2026-11-28).
+     */
+    @Test
+    void kernelNamedByAMacro() throws IOException {
+        Map<String, String> out = transformed("kmacro.cu", """
+                namespace ns { template <typename T> __global__ void child(T* p) { p[threadIdx.x] = 1; } }
+                #define KID ns::child<int>
+                #define K KID
+                #define PARENT parent
+                __global__ void parent(int* p) {
+                  K<<<1, 32>>>(p + 32 * threadIdx.x);
+                }
+                int main() { PARENT<<<1, 32, 64>>>(0); return 0; }
+                """, ALL);
+        assertTrue(out.get("block").contains("PARENT<<<1, 32, klap::host_smem(parent, 64), klap::host_prepare(0, "
+                + "klap::host_warps(1, 32))>>>(0);"), out.get("block"));
+        assertTrue(out.get("block").contains("ns::klap_args_child<int>"), out.get("block"));
+        String k = out.get("kernel");
+        assertTrue(k.contains("(parent_klap_grid<<<1, 32, klap::host_smem(parent_klap_grid, 64), klap::host_prepare(0, "
+                + "klap::host_warps(1, 32))>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
+        // the launch as written, for a full pool, still launches the kernel the macro names
+        assertTrue(k.contains("ns::child<int><<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p);"), k);
+    }
+
     @Test
     void launchInDeviceFunction() throws IOException {
         String src = CHILD + """
@@ -1294,6 +1322,53 @@ class ConstructsTableTest {
         assertTrue(out.get("block").contains("(cudaFuncSetAttribute(child_klap_agg_v, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                 + "65536), cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));"), out.get("block"));
         assertTrue(out.get("kernel").contains("cudaFuncSetAttribute(child_klap_kagg_v,"), out.get("kernel"));
+    }
+
+    /**
+     * The kernel named through a cast, {@code &}, {@code reinterpret_cast} or an object-like macro:
+     * the variants get the attribute too (2026-11-28: klap read the argument's text as the kernel's
+     * name, found none, and left the call alone without a warning; the variants' launches with more
+     * than 48 KiB of dynamic shared memory would fail). A macro use of a macro-named kernel inside a
+     * macro's argument is reported, not rewritten.
+     */
+    @Test
+    void kernelAttributesOfAKernelNamedThroughACastOrAMacroAreCopied() throws IOException {
+        Map<String, String> out = transformed("attrs_cast.cu", CHILD + """
+                #define KCHILD child
+                #define KPTR (const void*)child
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() {
+                  cudaFuncSetAttribute((const void*)child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+                  cudaFuncSetAttribute(reinterpret_cast<const void*>(&KCHILD), cudaFuncAttributeMaxDynamicSharedMemorySize, 1);
+                  cudaFuncSetAttribute(KPTR /* child */, cudaFuncAttributePreferredSharedMemoryCarveout, 2);
+                  parent<<<1, 32>>>(0);
+                  return 0;
+                }
+                """, ALL);
+        String b = out.get("block");
+        assertTrue(b.contains("(cudaFuncSetAttribute((const void*)child_klap_agg_v, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                + "65536), cudaFuncSetAttribute((const void*)child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));"), b);
+        assertTrue(b.contains("(cudaFuncSetAttribute(reinterpret_cast<const void*>(&child_klap_agg_v), "
+                + "cudaFuncAttributeMaxDynamicSharedMemorySize, 1), cudaFuncSetAttribute(reinterpret_cast<const void*>(&KCHILD), "), b);
+        assertTrue(b.contains("(cudaFuncSetAttribute(child_klap_agg_v /* child */, cudaFuncAttributePreferredSharedMemoryCarveout, "
+                + "2), cudaFuncSetAttribute(KPTR /* child */, "), b);
+        assertTrue(out.get("kernel").contains("(cudaFuncSetAttribute(reinterpret_cast<const void*>(&child_klap_kagg_v), "),
+                out.get("kernel"));
+        String inArgument = CHILD + """
+                #define KCHILD child
+                #define CHECK(x) do { if ((x) != cudaSuccess) return 1; } while (0)
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() {
+                  CHECK(cudaFuncSetAttribute(KCHILD, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536));
+                  parent<<<1, 32>>>(0);
+                  return 0;
+                }
+                """;
+        for (String g : ALL) {
+            Outcome o = klap(g, "attrs_cast2.cu", inArgument);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, "warning", "attrs_cast2.cu", 6, 3, "attribute-in-macro");
+        }
     }
 
     @Test

@@ -189,7 +189,10 @@ public final class PromotionPlanner {
             throw new Refusal(at, "the launch is part of a larger expression; write it as a statement of its own");
         }
         if (!src.startsWithWord(l.range(), k.name())) {
-            throw new Refusal(at, "the launch is written by a macro");
+            String written = l.inMacro() ? "" : src.slice(l.calleeRange()).strip();
+            throw new Refusal(at, l.inMacro() ? "the launch is written by a macro"
+                    : "the launch names the kernel '" + written + "'" + (written.matches("\\w+") ? " (a macro)" : "")
+                    + "; klap promotes a launch written '" + k.name() + "<<<...>>>(...)'");
         }
         if (trees.enclosingLoop(site) != null) {
             throw new Refusal(at, "the launch is inside a loop, so one kernel may launch several successors");

@@ -304,6 +304,21 @@ class PromotionPassTest {
 
     @Test
     void refusals() {
+        // the kernel named by a macro (2026-11-28: the warning said the launch was written by a macro)
+        refused("""
+                #define SELF k
+                __global__ void k(int* p, int t, int n)
+                {
+                    if (threadIdx.x == 0 && t < n) SELF<<<1, 32>>>(p, t + 1, n);
+                }
+                """, "the launch names the kernel 'SELF' (a macro); klap promotes a launch written 'k<<<...>>>(...)'");
+        refused("""
+                #define LAUNCH(t) k<<<1, 32>>>(p, t, n)
+                __global__ void k(int* p, int t, int n)
+                {
+                    if (threadIdx.x == 0 && t < n) LAUNCH(t + 1);
+                }
+                """, "it makes a launch written in a macro ('k'), which klap cannot rewrite");
         refused("""
                 __global__ void k(int* p, int t, int n)
                 {
