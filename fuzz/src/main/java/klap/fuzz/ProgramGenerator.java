@@ -145,6 +145,8 @@ public final class ProgramGenerator {
     private final Random thirteenth;
     /** the generator of the shapes of {@link Shape#generation} 13 (BARRIER_SPELLINGS), for the same reason */
     private final Random fourteenth;
+    /** the generator of the shapes of {@link Shape#generation} 14 (KERNEL_NAME_MACRO), for the same reason */
+    private final Random fifteenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -171,6 +173,7 @@ public final class ProgramGenerator {
         this.twelfth = new Random(seed * 0x4F1BBCDCBFA53E0BL + 11071);
         this.thirteenth = new Random(seed * 0x32DA6C9A5F81B7E5L + 12107);
         this.fourteenth = new Random(seed * 0x5BD1E9955BD1E995L + 13099);
+        this.fifteenth = new Random(seed * 0xA0761D6478BD642FL + 14143);
     }
 
     /**
@@ -1234,6 +1237,60 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#KERNEL_NAME_MACRO}: launches whose kernel an object-like macro names ({@code
+     * FZ_KN0_K<<<...>>>(...)}): a child of its own in a namespace, sometimes a template with its
+     * argument in the macro ({@code #define FZ_KN0_K fz_kn0_ns::fz_knc0<3u>}), sometimes through a
+     * second macro, and a random child through a macro of its own; between them a divergent return,
+     * sometimes. klap must launch (and aggregate) the kernel the macro expands to, as it does the
+     * same launch written out; it took the macro's name for the kernel's until 2026-11-28.
+     */
+    private Extra makeKernelNameMacro(int id) {
+        String name = "fz_kn" + id;
+        String child = "fz_knc" + id;
+        String ns = name + "_ns";
+        String mk = "FZ_KN" + id + "_K";
+        boolean template = chance(0.5);
+        boolean chain = chance(0.5);
+        String use = chain ? "FZ_KN" + id + "_J" : mk;
+        int site = siteCount++;
+        int site2 = siteCount++;
+        features.add("kernel-name-macro:" + (template ? "template" : "plain") + (chain ? ":chain" : ""));
+        String m = template ? "3u" : "1u";
+        String dev = "#ifndef " + mk + "\nnamespace " + ns + " {\n" + (template ? "template <unsigned M>\n" : "")
+                + "__global__ void " + child + "(unsigned* out, unsigned tag) {\n"
+                + "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                + "  atomicAdd(&out[(tag * 31u + i) % " + OUT_N + "u], tag * " + (template ? "M" : "1u") + " + i * 7u);\n}\n}\n"
+                + "#define " + mk + " " + ns + "::" + child + (template ? "<" + m + ">" : "") + "\n"
+                + (chain ? "#define " + use + " " + mk + "\n" : "") + "#endif\n";
+        String cpu = "static void " + child + "_cpu(dim3 gD, dim3 bD, unsigned* out, unsigned tag) {\n  ++fz_launches;\n"
+                + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < bD.x; ++t) {\n"
+                + "    unsigned i = b * bD.x + t;\n    out[(tag * 31u + i) % " + OUT_N + "u] += tag * " + m + " + i * 7u;\n  }\n}\n";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        String tag1 = tag(site, "");
+        String cond = chance(0.5) ? "gt % 3 != 2" : "(k + bl) % 2 == 0";
+        body.add(new Code("  if (" + cond + ") " + use + "<<<1 + gt % 2, 8>>>(out, " + tag1 + ");",
+                "  if (" + cond + ") " + child + "_cpu(dim3(1 + gt % 2), dim3(8), out, " + tag1 + ");"));
+        if (chance(0.5)) {
+            features.add("kernel-name-macro:return");
+            body.add(Code.same("  if (gt % 4 == 3) return;"));
+        }
+        Child c = anyChild();
+        String rm = "FZ_KN" + id + "_R";
+        dev += "#ifndef " + rm + "\n#define " + rm + " " + c.name() + "\n#endif\n";
+        Code launch = childLaunch(c, "1 + gt % 2", "32", null, "data + gt % 256", tag(site2, ""), "gt % 50", "gt % 2");
+        requireLaunchOf(c, launch.device);
+        body.add(new Code("  " + launch.device.replace(c.name() + "<<<", rm + "<<<"), "  " + launch.cpu));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    private static void requireLaunchOf(Child c, String device) {
+        if (!device.contains(c.name() + "<<<")) {
+            throw new IllegalStateException("expected a launch of " + c.name() + " in: " + device);
+        }
+    }
+
+    /**
      * {@link Shape#PARAM_FORMS}: a child whose parameters are declared in the forms C++ adjusts or
      * leaves unnamed: an array ({@code const int d[8]} or {@code const int d[]}), an array of arrays,
      * a function ({@code unsigned g(unsigned)}), an unnamed {@code int}, a {@code __grid_constant__}
@@ -1921,6 +1978,7 @@ public final class ProgramGenerator {
             case 11 -> twelfth;
             case 12 -> thirteenth;
             case 13 -> fourteenth;
+            case 14 -> fifteenth;
             default -> rnd;
         };
     }
@@ -1985,6 +2043,7 @@ public final class ProgramGenerator {
                     case CONVERGENT_LOOP -> makeConvergentLoop(id);
                     case LOOP_JUMPS -> makeLoopJumps(id);
                     case DEPENDENT_AFTER_RETURN -> makeDependentAfterReturn(id);
+                    case KERNEL_NAME_MACRO -> makeKernelNameMacro(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

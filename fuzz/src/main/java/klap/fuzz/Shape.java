@@ -215,7 +215,15 @@ public enum Shape {
      * __syncwarp(0xffffffff)}. Each must stop the guard rewrite as {@code __syncthreads()} does.
      * Drawn from a fourteenth generator.
      */
-    BARRIER_SPELLINGS("barrier-spellings", 0.2);
+    BARRIER_SPELLINGS("barrier-spellings", 0.2),
+    /**
+     * Issue 10 (a third session of 2026-11-28, a bug found by hand-written programs): launches whose
+     * kernel an object-like macro names, {@code FZ_KN0_K<<<...>>>(...)}, with the namespace and
+     * template arguments in the macro, sometimes through a second macro; and a random child through
+     * a macro. klap took the macro's name for the kernel's ("child kernel 'K' is not defined") and
+     * left the launch. Drawn from a fifteenth generator.
+     */
+    KERNEL_NAME_MACRO("kernel-name-macro", 0.2);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -224,7 +232,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -242,6 +250,7 @@ public enum Shape {
             case LOOP_JUMPS -> 11;
             case DEPENDENT_AFTER_RETURN -> 12;
             case BARRIER_SPELLINGS -> 13;
+            case KERNEL_NAME_MACRO -> 14;
             default -> 0;
         };
     }

@@ -1,18 +1,11 @@
 package klap.fuzz;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -46,39 +39,10 @@ class BarrierSpellingsTest {
         }).collect(Collectors.joining("\n", "", "\n"));
     }
 
-    private static final Pattern DIAG = Pattern.compile("^\\S+?(?::(\\d+):\\d+)?: (error|warning|note): .*?(\\[klap-[a-z-]+\\])$",
-        Pattern.MULTILINE);
-
-    /** @return klap's diagnostics as "line severity id" (columns move with the spelling), and the summary line's text */
-    private String plan(String name, String src, String granularity) throws IOException {
-        Path in = dir.resolve(name);
-        Files.writeString(in, src);
-        Cli.Run r = Cli.klap("--granularity=" + granularity, in.toString(), "-o", dir.resolve(name + ".out.cu").toString());
-        assertEquals(0, r.rc(), r.toString());
-        StringBuilder sb = new StringBuilder();
-        Matcher m = DIAG.matcher(r.err());
-        while (m.find()) {
-            sb.append(m.group(1)).append(' ').append(m.group(2)).append(' ').append(m.group(3)).append('\n');
-        }
-        r.err().lines().filter(l -> l.endsWith("[klap-summary]")).forEach(l -> sb.append(l.substring(l.indexOf("note:"))));
-        return sb.toString();
-    }
-
     @Test
     void everySpellingIsPlannedAsThePlainBarrier() throws IOException {
-        Set<String> spellings = new HashSet<>();
-        for (long seed = 55000001; seed <= 55000012; seed++) {
-            String src = ProgramGenerator.generate(seed, EnumSet.of(Shape.BARRIER_SPELLINGS)).source();
-            String plain = plain(src);
-            assertNotEquals(src, plain, "seed " + seed + " spells no barrier otherwise");
-            Matcher f = Pattern.compile("barrier-spelling:([a-z-]+)").matcher(src);
-            while (f.find()) {
-                spellings.add(f.group(1));
-            }
-            for (String g : List.of("warp", "block", "kernel")) {
-                assertEquals(plan("plain.cu", plain, g), plan("spelled.cu", src, g), "seed " + seed + " at " + g);
-            }
-        }
+        Set<String> spellings = SamePlan.check(dir, 55000001, 55000012, Shape.BARRIER_SPELLINGS,
+                BarrierSpellingsTest::plain, "barrier-spelling", (plan, what) -> { });
         // the seeds cover the macro forms the fix is about, and most of the others
         assertTrue(spellings.containsAll(Set.of("asm-macro", "asm-do-macro", "asm-macro-warp")), spellings.toString());
         assertTrue(spellings.size() >= 6, spellings.toString());
