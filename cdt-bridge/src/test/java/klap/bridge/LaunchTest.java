@@ -110,6 +110,42 @@ class LaunchTest {
         assertInstanceOf(Expr.Launch.class, then.expr());
     }
 
+    /**
+     * An object-like macro before {@code <<<} names the kernel it expands to (through a second
+     * macro, with namespace and template arguments); the callee range stays the macro's name. A
+     * function-like macro, or a name that is no macro, is read as written (2026-11-28).
+     */
+    @Test
+    void kernelNamedByAnObjectLikeMacro() {
+        String src = """
+            namespace ns { template <int M> __global__ void tk(int *d) { } }
+            __global__ void k(int *d) { }
+            #define TK ns::tk<3>
+            #define K2 TK
+            #define PLAIN k
+            #define F(x) k
+            __global__ void p(int *d) {
+              K2<<<1, 1>>>(d);
+              PLAIN<<<1, 1>>>(d);
+              F(0)<<<1, 1>>>(d);
+              k<<<1, 1>>>(d);
+            }
+            """;
+        CudaUnit u = parse(src);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        List<Expr.Launch> ls = launches(fn(u, "p"));
+        assertEquals("ns::tk", ls.get(0).kernelName());
+        assertEquals("<3>", ls.get(0).templateArgs());
+        assertEquals("ns::tk<3>", ls.get(0).callee());
+        assertEquals("K2", slice(u, ls.get(0).calleeRange()));
+        assertEquals("k", ls.get(1).kernelName());
+        assertNull(ls.get(1).templateArgs());
+        assertEquals("PLAIN", slice(u, ls.get(1).calleeRange()));
+        assertEquals("F(0)", ls.get(2).kernelName());
+        assertEquals("k", ls.get(3).callee());
+        assertFalse(ls.stream().anyMatch(Expr.Launch::inMacro));
+    }
+
     @Test
     void undeclaredTemplateKernelWithTypeArguments() {
         String src = """
