@@ -223,7 +223,7 @@ public final class AggregationPass {
         boolean changed = ctx.deviceClosure(f).stream().anyMatch(x -> plans.hasSites(x) || mallocs.edits(x));
         int at = changed ? cuda.launchBoundsOffset(f) : -1;
         if (at >= 0) {
-            out.insert(at, " " + CudaText.LAUNCH_BOUNDS);
+            out.insert(at, CudaText.boundsAt(f, at));
         }
     }
 

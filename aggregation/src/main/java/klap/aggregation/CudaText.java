@@ -150,26 +150,35 @@ final class CudaText {
     private static final Pattern GLOBAL = Pattern.compile("\\b__global__\\b");
 
     /**
-     * @return the offset right after the {@code __global__} of kernel {@code f}'s definition, where
-     *         {@link #LAUNCH_BOUNDS} goes; -1 where the program bounds {@code f} itself ({@code
-     *         __launch_bounds__}, {@code __maxnreg__} or their attributes in any declaration of
-     *         {@code f} in the file) or where {@code __global__} is not written out in the definition
-     *         (a macro, which may carry bounds of its own: klap adds none)
+     * @return where {@link #LAUNCH_BOUNDS} goes in kernel {@code f}'s definition ({@link
+     *         #boundsAt}): right after its {@code __global__}, or, where a macro writes {@code
+     *         __global__} ({@code #define KERNEL __global__}), right before its name (the position
+     *         of the CUDA programming guide's own example, "Launch Bounds"); -1 where the program
+     *         bounds {@code f} itself ({@code __launch_bounds__}, {@code __maxnreg__} or their
+     *         attributes in any declaration of {@code f}, also through a macro: {@link
+     *         FunctionDef#bounded}), or where the name is qualified ({@code ns::k}: nothing may go
+     *         between the qualifier and the name)
      */
     int launchBoundsOffset(FunctionDef f) {
-        if (f.kind() != FunctionDef.Kind.KERNEL) {
+        if (f.kind() != FunctionDef.Kind.KERNEL || f.bounded() || boundedByProgram(f)) {
             return -1;
         }
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
         String head = klap.transform.Lexical.blankCommentsAndLiterals(text.substring(headStart, f.nameRange().offset()));
         Matcher g = GLOBAL.matcher(head);
-        if (!g.find() || boundedByProgram(f)) {
-            return -1;
+        if (g.find()) {
+            return headStart + g.end();
         }
-        return headStart + g.end();
+        return head.strip().endsWith(":") ? -1 : f.nameRange().offset();
+    }
+
+    /** @return the text that puts {@link #LAUNCH_BOUNDS} at {@code at}, a {@link #launchBoundsOffset} of {@code f} */
+    static String boundsAt(FunctionDef f, int at) {
+        return at == f.nameRange().offset() ? LAUNCH_BOUNDS + " " : " " + LAUNCH_BOUNDS;
     }
 
     private static final Pattern BOUNDS = Pattern.compile("(?<![A-Za-z0-9_])(__launch_bounds__|launch_bounds|__maxnreg__|maxnreg)\\b");
+    private static final Pattern DIRECTIVE = Pattern.compile("(?m)^[ \\t]*#(?:[^\\n]*\\\\\\n)*[^\\n]*");
     private static final Pattern DECLARED_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*(<[^;{}()]*>\\s*)?\\(");
 
     /** the names of the functions whose declaration in the file gives launch bounds or a register limit (computed once) */
@@ -181,7 +190,10 @@ final class CudaText {
             // one pass over the file: after each bounds keyword, the declared name is the first identifier,
             // before the end of the declaration (; { }), that is followed by its parameter list
             boundedNames = new java.util.HashSet<>();
-            String code = klap.transform.Lexical.blankCommentsAndLiterals(text);
+            // a directive's bounds (#define KERNEL_B __global__ __launch_bounds__(256)) bound no function
+            // that follows it: the kernels a macro bounds are FunctionDef.bounded (read from the attributes)
+            String code = DIRECTIVE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(text))
+                    .replaceAll(m -> " ".repeat(m.group().length()));
             Matcher b = BOUNDS.matcher(code);
             while (b.find()) {
                 int open = code.indexOf('(', b.end());
@@ -216,14 +228,14 @@ final class CudaText {
 
     /**
      * {@link #declaration} of kernel {@code f} up to {@code upTo} (after its {@code __global__}),
-     * with {@link #LAUNCH_BOUNDS} after {@code __global__} where {@link #launchBoundsOffset} allows:
-     * the head of a variant or twin, whose code is klap's too.
+     * with {@link #LAUNCH_BOUNDS} where {@link #launchBoundsOffset} puts it: the head of a variant
+     * or twin, whose code is klap's too.
      */
     String boundedDeclaration(FunctionDef f, int upTo) {
         int at = launchBoundsOffset(f);
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();
         return at < 0 || at > upTo ? declaration(f, upTo)
-                : text.substring(headStart, at) + " " + LAUNCH_BOUNDS + text.substring(at, upTo);
+                : text.substring(headStart, at) + boundsAt(f, at) + text.substring(at, upTo);
     }
 
     /** @return the text between {@code f}'s parameter list and its body ({@code ) const}, attributes) */

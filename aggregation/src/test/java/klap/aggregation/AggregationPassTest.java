@@ -161,14 +161,17 @@ class AggregationPassTest {
      * {@code __device__} function it calls, a variant, a twin) gets {@code __launch_bounds__(1024)}
      * where the program gave none, so that klap's registers never make a block size the original
      * ran with fail to launch; bounds of the program's own (on any declaration, or
-     * {@code __maxnreg__}) stay the only ones, and a kernel whose {@code __global__} is written in
-     * a macro gets none; a kernel klap does not change, and the as-written original of a kernel
-     * with a twin, get none.
+     * {@code __maxnreg__}, also written by a macro) stay the only ones; a kernel whose {@code
+     * __global__} a macro writes gets them before its name (it got none until 2026-11-28, and a
+     * macro's bounds in its {@code #define} line counted for the kernel defined next); a kernel klap
+     * does not change, and the as-written original of a kernel with a twin, get none.
      */
     @Test
     void changedKernelsGetLaunchBoundsUnlessTheProgramGaveSome() {
         String src = """
                 #define KERNEL __global__
+                #define KERNEL_B __global__ __launch_bounds__(256)
+                #define BOUNDS __maxnreg__(32)
                 __global__ void child(int* p) { p[threadIdx.x] = 1; }
                 __device__ void helper(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p + 32 * threadIdx.x); }
                 __global__ void parent(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p + 32 * threadIdx.x); }
@@ -178,6 +181,9 @@ class AggregationPassTest {
                 __global__ __launch_bounds__(128, 2) void declared(int* p);
                 __global__ void declared(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
                 KERNEL void hidden(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
+                KERNEL_B void hiddenBounded(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
+                KERNEL void BOUNDS hiddenDeclared(int* p);
+                KERNEL void hiddenDeclared(int* p) { if (p[threadIdx.x] > 0) child<<<1, 32>>>(p); }
                 __global__ void flat(int* p) { p[0] = 2; }
                 """;
         for (Granularity g : Granularity.values()) {
@@ -190,13 +196,20 @@ class AggregationPassTest {
             assertTrue(t.contains("__global__ void flat("), g + ": a kernel klap does not change is not");
             assertTrue(t.contains("__global__ __launch_bounds__(256) void bounded(") && !t.contains("__launch_bounds__(1024) __launch_bounds__"),
                     g + ": the program's bounds stay\n" + t);
-            assertTrue(t.contains("__global__ __maxnreg__(40) void limited(") && t.contains("KERNEL void hidden("), g + "\n" + t);
+            assertTrue(t.contains("__global__ __maxnreg__(40) void limited("), g + "\n" + t);
             assertFalse(t.contains(b + "declared(") || t.contains(b + "bounded") || t.contains(b + "limited"), g + "\n" + t);
+            assertTrue(t.contains("KERNEL_B void hiddenBounded(int* p) {") && t.contains("KERNEL void hiddenDeclared(int* p) {"),
+                    g + ": bounds a macro writes stay the only ones\n" + t);
+            assertFalse(t.contains("__launch_bounds__(1024) hiddenBounded") || t.contains("__launch_bounds__(1024) hiddenDeclared"),
+                    g + "\n" + t);
             if (g == Granularity.KERNEL) {
                 assertTrue(t.contains(b + "parent_klap_grid(") && t.contains("__global__ void parent(int* p) {"),
                         "the twin is bounded, the original stays as written\n" + t);
+                assertTrue(t.contains("KERNEL void __launch_bounds__(1024) hidden_klap_grid(") && t.contains("KERNEL void hidden(int* p) {"),
+                        t);
             } else {
                 assertTrue(t.contains(b + "parent(int* p) {") && t.contains(b + "viaHelper(int* p) {"), g + "\n" + t);
+                assertTrue(t.contains("KERNEL void __launch_bounds__(1024) hidden(int* p) {"), g + "\n" + t);
             }
         }
     }

@@ -479,7 +479,7 @@ final class AstConverter {
         SourceRange first = firstDeclaration(fullName, start);
         Stmt.Block b = block(body);
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
-            ctx.externC(), ctx.namespace(), memberOf);
+            ctx.externC(), ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName));
     }
 
     /** @return the range of {@code template<...>} of {@code td} (from {@code template} to the closing {@code >}) */
@@ -538,6 +538,44 @@ final class AstConverter {
     private Map<IBinding, SourceRange> prototypes;
 
     /** @return the range of the earliest prototype of the function named {@code name} before {@code defStart}, or null */
+    /** @return true if {@code attrs} give launch bounds or a register limit */
+    private static boolean bounded(Set<String> attrs) {
+        return attrs.contains("launch_bounds") || attrs.contains("maxnreg");
+    }
+
+    /**
+     * @return true if a declaration of the function {@code name} defines, in the main file or a
+     *         header, gives launch bounds or a register limit (its attributes, macros expanded)
+     */
+    private boolean declaredBounded(IASTName name) {
+        IBinding b;
+        try {
+            b = name.resolveBinding();
+            if (b == null || b instanceof IProblemBinding) {
+                return false;
+            }
+            for (IASTName d : tu.getDeclarationsInAST(b)) {
+                IASTNode n = d;
+                while (n != null && !(n instanceof IASTSimpleDeclaration) && !(n instanceof IASTFunctionDefinition)) {
+                    n = n.getParent();
+                }
+                if (n instanceof IASTSimpleDeclaration sd) {
+                    for (IASTDeclarator dd : sd.getDeclarators()) {
+                        if (bounded(attributes(sd, sd.getDeclSpecifier(), dd, templateOf(sd)))) {
+                            return true;
+                        }
+                    }
+                } else if (n instanceof IASTFunctionDefinition fd
+                        && bounded(attributes(fd, fd.getDeclSpecifier(), fd.getDeclarator(), templateOf(fd)))) {
+                    return true;
+                }
+            }
+        } catch (RuntimeException e) {
+            return false; // unresolved: the text check of the aggregation still reads the written-out forms
+        }
+        return false;
+    }
+
     private SourceRange firstDeclaration(IASTName name, int defStart) {
         IBinding b;
         try {

@@ -20,11 +20,15 @@ import java.util.List;
  * @param externC          inside or declared with {@code extern "C"}
  * @param namespace        the enclosing namespace qualifier ({@code a::b}), empty at global scope
  * @param memberOf         the enclosing class name for member functions, or null
+ * @param bounded          the definition, or a declaration of the same function anywhere in the
+ *                         translation unit, gives launch bounds or a register limit ({@code
+ *                         __launch_bounds__}, {@code __maxnreg__}), also where a macro writes them
+ *                         (read from the attributes CDT parsed, not from the text)
  */
 public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
-                          String namespace, String memberOf) {
+                          String namespace, String memberOf, boolean bounded) {
 
     /** Execution spaces. */
     public enum Kind {
