@@ -4,7 +4,8 @@
 // shared memory whose limit the host raises through a cast of a macro-named kernel. klap took the
 // macro's name for the kernel's: it left the launches ("child kernel 'K' is not defined"), ran the
 // host launch as written at kernel granularity, and did not raise its variants' shared memory
-// limit (their launches would fail).
+// limit (their launches would fail). The big child's __global__ is a macro too: its variants must
+// still get klap's launch bounds.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
@@ -23,8 +24,10 @@ __global__ void scaled(unsigned* out, int i, unsigned w) {
 }
 }  // namespace fz
 
+#define KERNEL __global__
+
 // every thread of the child writes its slot of the dynamic shared memory; thread 0 sums them
-__global__ void big(unsigned* out, int i, unsigned w) {
+KERNEL void big(unsigned* out, int i, unsigned w) {
   extern __shared__ unsigned buf[];
   for (unsigned s = threadIdx.x; s < BIG_WORDS; s += blockDim.x) buf[s] = w + s;
   __syncthreads();

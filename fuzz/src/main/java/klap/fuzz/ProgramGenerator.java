@@ -1242,7 +1242,9 @@ public final class ProgramGenerator {
      * argument in the macro ({@code #define FZ_KN0_K fz_kn0_ns::fz_knc0<3u>}), sometimes through a
      * second macro, and a random child through a macro of its own; between them a divergent return,
      * sometimes. klap must launch (and aggregate) the kernel the macro expands to, as it does the
-     * same launch written out; it took the macro's name for the kernel's until 2026-11-28.
+     * same launch written out; it took the macro's name for the kernel's until 2026-11-28. Half the
+     * programs write the {@code __global__} of the parent and its own child through a macro too
+     * ({@code FZ_KN0_G void ...}), which must still get klap's launch bounds.
      */
     private Extra makeKernelNameMacro(int id) {
         String name = "fz_kn" + id;
@@ -1254,10 +1256,16 @@ public final class ProgramGenerator {
         String use = chain ? "FZ_KN" + id + "_J" : mk;
         int site = siteCount++;
         int site2 = siteCount++;
+        boolean globalMacro = chance(0.5);
+        String global = globalMacro ? "FZ_KN" + id + "_G" : "__global__";
         features.add("kernel-name-macro:" + (template ? "template" : "plain") + (chain ? ":chain" : ""));
+        if (globalMacro) {
+            features.add("kernel-name-macro:global-macro");
+        }
         String m = template ? "3u" : "1u";
-        String dev = "#ifndef " + mk + "\nnamespace " + ns + " {\n" + (template ? "template <unsigned M>\n" : "")
-                + "__global__ void " + child + "(unsigned* out, unsigned tag) {\n"
+        String dev = "#ifndef " + mk + "\n" + (globalMacro ? "#define " + global + " __global__\n" : "")
+                + "namespace " + ns + " {\n" + (template ? "template <unsigned M>\n" : "")
+                + global + " void " + child + "(unsigned* out, unsigned tag) {\n"
                 + "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                 + "  atomicAdd(&out[(tag * 31u + i) % " + OUT_N + "u], tag * " + (template ? "M" : "1u") + " + i * 7u);\n}\n}\n"
                 + "#define " + mk + " " + ns + "::" + child + (template ? "<" + m + ">" : "") + "\n"
@@ -1281,7 +1289,9 @@ public final class ProgramGenerator {
         Code launch = childLaunch(c, "1 + gt % 2", "32", null, "data + gt % 256", tag(site2, ""), "gt % 50", "gt % 2");
         requireLaunchOf(c, launch.device);
         body.add(new Code("  " + launch.device.replace(c.name() + "<<<", rm + "<<<"), "  " + launch.cpu));
-        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+        Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+        return !globalMacro ? e : new Extra(e.name(), e.device().replace("__global__ void " + name + "(", global + " void " + name + "("),
+                e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem());
     }
 
     private static void requireLaunchOf(Child c, String device) {
