@@ -199,6 +199,9 @@ final class HostLaunches {
         return sb.toString();
     }
 
+    /** the calls already rewritten, by start offset: a macro that uses its argument twice holds it twice */
+    private final java.util.Set<Integer> copied = new java.util.HashSet<>();
+
     /**
      * {@code cudaFuncSetAttribute(k, a, v)} on a kernel with aggregated variants (or a
      * kernel-granularity twin) becomes {@code (cudaFuncSetAttribute(k_variant, a, v), ...,
@@ -206,9 +209,6 @@ final class HostLaunches {
      * dynamic shared memory, cache configuration and carveout; the value of the expression is still
      * the user's own call's.
      */
-    /** the calls already rewritten, by start offset: a macro that uses its argument twice holds it twice */
-    private final java.util.Set<Integer> copied = new java.util.HashSet<>();
-
     private void copyAttributes(Expr.Call c, EditSet out) {
         int[] at = ownText(c);
         if (at != null && !copied.add(at[0])) {

@@ -537,15 +537,14 @@ final class AstConverter {
     /** Earliest prototype range of the main file, by the function's binding; built on first use. */
     private Map<IBinding, SourceRange> prototypes;
 
-    /** @return the range of the earliest prototype of the function named {@code name} before {@code defStart}, or null */
     /** @return true if {@code attrs} give launch bounds or a register limit */
     private static boolean bounded(Set<String> attrs) {
         return attrs.contains("launch_bounds") || attrs.contains("maxnreg");
     }
 
     /**
-     * @return true if a declaration of the function {@code name} defines, in the main file or a
-     *         header, gives launch bounds or a register limit (its attributes, macros expanded)
+     * @return true if a declaration of the function that {@code name} defines (in the main file or
+     *         a header) gives launch bounds or a register limit (its attributes, macros expanded)
      */
     private boolean declaredBounded(IASTName name) {
         IBinding b;
@@ -576,6 +575,7 @@ final class AstConverter {
         return false;
     }
 
+    /** @return the range of the earliest prototype of the function named {@code name} before {@code defStart}, or null */
     private SourceRange firstDeclaration(IASTName name, int defStart) {
         IBinding b;
         try {
