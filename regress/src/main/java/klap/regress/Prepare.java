@@ -206,9 +206,15 @@ public final class Prepare {
         FileUtils.cleanDirectory(work.toFile());
     }
 
-    /** Copies the folders and the regular files of at most {@link #MAX_COPY_BYTES} under {@code from}. */
+    /**
+     * Copies the folders and the regular files of at most {@link #MAX_COPY_BYTES} under {@code
+     * from}. A link to a file is copied as the file it points to (testcases/np/common links the
+     * benchmarks' header, relative to a place the copy is not in); a link to a folder is left out
+     * (it may point above itself).
+     */
     private static void copyTree(Path from, Path to) throws IOException {
         FileUtils.copyDirectory(from.toFile(), to.toFile(),
-                f -> f.isDirectory() || (f.isFile() && f.length() <= MAX_COPY_BYTES), false);
+                f -> (f.isDirectory() && !Files.isSymbolicLink(f.toPath())) || (f.isFile() && f.length() <= MAX_COPY_BYTES),
+                false, StandardCopyOption.REPLACE_EXISTING);
     }
 }
