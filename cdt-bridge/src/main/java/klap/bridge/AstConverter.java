@@ -569,6 +569,26 @@ final class AstConverter {
 
     private Set<IBinding> collectBoundedPrototypes() {
         Set<IBinding> out = new HashSet<>();
+        forEachSimpleDeclaration(sd -> {
+            for (IASTDeclarator dd : sd.getDeclarators()) {
+                if (dd instanceof IASTFunctionDeclarator
+                        && bounded(attributes(sd, sd.getDeclSpecifier(), dd, templateOf(sd)))) {
+                    try {
+                        IBinding b = innermost(dd).getName().resolveBinding();
+                        if (b != null && !(b instanceof IProblemBinding)) {
+                            out.add(b);
+                        }
+                    } catch (RuntimeException e) {
+                        // unresolved: not counted
+                    }
+                }
+            }
+        });
+        return out;
+    }
+
+    /** Runs {@code action} on every simple declaration of the unit (headers included), not entering function bodies. */
+    private void forEachSimpleDeclaration(java.util.function.Consumer<IASTSimpleDeclaration> action) {
         tu.accept(new ASTVisitor() {
             {
                 shouldVisitDeclarations = true;
@@ -580,24 +600,11 @@ final class AstConverter {
                     return PROCESS_SKIP;
                 }
                 if (d instanceof IASTSimpleDeclaration sd) {
-                    for (IASTDeclarator dd : sd.getDeclarators()) {
-                        if (dd instanceof IASTFunctionDeclarator
-                                && bounded(attributes(sd, sd.getDeclSpecifier(), dd, templateOf(sd)))) {
-                            try {
-                                IBinding b = innermost(dd).getName().resolveBinding();
-                                if (b != null && !(b instanceof IProblemBinding)) {
-                                    out.add(b);
-                                }
-                            } catch (RuntimeException e) {
-                                // unresolved: not counted
-                            }
-                        }
-                    }
+                    action.accept(sd);
                 }
                 return PROCESS_CONTINUE;
             }
         });
-        return out;
     }
 
     /** @return the range of the earliest prototype of the function named {@code name} before {@code defStart}, or null */
@@ -624,55 +631,44 @@ final class AstConverter {
      */
     private Map<IBinding, SourceRange> collectPrototypes() {
         Map<IBinding, SourceRange> out = new HashMap<>();
-        tu.accept(new ASTVisitor() {
-            {
-                shouldVisitDeclarations = true;
+        forEachSimpleDeclaration(sd -> {
+            if (!sd.isPartOfTranslationUnitFile()) {
+                return;
             }
-
-            @Override
-            public int visit(IASTDeclaration d) {
-                if (d instanceof IASTFunctionDefinition) {
-                    return PROCESS_SKIP;
+            for (IASTDeclarator dd : sd.getDeclarators()) {
+                if (!(dd instanceof IASTFunctionDeclarator) || dd.getNestedDeclarator() != null) {
+                    continue;
                 }
-                if (!(d instanceof IASTSimpleDeclaration sd) || !sd.isPartOfTranslationUnitFile()) {
-                    return PROCESS_CONTINUE;
+                IBinding b;
+                try {
+                    b = dd.getName().resolveBinding();
+                } catch (RuntimeException e) {
+                    continue;
                 }
-                for (IASTDeclarator dd : sd.getDeclarators()) {
-                    if (!(dd instanceof IASTFunctionDeclarator) || dd.getNestedDeclarator() != null) {
-                        continue;
-                    }
-                    IBinding b;
-                    try {
-                        b = dd.getName().resolveBinding();
-                    } catch (RuntimeException e) {
-                        continue;
-                    }
-                    if (b == null || b instanceof IProblemBinding) {
-                        continue;
-                    }
-                    IASTNode top = sd;
-                    while (top.getParent() instanceof ICPPASTTemplateDeclaration) {
-                        top = top.getParent();
-                    }
-                    IASTNode scope = top.getParent();
-                    if (!(scope instanceof IASTTranslationUnit || scope instanceof ICPPASTNamespaceDefinition
-                            || scope instanceof ICPPASTLinkageSpecification)) {
-                        continue; // member declarations in a class are not prototypes
-                    }
-                    SourceRange r = range(top);
-                    if (top.getParent() instanceof ICPPASTLinkageSpecification ls
-                            && ls.getDeclarations(true).length == 1) {
-                        SourceRange lr = range(ls);
-                        if (lr != null && !hasBraceAfterLiteral(lr.offset())) {
-                            r = lr;
-                        }
-                    }
-                    SourceRange prev = out.get(b);
-                    if (r != null && (prev == null || r.offset() < prev.offset())) {
-                        out.put(b, r);
+                if (b == null || b instanceof IProblemBinding) {
+                    continue;
+                }
+                IASTNode top = sd;
+                while (top.getParent() instanceof ICPPASTTemplateDeclaration) {
+                    top = top.getParent();
+                }
+                IASTNode scope = top.getParent();
+                if (!(scope instanceof IASTTranslationUnit || scope instanceof ICPPASTNamespaceDefinition
+                        || scope instanceof ICPPASTLinkageSpecification)) {
+                    continue; // member declarations in a class are not prototypes
+                }
+                SourceRange r = range(top);
+                if (top.getParent() instanceof ICPPASTLinkageSpecification ls
+                        && ls.getDeclarations(true).length == 1) {
+                    SourceRange lr = range(ls);
+                    if (lr != null && !hasBraceAfterLiteral(lr.offset())) {
+                        r = lr;
                     }
                 }
-                return PROCESS_CONTINUE;
+                SourceRange prev = out.get(b);
+                if (r != null && (prev == null || r.offset() < prev.offset())) {
+                    out.put(b, r);
+                }
             }
         });
         return out;
