@@ -11,6 +11,9 @@
 //     - host_prepare(0, 10000) raises it to 20000, and the device reads its budget again: 10000;
 //     - host_prepare(s, host_launches_unknown) raises it to KLAP_PENDING_LAUNCH_LIMIT;
 //     - host_prepare(0, 1) afterwards never lowers it.
+//     - before those, under stream capture (global mode) host_prepare(s, 10000) leaves the limit
+//       at 4096 and the capture valid: it ends, instantiates and runs without error (on the H200 a
+//       cudaDeviceSetLimit there invalidated the capture: review reproducer B_g1_graph_capture);
 //  3. host_prepare returns its stream unchanged (it is used as the launch's stream argument).
 //  4. host_smem: a kernel with 4 KiB of static shared memory (as klap's scratch adds to a parent)
 //     launches with the whole 48 KiB of dynamic shared memory once host_smem raised its limit (the
@@ -72,6 +75,26 @@ int main() {
   unsigned long long* d = nullptr;
   KT_CUDA(cudaMalloc(&d, sizeof(*d)));
   KT_CUDA(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 4096));
+  {
+    // under stream capture, global mode: a launch that wants a raise leaves the limit alone and the
+    // capture valid (cudaDeviceSetLimit there invalidated it: review B_g1_graph_capture, H200)
+    cudaStream_t cs;
+    KT_CUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    KT_CUDA(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal));
+    KT_EXPECT(klap::host_prepare(cs, 10000ull) == cs, "returns its stream under capture");
+    read_budget<<<1, 1, 0, cs>>>(d);
+    KT_CUDA(cudaStreamEndCapture(cs, &g));
+    KT_CUDA(cudaGraphInstantiate(&ge, g, 0));
+    KT_CUDA(cudaGraphLaunch(ge, cs));
+    KT_CUDA(cudaStreamSynchronize(cs));
+    KT_EXPECT(limit_now() == 4096, "raised under capture: limit %zu", limit_now());
+    KT_EXPECT(cudaGetLastError() == cudaSuccess, "an error left pending by the capture");
+    KT_CUDA(cudaGraphExecDestroy(ge));
+    KT_CUDA(cudaGraphDestroy(g));
+    KT_CUDA(cudaStreamDestroy(cs));
+  }
   KT_EXPECT(klap::host_prepare(0, 0ull) == cudaStream_t(0), "returns its stream");
   KT_EXPECT(limit_now() == 4096, "no launches: limit %zu", limit_now());
   klap::host_prepare(0, 2000ull);

@@ -347,6 +347,19 @@ static inline unsigned long long host_warps(dim3 grid, dim3 block) {
 constexpr unsigned long long host_launches_unknown = ~0ull;
 
 namespace detail {
+// Whether host work on stream `s` would be captured into a CUDA graph now (cudaStreamIsCapturing;
+// CUDA runtime API, "Stream Management"). A query the runtime refuses (the legacy stream while
+// another stream captures in global mode: cudaErrorStreamCaptureImplicit) counts as capturing; its
+// error is cleared so that the program's own checks do not see it.
+static inline bool host_capturing(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(s, &status) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return true;
+  }
+  return status != cudaStreamCaptureStatusNone;
+}
+
 // The pending-launch limit host_prepare wants for `launches` aggregated launches at once: enough
 // that klap's budget (KLAP_PENDING_BUDGET_PERCENT of the limit) holds them, at most
 // KLAP_PENDING_LAUNCH_LIMIT; 0 for none.
@@ -371,14 +384,28 @@ constexpr size_t host_wanted_limit(unsigned long long launches) {
 //   Correctness never depends on the raise: klap's own launches wait for their budget
 //   (pending_acquire), and a transformed kernel launched from a file klap never saw gets no
 //   host_prepare at all. If the driver refuses, prints a warning once and goes on (a device launch
-//   past the limit is reported by klap::check_launch).
+//   past the limit is reported by klap::check_launch). Under stream capture (a CUDA graph being
+//   recorded on `s`) it leaves the limit alone, with one warning: cudaDeviceSetLimit there would
+//   invalidate the program's capture.
 //   Every call: remembers `s` as this host thread's current launch stream (host_kstate).
 // The pool needs no host step: it is static device memory, reclaimed on the device. Thread-safe;
 // the device's limit is read only when a launch wants more than this file last saw.
 // On a CUDA error other than the limit's: prints `klap: error: ...` and calls std::exit(1).
 static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long launches = host_launches_unknown) {
   const size_t wanted = detail::host_wanted_limit(launches);
-  if (wanted > 0) {
+  if (wanted > 0 && detail::host_capturing(s)) {
+    // Under stream capture (a CUDA graph) cudaDeviceSetLimit is refused and, in global capture
+    // mode, invalidates the capture (the program's own cudaStreamEndCapture then fails): the
+    // 2026-11-28 H200 run of the review's B_g1_graph_capture. Leave the limit as it is; the
+    // device code keeps within its budget (pending_acquire) either way.
+    static std::once_flag warned;
+    std::call_once(warned, [] {
+      std::fprintf(stderr,
+                   "klap: warning: a transformed kernel is launched under stream capture: klap leaves "
+                   "cudaLimitDevRuntimePendingLaunchCount as it is (raise it before the capture for more "
+                   "aggregated launches in flight)\n");
+    });
+  } else if (wanted > 0) {
     static std::mutex mu;
     static std::map<int, size_t> seen;  // per device: the limit this file last read or set
     int dev = 0;
