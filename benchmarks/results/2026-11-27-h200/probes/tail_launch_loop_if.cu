@@ -10,9 +10,12 @@
 //   MODE 2  fire-and-forget launch under the if                    (passed on 2026-11-27)
 //   MODE 3  tail launch under the if, no cudaGetLastError
 //   MODE 4  tail launch under the if, children of 1 block only
+//   MODE 5  launch into the NULL stream under the if (added 2026-11-28)
 // Prints "PASS mode=M ..." or "HANG mode=M after 5000 ms" (exit 3) or "FAIL ..." (exit 1).
+// Answer (H200, 2026-11-28, ../../2026-11-28-h200/probes.txt): modes 0, 3 and 4 HANG (also with 33
+// and 256 threads), modes 1, 2 and 5 PASS; mode 0 passes with 1 or 2 rounds.
 // Build: nvcc -std=c++17 -rdc=true -arch=sm_90 -o probe tail_launch_loop_if.cu
-// gpu-session: 0 | 1 | 2 | 3 | 4 | 0 256 6 | 2 256 6
+// gpu-session: 0 | 1 | 2 | 3 | 4 | 5 | 0 256 6 | 2 256 6 | 5 256 6
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
@@ -30,7 +33,7 @@ __global__ void parent(unsigned long long* acc, const unsigned* flags, int n, in
   for (int r = 0; r < rounds; ++r) {
     const bool on = mode == 1 ? true : ((f >> r) & 1u) != 0u;
     if (on) {
-      const cudaStream_t s = mode == 2 ? cudaStreamFireAndForget : cudaStreamTailLaunch;
+      const cudaStream_t s = mode == 2 ? cudaStreamFireAndForget : mode == 5 ? cudaStream_t(0) : cudaStreamTailLaunch;
       const unsigned blocks = mode == 4 ? 1u : 1u + static_cast<unsigned>(r % 2);
       child<<<blocks, 32, 0, s>>>(acc, t, r);
       if (mode != 3 && cudaGetLastError() != cudaSuccess) atomicAdd(errors, 1);
