@@ -5,6 +5,11 @@
 // and block granularity, krecord at kernel granularity) and the group's other launches run.
 // 64 parent threads; thread 63 asks for 1280 threads, the others for 32: every other thread's 32
 // child threads add 1 to their own slots, nothing traps, and the pool is empty afterwards.
+// The program's own error check sees what the original's saw (H200, 2026-11-28: review reproducer
+// C_launch_err, whose fallback after the refused launch never ran): each parent thread reads
+// cudaGetLastError() once, either right after the record (before the flush: a deferred region) or
+// only after the flush; thread 63 must read the error that its launch as written gives
+// (reference_error: the original program), the others cudaSuccess.
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>
@@ -39,10 +44,18 @@ __global__ void child_kagg(const klap::ksite* site, unsigned* slots) {
   atomicAdd(&slots[parent * 32 + v.threadIdx.x % 32], 1u);
 }
 
+// The original: thread t launches its child as written and reads the error (reference for errs).
+__global__ void reference_error(unsigned* slots, int* errs) {
+  const unsigned t = threadIdx.x;
+  if (t == unsigned(kBad)) child<<<1, width(t)>>>(slots, t);
+  errs[t] = static_cast<int>(cudaGetLastError());
+}
+
 template <class G>
-__device__ void group_launch(const G& g, unsigned t, unsigned* slots) {
+__device__ void group_launch(const G& g, unsigned t, unsigned* slots, int* errs, bool before_flush) {
   auto s = klap::agg_begin<rec>(g, klap::on_full::launch_as_written);
   s.record(dim3(1), dim3(width(t)), 0u, (cudaStream_t)0, rec(t));
+  if (before_flush) errs[t] = static_cast<int>(cudaGetLastError());
   s.flush(g,
           [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* c, unsigned n, const rec* a,
               const rec&) -> cudaError_t {
@@ -55,15 +68,16 @@ __device__ void group_launch(const G& g, unsigned t, unsigned* slots) {
             child<<<gd, bd, sm, st>>>(slots, a.parent);
             return klap::launch_result(pre);
           });
+  if (!before_flush) errs[t] = static_cast<int>(cudaGetLastError());
 }
 
-__global__ void parent_group(unsigned* slots, int warp) {
+__global__ void parent_group(unsigned* slots, int warp, int* errs, int before_flush) {
   const klap::block_group b = klap::block_group::hardware();
-  if (warp) group_launch(klap::warp_group::of(b), threadIdx.x, slots);
-  else group_launch(b, threadIdx.x, slots);
+  if (warp) group_launch(klap::warp_group::of(b), threadIdx.x, slots, errs, before_flush != 0);
+  else group_launch(b, threadIdx.x, slots, errs, before_flush != 0);
 }
 
-__global__ void parent_kernel(unsigned* slots, klap::kstate* ks) {
+__global__ void parent_kernel(unsigned* slots, klap::kstate* ks, int* errs) {
   [&]() {
     const unsigned t = threadIdx.x;
     klap::krecord<rec>(ks, 0u, dim3(1), dim3(width(t)), 0u, (cudaStream_t)0, rec(t),
@@ -72,6 +86,7 @@ __global__ void parent_kernel(unsigned* slots, klap::kstate* ks) {
                          child<<<gd, bd, sm, st>>>(slots, a.parent);
                          return klap::launch_result(pre);
                        });
+    errs[t] = static_cast<int>(cudaGetLastError());
   }();
   klap::kfinish(ks, 0u, [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st) -> cudaError_t {
     cudaError_t pre = cudaPeekAtLastError();
@@ -82,18 +97,32 @@ __global__ void parent_kernel(unsigned* slots, klap::kstate* ks) {
 
 int main() {
   unsigned* slots;
+  int* errs;
   const size_t n = size_t(kThreads) * 32;
   KT_CUDA(cudaMalloc(&slots, n * sizeof(unsigned)));
-  const char* names[] = {"block", "warp", "kernel"};
-  for (int m = 0; m < 3; ++m) {
+  KT_CUDA(cudaMalloc(&errs, kThreads * sizeof(int)));
+  std::vector<int> want_err(kThreads), got_err(kThreads);
+  reference_error<<<1, kThreads>>>(slots, errs);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  KT_CUDA(cudaMemcpy(want_err.data(), errs, kThreads * sizeof(int), cudaMemcpyDeviceToHost));
+  KT_EXPECT(want_err[kBad] != static_cast<int>(cudaSuccess), "the original launch of 1280 threads succeeded");
+  const char* names[] = {"block, check before the flush", "warp, check before the flush", "block, check after the flush",
+                         "warp, check after the flush", "kernel"};
+  for (int m = 0; m < 5; ++m) {
     KT_CUDA(cudaMemset(slots, 0, n * sizeof(unsigned)));
-    if (m < 2) {
-      parent_group<<<1, kThreads, 0, klap::host_prepare()>>>(slots, m);
+    KT_CUDA(cudaMemset(errs, 0xff, kThreads * sizeof(int)));
+    if (m < 4) {
+      parent_group<<<1, kThreads, 0, klap::host_prepare()>>>(slots, m % 2, errs, m < 2);
     } else {
-      (parent_kernel<<<1, kThreads, 0, klap::host_prepare()>>>(slots, klap::host_kstate(1)), klap::host_kstate_done());
+      (parent_kernel<<<1, kThreads, 0, klap::host_prepare()>>>(slots, klap::host_kstate(1), errs), klap::host_kstate_done());
     }
     KT_CUDA(cudaGetLastError());
     KT_CUDA(cudaDeviceSynchronize());
+    KT_CUDA(cudaMemcpy(got_err.data(), errs, kThreads * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int t = 0; t < kThreads; ++t)
+      KT_EXPECT(got_err[t] == want_err[t], "%s: parent %d's own check read error %d, the original's %d", names[m], t,
+                got_err[t], want_err[t]);
     std::vector<unsigned> h(n);
     KT_CUDA(cudaMemcpy(h.data(), slots, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
     for (unsigned t = 0; t < unsigned(kThreads); ++t)
@@ -106,5 +135,7 @@ int main() {
     KT_EXPECT(ps.live == 0ull && ps.error == 0u, "%s: %llu pool allocations still live, error %u", names[m], ps.live,
               ps.error);
   }
+  KT_CUDA(cudaFree(errs));
+  KT_CUDA(cudaFree(slots));
   return kt_finish("test_invalid_config");
 }

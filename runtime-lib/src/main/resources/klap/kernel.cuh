@@ -221,7 +221,9 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   if (blocks == 0ull || detail::kvolume(block) == 0ull) return;  // no block would ever release the records
   if (!detail::launchable(grid, block)) {
     // the original launch fails for this thread alone; recorded, it would fail the aggregated grid of
-    // every thread (review 2026-11-27): launched as written here, where the original made it
+    // every thread (review 2026-11-27): launched as written here, where the original made it, with
+    // its error left pending for the program's own check (raise_config_error; H200, 2026-11-28)
+    raise_config_error(grid, block, smem, stream);
     ((void)direct(grid, block, smem, stream, a), ...);
     return;
   }
