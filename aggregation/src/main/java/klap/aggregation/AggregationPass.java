@@ -62,8 +62,20 @@ public final class AggregationPass {
      * @param granularity   warp, block or kernel
      * @param scalarize     pass uniform arguments as scalars (KLAP II-C)
      * @param poolSizeBytes memory pool size in bytes, or null for the runtime's default
+     * @param leaveLines    lines (1-based, of the input file) whose device-side launches are left as
+     *                      written on request ({@code --leave-launch}: a user's escape hatch, and how a
+     *                      GPU session bisects a program's sites without changing its result); never null
      */
-    public record Options(Granularity granularity, boolean scalarize, Long poolSizeBytes) {
+    public record Options(Granularity granularity, boolean scalarize, Long poolSizeBytes, java.util.Set<Integer> leaveLines) {
+        /** Copies {@code leaveLines} (null: none). */
+        public Options {
+            leaveLines = leaveLines == null ? java.util.Set.of() : java.util.Set.copyOf(leaveLines);
+        }
+
+        /** Options that leave no launch as written on request. */
+        public Options(Granularity granularity, boolean scalarize, Long poolSizeBytes) {
+            this(granularity, scalarize, poolSizeBytes, null);
+        }
     }
 
     /**

@@ -84,6 +84,8 @@ final class SitePlanner {
     private final MallocAggregation mallocs;
     private final List<SitePlan> sites = new ArrayList<>();
     private final Set<Expr.Launch> unaggregated = new HashSet<>();
+    /** the lines of {@code --leave-launch} that held a launch statement */
+    private final Set<Integer> leftOnRequest = new HashSet<>();
     /** for each planned site, the launches (itself included) whose stream reads a variable its stream reads */
     private final Map<Expr.Launch, List<Expr.Launch>> sameStreamLaunches = new java.util.IdentityHashMap<>();
     /** for a planned site whose stream the program relies on ({@link #orderedStreamUse}), how */
@@ -97,6 +99,17 @@ final class SitePlanner {
 
     /** Plans every device-side launch (and finds the device cudaMalloc/cudaFree calls) of the unit, in source order. */
     void planFunctions() {
+        planEveryFunction();
+        for (int line : new java.util.TreeSet<>(ctx.opt.leaveLines())) {
+            if (!leftOnRequest.contains(line)) {
+                int at = line <= ctx.src.line(ctx.src.text().length()) ? ctx.src.lineStart(line) : 0;
+                ctx.warn(at, "--leave-launch=" + line + ": no device-side launch that klap would transform begins on "
+                        + "line " + line, "leave-launch-unused");
+            }
+        }
+    }
+
+    private void planEveryFunction() {
         for (FunctionDef f : ctx.unit.functions()) {
             if (f.kind() == FunctionDef.Kind.KERNEL || f.kind() == FunctionDef.Kind.DEVICE) {
                 findSites(f);
@@ -200,6 +213,13 @@ final class SitePlanner {
         unaggregated.add(l);
         if (l.inMacro()) {
             warnInMacro(l);
+            return;
+        }
+        int line = ctx.src.line(l.range().offset());
+        if (ctx.opt.leaveLines().contains(line)) {
+            leftOnRequest.add(line);
+            ctx.note(l.range().offset(), "launch of '" + l.kernelName() + "' is left as written, as --leave-launch="
+                    + line + " asks", "leave-launch");
             return;
         }
         Refusal refusal = refusal(l, child);

@@ -167,6 +167,33 @@ class AggregationPassTest {
      * does not change, and the as-written original of a kernel with a twin, get none.
      */
     @Test
+    void leaveLaunchLeavesTheLaunchesOfItsLinesAsWritten() {
+        String src = """
+                __global__ void child(int* p, int k) { p[threadIdx.x] += k; }
+                __global__ void parent(int* p) {
+                  if (p[threadIdx.x] > 0) child<<<1, 32>>>(p + 32 * threadIdx.x, 1);
+                  if (p[threadIdx.x] > 1) child<<<2, 32>>>(p + 64 * threadIdx.x, 2);
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = AggregationPass.run(Check.parse(src), new AggregationPass.Options(g, true, null, java.util.Set.of(3, 9)));
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            String t = r.text();
+            assertTrue(t.contains("child<<<1, 32>>>(p + 32 * threadIdx.x, 1);"), g + ": line 3 is as written\n" + t);
+            assertFalse(t.contains("child<<<2, 32>>>(p + 64 * threadIdx.x, 2);"), g + ": line 4 is aggregated\n" + t);
+            assertEquals(1, r.sites(), g + ": one site aggregated");
+            assertTrue(r.diagnostics().stream().anyMatch(d -> d.severity() == Severity.NOTE && d.line() == 3
+                    && "leave-launch".equals(d.id())), g + ": a note on line 3 " + r.diagnostics());
+            assertTrue(r.diagnostics().stream().anyMatch(d -> d.severity() == Severity.WARNING
+                    && "leave-launch-unused".equals(d.id()) && d.message().contains("line 9")),
+                    g + ": line 9 holds no launch " + r.diagnostics());
+            var all = AggregationPass.run(Check.parse(src), new AggregationPass.Options(g, true, null, java.util.Set.of(3, 4)));
+            assertEquals(0, all.sites(), g + ": both left");
+            assertTrue(all.text().contains("child<<<2, 32>>>(p + 64 * threadIdx.x, 2);"), g + "\n" + all.text());
+        }
+    }
+
+    @Test
     void changedKernelsGetLaunchBoundsUnlessTheProgramGaveSome() {
         String src = """
                 #define KERNEL __global__

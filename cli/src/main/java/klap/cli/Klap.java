@@ -115,6 +115,12 @@ public final class Klap implements Callable<Integer> {
             + "proven uniform across the warp/block (KLAP II-C)")
     boolean noScalarize;
 
+    @Option(names = "--leave-launch", paramLabel = "LINE", split = ",",
+            description = "leave the device-side launch that begins on LINE of IN.cu as written (a comma-separated "
+                + "list, or the option repeated): an escape hatch for one launch, and how a GPU run bisects a "
+                + "program's launch sites without changing what it computes")
+    List<Integer> leaveLaunch = new ArrayList<>();
+
     @Option(names = {"-I", "--include-dir"}, paramLabel = "DIR",
             description = "directory searched for quote-included headers (after the input's own directory)")
     List<Path> includeDirs = new ArrayList<>();
@@ -346,7 +352,7 @@ public final class Klap implements Callable<Integer> {
             usesRuntime = r.usesRuntime();
         } else {
             AggregationPass.Result r = AggregationPass.run(unit,
-                    new AggregationPass.Options(granularity, !noScalarize, poolSize));
+                    new AggregationPass.Options(granularity, !noScalarize, poolSize, new java.util.HashSet<>(leaveLaunch)));
             boolean failed = report(r.diagnostics());
             if (failed || r.hasErrors()) {
                 return 1;
@@ -410,6 +416,14 @@ public final class Klap implements Callable<Integer> {
         if (np != null && (promote != null || granularityGiven || noScalarize || poolSize != null)) {
             return "--np cannot be combined with --promote, --granularity, --no-scalarize or --pool-size: CUDA-NP "
                     + "launches nothing and leaves every launch it does not rewrite as written";
+        }
+        if (!leaveLaunch.isEmpty() && (np != null || promote != null)) {
+            return "--leave-launch applies to aggregation (--granularity), not to --np or --promote";
+        }
+        for (int line : leaveLaunch) {
+            if (line < 1) {
+                return "--leave-launch: " + line + " is not a line number (lines count from 1)";
+            }
         }
         if (np == null && (npSlaves != null || npBudget != null)) {
             return "--np-slaves and --np-shared-budget apply to --np";

@@ -137,6 +137,19 @@ class KlapCliTest {
     }
 
     @Test
+    void leaveLaunchUsageErrorsExit2() {
+        Run r = klap("--leave-launch=0", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("--leave-launch: 0 is not a line number"), r.err);
+        r = klap("--leave-launch=3", "--promote=P", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("--leave-launch applies to aggregation"), r.err);
+        r = klap("--leave-launch=3,x", "x.cu");
+        assertEquals(2, r.rc);
+        assertTrue(r.err.contains("--leave-launch"), r.err);
+    }
+
+    @Test
     void promoteUsageErrorsExit2() {
         Run r = klap("--promote=PX", "x.cu");
         assertEquals(2, r.rc);
