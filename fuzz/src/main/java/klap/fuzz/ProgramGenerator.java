@@ -147,6 +147,8 @@ public final class ProgramGenerator {
     private final Random fourteenth;
     /** the generator of the shapes of {@link Shape#generation} 14 (KERNEL_NAME_MACRO), for the same reason */
     private final Random fifteenth;
+    /** the generator of the shapes of {@link Shape#generation} 15 (LAUNCH_ERROR), for the same reason */
+    private final Random sixteenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -174,6 +176,7 @@ public final class ProgramGenerator {
         this.thirteenth = new Random(seed * 0x32DA6C9A5F81B7E5L + 12107);
         this.fourteenth = new Random(seed * 0x5BD1E9955BD1E995L + 13099);
         this.fifteenth = new Random(seed * 0xA0761D6478BD642FL + 14143);
+        this.sixteenth = new Random(seed * 0xE7037ED1A0B428DBL + 15161);
     }
 
     /**
@@ -1294,6 +1297,64 @@ public final class ProgramGenerator {
                 e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem());
     }
 
+    /**
+     * {@link Shape#LAUNCH_ERROR}: a launch whose configuration some threads make one that no device
+     * accepts (a block of 1280 threads, or of depth 65), followed by the program's own check of the
+     * launch's error ({@code cudaGetLastError()}, sometimes after {@code cudaPeekAtLastError()}) and a
+     * fallback launch with blocks of 256 threads when it was refused; sometimes in a loop of
+     * uniform trip count, sometimes into cudaStreamFireAndForget (independent children, whose flush
+     * klap may defer past the check: the record and the check before the flush). The refused thread's
+     * check must see the error the original launch left, or its fallback never runs: klap cleared
+     * it until 2026-11-28 (H200, review reproducer C_launch_err).
+     */
+    private Extra makeLaunchError(int id) {
+        String name = "fz_le" + id;
+        String child = "fz_lec" + id;
+        int site = siteCount++;
+        int site2 = siteCount++;
+        boolean deep = chance(0.5);
+        boolean peek = chance(0.5);
+        boolean loop = chance(0.5);
+        // fire-and-forget children are independent: klap may then defer the flush past the check
+        boolean ff = chance(0.5);
+        String stream = ff ? ", 0, cudaStreamFireAndForget" : "";
+        String refuse = chance(0.5) ? "gt % 7 == 3" : "(gt + k) % 5 == 1";
+        features.add("launch-error:" + (deep ? "deep" : "wide") + (peek ? ":peek" : "") + (loop ? ":loop" : "")
+                + (ff ? ":fire-and-forget" : ""));
+        String dev = "__global__ void " + child + "(unsigned* out, unsigned tag) {\n"
+                + "  unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+                + "  unsigned i = blockIdx.x * (blockDim.x * blockDim.y * blockDim.z) + t;\n"
+                + "  atomicAdd(&out[(tag * 31u + i) % " + OUT_N + "u], tag + i * 7u);\n}\n";
+        String cpu = "static void " + child + "_cpu(dim3 gD, dim3 bD, unsigned* out, unsigned tag) {\n  ++fz_launches;\n"
+                + "  unsigned nt = bD.x * bD.y * bD.z;\n"
+                + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < nt; ++t) {\n"
+                + "    unsigned i = b * nt + t;\n    out[(tag * 31u + i) % " + OUT_N + "u] += tag + i * 7u;\n  }\n}\n";
+        String r = loop ? " + r * 7919" : "";
+        String in = loop ? "    " : "  ";
+        String block = "fz_le" + id + "_b";
+        String err = "fz_le" + id + "_e";
+        String refused = deep ? "dim3(2, 2, 65)" : "dim3(1280)";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        if (loop) {
+            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
+        }
+        body.add(Code.same(in + "dim3 " + block + " = " + refuse + " ? " + refused + " : dim3(8 + gt % 8);"));
+        String volume = "(" + block + ".x * " + block + ".y * " + block + ".z)";
+        String fallback = "(" + volume + " + 255u) / 256u";
+        body.add(new Code(in + child + "<<<1, " + block + stream + ">>>(out, " + tag(site, r) + ");"
+                + (peek ? " (void)cudaPeekAtLastError();" : ""),
+                in + "const bool " + err + " = " + volume + " > 1024u || " + block + ".z > 64u;\n"
+                        + in + "if (!" + err + ") " + child + "_cpu(dim3(1), " + block + ", out, " + tag(site, r) + ");"));
+        body.add(new Code(in + "const cudaError_t " + err + " = cudaGetLastError();\n"
+                + in + "if (" + err + " != cudaSuccess) " + child + "<<<" + fallback + ", 256" + stream + ">>>(out, " + tag(site2, r) + ");",
+                in + "if (" + err + ") " + child + "_cpu(dim3(" + fallback + "), dim3(256), out, " + tag(site2, r) + ");"));
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     private static void requireLaunchOf(Child c, String device) {
         if (!device.contains(c.name() + "<<<")) {
             throw new IllegalStateException("expected a launch of " + c.name() + " in: " + device);
@@ -1989,6 +2050,7 @@ public final class ProgramGenerator {
             case 12 -> thirteenth;
             case 13 -> fourteenth;
             case 14 -> fifteenth;
+            case 15 -> sixteenth;
             default -> rnd;
         };
     }
@@ -2054,6 +2116,7 @@ public final class ProgramGenerator {
                     case LOOP_JUMPS -> makeLoopJumps(id);
                     case DEPENDENT_AFTER_RETURN -> makeDependentAfterReturn(id);
                     case KERNEL_NAME_MACRO -> makeKernelNameMacro(id);
+                    case LAUNCH_ERROR -> makeLaunchError(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

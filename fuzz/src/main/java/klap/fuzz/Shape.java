@@ -223,7 +223,15 @@ public enum Shape {
      * a macro. klap took the macro's name for the kernel's ("child kernel 'K' is not defined") and
      * left the launch. Drawn from a fifteenth generator.
      */
-    KERNEL_NAME_MACRO("kernel-name-macro", 0.2);
+    KERNEL_NAME_MACRO("kernel-name-macro", 0.2),
+    /**
+     * Issue 10 (2026-11-28, found on the H200 by the review reproducer C_launch_err): a launch whose
+     * block some threads make one no device accepts (1280 threads, or a depth of 65), the program's
+     * own {@code cudaGetLastError()} check after it and a fallback launch of 256-thread blocks when
+     * it was refused, sometimes in a loop. klap cleared the refused launch's error, so the check saw
+     * success and the fallback never ran. Drawn from a sixteenth generator.
+     */
+    LAUNCH_ERROR("launch-error", 0.2);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -232,7 +240,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -251,6 +259,7 @@ public enum Shape {
             case DEPENDENT_AFTER_RETURN -> 12;
             case BARRIER_SPELLINGS -> 13;
             case KERNEL_NAME_MACRO -> 14;
+            case LAUNCH_ERROR -> 15;
             default -> 0;
         };
     }
