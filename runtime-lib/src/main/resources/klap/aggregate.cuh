@@ -107,12 +107,14 @@ struct agg_site {
   // the original grid and block (any 1-D/2-D/3-D shape), dynamic shared memory bytes, stream, and
   // arguments. Not collective: may be called in divergent code, at most once per thread between
   // agg_begin and flush. A grid of 0 blocks counts as "no launch".
-  // A configuration no device accepts (detail::launchable) makes its error pending here, where the
-  // original launch failed (raise_config_error), for the program's own check between the record and
-  // the flush as well as after it.
+  // A configuration no device accepts (an empty grid or block, or !detail::launchable) makes its
+  // error pending here, where the original launch failed (raise_config_error), for the program's
+  // own check between the record and the flush as well as after it; it is then recorded as no
+  // launch (the original launched nothing).
   __device__ void record(dim3 grid, dim3 block, unsigned smem, cudaStream_t stream, const Args& a) {
-    if (detail::volume(grid) != 0ull && detail::volume(block) != 0ull && !detail::launchable(grid, block))
-      raise_config_error(grid, block, smem, stream);
+    if ((detail::volume(grid) == 0ull || detail::volume(block) == 0ull || !detail::launchable(grid, block)) &&
+        raise_config_error(grid, block, smem, stream))
+      grid = dim3(0u, 1u, 1u);
     if (cfg != nullptr) {
       ::new (static_cast<void*>(&cfg[me])) launch_cfg{grid, block, 0ull, smem, stream};
       ::new (static_cast<void*>(&args[me])) Args(a);
@@ -211,8 +213,8 @@ struct agg_site {
     // the aggregated launch happens before any later launch of the group's threads (a site in
     // direct mode, a launch left as written): each thread's launches keep their order per stream
     g.sync();
-    // the invalid launch fails as it did in the original; its error is the one record made pending
-    // (raise_config_error), which launch_result leaves pending for the program's own check
+    // (a configuration launchable() rejects but the device accepted at the record: launched as
+    // written, as the program did)
     if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
   }
 

@@ -53,17 +53,22 @@ __device__ inline bool launchable(const dim3& grid, const dim3& block) {
 static __global__ void noop_kernel() {}
 }  // namespace detail
 
-// Where the program launched a child with a configuration no device accepts (!detail::launchable),
-// the original launch failed there and left its error pending for the launching thread alone, for
-// the program's own cudaGetLastError()/cudaPeekAtLastError() (CUDA programming guide, CDP, "Error
-// Handling": one last error per thread). klap records launches and makes them later, so it makes
-// the same error pending where the original launch was: it launches a kernel that does nothing
-// with that configuration (the launch fails with the configuration's error and runs nothing). The
-// launch as written that follows (generated code's direct launcher, through launch_result) then
-// fails with the same error and leaves it pending. Found on the H200 (2026-11-28, review
-// reproducer C_launch_err: the program's fallback after a refused launch never ran).
-static __device__ inline void raise_config_error(dim3 grid, dim3 block, unsigned smem, cudaStream_t stream) {
+// Where the program launched a child with a configuration no device accepts (an empty grid or
+// block, or !detail::launchable), the original launch failed there and left its error pending for
+// the launching thread alone, for the program's own cudaGetLastError()/cudaPeekAtLastError() (CUDA
+// programming guide, CDP, "Error Handling": one last error per thread). klap records launches and
+// makes them later, so it makes the same error pending where the original launch was: it launches
+// a kernel that does nothing with that configuration, which the device runtime refuses as it did
+// the original (it runs nothing). Returns true if that launch failed: the caller then records
+// nothing (the original launched nothing); false if the device accepted the configuration after
+// all (a device beyond launchable's limits): the caller launches the child as written. A template,
+// so that a file that includes the runtime but never records builds without -rdc. Found on the
+// H200 (2026-11-28, review reproducer C_launch_err: the program's fallback after a refused launch
+// never ran).
+template <int = 0>
+__device__ bool raise_config_error(dim3 grid, dim3 block, unsigned smem, cudaStream_t stream) {
   detail::noop_kernel<<<grid, block, smem, stream>>>();
+  return cudaPeekAtLastError() != cudaSuccess;
 }
 
 // Checks the result of a device-side launch (the value of cudaGetLastError() right after `<<<>>>`,

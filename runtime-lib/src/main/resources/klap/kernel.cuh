@@ -218,13 +218,16 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   static_assert(sizeof...(D) <= 1, "klap: krecord takes at most one direct launcher");
   constexpr on_full full = sizeof...(D) == 0 ? on_full::fail : on_full::launch_as_written;
   const unsigned long long blocks = detail::kvolume(grid);
-  if (blocks == 0ull || detail::kvolume(block) == 0ull) return;  // no block would ever release the records
+  if (blocks == 0ull || detail::kvolume(block) == 0ull) {  // no block would ever release the records
+    (void)raise_config_error(grid, block, smem, stream);   // the original launch's error, if any
+    return;
+  }
   if (!detail::launchable(grid, block)) {
     // the original launch fails for this thread alone; recorded, it would fail the aggregated grid of
-    // every thread (review 2026-11-27): launched as written here, where the original made it, with
-    // its error left pending for the program's own check (raise_config_error; H200, 2026-11-28)
-    raise_config_error(grid, block, smem, stream);
-    ((void)direct(grid, block, smem, stream, a), ...);
+    // every thread (review 2026-11-27): its error is made pending here, where the original launch
+    // failed, for the program's own check (raise_config_error; H200, 2026-11-28); a configuration
+    // the device accepts after all is launched as written
+    if (!raise_config_error(grid, block, smem, stream)) ((void)direct(grid, block, smem, stream, a), ...);
     return;
   }
   if (full == on_full::launch_as_written &&
@@ -266,8 +269,11 @@ __device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned 
                             unsigned smem, cudaStream_t stream, const Args& a, D&&... direct) {
   // not a launch (krecord records nothing for an empty grid or block): takes no round, or kfinish
   // would stop at this thread's empty round and drop its later ones (review 2026-11-27)
-  if (detail::kvolume(grid) == 0ull || detail::kvolume(block) == 0ull) return;
-  if (!detail::launchable(grid, block)) {  // launched as written by krecord: takes no round either
+  if (detail::kvolume(grid) == 0ull || detail::kvolume(block) == 0ull) {
+    (void)raise_config_error(grid, block, smem, stream);  // the original launch's error, if any
+    return;
+  }
+  if (!detail::launchable(grid, block)) {  // refused (or launched as written) by krecord: takes no round either
     krecord<Args>(ks, plain, grid, block, smem, stream, a, direct...);
     return;
   }

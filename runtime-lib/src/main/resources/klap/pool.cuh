@@ -386,7 +386,9 @@ constexpr size_t host_wanted_limit(unsigned long long launches) {
 //   host_prepare at all. If the driver refuses, prints a warning once and goes on (a device launch
 //   past the limit is reported by klap::check_launch). Under stream capture (a CUDA graph being
 //   recorded on `s`) it leaves the limit alone, with one warning: cudaDeviceSetLimit there would
-//   invalidate the program's capture.
+//   invalidate the program's capture. Only `s` is asked (cudaStreamIsCapturing): a capture in
+//   global mode on another stream of this thread, or in another thread, is not seen, and the raise
+//   would still break it (CUDA has no query for it); raise the limit before such a capture.
 //   Every call: remembers `s` as this host thread's current launch stream (host_kstate).
 // The pool needs no host step: it is static device memory, reclaimed on the device. Thread-safe;
 // the device's limit is read only when a launch wants more than this file last saw.
