@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import klap.model.CudaUnit;
 import klap.model.Diagnostic;
 import klap.model.Diagnostic.Severity;
@@ -66,10 +67,10 @@ public final class AggregationPass {
      *                      written on request ({@code --leave-launch}: a user's escape hatch, and how a
      *                      GPU session bisects a program's sites without changing its result); never null
      */
-    public record Options(Granularity granularity, boolean scalarize, Long poolSizeBytes, java.util.Set<Integer> leaveLines) {
+    public record Options(Granularity granularity, boolean scalarize, Long poolSizeBytes, Set<Integer> leaveLines) {
         /** Copies {@code leaveLines} (null: none). */
         public Options {
-            leaveLines = leaveLines == null ? java.util.Set.of() : java.util.Set.copyOf(leaveLines);
+            leaveLines = leaveLines == null ? Set.of() : Set.copyOf(leaveLines);
         }
 
         /** Options that leave no launch as written on request. */

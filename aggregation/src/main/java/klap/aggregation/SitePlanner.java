@@ -100,7 +100,7 @@ final class SitePlanner {
     /** Plans every device-side launch (and finds the device cudaMalloc/cudaFree calls) of the unit, in source order. */
     void planFunctions() {
         planEveryFunction();
-        for (int line : new java.util.TreeSet<>(ctx.opt.leaveLines())) {
+        for (int line : ctx.opt.leaveLines().stream().sorted().toList()) {
             if (!leftOnRequest.contains(line)) {
                 int at = line <= ctx.src.line(ctx.src.text().length()) ? ctx.src.lineStart(line) : 0;
                 ctx.warn(at, "--leave-launch=" + line + ": no device-side launch that klap would transform begins on "

@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import klap.aggregation.AggregationPass;
 import klap.bridge.CudaParser;
@@ -352,7 +353,7 @@ public final class Klap implements Callable<Integer> {
             usesRuntime = r.usesRuntime();
         } else {
             AggregationPass.Result r = AggregationPass.run(unit,
-                    new AggregationPass.Options(granularity, !noScalarize, poolSize, new java.util.HashSet<>(leaveLaunch)));
+                    new AggregationPass.Options(granularity, !noScalarize, poolSize, Set.copyOf(leaveLaunch)));
             boolean failed = report(r.diagnostics());
             if (failed || r.hasErrors()) {
                 return 1;
