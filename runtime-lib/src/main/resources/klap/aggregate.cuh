@@ -131,23 +131,29 @@ struct agg_site {
   // pending-launch budget (pending_acquire), does __threadfence() and
   //     e = launch(dim3(total), dim3(max_threads), max_smem, cfg[launcher].stream,
   //                cfg, n, args, args[launcher]);
-  // and check_launch(e, "aggregated launch"). All children of the group run in the launcher's
-  // stream, so slots that asked for different streams lose that distinction: aggregate only sites
-  // whose stream is uniform over the group (PLATFORM.md: the NULL stream orders per block).
+  // If the device runtime refuses that launch (any error), no child grid exists and the slots are
+  // intact: every thread that recorded a launch makes it as written, e = direct(...) as in direct
+  // mode below, and check_launch(e, ...); then rank 0 frees the slots. The first refusal of the
+  // program prints a warning (detail::aggregate_refused). All children of the group run in the
+  // launcher's stream, so slots that asked for different streams lose that distinction: aggregate
+  // only sites whose stream is uniform over the group (PLATFORM.md: the NULL stream orders per
+  // block).
   // Visibility (CUDA programming guide, CDP "Memory Coherence and Consistency"): the child sees
   // what the launching thread wrote, and what its block wrote before a __syncthreads(); g.sync()
   // (__syncthreads / __syncwarp) orders the other threads' slot writes before the launch, and
   // the __threadfence() makes them device-visible. Memory: the launcher sets the slots' release
   // count (pool_hdr::refs) to the child's block count before the launch, and the child's blocks
   // give the slots back (child_release); with no launch (total 0) rank 0 frees them at once.
-  // A last g.sync() keeps every thread in flush until the aggregated launch is made.
+  // A last barrier (group_sync_any, which also tells every thread whether the launch was refused)
+  // keeps every thread in flush until the aggregated launch is made.
   // Direct mode (agg_begin found no room): no scan and no barrier; each thread that recorded a
   // launch with blocks and threads makes it itself, e = direct(grid, block, smem, stream, args),
   // where the aggregated launch would have been, so each thread's launches keep their order, and
   // check_launch(e, ...). `direct` launches the ORIGINAL child kernel with the record's fields.
   // More than 2^31-1 blocks in all (the gridDim.x limit; each child alone is within it): every
   // thread launches its own child as written instead, there (direct), and the slots go back.
-  // Errors: a failed launch -> fail() (through check_launch).
+  // Errors: a launch as written that fails (direct mode, or after a refusal) -> fail() (through
+  // check_launch).
   template <class G, class F, class D>
   __device__ void flush(const G& g, F&& launch, D&& direct) {
     if (cfg == nullptr) {
@@ -198,6 +204,7 @@ struct agg_site {
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
       return;
     }
+    bool refused = false;
     if (total.launcher == static_cast<int>(me)) {
       // every block of the child gives one back when it has read its slot (child_release); a
       // child in the tail-launch stream starts only after this grid, so it takes no budget place
@@ -207,25 +214,52 @@ struct agg_site {
       const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
                                    total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
                                    static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
-      if (e != cudaSuccess) release_launch_failed(h->refs);
-      check_launch(e, "aggregated launch");
+      if (e != cudaSuccess) {
+        release_launch_failed(h->refs);
+        if constexpr (cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
+          check_launch(e, "aggregated launch");  // a site without a launcher for its children as written
+        } else {
+          detail::aggregate_refused(e);
+          refused = true;
+        }
+      }
     }
     // the aggregated launch happens before any later launch of the group's threads (a site in
     // direct mode, a launch left as written): each thread's launches keep their order per stream
-    g.sync();
+    if (group_sync_any(g, refused)) {
+      // The device runtime refused the aggregated grid although it had accepted each record (a
+      // variant lacks an attribute the program gave the child where klap could not see it, e.g.
+      // cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, ...) in another
+      // file; or its pending-launch buffer was full). No child grid started, so the slots are
+      // intact: each thread launches its own child as written, here, where the aggregated launch
+      // would have been (its launches keep their order), then the slots go back. A launch as
+      // written that fails too is reported (check_launch), as in direct mode.
+      if (on)
+        check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(args[me])),
+                     "launch as written (klap::agg_site::flush, the device runtime refused the aggregated launch)");
+      g.sync();  // every thread has launched from its slot
+      if (me == 0u) pool_free(cfg);
+    }
     // (a configuration launchable() rejects but the device accepted at the record: launched as
     // written, as the program did)
     if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
   }
 
-  // flush for a site begun with on_full::fail (never in direct mode).
-  template <class G, class F>
-  __device__ void flush(const G& g, F&& launch) {
-    flush(g, static_cast<F&&>(launch), [](dim3, dim3, unsigned, cudaStream_t, const Args&) -> cudaError_t {
+  // The direct launcher of a site without one (flush(g, launch)): never called in direct mode,
+  // which such a site never enters; a refused aggregated launch is reported instead (check_launch).
+  struct no_direct {
+    __device__ cudaError_t operator()(dim3, dim3, unsigned, cudaStream_t, const Args&) const {
       fail("aggregated launch site in direct mode without a launcher for it (begin it with on_full::fail, or pass "
            "flush a direct launcher)", "klap::agg_site::flush");
       return cudaErrorUnknown;
-    });
+    }
+  };
+
+  // flush for a site begun with on_full::fail (never in direct mode). A refused aggregated launch
+  // is reported and traps (check_launch): there is no launcher for the children as written.
+  template <class G, class F>
+  __device__ void flush(const G& g, F&& launch) {
+    flush(g, static_cast<F&&>(launch), no_direct{});
   }
 };
 

@@ -190,6 +190,16 @@ __device__ inline bool guard_exit(unsigned& live, bool c) {
 __device__ inline bool group_any(const warp_group& g, bool x) { return __any_sync(g.mask(), x) != 0; }
 __device__ inline bool group_any(const block_group&, bool x) { return __syncthreads_or(x) != 0; }
 
+// A barrier over the group that also says whether x is true for any of its threads: g.sync() and
+// group_any in one. Every thread of g calls it. warp: __syncwarp then __any_sync over the mask;
+// block: __syncthreads_or, a __syncthreads that also reduces the predicate (CUDA programming
+// guide, "Synchronization Functions").
+__device__ inline bool group_sync_any(const warp_group& g, bool x) {
+  g.sync();
+  return __any_sync(g.mask(), x) != 0;
+}
+__device__ inline bool group_sync_any(const block_group&, bool x) { return __syncthreads_or(x) != 0; }
+
 // ---- collectives --------------------------------------------------------------------------
 
 // Functors for the collectives. op(a, b) with a from lower ranks; must be associative.

@@ -192,6 +192,8 @@ static_assert(KLAP_PENDING_BUDGET_PERCENT >= 1 && KLAP_PENDING_BUDGET_PERCENT <=
 //   error      0 = no error; 1 = klap::fail() was called on the device (pool exhausted, device-side
 //              launch failed, ...); read from the host with klap::host_pool_error()
 //   warned     1 once the one-time "launching as written" warning was printed (pool.cuh)
+//   refused_warned  1 once the one-time "refused an aggregated launch" warning was printed
+//              (error.cuh, detail::aggregate_refused)
 //   fallbacks  allocations that found no pool memory and whose launches went out as written
 //              instead: groups of an aggregated launch site (klap::agg_begin), kernel-granularity
 //              record chunks and states (klap::krecord, klap::kstate_new); klap::host_pool_fallbacks()
@@ -205,7 +207,7 @@ struct pool_state_of {
   unsigned cur;
   unsigned error;
   unsigned warned;
-  unsigned reserved;
+  unsigned refused_warned;
   unsigned long long fallbacks;
   unsigned long long pending;
   unsigned long long budget;

@@ -1,0 +1,172 @@
+// An aggregated launch that the device runtime refuses although each child's own configuration was
+// accepted: the program raised the child's dynamic shared memory limit where klap could not see it
+// (cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 KiB) in another
+// file), so the aggregated variant keeps the default of 48 KB and a group whose largest record asks
+// for 64 KiB cannot launch it. Before, check_launch trapped ("device-side launch failed") where the
+// original program ran. Now agg_site::flush launches every recorded child as written, each thread
+// its own, where the aggregated launch would have been (aggregate.cuh), and warns once.
+// Checked at warp and block granularity, with the attribute on the child only (every group's
+// aggregated launch is refused: each child runs as written) and on the variant too (nothing is
+// refused: every child runs aggregated):
+//   - every child thread runs once (slots), with 64 KiB or 1 KiB of dynamic shared memory that it
+//     writes and reads back;
+//   - each parent thread's children run in the order it launched them (a per-thread ticket that
+//     each child advances with a compare-and-swap from the launch's own number: the NULL stream
+//     orders one block's launches, and a refused group launches where the aggregated launch was);
+//   - the program's own cudaGetLastError() after each launch reads cudaSuccess (klap's refused
+//     launch is not the program's error);
+//   - afterwards the pool is empty, nothing is counted pending, no error.
+// Thread t launches in round r unless (t + r) % 5 == 3 (some threads record nothing); it asks for
+// 64 KiB if t % 3 == 0, else 1 KiB (every warp of the grid has a 64 KiB record).
+#include "klap/klap.cuh"
+#include "klap_test.cuh"
+#include <vector>
+
+constexpr unsigned kThreads = 256, kBlock = 128, kRounds = 4, kBig = 64u << 10, kSmall = 1u << 10;
+
+struct big_args {
+  unsigned parent;
+  unsigned ticket;  // the parent thread's launch number, 0, 1, ...
+  unsigned words;   // dynamic shared memory, 4-byte words
+};
+
+struct counters {
+  unsigned errors;        // a child found its shared memory or its ticket wrong
+  unsigned direct_grids;  // child grids launched as written (one block each)
+  unsigned agg_blocks;    // blocks of aggregated child grids
+  unsigned program_errors;  // a parent thread's cudaGetLastError() after its launch was not success
+};
+
+__host__ __device__ inline bool launches(unsigned t, unsigned r) { return (t + r) % 5u != 3u; }
+__host__ __device__ inline unsigned smem_of(unsigned t) { return t % 3u == 0u ? kBig : kSmall; }
+
+// The child's body, as written: every thread writes its word and the last word of its dynamic
+// shared memory, the block syncs, thread 0 reads every thread's word back and advances the parent
+// thread's ticket from this launch's number.
+__device__ void body(const big_args& a, unsigned tid, unsigned* slots, unsigned* tickets, counters* c) {
+  extern __shared__ unsigned sm[];
+  sm[tid] = a.parent * 32u + tid;
+  if (tid == 0u) sm[a.words - 1u] = 0xC0FFEEu;
+  __syncthreads();
+  if (tid == 0u) {
+    bool ok = sm[a.words - 1u] == 0xC0FFEEu;
+    for (unsigned i = 0; i < 32u; ++i) ok = ok && sm[i] == a.parent * 32u + i;
+    if (atomicCAS(&tickets[a.parent], a.ticket, a.ticket + 1u) != a.ticket) ok = false;
+    if (!ok) atomicAdd(&c->errors, 1u);
+  }
+  atomicAdd(&slots[a.parent * 32u + tid], 1u);
+}
+
+// The original child (the program raises its limit to 64 KiB).
+__global__ void big_child(big_args a, unsigned* slots, unsigned* tickets, counters* c) {
+  if (threadIdx.x == 0u) atomicAdd(&c->direct_grids, 1u);
+  body(a, threadIdx.x, slots, tickets, c);
+}
+
+// Its aggregated variant, as klap writes it (ChildVariants): no attribute unless the test sets one.
+__global__ void big_child_agg(const klap::launch_cfg* cfg, unsigned n, const big_args* args, unsigned* slots,
+                              unsigned* tickets, counters* c) {
+  klap::vctx v;
+  unsigned p;
+  if (!klap::child_enter(cfg, n, v, p)) return;
+  const big_args a = args[p];
+  klap::child_release(cfg, n);
+  if (v.threadIdx.x == 0u) atomicAdd(&c->agg_blocks, 1u);
+  body(a, v.threadIdx.x, slots, tickets, c);
+}
+
+// kRounds launch sites in a loop, aggregated over g as generated code does (on_full::launch_as_written,
+// a direct launcher), each followed by the program's own error check.
+template <class G>
+__device__ void rounds(const G& g, unsigned t, unsigned* slots, unsigned* tickets, counters* c) {
+  unsigned ticket = 0;
+  for (unsigned r = 0; r < kRounds; ++r) {
+    auto s = klap::agg_begin<big_args>(g, klap::on_full::launch_as_written);
+    const bool mine = launches(t, r);
+    if (mine) s.record(dim3(1), dim3(32), smem_of(t), cudaStream_t(0), big_args{t, ticket, smem_of(t) / 4u});
+    s.flush(
+        g,
+        [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const klap::launch_cfg* cfg, unsigned n,
+            const big_args* a, const big_args&) -> cudaError_t {
+          const cudaError_t pre = cudaPeekAtLastError();
+          big_child_agg<<<gd, bd, sm, st>>>(cfg, n, a, slots, tickets, c);
+          return klap::launch_result(pre);
+        },
+        [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const big_args& a) -> cudaError_t {
+          const cudaError_t pre = cudaPeekAtLastError();
+          big_child<<<gd, bd, sm, st>>>(a, slots, tickets, c);
+          return klap::launch_result(pre);
+        });
+    if (mine) {
+      if (cudaGetLastError() != cudaSuccess) atomicAdd(&c->program_errors, 1u);
+      ++ticket;
+    }
+  }
+}
+
+__global__ void parent_warp(unsigned* slots, unsigned* tickets, counters* c) {
+  const klap::block_group b = klap::block_group::hardware();
+  rounds(klap::warp_group::of(b), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c);
+}
+
+__global__ void parent_block(unsigned* slots, unsigned* tickets, counters* c) {
+  rounds(klap::block_group::hardware(), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c);
+}
+
+static void run(const char* what, bool warp, bool variant_raised) {
+  unsigned *slots = nullptr, *tickets = nullptr;
+  counters* c = nullptr;
+  KT_CUDA(cudaMalloc(&slots, kThreads * 32u * sizeof(unsigned)));
+  KT_CUDA(cudaMalloc(&tickets, kThreads * sizeof(unsigned)));
+  KT_CUDA(cudaMalloc(&c, sizeof(counters)));
+  KT_CUDA(cudaMemset(slots, 0, kThreads * 32u * sizeof(unsigned)));
+  KT_CUDA(cudaMemset(tickets, 0, kThreads * sizeof(unsigned)));
+  KT_CUDA(cudaMemset(c, 0, sizeof(counters)));
+  KT_CUDA(cudaFuncSetAttribute(big_child_agg, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               variant_raised ? static_cast<int>(kBig) : 48 * 1024));
+  if (warp) parent_warp<<<kThreads / kBlock, kBlock, 0, klap::host_prepare(0, klap::host_warps(kThreads / kBlock, kBlock))>>>(slots, tickets, c);
+  else parent_block<<<kThreads / kBlock, kBlock, 0, klap::host_prepare(0, klap::host_warps(kThreads / kBlock, kBlock))>>>(slots, tickets, c);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  std::vector<unsigned> s(kThreads * 32u), tk(kThreads);
+  counters h{};
+  KT_CUDA(cudaMemcpy(s.data(), slots, s.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(tk.data(), tickets, tk.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  KT_CUDA(cudaMemcpy(&h, c, sizeof(counters), cudaMemcpyDeviceToHost));
+  unsigned launched = 0;
+  for (unsigned t = 0; t < kThreads; ++t) {
+    unsigned want = 0;
+    for (unsigned r = 0; r < kRounds; ++r) want += launches(t, r) ? 1u : 0u;
+    launched += want;
+    KT_EXPECT(tk[t] == want, "%s: thread %u: %u of its %u children ran in order", what, t, tk[t], want);
+    for (unsigned i = 0; i < 32u; ++i)
+      KT_EXPECT(s[t * 32u + i] == want, "%s: thread %u slot %u = %u, want %u", what, t, i, s[t * 32u + i], want);
+  }
+  KT_EXPECT(h.errors == 0u, "%s: %u children found their shared memory or ticket wrong", what, h.errors);
+  KT_EXPECT(h.program_errors == 0u, "%s: %u program error checks read an error", what, h.program_errors);
+  if (variant_raised)
+    KT_EXPECT(h.direct_grids == 0u && h.agg_blocks == launched,
+              "%s: %u children as written, %u aggregated blocks (want 0 and %u: nothing refused)", what,
+              h.direct_grids, h.agg_blocks, launched);
+  else
+    KT_EXPECT(h.direct_grids == launched && h.agg_blocks == 0u,
+              "%s: %u children as written, %u aggregated blocks (want %u and 0: every aggregated launch refused)",
+              what, h.direct_grids, h.agg_blocks, launched);
+  kt_expect_idle(what);
+  std::printf("test_refused_launch: %s: %u children, %u as written, %u aggregated blocks\n", what, launched,
+              h.direct_grids, h.agg_blocks);
+  KT_CUDA(cudaFree(slots));
+  KT_CUDA(cudaFree(tickets));
+  KT_CUDA(cudaFree(c));
+}
+
+int main() {
+  kt_watchdog("test_refused_launch", 60);
+  // the program's own attribute, on the child it launches (klap's variant does not get it)
+  KT_CUDA(cudaFuncSetAttribute(big_child, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBig)));
+  run("warp, attribute on the child only", true, false);
+  run("block, attribute on the child only", false, false);
+  run("warp, attribute on the variant too", true, true);
+  run("block, attribute on the variant too", false, true);
+  return kt_finish("test_refused_launch");
+}
