@@ -225,6 +225,7 @@ final class HostLaunches {
                     .replace("(", "").replace(")", "").trim()));
         }
         if (k == null) {
+            unresolvedAttribute(c);
             return;
         }
         List<String> names = new ArrayList<>();
@@ -259,6 +260,41 @@ final class HostLaunches {
             sb.append(call, 0, argOff).append(first).append(call.substring(argEnd)).append(", ");
         }
         out.replace(at[0], at[1], sb.append(call).append(')').toString());
+    }
+
+    /**
+     * A {@code cudaFuncSetAttribute} whose first argument names no kernel of the unit (a {@code
+     * const void*} variable, a parameter, a table of kernels): if it is a child's, klap's aggregated
+     * forms of that child do not get the attribute, and an aggregated launch that needs it (dynamic
+     * shared memory over 48 KiB) is refused by the device runtime. At warp and block granularity the
+     * group then launches its children as written (runtime {@code aggregate.cuh}, flush: correct,
+     * slower): a note. At kernel granularity the refused launch traps: a warning. Nothing is said
+     * where the unit has no aggregated child forms, or for the other attribute calls (cache and
+     * shared-memory configuration change speed, never whether a launch is accepted).
+     */
+    private void unresolvedAttribute(Expr.Call c) {
+        if (!"cudaFuncSetAttribute".equals(c.calleeName())) {
+            return;
+        }
+        boolean grid = false;
+        boolean group = false;
+        for (FunctionDef k : ctx.kernels.values()) {
+            for (String key : variants.keys(k)) {
+                grid |= key.startsWith("kagg");
+                group |= !key.startsWith("kagg");
+            }
+        }
+        String what = "cudaFuncSetAttribute(" + cuda.slice(c.args().get(0).range()).strip() + ", ...) names no kernel "
+                + "of this file: if it is a child kernel's, klap's aggregated forms of that child do not get the attribute";
+        if (grid) {
+            ctx.warn(c.range().offset(), what + ", and an aggregated launch that needs it (dynamic shared memory over "
+                    + "48 KiB) is refused and traps at kernel granularity. Name the kernel in the call "
+                    + "(cudaFuncSetAttribute(child, ...)), or use --granularity=block", "attribute-unresolved");
+        } else if (group) {
+            ctx.note(c.range().offset(), what + "; an aggregated launch that needs it (dynamic shared memory over "
+                    + "48 KiB) is refused by the device and its children run as written (correct, slower). Name the "
+                    + "kernel in the call (cudaFuncSetAttribute(child, ...)) to keep them aggregated", "attribute-unresolved");
+        }
     }
 
     /**

@@ -1371,6 +1371,47 @@ class ConstructsTableTest {
         }
     }
 
+    /**
+     * An attribute set through an expression that names no kernel of the file (a {@code const void*}
+     * variable): klap cannot give the child's aggregated forms the attribute. At warp and block
+     * granularity a refused aggregated launch runs its children as written (runtime, flush): a note;
+     * at kernel granularity it traps: a warning. The call is kept as written; nothing is said for
+     * a file without aggregated child forms, or for a call that names the kernel.
+     */
+    @Test
+    void attributeSetThroughAnExpressionThatNamesNoKernelIsReported() throws IOException {
+        String src = CHILD + """
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() {
+                  const void* k = (const void*)child;
+                  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+                  cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);
+                  cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+                  parent<<<1, 32>>>(0);
+                  return 0;
+                }
+                """;
+        for (String g : ALL) {
+            Outcome o = klap(g, "attrs_unresolved.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            assertDiagnostic(o, g.equals("kernel") ? "warning" : "note", "attrs_unresolved.cu", 5, 3, "attribute-unresolved");
+            assertEquals(1, o.run().err().lines().filter(l -> l.contains("[klap-attribute-unresolved]")).count(), o.run().err());
+            assertTrue(o.output().contains("  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);\n"),
+                    o.output());
+        }
+        // no aggregated child form in the file: nothing to say
+        Outcome none = klap("block", "attrs_unresolved2.cu", CHILD + """
+                int main() {
+                  const void* k = (const void*)child;
+                  cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+                  child<<<1, 32>>>(0);
+                  return 0;
+                }
+                """);
+        assertEquals(0, none.run().rc(), none.run().toString());
+        assertFalse(none.run().err().contains("attribute-unresolved"), none.run().err());
+    }
+
     @Test
     void kernelAttributesSetInACheckMacroAreCopiedToVariants() throws IOException {
         Map<String, String> out = transformed("attrs_check.cu", CHILD + """
