@@ -131,9 +131,10 @@ struct agg_site {
   // pending-launch budget (pending_acquire), does __threadfence() and
   //     e = launch(dim3(total), dim3(max_threads), max_smem, cfg[launcher].stream,
   //                cfg, n, args, args[launcher]);
-  // If the device runtime refuses that launch (any error), no child grid exists and the slots are
-  // intact: every thread that recorded a launch makes it as written, e = direct(...) as in direct
-  // mode below, and check_launch(e, ...); then rank 0 frees the slots. The first refusal of the
+  // If the device runtime refuses that launch (any error but cudaErrorLaunchPendingCountExceeded
+  // and cudaErrorLaunchOutOfResources, which check_launch reports), no child grid exists and the
+  // slots are intact: every thread that recorded a launch makes it as written, e = direct(...) as
+  // in direct mode below, and check_launch(e, ...); then rank 0 frees the slots. The first refusal of the
   // program prints a warning (detail::aggregate_refused). All children of the group run in the
   // launcher's stream, so slots that asked for different streams lose that distinction: aggregate
   // only sites whose stream is uniform over the group (PLATFORM.md: the NULL stream orders per
@@ -182,7 +183,8 @@ struct agg_site {
     const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
     cfg[me].blocks_incl = incl.blocks;
     const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
-    g.sync();  // every blocks_incl written before the launch; nobody reads c after this but the launcher
+    g.sync();  // every blocks_incl written before the launch; after it only the launcher reads c, and
+               // every thread in the refused path below (no child grid exists then)
     if (total.blocks == 0ull) {
       if (me == 0u) pool_free(cfg);  // nothing launched: the slots go back at once
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
@@ -216,8 +218,11 @@ struct agg_site {
                                    static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
       if (e != cudaSuccess) {
         release_launch_failed(h->refs);
-        if constexpr (cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
-          check_launch(e, "aggregated launch");  // a site without a launcher for its children as written
+        // a full pending-launch buffer (or resources) would refuse the launches as written too, only
+        // more of them: reported as before, with the hint; so is a site without a launcher for them
+        if (e == cudaErrorLaunchPendingCountExceeded || e == cudaErrorLaunchOutOfResources ||
+            cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
+          check_launch(e, "aggregated launch");
         } else {
           detail::aggregate_refused(e);
           refused = true;
@@ -227,13 +232,16 @@ struct agg_site {
     // the aggregated launch happens before any later launch of the group's threads (a site in
     // direct mode, a launch left as written): each thread's launches keep their order per stream
     if (group_sync_any(g, refused)) {
-      // The device runtime refused the aggregated grid although it had accepted each record (a
-      // variant lacks an attribute the program gave the child where klap could not see it, e.g.
-      // cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, ...) in another
-      // file; or its pending-launch buffer was full). No child grid started, so the slots are
-      // intact: each thread launches its own child as written, here, where the aggregated launch
-      // would have been (its launches keep their order), then the slots go back. A launch as
-      // written that fails too is reported (check_launch), as in direct mode.
+      // The device runtime refused the aggregated grid (with another error than a full buffer):
+      // usually a variant lacks an attribute the program gave the child where klap could not see
+      // it, e.g. cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, ...) in
+      // another file. No child grid started, so the slots are intact: each thread launches its own
+      // child as written, here, where the aggregated launch would have been (its launches keep
+      // their order), then the slots go back. A launch as written that fails too is reported
+      // (check_launch), as in direct mode: e.g. a child that asked for more dynamic shared memory
+      // than even the original kernel allows, which the original thread would only have seen as an
+      // error. This assumes the device runtime refuses such a configuration at the launch itself
+      // (its error returned there), not later when the grid would start: not yet seen on a GPU.
       if (on)
         check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(args[me])),
                      "launch as written (klap::agg_site::flush, the device runtime refused the aggregated launch)");

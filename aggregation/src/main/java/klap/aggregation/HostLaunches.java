@@ -225,7 +225,7 @@ final class HostLaunches {
                     .replace("(", "").replace(")", "").trim()));
         }
         if (k == null) {
-            unresolvedAttribute(c);
+            unresolvedAttribute(c, at);
             return;
         }
         List<String> names = new ArrayList<>();
@@ -263,17 +263,29 @@ final class HostLaunches {
     }
 
     /**
-     * A {@code cudaFuncSetAttribute} whose first argument names no kernel of the unit (a {@code
-     * const void*} variable, a parameter, a table of kernels): if it is a child's, klap's aggregated
-     * forms of that child do not get the attribute, and an aggregated launch that needs it (dynamic
-     * shared memory over 48 KiB) is refused by the device runtime. At warp and block granularity the
-     * group then launches its children as written (runtime {@code aggregate.cuh}, flush: correct,
-     * slower): a note. At kernel granularity the refused launch traps: a warning. Nothing is said
-     * where the unit has no aggregated child forms, or for the other attribute calls (cache and
-     * shared-memory configuration change speed, never whether a launch is accepted).
+     * Attributes that only change how fast a kernel runs, never whether a launch of it is accepted:
+     * an attribute call that sets one of them is not reported by {@link #unresolvedAttribute}.
      */
-    private void unresolvedAttribute(Expr.Call c) {
-        if (!"cudaFuncSetAttribute".equals(c.calleeName())) {
+    private static final Set<String> SPEED_ONLY_ATTRIBUTES = Set.of("cudaFuncAttributePreferredSharedMemoryCarveout",
+            "cudaFuncAttributeClusterSchedulingPolicyPreference");
+
+    /**
+     * A {@code cudaFuncSetAttribute} whose first argument does not name one kernel of the unit (a
+     * {@code const void*} variable, a parameter, a table of kernels, a choice between two): if it
+     * holds a child's, klap's aggregated forms of that child do not get the attribute, and an
+     * aggregated launch that needs it (dynamic shared memory over 48 KiB) is refused by the device
+     * runtime. At warp and block granularity the group then launches its children as written
+     * (runtime {@code aggregate.cuh}, flush: correct, slower): a note. At kernel granularity the
+     * refused launch traps: a warning. Nothing is said where the unit has no aggregated child
+     * forms, for an attribute that only changes speed ({@link #SPEED_ONLY_ATTRIBUTES}), or for the
+     * other attribute calls (cache and shared-memory bank configuration).
+     *
+     * @param at the call's own text and its first argument's ({@link #ownText}), or null (then the
+     *     argument's range)
+     */
+    private void unresolvedAttribute(Expr.Call c, int[] at) {
+        if (!"cudaFuncSetAttribute".equals(c.calleeName()) || c.args().size() < 2
+                || SPEED_ONLY_ATTRIBUTES.contains(cuda.slice(c.args().get(1).range()).strip())) {
             return;
         }
         boolean grid = false;
@@ -284,8 +296,11 @@ final class HostLaunches {
                 group |= !key.startsWith("kagg");
             }
         }
-        String what = "cudaFuncSetAttribute(" + cuda.slice(c.args().get(0).range()).strip() + ", ...) names no kernel "
-                + "of this file: if it is a child kernel's, klap's aggregated forms of that child do not get the attribute";
+        // (a call in a macro's body has no text of its own: the macro's use is not the argument)
+        String call = at != null ? "cudaFuncSetAttribute(" + ctx.text.substring(at[2], at[3]).strip() + ", ...)"
+                : "cudaFuncSetAttribute (in a macro's body)";
+        String what = call + " does not name one kernel of this file: if it sets a child kernel's attribute, klap's "
+                + "aggregated forms of that child do not get it";
         if (grid) {
             ctx.warn(c.range().offset(), what + ", and an aggregated launch that needs it (dynamic shared memory over "
                     + "48 KiB) is refused and traps at kernel granularity. Name the kernel in the call "

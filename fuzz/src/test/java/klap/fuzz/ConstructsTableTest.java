@@ -1376,7 +1376,8 @@ class ConstructsTableTest {
      * variable): klap cannot give the child's aggregated forms the attribute. At warp and block
      * granularity a refused aggregated launch runs its children as written (runtime, flush): a note;
      * at kernel granularity it traps: a warning. The call is kept as written; nothing is said for
-     * a file without aggregated child forms, or for a call that names the kernel.
+     * a file without aggregated child forms, for a call that names the kernel, for an attribute that
+     * only changes speed (the carveout), or for {@code cudaFuncSetCacheConfig}.
      */
     @Test
     void attributeSetThroughAnExpressionThatNamesNoKernelIsReported() throws IOException {
@@ -1386,6 +1387,7 @@ class ConstructsTableTest {
                   const void* k = (const void*)child;
                   cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
                   cudaFuncSetCacheConfig(k, cudaFuncCachePreferL1);
+                  cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 50);
                   cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
                   parent<<<1, 32>>>(0);
                   return 0;
