@@ -213,6 +213,15 @@ public final class NpPass {
         int[] lb = NpKernel.launchBoundsAt(header);
         String first = lb == null ? "" : header.substring(lb[1], lb[2]).replaceAll("[\\s()]", "");
         int bound = first.matches("\\d{1,9}") ? Integer.parseInt(first) : 0;
+        if (lb == null && k.bounded() && (inter || intra)) {
+            // CDT read bounds (or a register limit) that the definition's text does not spell: a
+            // macro writes them, or another declaration gives them; the variant cannot scale them
+            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, at, "kernel '" + k.name() + "': its launch "
+                    + "bounds or register limit are written by a macro or given on another declaration, which klap "
+                    + "cannot multiply by the threads per group: a launch of the CUDA-NP variant with more threads per "
+                    + "block than it can take runs the original kernel instead (at run time, with a warning); write "
+                    + "__launch_bounds__(N) in the kernel's definition", "np"));
+        }
         for (boolean lay : new boolean[] {false, true}) {
             if (lay ? !inter : !intra) {
                 continue;

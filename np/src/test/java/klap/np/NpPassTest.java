@@ -414,6 +414,28 @@ class NpPassTest {
         inOrder(r.text(), "__global__ void __launch_bounds__((256) * 4) k_klap_npi(");
     }
 
+    /**
+     * Bounds that the definition's text does not spell (a macro writes them, or a prototype gives
+     * them) cannot be scaled by the threads per group: the variant is emitted with a warning that
+     * says its wider launches run the original kernel; bounds written out get no such warning.
+     */
+    @Test
+    void launchBoundsWrittenByAMacroOrAPrototypeAreReported() {
+        String macro = "#define KB __launch_bounds__(128)\n"
+                + SUM.replace("__global__ void k(", "__global__ void KB k(");
+        String prototype = "__global__ void __launch_bounds__(128) k(const float *a, float *y, int n);\n" + SUM;
+        for (String code : List.of(macro, prototype)) {
+            NpPass.Result r = run(code, NpMode.INTRA_WARP, 4);
+            assertEquals(List.of("k"), r.transformed(), r.text());
+            assertTrue(warnings(r).stream().anyMatch(w -> w.contains("written by a macro or given on another declaration")),
+                    warnings(r).toString());
+        }
+        NpPass.Result plain = run(SUM.replace("__global__ void k(", "__global__ void __launch_bounds__(128) k("),
+                NpMode.INTRA_WARP, 4);
+        assertTrue(warnings(plain).stream().noneMatch(w -> w.contains("written by a macro")), warnings(plain).toString());
+        assertTrue(warnings(run(SUM, NpMode.INTRA_WARP, 4)).stream().noneMatch(w -> w.contains("written by a macro")));
+    }
+
     @Test
     void aKernelDeclaredBeforeItsLaunchGetsAPrototype() {
         NpPass.Result r = run(A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE, NpMode.INTRA_WARP, 8);
