@@ -4,8 +4,10 @@
 // file), so the aggregated variant keeps the default of 48 KB and a group whose largest record asks
 // for 64 KiB cannot launch it. Before, check_launch trapped ("device-side launch failed") where the
 // original program ran. Now agg_site::flush launches every recorded child as written, each thread
-// its own, where the aggregated launch would have been (aggregate.cuh), and warns once.
-// Checked at warp and block granularity, with the attribute on the child only (every group's
+// its own, where the aggregated launch would have been (aggregate.cuh), kfinish does the same for
+// a site's records (kernel.cuh, klap::klaunch_pair), and the program is warned once.
+// Checked at warp, block and kernel granularity (kfinish: the grid's last block launches a refused
+// site's records as written), with the attribute on the child only (every group's
 // aggregated launch with a 64 KiB record is refused: each of its children runs as written) and on
 // the variant too (nothing is refused: every child runs aggregated):
 //   - every child thread runs once (slots), with 64 KiB or 1 KiB of dynamic shared memory that it
@@ -80,6 +82,17 @@ __global__ void big_child_agg(const klap::launch_cfg* cfg, unsigned n, const big
   body(a, v.threadIdx.x, slots, tickets, c);
 }
 
+// Its kernel-granularity variant (klap's child_klap_kagg_*): no attribute either.
+__global__ void big_child_kagg(const klap::ksite* site, unsigned* slots, unsigned* tickets, counters* c) {
+  klap::vctx v;
+  const big_args* a;
+  if (!klap::kchild_enter(site, v, a)) return;
+  const big_args mine = *a;
+  klap::kchild_release(site);
+  if (v.threadIdx.x == 0u) atomicAdd(&c->agg_blocks, 1u);
+  body(mine, v.threadIdx.x, slots, tickets, c);
+}
+
 // kRounds launch sites in a loop, aggregated over g as generated code does (on_full::launch_as_written,
 // a direct launcher), each followed by the program's own error check.
 template <class G>
@@ -118,7 +131,45 @@ __global__ void parent_block(unsigned* slots, unsigned* tickets, counters* c) {
   rounds(klap::block_group::hardware(), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c);
 }
 
-static void run(const char* what, bool warp, bool variant_raised) {
+// Kernel granularity, as generated code writes a launch into the NULL stream in a loop: one ordered
+// site (krecord_seq: the thread's j-th launch goes to bucket j), and kfinish with the site's
+// launchers paired with the launch as written (klap::klaunch_pair): a refused bucket's records are
+// launched as written by the grid's last block.
+__global__ void parent_kernel(unsigned* slots, unsigned* tickets, counters* c, klap::kstate* klap_ks) {
+  [&]() {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned klap_seq = 0, ticket = 0;
+    for (unsigned r = 0; r < kRounds; ++r) {
+      if (!launches(t, r)) continue;
+      klap::krecord_seq<big_args>(
+          klap_ks, 0u, 1u, 0u, klap_seq, dim3(1), dim3(32), smem_of(t, r), cudaStream_t(0),
+          big_args{t, ticket, smem_of(t, r) / 4u},
+          [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const big_args& a) -> cudaError_t {
+            const cudaError_t pre = cudaPeekAtLastError();
+            big_child<<<gd, bd, sm, st>>>(a, slots, tickets, c);
+            return klap::launch_result(pre);
+          });
+      if (cudaGetLastError() != cudaSuccess) atomicAdd(&c->program_errors, 1u);
+      ++ticket;
+    }
+  }();
+  klap::kfinish(klap_ks, 1u,
+                klap::klaunch_pair<big_args>(
+                    [&](const klap::ksite* s, dim3 gd, dim3 bd, unsigned sm, cudaStream_t st) -> cudaError_t {
+                      const cudaError_t pre = cudaPeekAtLastError();
+                      big_child_kagg<<<gd, bd, sm, st>>>(s, slots, tickets, c);
+                      return klap::launch_result(pre);
+                    },
+                    [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const big_args& a) -> cudaError_t {
+                      const cudaError_t pre = cudaPeekAtLastError();
+                      big_child<<<gd, bd, sm, st>>>(a, slots, tickets, c);
+                      return klap::launch_result(pre);
+                    }));
+}
+
+enum class gran { warp, block, kernel };
+
+static void run(const char* what, gran g, bool variant_raised) {
   unsigned *slots = nullptr, *tickets = nullptr;
   counters* c = nullptr;
   KT_CUDA(cudaMalloc(&slots, kThreads * 32u * sizeof(unsigned)));
@@ -127,10 +178,13 @@ static void run(const char* what, bool warp, bool variant_raised) {
   KT_CUDA(cudaMemset(slots, 0, kThreads * 32u * sizeof(unsigned)));
   KT_CUDA(cudaMemset(tickets, 0, kThreads * sizeof(unsigned)));
   KT_CUDA(cudaMemset(c, 0, sizeof(counters)));
-  KT_CUDA(cudaFuncSetAttribute(big_child_agg, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               variant_raised ? static_cast<int>(kBig) : 48 * 1024));
-  if (warp) parent_warp<<<kThreads / kBlock, kBlock, 0, klap::host_prepare(0, klap::host_warps(kThreads / kBlock, kBlock))>>>(slots, tickets, c);
-  else parent_block<<<kThreads / kBlock, kBlock, 0, klap::host_prepare(0, klap::host_warps(kThreads / kBlock, kBlock))>>>(slots, tickets, c);
+  for (const void* k : {(const void*)big_child_agg, (const void*)big_child_kagg})
+    KT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, variant_raised ? static_cast<int>(kBig) : 48 * 1024));
+  const unsigned grid = kThreads / kBlock;
+  if (g == gran::warp) parent_warp<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(slots, tickets, c);
+  else if (g == gran::block) parent_block<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(slots, tickets, c);
+  else (parent_kernel<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(
+            slots, tickets, c, klap::host_kstate(KLAP_KERNEL_MAX_ORDERED)), klap::host_kstate_done());
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
   std::vector<unsigned> s(kThreads * 32u), tk(kThreads);
@@ -154,6 +208,10 @@ static void run(const char* what, bool warp, bool variant_raised) {
     KT_EXPECT(h.direct_grids == 0u && h.agg_blocks == launched,
               "%s: %u children as written, %u aggregated blocks (want 0 and %u: nothing refused)", what,
               h.direct_grids, h.agg_blocks, launched);
+  else if (g == gran::kernel)  // bucket j holds every thread's j-th launch, of any round: some are refused
+    KT_EXPECT(h.direct_grids > 0u && h.direct_grids + h.agg_blocks == launched,
+              "%s: %u children as written, %u aggregated blocks (want some as written, %u in all)", what,
+              h.direct_grids, h.agg_blocks, launched);
   else
     KT_EXPECT(h.direct_grids == launched - small_round && h.agg_blocks == small_round,
               "%s: %u children as written, %u aggregated blocks (want %u and %u: every aggregated launch refused "
@@ -171,9 +229,11 @@ int main() {
   kt_watchdog("test_refused_launch", 60);
   // the program's own attribute, on the child it launches (klap's variant does not get it)
   KT_CUDA(cudaFuncSetAttribute(big_child, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kBig)));
-  run("warp, attribute on the child only", true, false);
-  run("block, attribute on the child only", false, false);
-  run("warp, attribute on the variant too", true, true);
-  run("block, attribute on the variant too", false, true);
+  run("warp, attribute on the child only", gran::warp, false);
+  run("block, attribute on the child only", gran::block, false);
+  run("kernel, attribute on the child only", gran::kernel, false);
+  run("warp, attribute on the variant too", gran::warp, true);
+  run("block, attribute on the variant too", gran::block, true);
+  run("kernel, attribute on the variant too", gran::kernel, true);
   return kt_finish("test_refused_launch");
 }

@@ -72,23 +72,22 @@ __device__ bool raise_config_error(dim3 grid, dim3 block, unsigned smem, cudaStr
 }
 
 namespace detail {
-// The device runtime refused an aggregated launch (error e) whose children each had a
-// configuration it accepts (agg_site::flush then launches them as written). The program's first
+// The device runtime refused an aggregated launch (error e); agg_site::flush or kfinish (`where`)
+// then launches its children as written. The program's first
 // refusal (per pool and device) prints, once:
 //   klap: warning: the device runtime refused an aggregated launch (<error>); its children are
 //   launched as written (correct, slower) ...
 // A kernel attribute the program set where klap could not see it (cudaFuncSetAttribute on the
 // child in another file, or through a function pointer) is the usual cause: the aggregated variant
 // keeps the default (e.g. 48 KB of dynamic shared memory).
-static __device__ __noinline__ void aggregate_refused(cudaError_t e) {
+static __device__ __noinline__ void aggregate_refused(cudaError_t e, const char* where = "klap::agg_site::flush") {
   if (cuda::atomic_ref<unsigned, cuda::thread_scope_device>(pool_dev().refused_warned)
           .exchange(1u, cuda::std::memory_order_relaxed) != 0u)
     return;
   printf("klap: warning: the device runtime refused an aggregated launch (%s); its children are launched as "
          "written (correct, slower). If the program sets an attribute of the child kernel where klap cannot see it "
-         "(cudaFuncSetAttribute in another file), set it in the transformed file too (printed once) "
-         "[klap::agg_site::flush]\n",
-         cudaGetErrorString(e));
+         "(cudaFuncSetAttribute in another file), set it in the transformed file too (printed once) [%s]\n",
+         cudaGetErrorString(e), where);
 }
 }  // namespace detail
 

@@ -23,8 +23,11 @@
 //   __global__ void parent(P..., klap::kstate* klap_ks) {
 //     [&]() { ... klap::krecord<Args>(klap_ks, SITE, grid, block, smem, stream, Args(args)
 //                                      [, DIRECT: the launch as written, for when the pool is full]); ... }();
-//     klap::kfinish(klap_ks, [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st)
-//                               -> cudaError_t { child_klap_kagg<<<g, b, sm, st>>>(s, ...); ... });
+//     klap::kfinish(klap_ks, NSEQ, klap::klaunch_pair<Args>(
+//         [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st)
+//             -> cudaError_t { child_klap_kagg<<<g, b, sm, st>>>(s, ...); ... },
+//         [&](dim3 g, dim3 b, unsigned sm, cudaStream_t st, const Args& a)      // DIRECT, for when
+//             -> cudaError_t { child<<<g, b, sm, st>>>(a.x, ...); ... }));       // the device refuses
 //   }
 //   __global__ void child_klap_kagg(const klap::ksite* klap_site, ...) {
 //     klap::vctx v; const void* rec; if (!klap::kchild_enter(klap_site, v, rec)) return; ...
@@ -299,6 +302,54 @@ __device__ const Args& kargs(const void* rec) {
   return *static_cast<const Args*>(rec);
 }
 
+// A site's launchers for kfinish (generated code: klap::klaunch_pair<Args>(launch, direct)):
+//   launch(site, grid, block, smem, stream) -> cudaError_t   the aggregated launch (as a plain
+//                                                            launcher passed to kfinish)
+//   direct(grid, block, smem, stream, const Args&) -> cudaError_t   the launch as written of one
+//                                                            record (the original child, as krecord's)
+// If the device runtime refuses the aggregated launch with another error than a full
+// pending-launch buffer (e.g. a child attribute set where klap could not see it, so the variant
+// keeps 48 KB of dynamic shared memory), kfinish launches every record of the site as written
+// instead (as_written), where the aggregated grid would have been, and warns once. A plain
+// launcher (hand-written code) has no such fallback: the refusal traps (check_launch).
+template <class Args, class L, class D>
+struct klaunchers {
+  L launch;
+  D direct;
+  __device__ cudaError_t operator()(const ksite* s, dim3 grid, dim3 block, unsigned smem, cudaStream_t stream) {
+    return launch(s, grid, block, smem, stream);
+  }
+  // Launches the records of site s as written, by the calling thread (kfinish's), in record order,
+  // each into its own stream: launches into one block's NULL stream run one after another, so
+  // whatever order the aggregated grids kept (sites in order, rounds in order) holds too. Then the
+  // site's record chunks go back to the pool. Records in chunks the pool had no room for went out
+  // as written when they were made (krecord) and are skipped. A launch as written that fails is
+  // reported (check_launch), as a group's in direct mode.
+  __device__ void as_written(ksite* s) {
+    const unsigned long long count = s->packed >> kindex_shift;
+    for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
+      char* chunk = s->chunk[c];
+      if (chunk == nullptr || chunk == detail::kchunk_missing()) continue;
+      const unsigned long long left = count - detail::kfirst(c);
+      const unsigned long long n = left < detail::kcap(c) ? left : detail::kcap(c);
+      const kcfg* cfg = reinterpret_cast<const kcfg*>(chunk);
+      const Args* args = reinterpret_cast<const Args*>(chunk + detail::kargs_offset(c));
+      for (unsigned long long r = 0; r < n; ++r)
+        check_launch(direct(cfg[r].grid, cfg[r].block, cfg[r].smem, cfg[r].stream, args[r]),
+                     "launch as written (klap::kfinish, the device runtime refused the aggregated launch)");
+      pool_free(chunk);
+      s->chunk[c] = nullptr;
+    }
+  }
+};
+
+// The launchers of one kernel-granularity site for kfinish (see klaunchers). Args: the site's
+// argument record type, as in krecord<Args>.
+template <class Args, class L, class D>
+__device__ klaunchers<Args, L, D> klaunch_pair(L launch, D direct) {
+  return klaunchers<Args, L, D>{launch, direct};
+}
+
 namespace kdetail {  // (not `detail`: that would hide klap::detail inside this unnamed namespace)
 // Drops one reference to ks; the last one frees a pooled state.
 __device__ inline void kstate_unref(kstate* ks) {
@@ -307,6 +358,13 @@ __device__ inline void kstate_unref(kstate* ks) {
       ks->pooled != 0ull)
     pool_free(ks);
 }
+
+// Whether a site's launcher (kfinish's argument) carries the launch as written of one record
+// (klap::klaunch_pair), for when the device runtime refuses the aggregated launch.
+template <class F>
+struct khas_direct : cuda::std::false_type {};
+template <class Args, class L, class D>
+struct khas_direct<klaunchers<Args, L, D>> : cuda::std::true_type {};
 
 template <class F>
 __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
@@ -326,7 +384,20 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   s->refs = release_count_for_launch(first->stream, blocks);
   __threadfence();
   const cudaError_t e = launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream);
-  if (e != cudaSuccess) release_launch_failed(s->refs);
+  if (e != cudaSuccess) {
+    release_launch_failed(s->refs);
+    // refused with another error than a full pending-launch buffer (agg_site::flush does the same):
+    // no child grid exists, so the site's records are launched as written, one by one, and its
+    // reference to ks goes back here (kfinish still holds its own)
+    if constexpr (khas_direct<cuda::std::decay_t<F>>::value) {
+      if (e != cudaErrorLaunchPendingCountExceeded && e != cudaErrorLaunchOutOfResources) {
+        detail::aggregate_refused(e, "klap::kfinish");
+        launch.as_written(s);
+        kstate_unref(ks);
+        return true;
+      }
+    }
+  }
   check_launch(e, "kernel-granularity aggregated launch");
   return true;
 }
@@ -341,7 +412,11 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // sites (krecord_seq), whose buckets are launched round by round (j-major, site order within a
 // round) until a round has no launches (a thread's j-th ordered launch implies its earlier ones).
 // Launches into one stream keep this order. Each launch first takes a place in klap's
-// pending-launch budget (pool.cuh: pending_acquire). Memory: each launched site holds a
+// pending-launch budget (pool.cuh: pending_acquire). A launcher made by klaunch_pair also carries
+// the launch as written of one record: if the device runtime refuses a site's aggregated launch
+// (not for a full pending-launch buffer), that site's records are launched as written there,
+// one by one (klaunchers::as_written), with a one-time warning; a plain launcher's refusal is
+// reported and traps (check_launch). Memory: each launched site holds a
 // reference to ks and its records until every block of its child has read them
 // (kchild_release); kfinish's own reference is dropped at the end, so a pooled state is freed by
 // whoever finishes last. A site whose records all went out as written (pool full, see krecord)

@@ -402,13 +402,21 @@ final class CudaText {
         return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + direct + ");";
     }
 
-    /** The epilogue of a kernel-granularity parent: one launcher per site, run by the grid's last block. */
+    /**
+     * The epilogue of a kernel-granularity parent, run by the grid's last block: per site, the
+     * launcher of its aggregated grid paired with the launch as written of one record ({@link
+     * #asWritten}), which the runtime uses for each record when the device runtime refuses the
+     * aggregated launch: {@code klap::kfinish(klap_ks, N, klap::klaunch_pair<Args>([&](const
+     * klap::ksite* klap_ksite, ...) {...}, [&](dim3 klap_grid, ..., const Args& klap_a) {...}), ...)}.
+     */
     String kfinishCall(FunctionDef f) {
         StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + plans.roundSites(f).size() + "u");
         for (SitePlan s : plans.kernelSites(f)) {
-            sb.append(", ").append(launcher(s, "const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
-                    + "unsigned klap_smem, cudaStream_t klap_stream", "klap_ksite",
-                    "klap::kfirst_args<" + argsType(s) + ">(klap_ksite)."));
+            sb.append(", klap::klaunch_pair<").append(argsType(s)).append(">(")
+                    .append(launcher(s, "const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
+                            + "unsigned klap_smem, cudaStream_t klap_stream", "klap_ksite",
+                            "klap::kfirst_args<" + argsType(s) + ">(klap_ksite)."))
+                    .append(", ").append(asWritten(s)).append(')');
         }
         return sb.append(");").toString();
     }

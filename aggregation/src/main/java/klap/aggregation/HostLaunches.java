@@ -274,42 +274,29 @@ final class HostLaunches {
      * {@code const void*} variable, a parameter, a table of kernels, a choice between two): if it
      * holds a child's, klap's aggregated forms of that child do not get the attribute, and an
      * aggregated launch that needs it (dynamic shared memory over 48 KiB) is refused by the device
-     * runtime. At warp and block granularity the group then launches its children as written
-     * (runtime {@code aggregate.cuh}, flush: correct, slower): a note. At kernel granularity the
-     * refused launch traps: a warning. Nothing is said where the unit has no aggregated child
-     * forms, for an attribute that only changes speed ({@link #SPEED_ONLY_ATTRIBUTES}), or for the
-     * other attribute calls (cache and shared-memory bank configuration).
+     * runtime; the runtime then launches those children as written (correct, slower: {@code
+     * aggregate.cuh} flush, {@code kernel.cuh} kfinish): a note. Nothing is said where the unit has
+     * no aggregated child forms, for an attribute that only changes speed ({@link
+     * #SPEED_ONLY_ATTRIBUTES}), or for the other attribute calls (cache and shared-memory bank
+     * configuration).
      *
      * @param at the call's own text and its first argument's ({@link #ownText}), or null (then the
      *     argument's range)
      */
     private void unresolvedAttribute(Expr.Call c, int[] at) {
         if (!"cudaFuncSetAttribute".equals(c.calleeName()) || c.args().size() < 2
-                || SPEED_ONLY_ATTRIBUTES.contains(cuda.slice(c.args().get(1).range()).strip())) {
+                || SPEED_ONLY_ATTRIBUTES.contains(cuda.slice(c.args().get(1).range()).strip())
+                || ctx.kernels.values().stream().allMatch(k -> variants.keys(k).isEmpty())) {
             return;
-        }
-        boolean grid = false;
-        boolean group = false;
-        for (FunctionDef k : ctx.kernels.values()) {
-            for (String key : variants.keys(k)) {
-                grid |= key.startsWith("kagg");
-                group |= !key.startsWith("kagg");
-            }
         }
         // (a call in a macro's body has no text of its own: the macro's use is not the argument)
         String call = at != null ? "cudaFuncSetAttribute(" + ctx.text.substring(at[2], at[3]).strip() + ", ...)"
                 : "cudaFuncSetAttribute (in a macro's body)";
-        String what = call + " does not name one kernel of this file: if it sets a child kernel's attribute, klap's "
-                + "aggregated forms of that child do not get it";
-        if (grid) {
-            ctx.warn(c.range().offset(), what + ", and an aggregated launch that needs it (dynamic shared memory over "
-                    + "48 KiB) is refused and traps at kernel granularity. Name the kernel in the call "
-                    + "(cudaFuncSetAttribute(child, ...)), or use --granularity=block", "attribute-unresolved");
-        } else if (group) {
-            ctx.note(c.range().offset(), what + "; an aggregated launch that needs it (dynamic shared memory over "
-                    + "48 KiB) is refused by the device and its children run as written (correct, slower). Name the "
-                    + "kernel in the call (cudaFuncSetAttribute(child, ...)) to keep them aggregated", "attribute-unresolved");
-        }
+        ctx.note(c.range().offset(), call + " does not name one kernel of this file: if it sets a child kernel's "
+                + "attribute, klap's aggregated forms of that child do not get it; an aggregated launch that needs it "
+                + "(dynamic shared memory over 48 KiB) is refused by the device and its children run as written "
+                + "(correct, slower). Name the kernel in the call (cudaFuncSetAttribute(child, ...)) to keep them "
+                + "aggregated", "attribute-unresolved");
     }
 
     /**

@@ -40,12 +40,18 @@ class KernelGranularityTest {
                         + "klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
                         + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
                         + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); });",
-                "}(); klap::kfinish(klap_ks, 0u, [&](const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
+                "}(); klap::kfinish(klap_ks, 0u, klap::klaunch_pair<klap_args_child>([&](const klap::ksite* klap_ksite, "
+                        + "dim3 klap_grid, dim3 klap_block, "
                         + "unsigned klap_smem, cudaStream_t klap_stream) -> cudaError_t { cudaError_t klap_pre = "
                         + "cudaPeekAtLastError(); child_klap_kagg_uuvvu<<<klap_grid, "
                         + "klap_block, klap_smem, klap_stream>>>(klap_ksite, klap::kfirst_args<klap_args_child>(klap_ksite).level, "
                         + "klap::kfirst_args<klap_args_child>(klap_ksite).adj, klap::kfirst_args<klap_args_child>(klap_ksite).next); "
-                        + "cudaError_t klap_e = klap::launch_result(klap_pre); return klap_e; }); }",
+                        + "cudaError_t klap_e = klap::launch_result(klap_pre); return klap_e; }, "
+                        // each record as written, for when the device runtime refuses the aggregated launch
+                        + "[&](dim3 klap_grid, dim3 klap_block, unsigned klap_smem, cudaStream_t klap_stream, const "
+                        + "klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
+                        + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
+                        + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); })); }",
                 "parent_klap_grid<<<10, 256, 0, klap::host_prepare(0, klap::host_warps(10, 256))>>>(0, 0, 0, 2560, 0, klap::host_kstate(1)), klap::host_kstate_done());");
         // no collective, so no divergence elimination is needed at this granularity
         none(r.text(), "if (v >= n) {} else {", "agg_begin", "klap_blk = klap::block_group::hardware()");
@@ -89,7 +95,7 @@ class KernelGranularityTest {
                 "for (int r = 0; r < rounds; r++) {",
                 "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 1u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
                         + "klap_args_child(p, r), [&](",
-                "klap::kfinish(klap_ks, 2u, [&](", "tag_klap_kagg", "child_klap_kagg", "child_klap_kagg",
+                "klap::kfinish(klap_ks, 2u, klap::klaunch_pair<", "tag_klap_kagg", "child_klap_kagg", "child_klap_kagg",
                 "parent_klap_grid<<<1, 1, 0, klap::host_prepare(0, klap::host_warps(1, 1))>>>(0, 3, klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2)), klap::host_kstate_done());");
 
         var unordered = Check.run(code.replace("child<<<1, 32>>>(p, r)", "child<<<1, 32, 0, cudaStreamFireAndForget>>>(p, r)"),
