@@ -253,6 +253,12 @@ final class SitePlanner {
         } else if (noTwin != null) {
             gridWide = false;
             inPlace = noTwin;
+        } else if (gridWide && localInTemplateArgs(f, l) != null) {
+            // klap::kfinish, after the body, names the child's variant and record type with the
+            // launch's template arguments: a local of the kernel is out of scope there
+            gridWide = false;
+            inPlace = "its template arguments name '" + localInTemplateArgs(f, l) + "', declared in the kernel's body, "
+                    + "which the grid's end (klap::kfinish, after the body) cannot name";
         } else if (gridWide && constexprBranch(f, es) != null) {
             // klap::kfinish, after the body, would name the child's variant for the template arguments
             // the branch discards (review 2026-11-27: a zero-sized array, endless recursion)
@@ -305,6 +311,41 @@ final class SitePlanner {
         }
         return staticLocal(f) == null ? null : "the kernel has a static local ('" + staticLocal(f) + "'), which a copy "
                 + "of its body (its kernel-granularity form) would not share with the kernel as written";
+    }
+
+    /** A local type alias: {@code using NAME =} or {@code typedef ... NAME;}. */
+    private static final Pattern LOCAL_ALIAS = Pattern.compile(
+            "\\busing\\s+([A-Za-z_]\\w*)\\s*=|\\btypedef\\b[^;]*?\\b([A-Za-z_]\\w*)\\s*;");
+
+    /**
+     * @return the first name in launch {@code l}'s explicit template arguments ({@code
+     *         child<W><<<...>>>}) that {@code f}'s body declares (a local variable, or a local type
+     *         alias written {@code using W =} or {@code typedef ... W;}), or null. Kernel granularity
+     *         names the child's variant and record type with those arguments in {@code klap::kfinish},
+     *         after the body, where the local is out of scope (nvcc: "identifier is undefined"; found
+     *         by hand, 2026-11-28).
+     */
+    private String localInTemplateArgs(FunctionDef f, Expr.Launch l) {
+        if (l.templateArgs() == null) {
+            return null;
+        }
+        Set<String> locals = new HashSet<>();
+        for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                locals.add(v.name());
+            }
+        }
+        java.util.regex.Matcher a = LOCAL_ALIAS.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(f.body().range())));
+        while (a.find()) {
+            locals.add(a.group(1) != null ? a.group(1) : a.group(2));
+        }
+        java.util.regex.Matcher m = IDENTIFIER.matcher(klap.transform.Lexical.blankCommentsAndLiterals(l.templateArgs()));
+        while (m.find()) {
+            if (locals.contains(m.group())) {
+                return m.group();
+            }
+        }
+        return null;
     }
 
     /** @return the name of a {@code static} (not {@code __shared__}) local of {@code f}, or null */

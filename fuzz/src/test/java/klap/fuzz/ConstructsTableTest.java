@@ -1382,6 +1382,40 @@ class ConstructsTableTest {
     }
 
     /**
+     * A launch whose explicit template arguments name a local of the parent (a constexpr variable,
+     * a local alias): at warp and block granularity the flush is inside the body, so nothing
+     * changes; at kernel granularity klap::kfinish, after the body, could not name them, so the
+     * launch is aggregated per warp in place, with the warning (nvcc said "identifier 'W' is
+     * undefined" before; the three outputs of this program were built by hand with nvcc 13).
+     */
+    @Test
+    void templateArgumentsThatNameALocalAreNotGridWide() throws IOException {
+        String src = """
+                template <class T, int N> __global__ void child(T* p) { p[threadIdx.x] = T(N); }
+                template <int B> __global__ void parent(int* p) {
+                  constexpr int W = B * 2;
+                  using U = int;
+                  child<U, W><<<1, 32>>>(p + 32 * threadIdx.x);
+                }
+                template <int B> __global__ void other(int* p) { child<int, B><<<1, 32>>>(p + 32 * threadIdx.x); }
+                int main() { parent<4><<<1, 32>>>(nullptr); other<4><<<1, 32>>>(nullptr); return 0; }
+                """;
+        for (String g : ALL) {
+            Outcome o = klap(g, "targs_local.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            if (g.equals("kernel")) {
+                assertDiagnostic(o, "warning", "targs_local.cu", 5, 3, "granularity-fallback");
+                assertTrue(o.run().err().contains("its template arguments name 'U'"), o.run().err());
+                // the launch that names only the kernel's own template parameter stays grid-wide
+                assertTrue(o.output().contains("klap::klaunch_pair<klap_args_child<int, B>>"), o.output());
+                assertFalse(o.output().contains("klap::klaunch_pair<klap_args_child<U, W>>"), o.output());
+            } else {
+                assertFalse(o.run().err().contains("template arguments name"), o.run().err());
+            }
+        }
+    }
+
+    /**
      * An attribute set through an expression that names no kernel of the file (a {@code const void*}
      * variable): klap cannot give the child's aggregated forms the attribute. A refused aggregated
      * launch runs its children as written (runtime: flush at warp and block granularity, kfinish at
