@@ -149,6 +149,8 @@ public final class ProgramGenerator {
     private final Random fifteenth;
     /** the generator of the shapes of {@link Shape#generation} 15 (LAUNCH_ERROR), for the same reason */
     private final Random sixteenth;
+    /** the generator of the shapes of {@link Shape#generation} 16 (HIDDEN_ATTRIBUTE), for the same reason */
+    private final Random seventeenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -177,6 +179,7 @@ public final class ProgramGenerator {
         this.fourteenth = new Random(seed * 0x5BD1E9955BD1E995L + 13099);
         this.fifteenth = new Random(seed * 0xA0761D6478BD642FL + 14143);
         this.sixteenth = new Random(seed * 0xE7037ED1A0B428DBL + 15161);
+        this.seventeenth = new Random(seed * 0x8EBC6AF09C88C6E3L + 16183);
     }
 
     /**
@@ -616,15 +619,23 @@ public final class ProgramGenerator {
      * @param scratchWords the scratch words it uses (0: its signature is that of a random parent)
      * @param sites its launch sites that {@code siteCount} does not count
      */
-    /** @param smem the dynamic shared memory of its host launch (bytes, a C++ expression), or null for none */
+    /**
+     * @param smem the dynamic shared memory of its host launch (bytes, a C++ expression), or null for none
+     * @param attrChild a child kernel whose dynamic shared memory limit {@code main} raises to 64 KiB
+     *     where klap cannot see it ({@link Shape#HIDDEN_ATTRIBUTE}), or null
+     */
     private record Extra(String name, String device, String cpu, int scratchWords, String grid, String block, int n, int k,
-            int sites, String smem) {
+            int sites, String smem, String attrChild) {
         Extra(String name, String device, String cpu, int scratchWords, String grid, String block, int n, int k, int sites) {
-            this(name, device, cpu, scratchWords, grid, block, n, k, sites, null);
+            this(name, device, cpu, scratchWords, grid, block, n, k, sites, null, null);
         }
 
         Extra withSmem(String bytes) {
-            return new Extra(name, device, cpu, scratchWords, grid, block, n, k, sites, bytes);
+            return new Extra(name, device, cpu, scratchWords, grid, block, n, k, sites, bytes, attrChild);
+        }
+
+        Extra withAttrChild(String child) {
+            return new Extra(name, device, cpu, scratchWords, grid, block, n, k, sites, smem, child);
         }
 
         String params() {
@@ -1294,7 +1305,7 @@ public final class ProgramGenerator {
         body.add(new Code("  " + launch.device.replace(c.name() + "<<<", rm + "<<<"), "  " + launch.cpu));
         Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
         return !globalMacro ? e : new Extra(e.name(), e.device().replace("__global__ void " + name + "(", global + " void " + name + "("),
-                e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem());
+                e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem(), e.attrChild());
     }
 
     /**
@@ -1353,6 +1364,56 @@ public final class ProgramGenerator {
             body.add(Code.same("  }"));
         }
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
+     * {@link Shape#HIDDEN_ATTRIBUTE}: a child that some threads launch with 64 KiB of dynamic shared
+     * memory (16384 words, the others 256), which it writes at both ends and reads back after a
+     * barrier; {@code main} raises the child's {@code cudaFuncAttributeMaxDynamicSharedMemorySize}
+     * to 64 KiB where klap cannot see it: through a {@code const void*} variable in a one-file
+     * program (klap notes {@code attribute-unresolved}), in main.cu in a two-file one. klap's
+     * aggregated forms of the child keep the default 48 KB, so the device refuses a group's or a
+     * site's aggregated launch that holds a 64 KiB record: before 2026-11-28 that trapped ("device-side
+     * launch failed") where the original ran; now the runtime launches those children as written.
+     * Sometimes in a loop of uniform trip count, sometimes into cudaStreamFireAndForget.
+     */
+    private Extra makeHiddenAttribute(int id) {
+        String name = "fz_ha" + id;
+        String child = "fz_hac" + id;
+        int site = siteCount++;
+        boolean loop = chance(0.5);
+        boolean ff = chance(0.5);
+        String big = new String[] {"gt % 3 == 0", "(gt + k) % 4 == 1", "gt % 7 != 3"}[pick(3)];
+        features.add("hidden-attribute" + (loop ? ":loop" : "") + (ff ? ":fire-and-forget" : ""));
+        String sm = "fz_hsm" + id;
+        String dev = "__global__ void " + child + "(unsigned* out, unsigned tag, unsigned words) {\n"
+                + "  extern __shared__ unsigned " + sm + "[];\n"
+                + "  unsigned t = threadIdx.x;\n"
+                + "  " + sm + "[t] = tag + t * 3u;\n"
+                + "  if (t == 0u) " + sm + "[words - 1u] = tag ^ 0x5bd1u;\n"
+                + "  __syncthreads();\n"
+                + "  unsigned v = " + sm + "[(t + 1u) % blockDim.x] + " + sm + "[words - 1u];\n"
+                + "  atomicAdd(&out[(tag * 31u + blockIdx.x * blockDim.x + t) % " + OUT_N + "u], v);\n}\n";
+        String cpu = "static void " + child + "_cpu(dim3 gD, dim3 bD, unsigned* out, unsigned tag, unsigned words) {\n"
+                + "  ++fz_launches;\n  (void)words;\n  unsigned nt = bD.x;\n"
+                + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < nt; ++t)\n"
+                + "    out[(tag * 31u + b * nt + t) % " + OUT_N + "u] += (tag + ((t + 1u) % nt) * 3u) + (tag ^ 0x5bd1u);\n}\n";
+        String words = "fz_hw" + id;
+        String r = loop ? " + r * 7919" : "";
+        String in = loop ? "    " : "  ";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        if (loop) {
+            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
+        }
+        body.add(Code.same(in + "const unsigned " + words + " = (" + big + ") ? 16384u : 256u;"));
+        body.add(new Code(in + child + "<<<1 + gt % 2, 32, " + words + " * 4u" + (ff ? ", cudaStreamFireAndForget" : "")
+                + ">>>(out, " + tag(site, r) + ", " + words + ");",
+                in + child + "_cpu(dim3(1 + gt % 2), dim3(32), out, " + tag(site, r) + ", " + words + ");"));
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0).withAttrChild(child);
     }
 
     private static void requireLaunchOf(Child c, String device) {
@@ -2051,6 +2112,7 @@ public final class ProgramGenerator {
             case 13 -> fourteenth;
             case 14 -> fifteenth;
             case 15 -> sixteenth;
+            case 16 -> seventeenth;
             default -> rnd;
         };
     }
@@ -2117,6 +2179,7 @@ public final class ProgramGenerator {
                     case DEPENDENT_AFTER_RETURN -> makeDependentAfterReturn(id);
                     case KERNEL_NAME_MACRO -> makeKernelNameMacro(id);
                     case LAUNCH_ERROR -> makeLaunchError(id);
+                    case HIDDEN_ATTRIBUTE -> makeHiddenAttribute(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }
@@ -2179,6 +2242,12 @@ public final class ProgramGenerator {
         }
         if (two && !declInHeader) {
             host.append("// the kernels of ").append(KERNELS_FILE).append("\n").append(decls).append('\n');
+        }
+        for (Extra e : extras) {
+            if (two && e.attrChild() != null) {
+                host.append("// a child kernel of ").append(KERNELS_FILE).append(", for its attribute (klap never sees this file)\n")
+                        .append("__global__ void ").append(e.attrChild()).append("(unsigned* out, unsigned tag, unsigned words);\n\n");
+            }
         }
         common.append(gen).append("// This is ").append(COMMON_HEADER).append(", included by both.\n#pragma once\n#include <cuda_runtime.h>\n\n");
         common.append(mix);
@@ -2244,6 +2313,16 @@ public final class ProgramGenerator {
             m.append("  unsigned* fz_scr = nullptr;\n");
             m.append("  FZ_CHECK(cudaMalloc(&fz_scr, sizeof(unsigned) * ").append(scratchWords).append("));\n");
             m.append("  FZ_CHECK(cudaMemset(fz_scr, 0, sizeof(unsigned) * ").append(scratchWords).append("));\n");
+        }
+        for (Extra e : extras) {
+            if (e.attrChild() == null) {
+                continue;
+            }
+            // the child's own limit, raised where klap cannot see it (Shape.HIDDEN_ATTRIBUTE)
+            String set = "cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024";
+            m.append(two ? "  FZ_CHECK(cudaFuncSetAttribute(" + e.attrChild() + ", " + set + "));\n"
+                    : "  {\n    const void* fz_hk = (const void*)" + e.attrChild() + ";\n    FZ_CHECK(cudaFuncSetAttribute(fz_hk, "
+                            + set + "));\n  }\n");
         }
         for (int i = 0; i < tops.size(); i++) {
             Top t = tops.get(i);

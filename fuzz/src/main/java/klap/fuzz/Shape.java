@@ -231,7 +231,15 @@ public enum Shape {
      * it was refused, sometimes in a loop. klap cleared the refused launch's error, so the check saw
      * success and the fallback never ran. Drawn from a sixteenth generator.
      */
-    LAUNCH_ERROR("launch-error", 0.2);
+    LAUNCH_ERROR("launch-error", 0.2),
+    /**
+     * Issue 10/11 (2026-11-28): a child that some threads launch with 64 KiB of dynamic shared
+     * memory, whose limit the program raises where klap cannot see it (through a {@code const
+     * void*} variable, or in main.cu of a two-file program). klap's aggregated forms keep 48 KB, so
+     * the device refuses their launch; the runtime then launches the children as written (it
+     * trapped before). Drawn from a seventeenth generator.
+     */
+    HIDDEN_ATTRIBUTE("hidden-attribute", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -240,7 +248,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -260,6 +268,7 @@ public enum Shape {
             case BARRIER_SPELLINGS -> 13;
             case KERNEL_NAME_MACRO -> 14;
             case LAUNCH_ERROR -> 15;
+            case HIDDEN_ATTRIBUTE -> 16;
             default -> 0;
         };
     }
