@@ -325,7 +325,7 @@ struct klaunchers {
   // site's record chunks go back to the pool. Records in chunks the pool had no room for went out
   // as written when they were made (krecord) and are skipped. A launch as written that fails is
   // reported (check_launch), as a group's in direct mode.
-  __device__ void as_written(ksite* s) {
+  __device__ __noinline__ void as_written(ksite* s) {
     const unsigned long long count = s->packed >> kindex_shift;
     for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
       char* chunk = s->chunk[c];

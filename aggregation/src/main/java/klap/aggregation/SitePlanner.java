@@ -313,17 +313,26 @@ final class SitePlanner {
                 + "of its body (its kernel-granularity form) would not share with the kernel as written";
     }
 
-    /** A local type alias: {@code using NAME =} or {@code typedef ... NAME;}. */
-    private static final Pattern LOCAL_ALIAS = Pattern.compile(
-            "\\busing\\s+([A-Za-z_]\\w*)\\s*=|\\btypedef\\b[^;]*?\\b([A-Za-z_]\\w*)\\s*;");
+    /**
+     * Names a kernel body may declare besides its variables: a type alias ({@code using NAME =},
+     * {@code typedef ... NAME;}), a class type ({@code struct NAME {}, class NAME :}), an
+     * enumeration and its enumerators ({@code enum [class] [NAME] [: type] { A, B = 2 }}).
+     */
+    private static final Pattern LOCAL_TYPE = Pattern.compile(
+            "\\busing\\s+([A-Za-z_]\\w*)\\s*=|\\btypedef\\b[^;{}]*?\\b([A-Za-z_]\\w*)\\s*;"
+                    + "|\\b(?:struct|class|union)\\s+([A-Za-z_]\\w*)\\s*[{:]"
+                    + "|\\benum\\b(?:\\s+(?:class|struct))?\\s*([A-Za-z_]\\w*)?\\s*(?::[^{;]*)?\\{([^}]*)\\}");
+    /** A name in template arguments: not a literal's suffix ({@code 32u}, {@code 0x10}), not after {@code ::} or {@code .}. */
+    private static final Pattern ARGUMENT_NAME = Pattern.compile("(?<![\\w.])(?<!::)[A-Za-z_]\\w*");
 
     /**
      * @return the first name in launch {@code l}'s explicit template arguments ({@code
-     *         child<W><<<...>>>}) that {@code f}'s body declares (a local variable, or a local type
-     *         alias written {@code using W =} or {@code typedef ... W;}), or null. Kernel granularity
-     *         names the child's variant and record type with those arguments in {@code klap::kfinish},
-     *         after the body, where the local is out of scope (nvcc: "identifier is undefined"; found
-     *         by hand, 2026-11-28).
+     *         child<W><<<...>>>}) that {@code f}'s body declares (a local variable, or a local type,
+     *         enumeration or enumerator: {@link #LOCAL_TYPE}), or null. Kernel granularity names the
+     *         child's variant, its record type and the child as written with those arguments in
+     *         {@code klap::kfinish}, after the body, where the local is out of scope (nvcc:
+     *         "identifier is undefined"; found by hand, 2026-11-28). Names a macro in the arguments
+     *         expands to are not seen (the text is the macro's name).
      */
     private String localInTemplateArgs(FunctionDef f, Expr.Launch l) {
         if (l.templateArgs() == null) {
@@ -335,11 +344,23 @@ final class SitePlanner {
                 locals.add(v.name());
             }
         }
-        java.util.regex.Matcher a = LOCAL_ALIAS.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(f.body().range())));
+        java.util.regex.Matcher a = LOCAL_TYPE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(f.body().range())));
         while (a.find()) {
-            locals.add(a.group(1) != null ? a.group(1) : a.group(2));
+            for (int g = 1; g <= 4; g++) {
+                if (a.group(g) != null) {
+                    locals.add(a.group(g));
+                }
+            }
+            if (a.group(5) != null) {
+                for (String e : a.group(5).split(",")) {
+                    java.util.regex.Matcher n = IDENTIFIER.matcher(e);
+                    if (n.find()) {
+                        locals.add(n.group());
+                    }
+                }
+            }
         }
-        java.util.regex.Matcher m = IDENTIFIER.matcher(klap.transform.Lexical.blankCommentsAndLiterals(l.templateArgs()));
+        java.util.regex.Matcher m = ARGUMENT_NAME.matcher(klap.transform.Lexical.blankCommentsAndLiterals(l.templateArgs()));
         while (m.find()) {
             if (locals.contains(m.group())) {
                 return m.group();

@@ -1398,7 +1398,19 @@ class ConstructsTableTest {
                   child<U, W><<<1, 32>>>(p + 32 * threadIdx.x);
                 }
                 template <int B> __global__ void other(int* p) { child<int, B><<<1, 32>>>(p + 32 * threadIdx.x); }
-                int main() { parent<4><<<1, 32>>>(nullptr); other<4><<<1, 32>>>(nullptr); return 0; }
+                __global__ void enumerated(int* p) {
+                  enum { E = 3 };
+                  child<int, E><<<1, 32>>>(p + 32 * threadIdx.x);
+                }
+                __global__ void suffixed(int* p) {
+                  unsigned u = threadIdx.x;
+                  child<int, 32u><<<1, 32>>>(p + 32 * u);
+                }
+                int main() {
+                  parent<4><<<1, 32>>>(nullptr); other<4><<<1, 32>>>(nullptr);
+                  enumerated<<<1, 32>>>(nullptr); suffixed<<<1, 32>>>(nullptr);
+                  return 0;
+                }
                 """;
         for (String g : ALL) {
             Outcome o = klap(g, "targs_local.cu", src);
@@ -1406,8 +1418,13 @@ class ConstructsTableTest {
             if (g.equals("kernel")) {
                 assertDiagnostic(o, "warning", "targs_local.cu", 5, 3, "granularity-fallback");
                 assertTrue(o.run().err().contains("its template arguments name 'U'"), o.run().err());
-                // the launch that names only the kernel's own template parameter stays grid-wide
+                // a local enumerator too (a declaration without a variable)
+                assertDiagnostic(o, "warning", "targs_local.cu", 10, 3, "granularity-fallback");
+                assertTrue(o.run().err().contains("its template arguments name 'E'"), o.run().err());
+                // the launch that names only the kernel's own template parameter stays grid-wide, and
+                // so does one whose literal's suffix is a local's name (32u, local u)
                 assertTrue(o.output().contains("klap::klaunch_pair<klap_args_child<int, B>>"), o.output());
+                assertTrue(o.output().contains("klap::klaunch_pair<klap_args_child<int, 32u>>"), o.output());
                 assertFalse(o.output().contains("klap::klaunch_pair<klap_args_child<U, W>>"), o.output());
             } else {
                 assertFalse(o.run().err().contains("template arguments name"), o.run().err());

@@ -115,6 +115,26 @@ final class Nvcc {
         return key.toString();
     }
 
+    /**
+     * Compiles the device code of one hand-written source ({@code -cubin}: the front end reads the
+     * whole file, host code included; no host compiler pass, no link) into {@code cubin}, on the
+     * pool: for programs that are not klap's output (a fixture's original), where a full build
+     * would only check what the front end does (a link step checks nothing in a one-file program
+     * that is not klap's). Its result counts as linked when it compiled.
+     */
+    static CompletableFuture<Result> cubin(Path source, Path cubin) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                List<String> cmd = new ArrayList<>(List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-diag-suppress",
+                        "177,550", "-cubin", "-o", cubin.toString(), source.toString()));
+                String log = run(cmd);
+                return log == null ? new Result(true, true, "") : new Result(false, false, log);
+            } catch (IOException | InterruptedException e) {
+                return new Result(false, false, "could not run nvcc: " + e);
+            }
+        }, POOL);
+    }
+
     private static Result buildNow(List<Path> sources, Path bin) {
         try {
             List<String> base = List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-diag-suppress", "177,550");
