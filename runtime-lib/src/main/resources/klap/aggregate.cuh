@@ -220,8 +220,7 @@ struct agg_site {
         release_launch_failed(h->refs);
         // a full pending-launch buffer (or resources) would refuse the launches as written too, only
         // more of them: reported as before, with the hint; so is a site without a launcher for them
-        if (e == cudaErrorLaunchPendingCountExceeded || e == cudaErrorLaunchOutOfResources ||
-            cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
+        if (detail::pending_buffer_full(e) || cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
           check_launch(e, "aggregated launch");
         } else {
           detail::aggregate_refused(e);

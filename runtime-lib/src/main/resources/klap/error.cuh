@@ -72,6 +72,13 @@ __device__ bool raise_config_error(dim3 grid, dim3 block, unsigned smem, cudaStr
 }
 
 namespace detail {
+// The two errors a full CDP2 pending-launch buffer may give (PLATFORM.md: which one it returns is
+// not yet observed). check_launch adds a hint to them; a refused aggregated launch with either is
+// reported, not launched as written (that would only make more launches).
+__device__ inline bool pending_buffer_full(cudaError_t e) {
+  return e == cudaErrorLaunchPendingCountExceeded || e == cudaErrorLaunchOutOfResources;
+}
+
 // The device runtime refused an aggregated launch (error e); agg_site::flush or kfinish (`where`)
 // then launches its children as written. The program's first
 // refusal (per pool and device) prints, once:
@@ -95,10 +102,10 @@ static __device__ __noinline__ void aggregate_refused(cudaError_t e, const char*
 // or of cudaLaunchDevice). On failure (e.g. cudaErrorLaunchPendingCountExceeded when the CDP2
 // pending-launch buffer is full, see klap::host_prepare) it calls
 // fail("device-side launch failed: <cudaGetErrorString(e)>", where). Returns e.
-// The two errors a full pending-launch buffer may give (PLATFORM.md: which one CDP2 returns is
-// not yet observed) get a hint on how to raise it.
+// The two errors a full pending-launch buffer may give (detail::pending_buffer_full) get a hint
+// on how to raise it.
 static __device__ inline cudaError_t check_launch(cudaError_t e, const char* where) {
-  if (e == cudaErrorLaunchPendingCountExceeded || e == cudaErrorLaunchOutOfResources)
+  if (detail::pending_buffer_full(e))
     fail_detail("device-side launch failed (if the device runtime's pending-launch buffer is full, raise "
                 "cudaLimitDevRuntimePendingLaunchCount: -DKLAP_PENDING_LAUNCH_LIMIT=<more>, or cudaDeviceSetLimit "
                 "before the first launch): ",

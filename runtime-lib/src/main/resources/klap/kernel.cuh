@@ -390,7 +390,7 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
     // no child grid exists, so the site's records are launched as written, one by one, and its
     // reference to ks goes back here (kfinish still holds its own)
     if constexpr (khas_direct<cuda::std::decay_t<F>>::value) {
-      if (e != cudaErrorLaunchPendingCountExceeded && e != cudaErrorLaunchOutOfResources) {
+      if (!detail::pending_buffer_full(e)) {
         detail::aggregate_refused(e, "klap::kfinish");
         launch.as_written(s);
         kstate_unref(ks);

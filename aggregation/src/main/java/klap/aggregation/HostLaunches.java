@@ -286,7 +286,7 @@ final class HostLaunches {
     private void unresolvedAttribute(Expr.Call c, int[] at) {
         if (!"cudaFuncSetAttribute".equals(c.calleeName()) || c.args().size() < 2
                 || SPEED_ONLY_ATTRIBUTES.contains(cuda.slice(c.args().get(1).range()).strip())
-                || ctx.kernels.values().stream().allMatch(k -> variants.keys(k).isEmpty())) {
+                || variants.isEmpty()) {
             return;
         }
         // (a call in a macro's body has no text of its own: the macro's use is not the argument)

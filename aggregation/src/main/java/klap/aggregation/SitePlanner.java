@@ -240,6 +240,7 @@ final class SitePlanner {
         String inPlace = null;
         String early = gridWide ? returnBeforeBarrier(f) : null;
         String noTwin = gridWide ? twinUnsafe(f) : null;
+        String localArg = gridWide ? localInTemplateArgs(f, l) : null;
         if (early != null) {
             // kfinish ends with a block barrier: threads that returned would meet it while the others wait
             // at the kernel's own barrier, pairing the two
@@ -253,11 +254,11 @@ final class SitePlanner {
         } else if (noTwin != null) {
             gridWide = false;
             inPlace = noTwin;
-        } else if (gridWide && localInTemplateArgs(f, l) != null) {
+        } else if (localArg != null) {
             // klap::kfinish, after the body, names the child's variant and record type with the
             // launch's template arguments: a local of the kernel is out of scope there
             gridWide = false;
-            inPlace = "its template arguments name '" + localInTemplateArgs(f, l) + "', declared in the kernel's body, "
+            inPlace = "its template arguments name '" + localArg + "', declared in the kernel's body, "
                     + "which the grid's end (klap::kfinish, after the body) cannot name";
         } else if (gridWide && constexprBranch(f, es) != null) {
             // klap::kfinish, after the body, would name the child's variant for the template arguments

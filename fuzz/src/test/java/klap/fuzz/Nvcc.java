@@ -115,6 +115,9 @@ final class Nvcc {
         return key.toString();
     }
 
+    /** The command and flags of every build here. */
+    private static final List<String> BASE = List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-diag-suppress", "177,550");
+
     /**
      * Compiles the device code of one hand-written source ({@code -cubin}: the front end reads the
      * whole file, host code included; no host compiler pass, no link) into {@code cubin}, on the
@@ -125,8 +128,8 @@ final class Nvcc {
     static CompletableFuture<Result> cubin(Path source, Path cubin) {
         return CompletableFuture.supplyAsync(() -> {
             try {
-                List<String> cmd = new ArrayList<>(List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-diag-suppress",
-                        "177,550", "-cubin", "-o", cubin.toString(), source.toString()));
+                List<String> cmd = new ArrayList<>(BASE);
+                cmd.addAll(List.of("-cubin", "-o", cubin.toString(), source.toString()));
                 String log = run(cmd);
                 return log == null ? new Result(true, true, "") : new Result(false, false, log);
             } catch (IOException | InterruptedException e) {
@@ -137,9 +140,8 @@ final class Nvcc {
 
     private static Result buildNow(List<Path> sources, Path bin) {
         try {
-            List<String> base = List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-diag-suppress", "177,550");
             if (sources.size() == 1) {
-                List<String> cmd = new ArrayList<>(base);
+                List<String> cmd = new ArrayList<>(BASE);
                 cmd.addAll(List.of("-o", bin.toString(), sources.get(0).toString()));
                 String log = run(cmd);
                 return log == null ? new Result(true, true, "") : new Result(false, false, log);
@@ -147,7 +149,7 @@ final class Nvcc {
             List<String> objects = new ArrayList<>();
             for (Path s : sources) {
                 String o = bin + "." + s.getFileName() + ".o";
-                List<String> cmd = new ArrayList<>(base);
+                List<String> cmd = new ArrayList<>(BASE);
                 cmd.addAll(List.of("-c", "-o", o, s.toString()));
                 String log = run(cmd);
                 if (log != null) {
@@ -155,7 +157,7 @@ final class Nvcc {
                 }
                 objects.add(o);
             }
-            List<String> cmd = new ArrayList<>(base);
+            List<String> cmd = new ArrayList<>(BASE);
             cmd.addAll(List.of("-o", bin.toString()));
             cmd.addAll(objects);
             String log = run(cmd);
