@@ -43,6 +43,17 @@
 //                              and dims with --pool-size=64K) and overflowed the pending-launch buffer
 //                              (test_kernel_fallback): a clear error is better than a hang until a GPU
 //                              shows it correct.
+//   KLAP_KERNEL_ARENA_MIN_BYTES a host launch of a kernel-granularity parent whose launch records
+//                              would take more than this many bytes (one launch per thread and
+//                              site) gets its own record arena from a stream-ordered memory pool
+//                              instead of klap's pool (kernel.cuh, "LARGE HOST-LAUNCHED GRIDS").
+//                              Default KLAP_POOL_SIZE_BYTES / 2 (64 MiB): a launch whose records
+//                              fit the pool's doubling chunks with room to spare keeps the pool, as
+//                              before; 0 gives every host launch that can tell its configuration
+//                              an arena (a GPU check of the arena path on small inputs).
+//   KLAP_KERNEL_ARENA_KEEP_BYTES how much freed arena memory klap's arena pool keeps for the next
+//                              launches when the program synchronizes (cudaMemPoolAttrReleaseThreshold).
+//                              Default 1 GiB.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
@@ -72,6 +83,14 @@
 
 #ifndef KLAP_KERNEL_TAIL_FALLBACK
 #define KLAP_KERNEL_TAIL_FALLBACK 0
+#endif
+
+#ifndef KLAP_KERNEL_ARENA_MIN_BYTES
+#define KLAP_KERNEL_ARENA_MIN_BYTES (KLAP_POOL_SIZE_BYTES / 2ull)
+#endif
+
+#ifndef KLAP_KERNEL_ARENA_KEEP_BYTES
+#define KLAP_KERNEL_ARENA_KEEP_BYTES (1024ull * 1024ull * 1024ull)
 #endif
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT

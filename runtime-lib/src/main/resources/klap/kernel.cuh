@@ -11,13 +11,27 @@
 // Per parent-grid instance state (klap::kstate, from the pool or, for host launches, from
 // cudaMallocAsync) holds one klap::ksite per launch site. Recording a launch (klap::krecord) is
 // the paper's out-of-order atomic scan: ONE 64-bit fetch_add on ksite::packed adds
-// (1 << 40) | blocks, so the returned old value gives both the record's index (high 24 bits) and
-// the exclusive prefix of block counts (low 40 bits) consistently: records are dense (threads
+// (1 << 36) | blocks, so the returned old value gives both the record's index (high 28 bits) and
+// the exclusive prefix of block counts (low 36 bits) consistently: records are dense (threads
 // that do not launch store nothing) and their block offsets grow with the index. Records live in chunks of doubling capacity (1024,
-// 2048, ... records: the 24-bit index field allows 2^24 - 1 records per site), allocated from the pool by the thread that
+// 2048, ... records), allocated from the pool by the thread that
 // takes a chunk's first index; a child block finds its record by a search over the chunks' first
 // offsets and a binary search inside the chunk (cuda::std::upper_bound): O(log n) for grids of
 // millions of parent threads.
+// LARGE HOST-LAUNCHED GRIDS (issue 11, "scale"): the pool is static (128 MiB by default) and a
+// site's records live until its aggregated grid has read them, i.e. the records of the WHOLE grid
+// at once; the doubling chunks also need one contiguous chunk of half the records. A grid of 2^24
+// threads with one launch each needs about 1 GB of records, and one of 64 K threads whose children
+// take a 2 KiB argument 137 MB: more than the pool can give. So a host launch whose records would
+// need more than KLAP_KERNEL_ARENA_MIN_BYTES (one launch per thread and site) gets a record ARENA:
+// device memory from a stream-ordered memory pool, sized by the host from the launch
+// configuration and the sites' record types (generated code passes a helper that calls
+// klap::karena_bytes<Args...> to host_kstate), freed in stream order after the parent grid, like
+// the state. Each site that the host counted (the plain sites and the first round of the
+// per-round ones) then takes a BASE chunk of one record per thread of the grid from the arena,
+// carved by the thread that takes the site's record 0; the records past it (threads that launch
+// more than once there) go to the doubling pool chunks as before. Device-launched grids
+// (kstate_new) and host launches below the threshold are unchanged.
 //
 // Generated code (klap --granularity=kernel):
 //   __global__ void parent(P..., klap::kstate* klap_ks) {
@@ -39,6 +53,8 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <new>
 #include <cuda/atomic>
 #if __has_include(<cuda/std/algorithm>)
@@ -73,9 +89,12 @@ struct kcfg {
 };
 
 constexpr unsigned kchunk_count = 15;         // chunk c holds 1024 << c records
-constexpr unsigned long long kindex_shift = 40;
+// ksite::packed: (record index << 36) | blocks. 36 bits of blocks are more than an aggregated grid
+// may have (2^31 - 1, checked by kfinish); 28 bits of index allow 2^28 - 1 records per site (a
+// base chunk, then the doubling chunks' 1024 * (2^15 - 1)).
+constexpr unsigned long long kindex_shift = 36;
 constexpr unsigned long long kblocks_mask = (1ull << kindex_shift) - 1ull;
-constexpr unsigned long long kmax_records = (1ull << 24) - 1ull;
+constexpr unsigned long long kmax_records = (1ull << (64 - kindex_shift)) - 1ull;
 
 // The state of one launch site in one parent-grid instance.
 //   packed       (records << 40) | total blocks, advanced by krecord's single fetch_add
@@ -89,6 +108,13 @@ constexpr unsigned long long kmax_records = (1ull << 24) - 1ull;
 //   refs         blocks of this site's aggregated child that have not yet read their records
 //                (set by kfinish before the launch, counted down by kchild_release)
 //   owner        the kstate this site belongs to (set by kfinish before the launch)
+//   base         the site's base chunk in the state's record arena: kcfg[base_cap], then
+//                Args[base_cap] (at kbase_args_offset(base_cap)), holding records 0..base_cap-1;
+//                null until the thread that took record 0 decided, detail::kbase_none() if the
+//                site has none (no arena, not a site the host counted, or the arena was full);
+//                never freed by the device (host_kstate_done frees the arena)
+//   base_cap     records the base chunk holds (the grid's thread count; written before `base`
+//                is published); the doubling chunks then hold records base_cap, base_cap + 1, ...
 struct kstate;
 struct ksite {
   unsigned long long packed;
@@ -98,6 +124,8 @@ struct ksite {
   unsigned long long first_excl[kchunk_count];
   unsigned long long refs;
   kstate* owner;
+  char* base;
+  unsigned long long base_cap;
 };
 
 // The kernel-granularity state of one parent-grid instance: the finished-blocks ticket and the
@@ -110,12 +138,18 @@ struct ksite {
 //   degraded  0, or 1 once a launch of this grid found no pool memory for its record (krecord
 //           with a direct launcher): from then on the grid's launches go out as written, into
 //           cudaStreamTailLaunch (see krecord)
+//   arena, arena_bytes  the record arena of a large host launch (host_kstate; null and 0
+//           otherwise), set before the parent grid starts (detail::kstate_set_arena)
+//   arena_used  bytes of the arena that the sites' base chunks took (one fetch_add each)
 struct kstate {
   unsigned long long done_blocks;
   unsigned long long nsites;
   unsigned long long refs;
   unsigned long long pooled;
   unsigned long long degraded;
+  char* arena;
+  unsigned long long arena_bytes;
+  unsigned long long arena_used;
   ksite site[1];  // nsites entries
 };
 
@@ -133,8 +167,28 @@ __device__ inline unsigned long long kfirst(unsigned c) { return 1024ull * ((1ul
 __device__ inline unsigned kchunk_of(unsigned long long i) {
   return 31u - static_cast<unsigned>(__clz(static_cast<unsigned>((i >> 10) + 1ull)));
 }
-__device__ inline unsigned long long kargs_offset(unsigned c) {
-  return (kcap(c) * sizeof(kcfg) + 15ull) & ~15ull;
+__host__ __device__ constexpr unsigned long long kround16(unsigned long long bytes) { return (bytes + 15ull) & ~15ull; }
+__device__ inline unsigned long long kargs_offset(unsigned c) { return kround16(kcap(c) * sizeof(kcfg)); }
+
+// Base chunks (LARGE HOST-LAUNCHED GRIDS above): `cap` configurations, then `cap` argument
+// records of `args` bytes each, at kbase_args_offset(cap).
+__host__ __device__ constexpr unsigned long long kbase_args_offset(unsigned long long cap) {
+  return kround16(cap * sizeof(kcfg));
+}
+__host__ __device__ constexpr unsigned long long kbase_bytes(unsigned long long cap, unsigned long long args) {
+  return kbase_args_offset(cap) + kround16(cap * args);
+}
+// The base pointer of a site that has no base chunk (ksite::base).
+__device__ inline char* kbase_none() { return reinterpret_cast<char*>(static_cast<unsigned long long>(32)); }
+// The records site s's base chunk holds (0 if it has none). Read once every record is written
+// (kfinish, the child grid), or after kbase published the chunk.
+__device__ inline unsigned long long kbase_cap(const ksite* s) {
+  return s->base == nullptr || s->base == kbase_none() ? 0ull : s->base_cap;
+}
+// The records of s that lie in doubling chunks, of `count` records in all.
+__device__ inline unsigned long long kchunked(const ksite* s, unsigned long long count) {
+  const unsigned long long b = kbase_cap(s);
+  return count > b ? count - b : 0ull;
 }
 __device__ inline unsigned long long kvolume(const dim3& d) {
   return static_cast<unsigned long long>(d.x) * d.y * d.z;
@@ -143,12 +197,52 @@ __device__ inline unsigned long long kvolume(const dim3& d) {
 // The chunk pointer of a chunk that the pool had no room for (ksite::chunk).
 __device__ inline char* kchunk_missing() { return reinterpret_cast<char*>(static_cast<unsigned long long>(16)); }
 
-// The first chunk of s that holds records (not kchunk_missing), or kchunk_count if none does.
+// The first doubling chunk of s that holds records (not kchunk_missing), or kchunk_count if none
+// does.
 __device__ inline unsigned kchunk_first_held(const ksite* s) {
-  const unsigned long long count = s->packed >> kindex_shift;
+  const unsigned long long count = kchunked(s, s->packed >> kindex_shift);
   for (unsigned c = 0; c < kchunk_count && kfirst(c) < count; ++c)
     if (s->chunk[c] != kchunk_missing()) return c;
   return kchunk_count;
+}
+
+// The configuration of site s's first record in memory (its base chunk, which is always held, else
+// its first held doubling chunk), and in `args` where that chunk's argument records begin; null if
+// every record's launch went out as written (pool full, krecord).
+__device__ inline const kcfg* kfirst_held(const ksite* s, const char*& args) {
+  if (kbase_cap(s) != 0ull) {
+    args = s->base + kbase_args_offset(s->base_cap);
+    return reinterpret_cast<const kcfg*>(s->base);
+  }
+  const unsigned c = kchunk_first_held(s);
+  if (c == kchunk_count) return nullptr;
+  args = s->chunk[c] + kargs_offset(c);
+  return reinterpret_cast<const kcfg*>(s->chunk[c]);
+}
+
+// Site s's base chunk, for a record of the grid of ks at a site the host counted: the thread that
+// took record 0 (`first`) carves one record per thread of the grid (`threads` records whose
+// arguments take `args` bytes) from the arena of ks with one fetch_add, and publishes it, or
+// kbase_none() if the arena has no room left; the other threads wait until it has (it is running:
+// no deadlock, as in kchunk). Returns the records the base chunk holds (0: none).
+__device__ inline unsigned long long kbase(kstate* ks, ksite& s, bool first, unsigned long long threads,
+                                          unsigned long long args) {
+  cuda::atomic_ref<char*, cuda::thread_scope_device> slot(s.base);
+  if (first) {
+    const unsigned long long bytes = kbase_bytes(threads, args);
+    const unsigned long long at = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->arena_used)
+                                      .fetch_add(bytes, cuda::std::memory_order_relaxed);
+    char* p = kbase_none();
+    if (at <= ks->arena_bytes && bytes <= ks->arena_bytes - at) {
+      p = ks->arena + at;
+      s.base_cap = threads;  // published by the release store below
+    }
+    slot.store(p, cuda::std::memory_order_release);
+    return p == kbase_none() ? 0ull : threads;
+  }
+  char* p;
+  while ((p = slot.load(cuda::std::memory_order_acquire)) == nullptr) __nanosleep(64);
+  return p == kbase_none() ? 0ull : s.base_cap;
 }
 
 // The storage of chunk c of site s of ks, allocating it if the caller took its first index
@@ -213,9 +307,18 @@ namespace {
 // a tail launch too. So launches that one thread, or one block's NULL stream, ordered keep their
 // order. A parent that makes tail launches of its own gets no direct launcher: its children would
 // run before children that the program orders before them.
+// RECORD ARENA (large host launches, see the top of this file): the site's first records go to its
+// base chunk, one per thread of the grid; the rest to the doubling chunks.
 template <class Args, class... D>
 __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsigned smem, cudaStream_t stream,
-                        const Args& a, D&&... direct) {
+                        const Args& a, D&&... direct);
+
+namespace kdetail {  // (not `detail`: that would hide klap::detail inside this unnamed namespace)
+// krecord at site `site`; `based`: the host counted the site in the record arena (krecord's sites,
+// and the first round of krecord_seq's), so it takes a base chunk if ks has an arena.
+template <class Args, class... D>
+__device__ void krecord_at(kstate* ks, unsigned site, bool based, dim3 grid, dim3 block, unsigned smem,
+                           cudaStream_t stream, const Args& a, D&... direct) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
   static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
   static_assert(sizeof...(D) <= 1, "klap: krecord takes at most one direct launcher");
@@ -246,12 +349,26 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   const unsigned long long index = old >> kindex_shift;
   const unsigned long long excl = old & kblocks_mask;
   if (index >= kmax_records || excl + blocks > kblocks_mask)
-    fail("2^24 - 1 or more launches, or more than 2^40 blocks, at one site; use --granularity=block", "klap::krecord");
+    fail("2^28 - 1 or more launches, or more than 2^36 blocks, at one site; use --granularity=block", "klap::krecord");
   cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_threads)
       .fetch_max(static_cast<unsigned>(detail::kvolume(block)), cuda::std::memory_order_relaxed);
   cuda::atomic_ref<unsigned, cuda::thread_scope_device>(s.max_smem).fetch_max(smem, cuda::std::memory_order_relaxed);
-  const unsigned c = detail::kchunk_of(index);
-  const unsigned long long off = index - detail::kfirst(c);
+  unsigned long long base = 0ull;  // records in the site's base chunk
+  if (based && ks->arena != nullptr) {
+    base = detail::kbase(ks, s, index == 0ull,
+                         detail::kvolume(::gridDim) * detail::kvolume(::blockDim), sizeof(Args));
+    if (index < base) {
+      ::new (static_cast<void*>(reinterpret_cast<kcfg*>(s.base) + index)) kcfg{grid, block, excl, smem, stream};
+      ::new (static_cast<void*>(reinterpret_cast<Args*>(s.base + detail::kbase_args_offset(base)) + index)) Args(a);
+      return;
+    }
+  }
+  const unsigned long long at = index - base;  // its index among the site's doubling-chunk records
+  if (at >= detail::kfirst(kchunk_count))
+    fail("more than 1024 * (2^15 - 1) launches at one site past its base chunk; use --granularity=block",
+         "klap::krecord");
+  const unsigned c = detail::kchunk_of(at);
+  const unsigned long long off = at - detail::kfirst(c);
   char* chunk = detail::kchunk<Args>(ks, s, c, off == 0ull, excl, full);
   if (chunk == detail::kchunk_missing()) {  // only with a direct launcher; the record's blocks do nothing
     (detail::klaunch_as_written(direct, grid, block, smem, a), ...);
@@ -259,6 +376,13 @@ __device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsign
   }
   ::new (static_cast<void*>(reinterpret_cast<kcfg*>(chunk) + off)) kcfg{grid, block, excl, smem, stream};
   ::new (static_cast<void*>(reinterpret_cast<Args*>(chunk + detail::kargs_offset(c)) + off)) Args(a);
+}
+}  // namespace kdetail
+
+template <class Args, class... D>
+__device__ void krecord(kstate* ks, unsigned site, dim3 grid, dim3 block, unsigned smem, cudaStream_t stream,
+                        const Args& a, D&&... direct) {
+  kdetail::krecord_at<Args>(ks, site, true, grid, block, smem, stream, a, direct...);
 }
 
 // Per-round variant of krecord for launches into ORDERED streams in kernels where such a launch
@@ -283,7 +407,7 @@ __device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned 
   if (seq >= KLAP_KERNEL_MAX_ORDERED)
     fail("a thread made more than KLAP_KERNEL_MAX_ORDERED ordered launches at kernel granularity; use "
          "--granularity=block or -DKLAP_KERNEL_MAX_ORDERED=<more>", "klap::krecord_seq");
-  krecord<Args>(ks, plain + seq * nseq + q, grid, block, smem, stream, a, direct...);
+  kdetail::krecord_at<Args>(ks, plain + seq * nseq + q, seq == 0u, grid, block, smem, stream, a, direct...);
   ++seq;
 }
 
@@ -292,8 +416,9 @@ __device__ void krecord_seq(kstate* ks, unsigned plain, unsigned nseq, unsigned 
 // kfinish launches a site only if such a record exists.
 template <class Args>
 __device__ const Args& kfirst_args(const ksite* s) {
-  const unsigned c = detail::kchunk_first_held(s);
-  return *reinterpret_cast<const Args*>(s->chunk[c] + detail::kargs_offset(c));
+  const char* args = nullptr;
+  (void)detail::kfirst_held(s, args);
+  return *reinterpret_cast<const Args*>(args);
 }
 
 // The argument record of a child block's parent record (as found by kchild_enter).
@@ -326,20 +451,26 @@ struct klaunchers {
   // as written when they were made (krecord) and are skipped. A launch as written that fails is
   // reported (check_launch), as a group's in direct mode.
   __device__ __noinline__ void as_written(ksite* s) {
-    const unsigned long long count = s->packed >> kindex_shift;
+    const unsigned long long all = s->packed >> kindex_shift;
+    const unsigned long long base = detail::kbase_cap(s);  // the base chunk's records come first
+    if (base != 0ull) launch_each(s->base, detail::kbase_args_offset(base), all < base ? all : base);
+    const unsigned long long count = detail::kchunked(s, all);
     for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
       char* chunk = s->chunk[c];
       if (chunk == nullptr || chunk == detail::kchunk_missing()) continue;
       const unsigned long long left = count - detail::kfirst(c);
-      const unsigned long long n = left < detail::kcap(c) ? left : detail::kcap(c);
-      const kcfg* cfg = reinterpret_cast<const kcfg*>(chunk);
-      const Args* args = reinterpret_cast<const Args*>(chunk + detail::kargs_offset(c));
-      for (unsigned long long r = 0; r < n; ++r)
-        check_launch(direct(cfg[r].grid, cfg[r].block, cfg[r].smem, cfg[r].stream, args[r]),
-                     "launch as written (klap::kfinish, the device runtime refused the aggregated launch)");
+      launch_each(chunk, detail::kargs_offset(c), left < detail::kcap(c) ? left : detail::kcap(c));
       pool_free(chunk);
       s->chunk[c] = nullptr;
     }
+  }
+  // Launches the n records of one chunk (its argument records at chunk + args_offset) as written.
+  __device__ void launch_each(const char* chunk, unsigned long long args_offset, unsigned long long n) {
+    const kcfg* cfg = reinterpret_cast<const kcfg*>(chunk);
+    const Args* args = reinterpret_cast<const Args*>(chunk + args_offset);
+    for (unsigned long long r = 0; r < n; ++r)
+      check_launch(direct(cfg[r].grid, cfg[r].block, cfg[r].smem, cfg[r].stream, args[r]),
+                   "launch as written (klap::kfinish, the device runtime refused the aggregated launch)");
   }
 };
 
@@ -350,7 +481,7 @@ __device__ klaunchers<Args, L, D> klaunch_pair(L launch, D direct) {
   return klaunchers<Args, L, D>{launch, direct};
 }
 
-namespace kdetail {  // (not `detail`: that would hide klap::detail inside this unnamed namespace)
+namespace kdetail {
 // Drops one reference to ks; the last one frees a pooled state.
 __device__ inline void kstate_unref(kstate* ks) {
   if (cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs)
@@ -372,12 +503,12 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   const unsigned long long packed =
       cuda::atomic_ref<const unsigned long long, cuda::thread_scope_device>(s->packed).load(cuda::std::memory_order_acquire);
   if ((packed >> kindex_shift) == 0ull) return false;
-  const unsigned held = detail::kchunk_first_held(s);
-  if (held == kchunk_count) return true;  // every record's launch went out as written (pool full)
+  const char* args = nullptr;
+  const kcfg* first = detail::kfirst_held(s, args);
+  if (first == nullptr) return true;  // every record's launch went out as written (pool full)
   const unsigned long long blocks = packed & kblocks_mask;
   if (blocks > 0x7FFFFFFFull)
     fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
-  const kcfg* first = reinterpret_cast<const kcfg*>(s->chunk[held]);
   // the child's blocks release the records (kchild_release), then this state's reference
   s->owner = ks;
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs).fetch_add(1ull, cuda::std::memory_order_relaxed);
@@ -459,9 +590,9 @@ __device__ inline void kstate_discard(kstate* ks) {
 // code calls it after kchild_enter and the copies, at the top of the kernel): from here on the
 // child does not read the state. As child_release (aggregate.cuh): a barrier, then thread 0
 // counts the block off the site's release count; the block that counts off the last one frees
-// the site's record chunks, drops the site's reference to its kstate and gives back the launch's
-// place in klap's pending-launch budget (pool.cuh: pending_release); a second barrier keeps
-// the block together until thread 0 is done.
+// the site's record chunks (not its base chunk: that is the host's arena), drops the site's
+// reference to its kstate and gives back the launch's place in klap's pending-launch budget
+// (pool.cuh: pending_release); a second barrier keeps the block together until thread 0 is done.
 __device__ inline void kchild_release(const ksite* cs) {
   __syncthreads();
   if (::threadIdx.x == 0u) {
@@ -479,7 +610,7 @@ __device__ inline void kchild_release(const ksite* cs) {
 // launch of the grid that gets it goes out as written, into cudaStreamTailLaunch (krecord), and
 // its kfinish does nothing. Never written after initialization; one per translation unit (it is
 // only compared against and read, so several copies do no harm).
-static __device__ kstate kstate_unavailable = {0ull, 0ull, 0ull, kstate_unavailable_tag, 1ull, {}};
+static __device__ kstate kstate_unavailable = {0ull, 0ull, 0ull, kstate_unavailable_tag, 1ull, nullptr, 0ull, 0ull, {}};
 
 namespace kdetail {
 // How many blocks of site s's aggregated grid fall in chunks the pool had no room for
@@ -487,7 +618,7 @@ namespace kdetail {
 // it never reaches the kfinish of the grid's own state. Read by the launching thread once every
 // record of s is written (in kfinish_site's launcher).
 __device__ inline unsigned long long kmissing_blocks(const ksite* s) {
-  const unsigned long long count = s->packed >> kindex_shift;
+  const unsigned long long count = detail::kchunked(s, s->packed >> kindex_shift);
   const unsigned long long total = s->packed & kblocks_mask;
   unsigned long long missing = 0ull;
   for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
@@ -543,20 +674,25 @@ namespace {
 // every thread. Errors: no record for this block (corrupt state) -> fail().
 template <class Args>
 __device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
-  const unsigned long long count = s->packed >> kindex_shift;
+  const unsigned long long all = s->packed >> kindex_shift;
+  const unsigned long long base = detail::kbase_cap(s);
+  const unsigned long long count = detail::kchunked(s, all);  // records in doubling chunks
   const unsigned long long bid = ::blockIdx.x;
+  // the chunk of this block: the base chunk (if any) holds the first records, then chunk 0, 1, ...
+  const bool in_base = base != 0ull && (count == 0ull || bid < s->first_excl[0]);
   unsigned c = 0;
-  for (unsigned k = 1; k < kchunk_count && detail::kfirst(k) < count; ++k) {
+  for (unsigned k = 1; !in_base && k < kchunk_count && detail::kfirst(k) < count; ++k) {
     if (s->first_excl[k] <= bid) c = k;
     else break;
   }
-  if (s->chunk[c] == detail::kchunk_missing()) {
+  if (!in_base && s->chunk[c] == detail::kchunk_missing()) {
     kchild_release(s);
     return false;
   }
-  const kcfg* cfg = reinterpret_cast<const kcfg*>(s->chunk[c]);
+  const char* chunk = in_base ? s->base : s->chunk[c];
+  const kcfg* cfg = reinterpret_cast<const kcfg*>(chunk);
   const unsigned long long rest = count - detail::kfirst(c);
-  const unsigned long long n = rest < detail::kcap(c) ? rest : detail::kcap(c);
+  const unsigned long long n = in_base ? (all < base ? all : base) : rest < detail::kcap(c) ? rest : detail::kcap(c);
   const kcfg* it = cuda::std::upper_bound(cfg, cfg + n, bid,
                                           [](unsigned long long b, const kcfg& x) { return b < x.blocks_excl; });
   if (it == cfg) fail("kernel-granularity child block has no parent record (corrupt state)", "klap::kchild_enter");
@@ -565,7 +701,7 @@ __device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
   const unsigned long long b = bid - r.blocks_excl;
   if (b >= detail::kvolume(r.grid))
     fail("kernel-granularity child block past its record (corrupt state)", "klap::kchild_enter");
-  a = reinterpret_cast<const Args*>(s->chunk[c] + detail::kargs_offset(c)) + j;
+  a = reinterpret_cast<const Args*>(chunk + (in_base ? detail::kbase_args_offset(base) : detail::kargs_offset(c))) + j;
   v.gridDim = r.grid;
   v.blockDim = r.block;
   v.blockIdx.x = static_cast<unsigned>(b % r.grid.x);
@@ -582,18 +718,99 @@ __device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
 }  // namespace
 
 namespace detail {
-// The state host_kstate handed out last on this host thread, and its stream, until
-// host_kstate_done gives it back.
+// The state host_kstate handed out last on this host thread, its record arena (or null) and its
+// stream, until host_kstate_done gives them back. async: freed with cudaFreeAsync (else cudaFree).
 struct host_kstate_pending {
   kstate* ks = nullptr;
+  char* arena = nullptr;
   cudaStream_t stream = 0;
   bool async = true;
+  bool arena_async = true;
 };
 static inline host_kstate_pending& host_kstate_last() {
   static thread_local host_kstate_pending p;
   return p;
 }
+
+// Gives kernel-granularity state ks its record arena (run as <<<1, 1>>> in the launch's stream,
+// right before the parent grid).
+static __global__ void kstate_set_arena(kstate* ks, char* arena, unsigned long long bytes) {
+  ks->arena = arena;
+  ks->arena_bytes = bytes;
+}
+
+// klap's stream-ordered memory pool for record arenas on device `dev` (cudaMemPoolCreate; CUDA
+// runtime API, "Stream Ordered Memory Allocator"): its own pool, so that the program's default
+// pool keeps its settings, and one that keeps up to KLAP_KERNEL_ARENA_KEEP_BYTES when the program
+// synchronizes (cudaMemPoolAttrReleaseThreshold), so that repeated launches reuse the memory
+// instead of mapping it again. Null if the device has no memory pools, if creating one failed, or
+// if it does not exist yet and `create` is false (the launch is being captured into a graph).
+static inline cudaMemPool_t host_arena_pool(int dev, bool create) {
+  static std::mutex mu;
+  static std::map<int, cudaMemPool_t> pools;
+  std::lock_guard<std::mutex> lock(mu);
+  const auto it = pools.find(dev);
+  if (it != pools.end()) return it->second;
+  if (!create) return nullptr;
+  cudaMemPool_t pool = nullptr;
+  int supported = 0;
+  if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev) == cudaSuccess && supported != 0) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
+      unsigned long long keep = KLAP_KERNEL_ARENA_KEEP_BYTES;
+      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    } else {
+      pool = nullptr;
+    }
+  }
+  (void)cudaGetLastError();  // a refused query or creation is not the program's error
+  pools[dev] = pool;
+  return pool;
+}
+
+// Allocates a record arena of `bytes` in stream s for host_kstate (last: where it is recorded).
+// Returns null, after one warning, if the device has no room: the records then use klap's pool,
+// as for a smaller launch.
+static inline char* host_arena(unsigned long long bytes, cudaStream_t s, host_kstate_pending& last) {
+  int dev = 0;
+  host_check(cudaGetDevice(&dev), "klap::host_kstate: cudaGetDevice");
+  void* p = nullptr;
+  const cudaMemPool_t pool = host_arena_pool(dev, !host_capturing(s));
+  cudaError_t e = pool != nullptr ? cudaMallocFromPoolAsync(&p, static_cast<size_t>(bytes), pool, s)
+                                  : cudaMallocAsync(&p, static_cast<size_t>(bytes), s);
+  last.arena_async = e != cudaErrorNotSupported;
+  if (e == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    e = cudaMalloc(&p, static_cast<size_t>(bytes));
+  }
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // out of memory is not sticky: the program's own checks must not see it
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      std::fprintf(stderr,
+                   "klap: warning: no device memory for a kernel-granularity record arena (%llu bytes: %s); the "
+                   "launch's records use klap's pool, which may be too small for them (printed once)\n",
+                   bytes, cudaGetErrorString(e));
+    });
+    return nullptr;
+  }
+  return static_cast<char*>(p);
+}
 }  // namespace detail
+
+// The bytes of the record arena of a kernel-granularity parent grid of `threads` threads whose
+// arena sites (krecord's plain sites, then the first round of the per-round ones) record argument
+// records of types Args...: one base chunk per site of one record per thread (kernel.cuh, "LARGE
+// HOST-LAUNCHED GRIDS"). Generated code defines, next to each non-template kernel-granularity
+// twin f_klap_grid, `static inline unsigned long long f_klap_grid_karena(unsigned long long t)
+// { return klap::karena_bytes<A...>(t); }`, and passes it to host_kstate.
+template <class... Args>
+__host__ __device__ constexpr unsigned long long karena_bytes(unsigned long long threads) {
+  return (0ull + ... + detail::kbase_bytes(threads, sizeof(Args)));
+}
 
 // HOST. Frees the state of this host thread's latest host_kstate, in stream order after the launch
 // that used it (cudaFreeAsync into that launch's stream); nothing if it was freed already (a
@@ -604,6 +821,10 @@ static inline void host_kstate_done() {
   detail::host_check(last.async ? cudaFreeAsync(last.ks, last.stream) : cudaFree(last.ks),
                      "klap::host_kstate_done: freeing the kernel-granularity state");
   last.ks = nullptr;
+  if (last.arena != nullptr)
+    detail::host_check(last.arena_async ? cudaFreeAsync(last.arena, last.stream) : cudaFree(last.arena),
+                       "klap::host_kstate_done: freeing the kernel-granularity record arena");
+  last.arena = nullptr;
 }
 
 // HOST. A zeroed kstate for `nsites` sites for one host launch of a kernel-granularity parent,
@@ -617,8 +838,16 @@ static inline void host_kstate_done() {
 // (host_kstate_done). Devices without memory pools get cudaMalloc and a cudaFree after the launch
 // (which synchronizes). On a CUDA error it prints `klap: error: ...` and exits(1), like
 // host_prepare.
-static inline kstate* host_kstate(unsigned nsites) {
+// RECORD ARENA: `arena_bytes` (generated code: the twin's f_klap_grid_karena, see karena_bytes; or
+// null) gives the bytes of the record arena for a grid of n threads. If the latest host_prepare
+// call knew the launch configuration (host_warps) and the arena of its 32 * warps threads would be
+// more than KLAP_KERNEL_ARENA_MIN_BYTES, the state gets one (host_arena; set by a one-thread
+// kernel, kstate_set_arena, in the same stream), freed by host_kstate_done like the state.
+// Otherwise, or if the device has no room for it, the records use klap's pool, as always.
+static inline kstate* host_kstate(unsigned nsites, unsigned long long (*arena_bytes)(unsigned long long) = nullptr) {
   host_kstate_done();  // a launch issued without its done call (its stream order still holds)
+  const unsigned long long warps = detail::host_current_warps();
+  detail::host_current_warps() = host_launches_unknown;  // this launch's: not for the next one
   const size_t bytes = static_cast<size_t>(detail::kstate_bytes(nsites));
   detail::host_kstate_pending& last = detail::host_kstate_last();
   last.stream = detail::host_current_stream();
@@ -632,6 +861,21 @@ static inline kstate* host_kstate(unsigned nsites) {
   detail::host_check(e, "klap::host_kstate: allocating the kernel-granularity state");
   detail::host_check(cudaMemsetAsync(p, 0, bytes, last.stream), "klap::host_kstate: cudaMemsetAsync");
   last.ks = static_cast<kstate*>(p);
+  if (arena_bytes != nullptr && warps != host_launches_unknown && warps <= (~0ull >> 6)) {
+    const unsigned long long need = arena_bytes(warps * 32ull);
+    if (need > static_cast<unsigned long long>(KLAP_KERNEL_ARENA_MIN_BYTES)) {
+      last.arena = detail::host_arena(need, last.stream, last);
+      if (last.arena != nullptr) {
+        kstate* ks = last.ks;
+        char* arena = last.arena;
+        unsigned long long size = need;
+        void* args[] = {&ks, &arena, &size};
+        detail::host_check(cudaLaunchKernel(reinterpret_cast<const void*>(&detail::kstate_set_arena), dim3(1), dim3(1),
+                                            args, 0, last.stream),
+                           "klap::host_kstate: setting the record arena");
+      }
+    }
+  }
   return last.ks;
 }
 

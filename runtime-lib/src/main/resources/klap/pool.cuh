@@ -329,6 +329,13 @@ static inline cudaStream_t& host_current_stream() {
   return s;
 }
 
+// The `launches` (host_warps of the launch configuration, or host_launches_unknown) of this host
+// thread's latest host_prepare call (klap::host_kstate sizes a record arena from it).
+static inline unsigned long long& host_current_warps() {
+  static thread_local unsigned long long w = ~0ull;
+  return w;
+}
+
 }  // namespace detail
 
 // HOST. The number of warps of the launch configuration <<<grid, block>>>: an upper bound of the
@@ -389,7 +396,7 @@ constexpr size_t host_wanted_limit(unsigned long long launches) {
 //   invalidate the program's capture. Only `s` is asked (cudaStreamIsCapturing): a capture in
 //   global mode on another stream of this thread, or in another thread, is not seen, and the raise
 //   would still break it (CUDA has no query for it); raise the limit before such a capture.
-//   Every call: remembers `s` as this host thread's current launch stream (host_kstate).
+//   Every call: remembers `s` and `launches` as this host thread's current launch (host_kstate).
 // The pool needs no host step: it is static device memory, reclaimed on the device. Thread-safe;
 // the device's limit is read only when a launch wants more than this file last saw.
 // On a CUDA error other than the limit's: prints `klap: error: ...` and calls std::exit(1).
@@ -447,6 +454,7 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
     }
   }
   detail::host_current_stream() = s;
+  detail::host_current_warps() = launches;
   return s;
 }
 

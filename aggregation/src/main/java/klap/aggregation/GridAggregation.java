@@ -80,7 +80,41 @@ final class GridAggregation {
         out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
                 + "' itself stays as written for code klap does not see */\n" + twinHead(f, true) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
-                + "\n" + cuda.lineDirective(f.range().end()));
+                + "\n" + arenaHelper(f) + cuda.lineDirective(f.range().end()));
+    }
+
+    /**
+     * @return true if the twin of {@code f} gets {@link #arenaName its record-arena helper}: a
+     *         kernel that is neither a template (a host launch may deduce its template arguments,
+     *         which the helper could not) nor a class member
+     */
+    static boolean hasArenaHelper(FunctionDef f) {
+        return f.templateHeader() == null && f.memberOf() == null;
+    }
+
+    /** @return the name of the record-arena helper of the twin of {@code f}: {@code f_klap_grid_karena} */
+    static String arenaName(FunctionDef f) {
+        return CudaText.twinName(f) + "_karena";
+    }
+
+    /**
+     * The record-arena helper of {@code f}'s twin, defined right after it where the sites' record
+     * types are in scope, for host launches ({@link HostLaunches}: {@code klap::host_kstate(N, f_klap_grid_karena)}):
+     * <pre>
+     * static inline unsigned long long parent_klap_grid_karena(unsigned long long klap_threads) {
+     *   return klap::karena_bytes&lt;klap_args_child, klap_args_other&gt;(klap_threads); }
+     * </pre>
+     * the bytes of the base chunks of a grid of {@code klap_threads} threads (kernel.cuh, "LARGE
+     * HOST-LAUNCHED GRIDS"): one per plain site, then one per per-round site (its first round), in
+     * the order of the state's slots ({@link SitePlans#kernelSites}). Empty if {@code f} gets none.
+     */
+    private String arenaHelper(FunctionDef f) {
+        if (!hasArenaHelper(f)) {
+            return "";
+        }
+        List<String> types = plans.kernelSites(f).stream().map(cuda::argsType).toList();
+        return "static inline unsigned long long " + arenaName(f) + "(unsigned long long klap_threads) { return "
+                + "klap::karena_bytes<" + String.join(", ", types) + ">(klap_threads); }\n";
     }
 
     /**

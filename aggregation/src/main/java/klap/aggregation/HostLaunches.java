@@ -128,8 +128,11 @@ final class HostLaunches {
             // the twin's klap_ks comes after every parameter, so the omitted defaults are written out before it
             // (a default argument is evaluated at the call, C++ [dcl.fct.default]/9: the same value here);
             // the state is freed in stream order right after the launch (no host synchronization)
+            // the record arena's helper is defined after the twin: a launch before it gets no arena
+            String arena = GridAggregation.hasArenaHelper(k) && l.range().offset() > k.range().end()
+                    ? ", " + CudaText.renamed(l.callee(), k.name(), GridAggregation.arenaName(k)) : "";
             out.insert(l.argsRange().end(), defaults + (l.args().isEmpty() && defaults.isEmpty() ? "" : ", ")
-                    + "klap::host_kstate(" + plans.stateSize(k) + ")");
+                    + "klap::host_kstate(" + plans.stateSize(k) + arena + ")");
             out.replace(l.calleeRange().offset(), l.calleeRange().end(),
                     "(" + CudaText.renamed(l.callee(), k.name(), CudaText.twinName(k)));
             out.insert(l.range().end(), ", klap::host_kstate_done())");

@@ -52,7 +52,11 @@ class KernelGranularityTest {
                         + "klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
                         + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
                         + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); })); }",
-                "parent_klap_grid<<<10, 256, 0, klap::host_prepare(0, klap::host_warps(10, 256))>>>(0, 0, 0, 2560, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+                // the twin's record-arena helper (issue 11: large host launches), in the twin's scope
+                "static inline unsigned long long parent_klap_grid_karena(unsigned long long klap_threads) { return "
+                        + "klap::karena_bytes<klap_args_child>(klap_threads); }",
+                "parent_klap_grid<<<10, 256, 0, klap::host_prepare(0, klap::host_warps(10, 256))>>>(0, 0, 0, 2560, 0, "
+                        + "klap::host_kstate(1, parent_klap_grid_karena)), klap::host_kstate_done());");
         // no collective, so no divergence elimination is needed at this granularity
         none(r.text(), "if (v >= n) {} else {", "agg_begin", "klap_blk = klap::block_group::hardware()");
     }
@@ -96,14 +100,17 @@ class KernelGranularityTest {
                 "klap::krecord_seq<klap_args_child>(klap_ks, 1u, 2u, 1u, klap_seq, dim3(1), dim3(32), 0u, (cudaStream_t)0, "
                         + "klap_args_child(p, r), [&](",
                 "klap::kfinish(klap_ks, 2u, klap::klaunch_pair<", "tag_klap_kagg", "child_klap_kagg", "child_klap_kagg",
-                "parent_klap_grid<<<1, 1, 0, klap::host_prepare(0, klap::host_warps(1, 1))>>>(0, 3, klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2)), klap::host_kstate_done());");
+                // the arena holds the plain site's records and the first round of each per-round site, in slot order
+                "klap::karena_bytes<klap_args_tag, klap_args_child, klap_args_child>(klap_threads)",
+                "parent_klap_grid<<<1, 1, 0, klap::host_prepare(0, klap::host_warps(1, 1))>>>(0, 3, "
+                        + "klap::host_kstate(1 + KLAP_KERNEL_MAX_ORDERED * 2, parent_klap_grid_karena)), klap::host_kstate_done());");
 
         var unordered = Check.run(code.replace("child<<<1, 32>>>(p, r)", "child<<<1, 32, 0, cudaStreamFireAndForget>>>(p, r)"),
                 Granularity.KERNEL);
         assertFalse(unordered.hasErrors(), unordered.diagnostics().toString());
         inOrder(unordered.text(), "klap::krecord<klap_args_child>(klap_ks, 2u, dim3(1), dim3(32), (unsigned)(0), "
                 + "(cudaStream_t)(cudaStreamFireAndForget), klap_args_child(p, r), [&](", "klap::kfinish(klap_ks, 0u,",
-                "klap::host_kstate(3)");
+                "klap::host_kstate(3, parent_klap_grid_karena)");
     }
 
     @Test
@@ -130,7 +137,36 @@ class KernelGranularityTest {
                 "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
                 "__global__ __launch_bounds__(1024) void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
-                "klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite)", "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());");
+                "klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite)", "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1, build_klap_grid_karena)), klap::host_kstate_done());");
+    }
+
+    /**
+     * Issue 11, scale: the record-arena helper is defined after the twin, so a host launch before the
+     * kernel's definition gets none (it would not compile); a template kernel gets no helper (a
+     * host launch may deduce its template arguments); a kernel in a namespace gets it qualified as
+     * the launch names the kernel.
+     */
+    @Test
+    void onlyLaunchesAfterANonTemplateDefinitionGetTheRecordArena() {
+        String code = """
+                __global__ void child(int* p) { p[0] = 1; }
+                __global__ void early(int* p);
+                void host(int* p) { early<<<1, 32>>>(p); }
+                __global__ void early(int* p) { child<<<1, 1>>>(p); }
+                template <class T> __global__ void generic(T* p) { child<<<1, 1>>>(p); }
+                namespace ns { __global__ void inner(int* p) { child<<<1, 1>>>(p); } }
+                int main() { early<<<1, 32>>>(0); generic<<<1, 32>>>((int*)0); ns::inner<<<1, 32>>>(0); }
+                """;
+        var r = Check.run(code, Granularity.KERNEL);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        inOrder(r.text(),
+                "void host(int* p) { (early_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(p, klap::host_kstate(1)), klap::host_kstate_done()); }",
+                "static inline unsigned long long early_klap_grid_karena(unsigned long long klap_threads)",
+                "namespace ns {", "static inline unsigned long long inner_klap_grid_karena(unsigned long long klap_threads)",
+                "(early_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1, early_klap_grid_karena)), klap::host_kstate_done());",
+                "(generic_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>((int*)0, klap::host_kstate(1)), klap::host_kstate_done());",
+                "(ns::inner_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1, ns::inner_klap_grid_karena)), klap::host_kstate_done());");
+        none(r.text(), "generic_klap_grid_karena");
     }
 
     /**

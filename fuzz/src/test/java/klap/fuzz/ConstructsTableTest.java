@@ -182,7 +182,7 @@ class ConstructsTableTest {
                 + "cudaStream_t klap_stream, const klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = "
                 + "cudaPeekAtLastError(); child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p); "
                 + "return klap::launch_result(klap_pre); });"), k);
-        assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
+        assertTrue(k.contains("parent_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1, parent_klap_grid_karena)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -250,7 +250,7 @@ class ConstructsTableTest {
         assertTrue(out.get("block").contains("ns::klap_args_child<int>"), out.get("block"));
         String k = out.get("kernel");
         assertTrue(k.contains("(parent_klap_grid<<<1, 32, klap::host_smem(parent_klap_grid, 64), klap::host_prepare(0, "
-                + "klap::host_warps(1, 32))>>>(0, klap::host_kstate(1)), klap::host_kstate_done());"), k);
+                + "klap::host_warps(1, 32))>>>(0, klap::host_kstate(1, parent_klap_grid_karena)), klap::host_kstate_done());"), k);
         // the launch as written, for a full pool, still launches the kernel the macro names
         assertTrue(k.contains("ns::child<int><<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.p);"), k);
     }
@@ -868,7 +868,7 @@ class ConstructsTableTest {
         String k = outs.get("kernel");
         assertTrue(k.contains("klap::krecord<klap_args_child>(klap_ks, 0u,"), "one record per launch, all rounds in one grid:\n" + k);
         assertFalse(k.contains("krecord_seq") || k.contains("klap_seq"), k);
-        assertTrue(k.contains("klap::kfinish(klap_ks, 0u,") && k.contains("klap::host_kstate(1)), klap::host_kstate_done());"), k);
+        assertTrue(k.contains("klap::kfinish(klap_ks, 0u,") && k.contains("klap::host_kstate(1, parent_klap_grid_karena)), klap::host_kstate_done());"), k);
     }
 
     @Test
@@ -886,7 +886,7 @@ class ConstructsTableTest {
         assertTrue(k.contains("{ [&]() { unsigned klap_seq = 0;")
                 && k.contains("klap::krecord_seq<klap_args_child>(klap_ks, 0u, 1u, 0u, klap_seq, "), k);
         assertTrue(k.contains("klap::kfinish(klap_ks, 1u,")
-                && k.contains("klap::host_kstate(0 + KLAP_KERNEL_MAX_ORDERED * 1)), klap::host_kstate_done());"), k);
+                && k.contains("klap::host_kstate(0 + KLAP_KERNEL_MAX_ORDERED * 1, parent_klap_grid_karena)), klap::host_kstate_done());"), k);
         // a note, not a warning: --Werror still transforms it
         Path in = dir.resolve("k_loop_null.cu");
         Path out = dir.resolve("k_loop_null.werror.cu");
@@ -976,7 +976,7 @@ class ConstructsTableTest {
             "__global__ void build(int* out, int depth);",
             "__global__ __launch_bounds__(1024) void build_klap_kagg_vv(const klap::ksite* klap_site, klap::kstate* klap_ks) {",
             "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); build_klap_kagg_vv<<<",
-            "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1)), klap::host_kstate_done());"}) {
+            "build_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, 0, klap::host_kstate(1, build_klap_grid_karena)), klap::host_kstate_done());"}) {
             assertTrue(k.contains(s), "expected '" + s + "' in:\n" + k);
         }
     }
