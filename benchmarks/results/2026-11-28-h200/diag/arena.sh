@@ -2,7 +2,7 @@
 # The next GPU session's check of kernel granularity's record arena (issue 11, "scale"; written on
 # 2026-11-29 without a GPU): the inputs whose records the static pool cannot hold, as the original,
 # at kernel granularity (the arena, by default, for launches whose records would need more than
-# half the pool) and at block granularity (for comparison), each REPS times:
+# a quarter of the pool) and at block granularity (for comparison), each REPS times:
 #   scale -n 16777216 -r 2   (2^24 parent threads, 2 M launches a repetition, 2 repetitions queued)
 #   scale -n 16777216 -e 1 -r 1   (2^24 launches at one site: beyond the 24-bit record index of before)
 #   pool_order               (64 K parents whose children take a 2 KiB argument: 137 MB of records;

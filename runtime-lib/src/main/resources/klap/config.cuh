@@ -44,16 +44,18 @@
 //                              (test_kernel_fallback): a clear error is better than a hang until a GPU
 //                              shows it correct.
 //   KLAP_KERNEL_ARENA_MIN_BYTES a host launch of a kernel-granularity parent whose launch records
-//                              would take more than this many bytes (one launch per thread and
+//                              would take at least this many bytes (one launch per thread and
 //                              site) gets its own record arena from a stream-ordered memory pool
 //                              instead of klap's pool (kernel.cuh, "LARGE HOST-LAUNCHED GRIDS").
-//                              Default KLAP_POOL_SIZE_BYTES / 2 (64 MiB): a launch whose records
-//                              fit the pool's doubling chunks with room to spare keeps the pool, as
-//                              before; 0 gives every host launch that can tell its configuration
-//                              an arena (a GPU check of the arena path on small inputs).
+//                              Default KLAP_POOL_SIZE_BYTES / 4 (32 MiB): the pool's doubling chunks
+//                              take up to twice the records' bytes, plus whole segments, so a
+//                              launch below it fits the pool and keeps it, as before; 0 gives
+//                              every host launch that can tell its configuration an arena (a GPU
+//                              check of the arena path on small inputs).
 //   KLAP_KERNEL_ARENA_KEEP_BYTES how much freed arena memory klap's arena pool keeps for the next
-//                              launches when the program synchronizes (cudaMemPoolAttrReleaseThreshold).
-//                              Default 1 GiB.
+//                              launches when the program synchronizes (cudaMemPoolAttrReleaseThreshold):
+//                              memory the program's own cudaMalloc cannot have meanwhile.
+//                              Default 256 MiB.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
@@ -86,11 +88,11 @@
 #endif
 
 #ifndef KLAP_KERNEL_ARENA_MIN_BYTES
-#define KLAP_KERNEL_ARENA_MIN_BYTES (KLAP_POOL_SIZE_BYTES / 2ull)
+#define KLAP_KERNEL_ARENA_MIN_BYTES (KLAP_POOL_SIZE_BYTES / 4ull)
 #endif
 
 #ifndef KLAP_KERNEL_ARENA_KEEP_BYTES
-#define KLAP_KERNEL_ARENA_KEEP_BYTES (1024ull * 1024ull * 1024ull)
+#define KLAP_KERNEL_ARENA_KEEP_BYTES (256ull * 1024ull * 1024ull)
 #endif
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT

@@ -97,7 +97,7 @@ constexpr unsigned long long kblocks_mask = (1ull << kindex_shift) - 1ull;
 constexpr unsigned long long kmax_records = (1ull << (64 - kindex_shift)) - 1ull;
 
 // The state of one launch site in one parent-grid instance.
-//   packed       (records << 40) | total blocks, advanced by krecord's single fetch_add
+//   packed       (records << 36) | total blocks, advanced by krecord's single fetch_add
 //   max_threads  max over records of block.x*block.y*block.z
 //   max_smem     max over records of the dynamic shared memory
 //   chunk[c]     record storage: kcfg[cap] then Args[cap] (cap = 1024 << c), or null; from the pool;
@@ -163,7 +163,7 @@ __host__ __device__ constexpr unsigned long long kstate_bytes(unsigned nsites) {
 }
 __device__ inline unsigned long long kcap(unsigned c) { return 1024ull << c; }
 __device__ inline unsigned long long kfirst(unsigned c) { return 1024ull * ((1ull << c) - 1ull); }
-// The chunk of record index i (i < 2^24): the largest c with kfirst(c) <= i.
+// The chunk of doubling-chunk record index i (i < kfirst(kchunk_count)): the largest c with kfirst(c) <= i.
 __device__ inline unsigned kchunk_of(unsigned long long i) {
   return 31u - static_cast<unsigned>(__clz(static_cast<unsigned>((i >> 10) + 1ull)));
 }
@@ -291,8 +291,9 @@ namespace {
 
 // Records the calling thread's launch at site `site` of parent-grid state ks: the out-of-order
 // atomic scan (KLAP II-B). Not collective: any thread, any control flow, any number of times.
-// A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): 2^24 - 1 or more records
-// at one site (the 24-bit index field), or more than 2^40 blocks in total.
+// A grid of 0 blocks records nothing (no zeros stored). Errors (fail()): 2^28 - 1 or more records
+// at one site (the 28-bit index field), more than 2^36 blocks in total, or more than
+// 1024 * (2^15 - 1) records past the site's base chunk (the doubling chunks).
 // WHEN THE POOL IS FULL. Without `direct`, or unless KLAP_KERNEL_TAIL_FALLBACK is 1 (config.cuh:
 // the fallback below hung on the H200, 2026-11-27), the record chunk comes from pool_alloc (report
 // and trap on exhaustion). With one direct launcher and KLAP_KERNEL_TAIL_FALLBACK (generated code, for a parent whose launches are never
@@ -732,6 +733,12 @@ static inline host_kstate_pending& host_kstate_last() {
   return p;
 }
 
+// Clears the host thread's last CUDA error that klap's own refused calls left, unless the program
+// had one pending before them (`before`, from cudaPeekAtLastError): that one stays for its checks.
+static inline void host_clear_own_error(cudaError_t before) {
+  if (before == cudaSuccess) (void)cudaGetLastError();
+}
+
 // Gives kernel-granularity state ks its record arena (run as <<<1, 1>>> in the launch's stream,
 // right before the parent grid).
 static __global__ void kstate_set_arena(kstate* ks, char* arena, unsigned long long bytes) {
@@ -752,21 +759,24 @@ static inline cudaMemPool_t host_arena_pool(int dev, bool create) {
   const auto it = pools.find(dev);
   if (it != pools.end()) return it->second;
   if (!create) return nullptr;
+  const cudaError_t before = cudaPeekAtLastError();
   cudaMemPool_t pool = nullptr;
   int supported = 0;
-  if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev) == cudaSuccess && supported != 0) {
+  bool failed = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev) != cudaSuccess;
+  if (!failed && supported != 0) {
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = dev;
     if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
       unsigned long long keep = KLAP_KERNEL_ARENA_KEEP_BYTES;
-      (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+      failed = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess;
     } else {
       pool = nullptr;
+      failed = true;
     }
   }
-  (void)cudaGetLastError();  // a refused query or creation is not the program's error
+  if (failed) host_clear_own_error(before);  // a refused query or creation is not the program's error
   pools[dev] = pool;
   return pool;
 }
@@ -777,17 +787,17 @@ static inline cudaMemPool_t host_arena_pool(int dev, bool create) {
 static inline char* host_arena(unsigned long long bytes, cudaStream_t s, host_kstate_pending& last) {
   int dev = 0;
   host_check(cudaGetDevice(&dev), "klap::host_kstate: cudaGetDevice");
+  const cudaError_t before = cudaPeekAtLastError();
   void* p = nullptr;
   const cudaMemPool_t pool = host_arena_pool(dev, !host_capturing(s));
-  cudaError_t e = pool != nullptr ? cudaMallocFromPoolAsync(&p, static_cast<size_t>(bytes), pool, s)
-                                  : cudaMallocAsync(&p, static_cast<size_t>(bytes), s);
+  cudaError_t e = cudaErrorNotSupported;
+  if (pool != nullptr) e = cudaMallocFromPoolAsync(&p, static_cast<size_t>(bytes), pool, s);
+  // klap's pool refused (e.g. its handle died with a cudaDeviceReset): the device's current pool
+  if (e != cudaSuccess) e = cudaMallocAsync(&p, static_cast<size_t>(bytes), s);
   last.arena_async = e != cudaErrorNotSupported;
-  if (e == cudaErrorNotSupported) {
-    (void)cudaGetLastError();
-    e = cudaMalloc(&p, static_cast<size_t>(bytes));
-  }
+  if (e == cudaErrorNotSupported) e = cudaMalloc(&p, static_cast<size_t>(bytes));
+  host_clear_own_error(before);  // none of klap's refused calls is the program's error
   if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // out of memory is not sticky: the program's own checks must not see it
     static std::once_flag warned;
     std::call_once(warned, [&] {
       std::fprintf(stderr,
@@ -840,14 +850,14 @@ static inline void host_kstate_done() {
 // host_prepare.
 // RECORD ARENA: `arena_bytes` (generated code: the twin's f_klap_grid_karena, see karena_bytes; or
 // null) gives the bytes of the record arena for a grid of n threads. If the latest host_prepare
-// call knew the launch configuration (host_warps) and the arena of its 32 * warps threads would be
-// more than KLAP_KERNEL_ARENA_MIN_BYTES, the state gets one (host_arena; set by a one-thread
+// call knew the launch configuration (host_warps: its exact thread count) and the arena would be at
+// least KLAP_KERNEL_ARENA_MIN_BYTES, the state gets one (host_arena; set by a one-thread
 // kernel, kstate_set_arena, in the same stream), freed by host_kstate_done like the state.
 // Otherwise, or if the device has no room for it, the records use klap's pool, as always.
 static inline kstate* host_kstate(unsigned nsites, unsigned long long (*arena_bytes)(unsigned long long) = nullptr) {
   host_kstate_done();  // a launch issued without its done call (its stream order still holds)
-  const unsigned long long warps = detail::host_current_warps();
-  detail::host_current_warps() = host_launches_unknown;  // this launch's: not for the next one
+  const unsigned long long threads = detail::host_current_threads();
+  detail::host_current_threads() = host_launches_unknown;  // this launch's: not for the next one
   const size_t bytes = static_cast<size_t>(detail::kstate_bytes(nsites));
   detail::host_kstate_pending& last = detail::host_kstate_last();
   last.stream = detail::host_current_stream();
@@ -861,9 +871,9 @@ static inline kstate* host_kstate(unsigned nsites, unsigned long long (*arena_by
   detail::host_check(e, "klap::host_kstate: allocating the kernel-granularity state");
   detail::host_check(cudaMemsetAsync(p, 0, bytes, last.stream), "klap::host_kstate: cudaMemsetAsync");
   last.ks = static_cast<kstate*>(p);
-  if (arena_bytes != nullptr && warps != host_launches_unknown && warps <= (~0ull >> 6)) {
-    const unsigned long long need = arena_bytes(warps * 32ull);
-    if (need > static_cast<unsigned long long>(KLAP_KERNEL_ARENA_MIN_BYTES)) {
+  if (arena_bytes != nullptr && threads != host_launches_unknown) {
+    const unsigned long long need = arena_bytes(threads);
+    if (need >= static_cast<unsigned long long>(KLAP_KERNEL_ARENA_MIN_BYTES)) {
       last.arena = detail::host_arena(need, last.stream, last);
       if (last.arena != nullptr) {
         kstate* ks = last.ks;

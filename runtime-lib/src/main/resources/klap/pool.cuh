@@ -329,11 +329,22 @@ static inline cudaStream_t& host_current_stream() {
   return s;
 }
 
-// The `launches` (host_warps of the launch configuration, or host_launches_unknown) of this host
-// thread's latest host_prepare call (klap::host_kstate sizes a record arena from it).
-static inline unsigned long long& host_current_warps() {
-  static thread_local unsigned long long w = ~0ull;
-  return w;
+// The thread count of this host thread's latest host_prepare call (klap::host_kstate sizes a
+// record arena from it): exact when its `launches` came from host_warps, else 32 per warp;
+// ~0ull (host_launches_unknown) when the generated code could not tell.
+static inline unsigned long long& host_current_threads() {
+  static thread_local unsigned long long t = ~0ull;
+  return t;
+}
+
+// The launch configuration host_warps saw last on this host thread: its warps and threads.
+struct host_config_seen {
+  unsigned long long warps = ~0ull;
+  unsigned long long threads = 0ull;
+};
+static inline host_config_seen& host_last_config() {
+  static thread_local host_config_seen c;
+  return c;
 }
 
 }  // namespace detail
@@ -344,9 +355,14 @@ static inline unsigned long long& host_current_warps() {
 // one per block at block granularity, one per site and round at kernel granularity, which klap
 // counts as one per warp too). The generated host code passes it to host_prepare when the grid
 // and block expressions have no side effects (they are then evaluated twice).
+// It also remembers the configuration's exact thread count for the host_prepare call it is an
+// argument of (host_kstate's record arena).
 static inline unsigned long long host_warps(dim3 grid, dim3 block) {
   const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
-  return static_cast<unsigned long long>(grid.x) * grid.y * grid.z * ((threads + 31ull) / 32ull);
+  const unsigned long long blocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
+  const unsigned long long warps = blocks * ((threads + 31ull) / 32ull);
+  detail::host_last_config() = detail::host_config_seen{warps, blocks * threads};
+  return warps;
 }
 
 // host_prepare's `launches` when the generated code cannot compute host_warps: size the limit for
@@ -454,7 +470,10 @@ static inline cudaStream_t host_prepare(cudaStream_t s = 0, unsigned long long l
     }
   }
   detail::host_current_stream() = s;
-  detail::host_current_warps() = launches;
+  const detail::host_config_seen& seen = detail::host_last_config();
+  detail::host_current_threads() = launches == host_launches_unknown || launches > (~0ull >> 6) ? host_launches_unknown
+                                   : seen.warps == launches                                    ? seen.threads
+                                                                                               : launches * 32ull;
   return s;
 }
 

@@ -121,7 +121,7 @@ public final class AggregationPass {
         this.variants = new ChildVariants(ctx, plans, cuda);
         this.group = new GroupAggregation(ctx, cuda);
         this.grid = new GridAggregation(ctx, plans, cuda);
-        this.host = new HostLaunches(ctx, plans, variants, cuda);
+        this.host = new HostLaunches(ctx, plans, variants, cuda, grid);
     }
 
     /**

@@ -2,8 +2,14 @@ package klap.aggregation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import klap.model.FunctionDef;
+import klap.model.Param;
 import klap.transform.EditSet;
+import klap.transform.Lexical;
 
 /**
  * Kernel granularity (KLAP II-B, Fig. 12, rebuilt for CDP2): the launches of a whole parent grid
@@ -85,12 +91,23 @@ final class GridAggregation {
 
     /**
      * @return true if the twin of {@code f} gets {@link #arenaName its record-arena helper}: a
-     *         kernel that is neither a template (a host launch may deduce its template arguments,
-     *         which the helper could not) nor a class member
+     *         kernel that is not a template (a host launch may deduce its template arguments, which
+     *         the helper could not), not a class member, not one of several kernels of that name
+     *         (overloads: their helpers would have one signature; such host launches run as written
+     *         anyway), and whose sites' template arguments name none of its parameters
+     *         ({@code child<decltype(+*p)>}: the helper, outside the kernel, cannot name them)
      */
-    static boolean hasArenaHelper(FunctionDef f) {
-        return f.templateHeader() == null && f.memberOf() == null;
+    boolean hasArenaHelper(FunctionDef f) {
+        if (f.templateHeader() != null || f.memberOf() != null || ctx.ambiguous(f.name())) {
+            return false;
+        }
+        Set<String> params = f.params().stream().map(Param::name).filter(n -> !n.isEmpty()).collect(Collectors.toSet());
+        return plans.kernelSites(f).stream().map(s -> s.launch().templateArgs()).filter(Objects::nonNull)
+                .noneMatch(t -> IDENTIFIER.matcher(Lexical.blankCommentsAndLiterals(t)).results()
+                        .anyMatch(m -> params.contains(m.group())));
     }
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /** @return the name of the record-arena helper of the twin of {@code f}: {@code f_klap_grid_karena} */
     static String arenaName(FunctionDef f) {

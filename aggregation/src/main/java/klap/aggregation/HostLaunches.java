@@ -49,13 +49,18 @@ final class HostLaunches {
     private final SitePlans plans;
     private final ChildVariants variants;
     private final CudaText cuda;
+    private final GridAggregation grid;
 
-    /** Edits host code after {@code plans} (kernel state) and {@code variants} (attribute copies). */
-    HostLaunches(AggregationContext ctx, SitePlans plans, ChildVariants variants, CudaText cuda) {
+    /**
+     * Edits host code after {@code plans} (kernel state), {@code variants} (attribute copies) and
+     * {@code grid} (which twins have a record-arena helper).
+     */
+    HostLaunches(AggregationContext ctx, SitePlans plans, ChildVariants variants, CudaText cuda, GridAggregation grid) {
         this.ctx = ctx;
         this.plans = plans;
         this.variants = variants;
         this.cuda = cuda;
+        this.grid = grid;
     }
 
     /**
@@ -129,7 +134,7 @@ final class HostLaunches {
             // (a default argument is evaluated at the call, C++ [dcl.fct.default]/9: the same value here);
             // the state is freed in stream order right after the launch (no host synchronization)
             // the record arena's helper is defined after the twin: a launch before it gets no arena
-            String arena = GridAggregation.hasArenaHelper(k) && l.range().offset() > k.range().end()
+            String arena = grid.hasArenaHelper(k) && l.range().offset() > k.range().end()
                     ? ", " + CudaText.renamed(l.callee(), k.name(), GridAggregation.arenaName(k)) : "";
             out.insert(l.argsRange().end(), defaults + (l.args().isEmpty() && defaults.isEmpty() ? "" : ", ")
                     + "klap::host_kstate(" + plans.stateSize(k) + arena + ")");

@@ -167,6 +167,27 @@ class KernelGranularityTest {
                 "(generic_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>((int*)0, klap::host_kstate(1)), klap::host_kstate_done());",
                 "(ns::inner_klap_grid<<<1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32))>>>(0, klap::host_kstate(1, ns::inner_klap_grid_karena)), klap::host_kstate_done());");
         none(r.text(), "generic_klap_grid_karena");
+
+        // review of 2026-11-29: two helpers of one signature for overloads, and a helper naming a parameter
+        var overloads = Check.run("""
+                __global__ void child(int* p, int v) { p[threadIdx.x] = v; }
+                __global__ void parent(int* p, int n) { if (threadIdx.x < n) child<<<1, 32>>>(p, n); }
+                __global__ void parent(float* p, int n) { if (threadIdx.x < n) child<<<1, 32>>>((int*)p, n); }
+                int main() { parent<<<1024, 256>>>((int*)0, 1); }
+                """, Granularity.KERNEL);
+        assertFalse(overloads.hasErrors(), overloads.diagnostics().toString());
+        none(overloads.text(), "_karena");
+        var namesParam = Check.run("""
+                template <class T> __global__ void child(T* p, T v) { p[threadIdx.x] = v; }
+                __global__ void parent(float* p, int n) { if (threadIdx.x < n) child<decltype(+*p)><<<1, 32>>>(p, 1.0f); }
+                __global__ void other(float* q) { child<float><<<1, 32>>>(q, 2.0f); }
+                void go() { parent<<<1024, 256>>>((float*)0, 1); other<<<1, 1>>>((float*)0); }
+                """, Granularity.KERNEL);
+        assertFalse(namesParam.hasErrors(), namesParam.diagnostics().toString());
+        none(namesParam.text(), "parent_klap_grid_karena");
+        inOrder(namesParam.text(), "static inline unsigned long long other_klap_grid_karena(unsigned long long klap_threads) "
+                + "{ return klap::karena_bytes<klap_args_child<float>>(klap_threads); }", "klap::host_kstate(1)",
+                "klap::host_kstate(1, other_klap_grid_karena)");
     }
 
     /**
