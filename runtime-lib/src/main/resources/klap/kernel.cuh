@@ -873,7 +873,8 @@ static inline kstate* host_kstate(unsigned nsites, unsigned long long (*arena_by
   last.ks = static_cast<kstate*>(p);
   if (arena_bytes != nullptr && threads != host_launches_unknown) {
     const unsigned long long need = arena_bytes(threads);
-    if (need >= static_cast<unsigned long long>(KLAP_KERNEL_ARENA_MIN_BYTES)) {
+    constexpr unsigned long long at_least = KLAP_KERNEL_ARENA_MIN_BYTES;
+    if (at_least == 0ull || need >= at_least) {  // (not `need >= 0`: nvcc warns of it)
       last.arena = detail::host_arena(need, last.stream, last);
       if (last.arena != nullptr) {
         kstate* ks = last.ks;

@@ -40,8 +40,10 @@ class KlapNvccBuildTest {
 
     /** Runs a command in {@code cwd} with the klap-nvcc class path set, capturing stdout and stderr. */
     static Run exec(Path cwd, Map<String, String> env, List<String> cmd) throws IOException, InterruptedException {
-        Path o = Files.createTempFile("klap-nvcc-test", ".out");
-        Path e = Files.createTempFile("klap-nvcc-test", ".err");
+        // not "klap-nvcc-...": KlapNvccArgsTest looks for klap-nvcc's own temporary folders by that
+        // prefix while these tests may run beside it (a clean verify of 2026-11-29 saw these files)
+        Path o = Files.createTempFile("klapnvcc-exec", ".out");
+        Path e = Files.createTempFile("klapnvcc-exec", ".err");
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile());
             pb.environment().put("KLAP_CLASSPATH", System.getProperty("java.class.path"));
