@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -256,6 +257,7 @@ class KlapNvccArgsTest {
      * kept folder stays.
      */
     @Test
+    @ResourceLock(KlapNvccBuildTest.TMP_LOCK)  // KlapNvccBuildTest's runs of klap-nvcc would show here
     void temporaryFoldersAreRemovedAfterTheRun() throws IOException {
         Path src = dir.resolve("cdp.cu");
         Files.writeString(src, CDP);

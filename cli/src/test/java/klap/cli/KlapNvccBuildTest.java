@@ -19,6 +19,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
@@ -29,7 +31,13 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * own temporary directory, writing nothing outside it; junit-platform.properties).
  */
 @Execution(ExecutionMode.CONCURRENT)
+// klap-nvcc makes its temporary folders in the shared temporary directory: shared among these
+// methods, exclusive for KlapNvccArgsTest.temporaryFoldersAreRemovedAfterTheRun, which counts them
+@ResourceLock(value = KlapNvccBuildTest.TMP_LOCK, mode = ResourceAccessMode.READ)
 class KlapNvccBuildTest {
+    /** The JUnit resource lock on klap-nvcc's temporary folders in java.io.tmpdir. */
+    static final String TMP_LOCK = "java.io.tmpdir:klap-nvcc";
+
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     static final Path SCRIPT = ROOT.resolve("scripts/klap-nvcc");
 
