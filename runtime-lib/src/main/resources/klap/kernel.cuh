@@ -220,28 +220,38 @@ __device__ inline const kcfg* kfirst_held(const ksite* s, const char*& args) {
   return reinterpret_cast<const kcfg*>(s->chunk[c]);
 }
 
+// A pointer that one thread makes and every other thread of the grid waits for: the thread that
+// took the right index (`first`) stores make() into `slot` (release) and returns it; the others
+// spin (acquire, __nanosleep) until it is there. That thread is running, so no deadlock: independent
+// thread scheduling lets lanes of one warp make progress separately. make() must not return null.
+template <class Make>
+__device__ char* kpublished(char*& slot, bool first, Make make) {
+  cuda::atomic_ref<char*, cuda::thread_scope_device> at(slot);
+  if (first) {
+    char* p = make();
+    at.store(p, cuda::std::memory_order_release);
+    return p;
+  }
+  char* p;
+  while ((p = at.load(cuda::std::memory_order_acquire)) == nullptr) __nanosleep(64);
+  return p;
+}
+
 // Site s's base chunk, for a record of the grid of ks at a site the host counted: the thread that
 // took record 0 (`first`) carves one record per thread of the grid (`threads` records whose
 // arguments take `args` bytes) from the arena of ks with one fetch_add, and publishes it, or
-// kbase_none() if the arena has no room left; the other threads wait until it has (it is running:
-// no deadlock, as in kchunk). Returns the records the base chunk holds (0: none).
+// kbase_none() if the arena has no room left; the other threads wait until it has (kpublished).
+// Returns the records the base chunk holds (0: none).
 __device__ inline unsigned long long kbase(kstate* ks, ksite& s, bool first, unsigned long long threads,
                                           unsigned long long args) {
-  cuda::atomic_ref<char*, cuda::thread_scope_device> slot(s.base);
-  if (first) {
+  const char* p = kpublished(s.base, first, [&]() -> char* {
     const unsigned long long bytes = kbase_bytes(threads, args);
     const unsigned long long at = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->arena_used)
                                       .fetch_add(bytes, cuda::std::memory_order_relaxed);
-    char* p = kbase_none();
-    if (at <= ks->arena_bytes && bytes <= ks->arena_bytes - at) {
-      p = ks->arena + at;
-      s.base_cap = threads;  // published by the release store below
-    }
-    slot.store(p, cuda::std::memory_order_release);
-    return p == kbase_none() ? 0ull : threads;
-  }
-  char* p;
-  while ((p = slot.load(cuda::std::memory_order_acquire)) == nullptr) __nanosleep(64);
+    if (at > ks->arena_bytes || bytes > ks->arena_bytes - at) return kbase_none();
+    s.base_cap = threads;  // published by kpublished's release store
+    return ks->arena + at;
+  });
   return p == kbase_none() ? 0ull : s.base_cap;
 }
 
@@ -253,9 +263,8 @@ __device__ inline unsigned long long kbase(kstate* ks, ksite& s, bool first, uns
 // pool_alloc reports the exhaustion and traps.
 template <class Args>
 __device__ char* kchunk(kstate* ks, ksite& s, unsigned c, bool first, unsigned long long excl, on_full full) {
-  cuda::atomic_ref<char*, cuda::thread_scope_device> slot(s.chunk[c]);
-  if (first) {
-    s.first_excl[c] = excl;  // published by the release store below
+  return kpublished(s.chunk[c], first, [&]() -> char* {
+    s.first_excl[c] = excl;  // published by kpublished's release store
     const unsigned long long bytes = kargs_offset(c) + kcap(c) * sizeof(Args);
     const char* what = "a chunk of kernel-granularity launch records (klap::krecord)";
     char* p = static_cast<char*>(
@@ -264,17 +273,11 @@ __device__ char* kchunk(kstate* ks, ksite& s, unsigned c, bool first, unsigned l
             : pool_alloc_or_null(bytes, what,
                                  "from then on, the parent grid launches its children as written, into "
                                  "cudaStreamTailLaunch"));
-    if (p == nullptr) {
-      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->degraded)
-          .store(1ull, cuda::std::memory_order_release);
-      p = kchunk_missing();
-    }
-    slot.store(p, cuda::std::memory_order_release);
-    return p;
-  }
-  char* p;
-  while ((p = slot.load(cuda::std::memory_order_acquire)) == nullptr) __nanosleep(64);
-  return p;
+    if (p != nullptr) return p;
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->degraded)
+        .store(1ull, cuda::std::memory_order_release);
+    return kchunk_missing();
+  });
 }
 
 // A launch as written, into cudaStreamTailLaunch, by `direct` (generated: the callee as the user
@@ -781,6 +784,23 @@ static inline cudaMemPool_t host_arena_pool(int dev, bool create) {
   return pool;
 }
 
+// cudaMallocAsync of `bytes` in stream s, or cudaMalloc where the device has no stream-ordered
+// allocator (`async` false then: free with cudaFree, which synchronizes).
+static inline cudaError_t host_malloc_in(void** p, size_t bytes, cudaStream_t s, bool& async) {
+  cudaError_t e = cudaMallocAsync(p, bytes, s);
+  async = e != cudaErrorNotSupported;
+  if (!async) {
+    (void)cudaGetLastError();
+    e = cudaMalloc(p, bytes);
+  }
+  return e;
+}
+
+// Frees p of host_malloc_in (or of a memory pool, async) in stream order in s; exits on an error.
+static inline void host_free_in(void* p, cudaStream_t s, bool async, const char* what) {
+  host_check(async ? cudaFreeAsync(p, s) : cudaFree(p), what);
+}
+
 // Allocates a record arena of `bytes` in stream s for host_kstate (last: where it is recorded).
 // Returns null, after one warning, if the device has no room: the records then use klap's pool,
 // as for a smaller launch.
@@ -790,12 +810,10 @@ static inline char* host_arena(unsigned long long bytes, cudaStream_t s, host_ks
   const cudaError_t before = cudaPeekAtLastError();
   void* p = nullptr;
   const cudaMemPool_t pool = host_arena_pool(dev, !host_capturing(s));
-  cudaError_t e = cudaErrorNotSupported;
-  if (pool != nullptr) e = cudaMallocFromPoolAsync(&p, static_cast<size_t>(bytes), pool, s);
+  cudaError_t e = pool != nullptr ? cudaMallocFromPoolAsync(&p, static_cast<size_t>(bytes), pool, s) : cudaErrorNotSupported;
+  last.arena_async = true;
   // klap's pool refused (e.g. its handle died with a cudaDeviceReset): the device's current pool
-  if (e != cudaSuccess) e = cudaMallocAsync(&p, static_cast<size_t>(bytes), s);
-  last.arena_async = e != cudaErrorNotSupported;
-  if (e == cudaErrorNotSupported) e = cudaMalloc(&p, static_cast<size_t>(bytes));
+  if (e != cudaSuccess) e = host_malloc_in(&p, static_cast<size_t>(bytes), s, last.arena_async);
   host_clear_own_error(before);  // none of klap's refused calls is the program's error
   if (e != cudaSuccess) {
     static std::once_flag warned;
@@ -828,12 +846,11 @@ __host__ __device__ constexpr unsigned long long karena_bytes(unsigned long long
 static inline void host_kstate_done() {
   detail::host_kstate_pending& last = detail::host_kstate_last();
   if (last.ks == nullptr) return;
-  detail::host_check(last.async ? cudaFreeAsync(last.ks, last.stream) : cudaFree(last.ks),
-                     "klap::host_kstate_done: freeing the kernel-granularity state");
+  detail::host_free_in(last.ks, last.stream, last.async, "klap::host_kstate_done: freeing the kernel-granularity state");
   last.ks = nullptr;
   if (last.arena != nullptr)
-    detail::host_check(last.arena_async ? cudaFreeAsync(last.arena, last.stream) : cudaFree(last.arena),
-                       "klap::host_kstate_done: freeing the kernel-granularity record arena");
+    detail::host_free_in(last.arena, last.stream, last.arena_async,
+                         "klap::host_kstate_done: freeing the kernel-granularity record arena");
   last.arena = nullptr;
 }
 
@@ -862,13 +879,8 @@ static inline kstate* host_kstate(unsigned nsites, unsigned long long (*arena_by
   detail::host_kstate_pending& last = detail::host_kstate_last();
   last.stream = detail::host_current_stream();
   void* p = nullptr;
-  cudaError_t e = cudaMallocAsync(&p, bytes, last.stream);
-  last.async = e == cudaSuccess;
-  if (e == cudaErrorNotSupported) {
-    (void)cudaGetLastError();
-    e = cudaMalloc(&p, bytes);
-  }
-  detail::host_check(e, "klap::host_kstate: allocating the kernel-granularity state");
+  detail::host_check(detail::host_malloc_in(&p, bytes, last.stream, last.async),
+                     "klap::host_kstate: allocating the kernel-granularity state");
   detail::host_check(cudaMemsetAsync(p, 0, bytes, last.stream), "klap::host_kstate: cudaMemsetAsync");
   last.ks = static_cast<kstate*>(p);
   if (arena_bytes != nullptr && threads != host_launches_unknown) {
