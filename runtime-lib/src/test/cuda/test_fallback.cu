@@ -21,6 +21,10 @@
 //  D. The pending budget: 8 launches of 512 warps each at warp granularity; every aggregated child
 //     reads klap's pending count when it starts: never more than the budget, and 0 at the end.
 //     (The budget is klap's rate limit; test D checks klap's counter, not the device's buffer.)
+//  E. Groups of one thread (every lane its own warp_group; blocks of one thread at block
+//     granularity): nothing to aggregate, so every child runs as written (fb_child) and the pool is
+//     not touched at all (its segment words and current segment stay as they were), no fallback is
+//     counted, and the sums are right.
 #define KLAP_POOL_SIZE_BYTES (1ull << 20)
 #define KLAP_POOL_SEGMENT_BYTES 4096ull
 #define KLAP_POOL_FALLBACK_WAIT_US 200
@@ -131,6 +135,24 @@ __global__ __launch_bounds__(1024) void fb_parent(unsigned long long* sums, unsi
   const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
   if (warp) fb_round<A>(klap::warp_group::of(blk), id, l, sums, c);
   else fb_round<A>(blk, id, l, sums, c);
+}
+
+// Part E: each thread a group of one (its own lane at warp granularity; blocks of one thread at
+// block granularity).
+__global__ void fb_alone_parent(unsigned long long* sums, unsigned l, bool warp, fb_counters* c) {
+  const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (warp) fb_round<fb_args>(klap::warp_group::from_mask(1u << (threadIdx.x % 32u)), id, l, sums, c);
+  else fb_round<fb_args>(klap::block_group::hardware(), id, l, sums, c);
+}
+
+// HOST. The pool's segment words and current segment, as raw words.
+static std::vector<unsigned long long> fb_pool_words() {
+  std::vector<unsigned char> raw(sizeof(klap::pool_state));
+  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev_symbol(), raw.size()));
+  const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
+  std::vector<unsigned long long> w(st->seg, st->seg + klap::pool_segments);
+  w.push_back(st->cur);
+  return w;
 }
 
 // HOST. sums[id] after launches [first, first + count) of a grid of `ids` threads.
@@ -301,6 +323,26 @@ int main() {
     std::printf("test_fallback: D: %llu aggregated grids, at most %llu pending (budget %llu)\n", h.agg_grids,
                 h.max_pending, BUDGET);
     kt_expect_idle("D");
+  }
+  // E. groups of one thread: launched as written, the pool untouched
+  {
+    const unsigned ids = 64 * 256;
+    fb_part p(ids);
+    const unsigned long long before = klap::host_pool_fallbacks();
+    const std::vector<unsigned long long> words = fb_pool_words();
+    fb_alone_parent<<<64, 256, 0, klap::host_prepare()>>>(p.sums, 200u, true, p.c);  // every lane alone
+    fb_alone_parent<<<ids, 1, 0, klap::host_prepare()>>>(p.sums, 201u, false, p.c);  // blocks of one thread
+    KT_CUDA(cudaGetLastError());
+    KT_CUDA(cudaDeviceSynchronize());
+    const fb_counters h = p.counters();
+    KT_EXPECT(p.check("E", 200, 2) == 0u && h.errors == 0ull, "E: wrong sums or %llu bad records", h.errors);
+    KT_EXPECT(h.agg_grids == 0ull && h.direct_grids == fb_launching(ids, 200, 2),
+              "E: %llu aggregated and %llu as-written child grids, want 0 and %llu", h.agg_grids, h.direct_grids,
+              fb_launching(ids, 200, 2));
+    KT_EXPECT(klap::host_pool_fallbacks() == before, "E: %llu fallbacks counted for groups of one thread",
+              klap::host_pool_fallbacks() - before);
+    KT_EXPECT(fb_pool_words() == words, "E: groups of one thread changed the pool's segment words or current segment");
+    kt_expect_idle("E");
   }
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
   KT_CUDA(cudaFreeHost(flag));

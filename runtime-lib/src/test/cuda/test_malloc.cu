@@ -11,7 +11,10 @@
 //  * group_free of a pointer from a plain device cudaMalloc (not group_malloc) cudaFree's it: 300
 //    rounds of 64 threads x 4 KiB through the heap fail if it does not;
 //  * a group whose total cannot be allocated gives nullptr and the cudaMalloc error to every
-//    thread that asked for memory.
+//    thread that asked for memory;
+//  * a group of one thread (every lane its own warp_group) makes the plain cudaMalloc: no chunk
+//    header in front of the pointer (group_free takes it for a plain one), and 300 rounds x 64
+//    threads x 4 KiB through the heap with group_free do not fail.
 #include "klap/klap.cuh"
 #include "klap_test.cuh"
 #include <vector>
@@ -34,6 +37,8 @@ struct malloc_out {
   unsigned fail_nullptr;
   unsigned fail_err;
   unsigned fail_zero_ok;
+  unsigned one_ok;
+  unsigned one_chunk;
 };
 
 template <class G>
@@ -105,6 +110,28 @@ __global__ void foreign_kernel(malloc_out* o) {
   if (ok) atomicAdd(&o->foreign_ok, 1u);
 }
 
+// Groups of one thread (each lane its own warp_group): group_malloc makes the original cudaMalloc,
+// so the 16 bytes in front of the pointer are not a klap sub-header, and group_free cudaFree's it:
+// 300 rounds x 64 threads x 4 KiB (~79 MB) through the 8 MB heap.
+__global__ void one_kernel(malloc_out* o) {
+  const klap::warp_group me = klap::warp_group::from_mask(1u << (threadIdx.x % 32u));
+  unsigned ok = 1, chunk = 0;
+  for (int r = 0; r < 300; ++r) {
+    void* p = nullptr;
+    if (klap::group_malloc(me, &p, 4096) != cudaSuccess || p == nullptr ||
+        (reinterpret_cast<unsigned long long>(p) & 15ull) != 0ull) {
+      ok = 0;
+      continue;
+    }
+    const auto* sub = reinterpret_cast<const klap::detail::malloc_sub*>(static_cast<char*>(p) - klap::detail::malloc_header);
+    chunk += sub->check == (reinterpret_cast<unsigned long long>(sub->base) ^ klap::detail::malloc_tag);
+    static_cast<int*>(p)[threadIdx.x % 1024u] = r;
+    if (klap::group_free(p) != cudaSuccess) ok = 0;
+  }
+  if (ok) atomicAdd(&o->one_ok, 1u);
+  if (chunk) atomicAdd(&o->one_chunk, chunk);
+}
+
 // One thread of the warp asks for 1 TiB: the group's chunk cannot be had, so each thread allocates
 // its own, as the original cudaMalloc calls did: only that thread gets the error, the size-0
 // request nullptr and cudaSuccess, the others 64 usable bytes (review 2026-11-27: before, every
@@ -165,6 +192,14 @@ int main() {
   KT_CUDA(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
   KT_EXPECT(h.foreign_ok == 64, "group_free of plain cudaMalloc pointers: %u of 64 threads freed ~1.2 MB each "
             "through the heap without failure", h.foreign_ok);
+  one_kernel<<<1, 64>>>(d);
+  KT_CUDA(cudaGetLastError());
+  KT_CUDA(cudaDeviceSynchronize());
+  KT_CUDA(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
+  KT_EXPECT(h.one_ok == 64 && h.one_chunk == 0,
+            "groups of one thread: %u of 64 threads allocated and freed ~1.2 MB each through the heap without "
+            "failure, %u allocations were aggregated chunks (want 64 and 0)",
+            h.one_ok, h.one_chunk);
   fail_kernel<<<1, 32>>>(d);
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());

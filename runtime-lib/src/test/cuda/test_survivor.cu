@@ -50,8 +50,16 @@ __global__ void sv_child_agg(const klap::launch_cfg* klap_cfg, unsigned klap_n, 
   atomicAdd(&counts[a.id], 1u);
 }
 
+// The original child, which a group of one thread launches as written (direct mode): the same work.
+__global__ void sv_child(unsigned long long* sums, unsigned* counts, sv_args a, unsigned* errors) {
+  if (gridDim.x != sv_blocks(a.id, a.round) || blockDim.x != 8u) atomicAdd(errors, 1u);
+  atomicAdd(&sums[a.id], static_cast<unsigned long long>(a.round) + 1ull);
+  atomicAdd(&counts[a.id], 1u);
+}
+
 // The flush klap writes for an aggregated launch of sv_child_agg (counted in *launches); the test
-// pool is large enough, so direct mode (each thread its own launch) counts as an error.
+// pool is large enough, so direct mode (each thread its own launch) counts as an error, except in a
+// group of one thread (a survivor alone in its warp), which has nothing to aggregate.
 template <class G, class S>
 __device__ void sv_flush(const G& g, S& s, unsigned long long* sums, unsigned* counts, unsigned* launches, unsigned* errors) {
   s.flush(
@@ -63,9 +71,14 @@ __device__ void sv_flush(const G& g, S& s, unsigned long long* sums, unsigned* c
         sv_child_agg<<<gd, bd, sm, st>>>(c, m, a, sums, counts, mine.round, errors);
         return klap::launch_result(pre);
       },
-      [&](dim3, dim3, unsigned, cudaStream_t, const sv_args&) -> cudaError_t {
-        atomicAdd(errors, 1000u);
-        return cudaSuccess;
+      [&](dim3 gd, dim3 bd, unsigned sm, cudaStream_t st, const sv_args& a) -> cudaError_t {
+        if (g.size() != 1u) {
+          atomicAdd(errors, 1000u);
+          return cudaSuccess;
+        }
+        const cudaError_t pre = cudaPeekAtLastError();
+        sv_child<<<gd, bd, sm, st>>>(sums, counts, a, errors);
+        return klap::launch_result(pre);
       });
 }
 

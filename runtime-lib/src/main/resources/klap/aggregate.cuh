@@ -15,7 +15,8 @@
 // the children need not, II-A), takes the max block size and shared memory (line 09), and one
 // launcher thread launches the aggregated child (line 10). If the pool has no room for the slots
 // (issue 11), the group runs the site in direct mode instead: every thread launches its own
-// launch as written, with the original child, where the aggregated launch would have been.
+// launch as written, with the original child, where the aggregated launch would have been. A group
+// of one thread runs in direct mode too: it has nothing to aggregate.
 // Child side (Fig. 2(d), lines 15-19):
 //     klap::vctx v; unsigned p;
 //     if (!klap::child_enter(cfg, n, v, p)) return;  // find the parent slot, the virtual indices
@@ -83,7 +84,8 @@ struct agg_scan_op {
 
 // The state of one aggregated launch site for one group instance (returned by agg_begin).
 //   cfg, args  the group's slot arrays in the pool, n entries each; both null in direct mode (the
-//              pool had no room: the same for every thread of the group, agg_begin broadcasts it)
+//              pool had no room: the same for every thread of the group, agg_begin broadcasts it;
+//              or the group is one thread, n == 1)
 //   n          the group size; me = the caller's slot (= its rank in the group)
 //   own, own_args  direct mode only: the caller's own launch (grid of 0 blocks = none) and its
 //              arguments, kept by the thread itself until flush
@@ -147,7 +149,7 @@ struct agg_site {
   // give the slots back (child_release); with no launch (total 0) rank 0 frees them at once.
   // A last barrier (group_sync_any, which also tells every thread whether the launch was refused)
   // keeps every thread in flush until the aggregated launch is made.
-  // Direct mode (agg_begin found no room): no scan and no barrier; each thread that recorded a
+  // Direct mode (agg_begin found no room, or the group is one thread): no scan and no barrier; each thread that recorded a
   // launch with blocks and threads makes it itself, e = direct(grid, block, smem, stream, args),
   // where the aggregated launch would have been, so each thread's launches keep their order, and
   // check_launch(e, ...). `direct` launches the ORIGINAL child kernel with the record's fields.
@@ -161,7 +163,8 @@ struct agg_site {
       const Args& mine = *reinterpret_cast<const Args*>(own_args);
       if (detail::volume(own.grid) != 0ull && detail::volume(own.block) != 0ull)
         check_launch(direct(own.grid, own.block, own.smem, own.stream, mine),
-                     "launch as written (klap::agg_site::flush, the pool had no room to aggregate it)");
+                     n == 1u ? "launch as written (klap::agg_site::flush, a group of one thread)"
+                             : "launch as written (klap::agg_site::flush, the pool had no room to aggregate it)");
       return;
     }
     g.sync();  // all slots written (record may have run in divergent code)
@@ -276,6 +279,8 @@ struct agg_site {
 // When the pool has no room: on_full::fail (the default) -> klap::pool_alloc reports the
 // exhaustion and traps; on_full::launch_as_written (generated code) -> klap::pool_alloc_or_null
 // gives up after KLAP_POOL_FALLBACK_WAIT_US and the site runs in direct mode (see flush).
+// A group of one thread (n == 1) with on_full::launch_as_written runs in direct mode at once, and
+// takes nothing from the pool: there is nothing to aggregate (not counted as a fallback, no warning).
 template <class Args, class G>
 __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
@@ -285,14 +290,25 @@ __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   const unsigned long long cfg_bytes = detail::align16(static_cast<unsigned long long>(n) * sizeof(launch_cfg));
   const unsigned long long bytes = cfg_bytes + static_cast<unsigned long long>(n) * sizeof(Args);
   char* p = nullptr;
-  if (me == 0) {
-    const char* what = "the slots of an aggregated launch (klap::agg_begin)";
-    p = static_cast<char*>(full == on_full::fail
-                               ? pool_alloc(bytes, what)
-                               : pool_alloc_or_null(bytes, what, "such groups launch their children as written, unaggregated"));
+  // A group of one thread (warp_group::active() where one lane launches, e.g. under
+  // `if (threadIdx.x == 0)`; a block of one thread) has nothing to aggregate: with a launcher for
+  // the launch as written (on_full::launch_as_written, which generated code always passes), it runs
+  // in direct mode at once, without touching the pool. Its launch is then the original one, made
+  // where the aggregated launch of one child would have been, with no slots, no pending-budget
+  // place and no child_enter/child_release in the child (the 2026-11-27 H200 run: qt, whose
+  // launches are all of this kind, took 15.8 ms at warp granularity against CDP's 10.4 ms).
+  // n is the same for every thread of the group, so all of them take the same path.
+  const bool alone = n == 1u && full == on_full::launch_as_written;
+  if (!alone) {
+    if (me == 0) {
+      const char* what = "the slots of an aggregated launch (klap::agg_begin)";
+      p = static_cast<char*>(full == on_full::fail
+                                 ? pool_alloc(bytes, what)
+                                 : pool_alloc_or_null(bytes, what, "such groups launch their children as written, unaggregated"));
+    }
+    p = group_broadcast(g, p, 0u);
+    order_after_broadcast(g);  // the slots' previous owner's reads happen before this group's writes
   }
-  p = group_broadcast(g, p, 0u);
-  order_after_broadcast(g);  // the slots' previous owner's reads happen before this group's writes
   agg_site<Args> s;
   s.cfg = reinterpret_cast<launch_cfg*>(p);
   s.args = p != nullptr ? reinterpret_cast<Args*>(p + cfg_bytes) : nullptr;
