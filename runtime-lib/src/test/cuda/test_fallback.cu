@@ -25,6 +25,8 @@
 //     granularity): nothing to aggregate, so every child runs as written (fb_child) and the pool is
 //     not touched at all (its segment words and current segment stay as they were), no fallback is
 //     counted, and the sums are right.
+//  F. Groups with one launch (only rank 0 of each warp, or of each block, records): the launch is
+//     made as written (fb_child), none aggregated, the slots go back, no fallback is counted.
 #define KLAP_POOL_SIZE_BYTES (1ull << 20)
 #define KLAP_POOL_SEGMENT_BYTES 4096ull
 #define KLAP_POOL_FALLBACK_WAIT_US 200
@@ -100,10 +102,12 @@ __global__ void fb_child_agg(const klap::launch_cfg* klap_cfg, unsigned klap_n, 
 }
 
 // One launch site over group g, as GroupAggregation emits it.
+// (first_only: only the group's rank 0 records its launch; the others record nothing.)
 template <class A, class G>
-__device__ void fb_round(const G& g, unsigned id, unsigned l, unsigned long long* sums, fb_counters* c) {
+__device__ void fb_round(const G& g, unsigned id, unsigned l, unsigned long long* sums, fb_counters* c,
+                         bool first_only = false) {
   auto s = klap::agg_begin<A>(g, klap::on_full::launch_as_written);
-  const unsigned nb = fb_blocks(id, l);
+  const unsigned nb = first_only && g.rank() != 0u ? 0u : fb_blocks(id, l);
   if (nb != 0u) {
     A a{};
     a.id = id;
@@ -145,6 +149,14 @@ __global__ void fb_alone_parent(unsigned long long* sums, unsigned l, bool warp,
   else fb_round<fb_args>(klap::block_group::hardware(), id, l, sums, c);
 }
 
+// Part F: only rank 0 of each group (the warp, or the block) launches.
+__global__ __launch_bounds__(1024) void fb_first_parent(unsigned long long* sums, unsigned l, bool warp, fb_counters* c) {
+  const klap::block_group blk = klap::block_group::hardware();
+  const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (warp) fb_round<fb_args>(klap::warp_group::of(blk), id, l, sums, c, true);
+  else fb_round<fb_args>(blk, id, l, sums, c, true);
+}
+
 // HOST. The pool's segment words and current segment, as raw words.
 static std::vector<unsigned long long> fb_pool_words() {
   std::vector<unsigned char> raw(sizeof(klap::pool_state));
@@ -155,18 +167,22 @@ static std::vector<unsigned long long> fb_pool_words() {
   return w;
 }
 
+// HOST. Whether thread id launches in launch l (part F's launch `first_only` of groups of `group`
+// threads: only ids that are a multiple of it).
+static bool fb_launches(unsigned id, unsigned l, unsigned group) { return id % group == 0u && fb_blocks(id, l) != 0u; }
 // HOST. sums[id] after launches [first, first + count) of a grid of `ids` threads.
-static std::vector<unsigned long long> fb_expected(unsigned ids, unsigned first, unsigned count) {
+static std::vector<unsigned long long> fb_expected(unsigned ids, unsigned first, unsigned count, unsigned group = 1u) {
   std::vector<unsigned long long> want(ids, 0ull);
   for (unsigned l = first; l < first + count; ++l)
-    for (unsigned id = 0; id < ids; ++id) want[id] += (l + 1ull) * fb_blocks(id, l) * 32ull;
+    for (unsigned id = 0; id < ids; ++id)
+      if (fb_launches(id, l, group)) want[id] += (l + 1ull) * fb_blocks(id, l) * 32ull;
   return want;
 }
 // HOST. Child grids that launches [first, first + count) make when every thread launches as written.
-static unsigned long long fb_launching(unsigned ids, unsigned first, unsigned count) {
+static unsigned long long fb_launching(unsigned ids, unsigned first, unsigned count, unsigned group = 1u) {
   unsigned long long n = 0;
   for (unsigned l = first; l < first + count; ++l)
-    for (unsigned id = 0; id < ids; ++id) n += fb_blocks(id, l) != 0u;
+    for (unsigned id = 0; id < ids; ++id) n += fb_launches(id, l, group);
   return n;
 }
 
@@ -185,11 +201,12 @@ struct fb_part {
     KT_CUDA(cudaMemcpy(&h, c, sizeof(h), cudaMemcpyDeviceToHost));
     return h;
   }
-  // Compares the sums with launches [first, first + count); returns the mismatches.
-  unsigned check(const char* what, unsigned first, unsigned count) const {
+  // Compares the sums with launches [first, first + count) (of groups of `group` threads where only
+  // the first launches); returns the mismatches.
+  unsigned check(const char* what, unsigned first, unsigned count, unsigned group = 1u) const {
     std::vector<unsigned long long> got(ids);
     KT_CUDA(cudaMemcpy(got.data(), sums, ids * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-    const std::vector<unsigned long long> want = fb_expected(ids, first, count);
+    const std::vector<unsigned long long> want = fb_expected(ids, first, count, group);
     unsigned bad = 0;
     for (unsigned id = 0; id < ids; ++id)
       if (got[id] != want[id] && ++bad <= 5) std::printf("%s: sums[%u] = %llu, want %llu\n", what, id, got[id], want[id]);
@@ -343,6 +360,27 @@ int main() {
               klap::host_pool_fallbacks() - before);
     KT_EXPECT(fb_pool_words() == words, "E: groups of one thread changed the pool's segment words or current segment");
     kt_expect_idle("E");
+  }
+
+  // F. one launch per group: made as written, the slots given back
+  {
+    const unsigned blocks = 64, bs = 256, ids = blocks * bs;
+    const unsigned long long before = klap::host_pool_fallbacks();
+    for (const bool warp : {true, false}) {
+      fb_part p(ids);
+      fb_first_parent<<<blocks, bs, 0, klap::host_prepare()>>>(p.sums, 300u, warp, p.c);
+      KT_CUDA(cudaGetLastError());
+      KT_CUDA(cudaDeviceSynchronize());
+      const fb_counters h = p.counters();
+      const unsigned group = warp ? 32u : bs;
+      KT_EXPECT(p.check(warp ? "F warp" : "F block", 300, 1, group) == 0u && h.errors == 0ull,
+                "F: wrong sums or %llu bad records", h.errors);
+      KT_EXPECT(h.agg_grids == 0ull && h.direct_grids == fb_launching(ids, 300, 1, group),
+                "F %s: %llu aggregated and %llu as-written child grids, want 0 and %llu", warp ? "warp" : "block",
+                h.agg_grids, h.direct_grids, fb_launching(ids, 300, 1, group));
+      kt_expect_idle("F");
+    }
+    KT_EXPECT(klap::host_pool_fallbacks() == before, "F: %llu fallbacks counted", klap::host_pool_fallbacks() - before);
   }
   KT_EXPECT(klap::host_pool_error() == 0u, "klap error flag set");
   KT_CUDA(cudaFreeHost(flag));

@@ -64,18 +64,20 @@ __device__ inline unsigned long long volume(const dim3& d) {
   return static_cast<unsigned long long>(d.x) * d.y * d.z;
 }
 
-// What flush scans: blocks are summed, the rest are maxima. launcher = highest rank that recorded
-// a non-empty launch, -1 if none.
+// What flush scans: blocks and launches are summed, the rest are maxima. launcher = highest rank
+// that recorded a non-empty launch, -1 if none; launches = how many threads did.
 struct agg_scan {
   unsigned long long blocks;
   unsigned threads;
   unsigned smem;
   int launcher;
+  unsigned launches;
 };
 struct agg_scan_op {
   __device__ agg_scan operator()(const agg_scan& a, const agg_scan& b) const {
     return agg_scan{a.blocks + b.blocks, a.threads < b.threads ? b.threads : a.threads,
-                    a.smem < b.smem ? b.smem : a.smem, a.launcher < b.launcher ? b.launcher : a.launcher};
+                    a.smem < b.smem ? b.smem : a.smem, a.launcher < b.launcher ? b.launcher : a.launcher,
+                    a.launches + b.launches};
   }
 };
 
@@ -149,12 +151,17 @@ struct agg_site {
   // give the slots back (child_release); with no launch (total 0) rank 0 frees them at once.
   // A last barrier (group_sync_any, which also tells every thread whether the launch was refused)
   // keeps every thread in flush until the aggregated launch is made.
-  // Direct mode (agg_begin found no room, or the group is one thread): no scan and no barrier; each thread that recorded a
-  // launch with blocks and threads makes it itself, e = direct(grid, block, smem, stream, args),
+  // Direct mode (agg_begin found no room, or the group is one thread): no scan and no barrier;
+  // each thread that recorded a launch with blocks and threads makes it itself,
+  // e = direct(grid, block, smem, stream, args),
   // where the aggregated launch would have been, so each thread's launches keep their order, and
   // check_launch(e, ...). `direct` launches the ORIGINAL child kernel with the record's fields.
   // More than 2^31-1 blocks in all (the gridDim.x limit; each child alone is within it): every
   // thread launches its own child as written instead, there (direct), and the slots go back.
+  // Exactly one thread of the group recorded a launch (with a direct launcher): nothing to
+  // aggregate, so that thread makes it as written, there (direct), then a g.sync() (the launch has
+  // read its slot, and the group's later launches come after it) and the slots go back: no
+  // pending-budget place, no aggregated variant, no child_enter/child_release in the child.
   // Errors: a launch as written that fails (direct mode, or after a refusal) -> fail() (through
   // check_launch).
   template <class G, class F, class D>
@@ -182,7 +189,7 @@ struct agg_site {
       ::new (static_cast<void*>(own_args)) Args(args[me]);
     }
     const detail::agg_scan mine{on ? blocks : 0ull, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
-                                on ? c.smem : 0u, on ? static_cast<int>(me) : -1};
+                                on ? c.smem : 0u, on ? static_cast<int>(me) : -1, on ? 1u : 0u};
     const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
     cfg[me].blocks_incl = incl.blocks;
     const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
@@ -206,6 +213,18 @@ struct agg_site {
       if (on)
         check_launch(direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args)),
                      "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
+      if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
+      return;
+    }
+    if (total.launches == 1u && !cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
+      // one launch in the whole group (e.g. under `if (threadIdx.x == 0)` at block granularity):
+      // nothing to aggregate, so its thread makes it as written, here, where the aggregated launch
+      // of that one child would have been; the slots go back once the launch has read them
+      if (on)
+        check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(args[me])),
+                     "launch as written (klap::agg_site::flush, the group's only launch)");
+      g.sync();
+      if (me == 0u) pool_free(cfg);
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
       return;
     }
