@@ -43,6 +43,7 @@ import klap.transform.Granularity;
  * <h2>Parts</h2>
  * <pre>
  * SitePlanner        launch site + facts -&gt; SitePlan, or a refusal (left as written, with a warning)
+ * ChildRefusals      launch + child kernel -&gt; Refusal (why its aggregated variant cannot be built), or null
  * SitePlans          the final plans and the questions the emitters ask about them
  * ChildVariants      child kernel -&gt; argument record, aggregated variants; clones of index-reading device functions
  * GroupAggregation   warp/block (II-A): agg_begin before a region, record at the site, flush after; or in place

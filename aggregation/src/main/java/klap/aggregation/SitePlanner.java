@@ -39,10 +39,11 @@ import klap.transform.Uniformity;
  * ext:            refused: warning [klap-child-not-defined], left as written
  * </pre>
  * A launch is refused (left as written, with a warning that names the reason) when klap cannot
- * build the child's variant: the child is not defined in this file, it uses cooperative groups
- * that read the hardware block or grid, a template child is launched without explicit template
- * arguments, or arguments are defaulted; likewise a launch inside an expression, a lambda or a
- * {@code __host__ __device__} function. Device {@code cudaDeviceSynchronize} is an error (CDP2).
+ * build the child's variant ({@link ChildRefusals}: the child is not defined in this file, it uses
+ * cooperative groups that read the hardware block or grid, a template child is launched without
+ * explicit template arguments, or arguments are defaulted, ...); likewise a launch inside an
+ * expression, a lambda or a {@code __host__ __device__} function. Device {@code cudaDeviceSynchronize}
+ * is an error (CDP2).
  *
  * <p>Where no convergent region exists, the launch is aggregated in place among the threads of a
  * warp that arrive together, with a warning at block granularity. Those lanes may be in different
@@ -60,14 +61,6 @@ import klap.transform.Uniformity;
  */
 final class SitePlanner {
 
-    /** Why a launch is left as written: the warning's message and id. */
-    private record Refusal(String message, String id) {
-    }
-
-    /** Cooperative-groups calls whose results depend on the hardware block or grid. */
-    private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
-            "this_multi_grid");
-
     /**
      * Device runtime calls that are ordered with launches in a stream: event records and waits,
      * and the asynchronous copies and sets (a copy after a launch into the NULL stream reads what
@@ -82,6 +75,8 @@ final class SitePlanner {
 
     private final AggregationContext ctx;
     private final MallocAggregation mallocs;
+    /** why klap cannot build a launch's aggregated child variant (computed once per child) */
+    private final ChildRefusals children;
     private final List<SitePlan> sites = new ArrayList<>();
     private final Set<Expr.Launch> unaggregated = new HashSet<>();
     /** the lines of {@code --leave-launch} that held a launch statement */
@@ -95,6 +90,7 @@ final class SitePlanner {
     SitePlanner(AggregationContext ctx, MallocAggregation mallocs) {
         this.ctx = ctx;
         this.mallocs = mallocs;
+        this.children = new ChildRefusals(ctx);
     }
 
     /** Plans every device-side launch (and finds the device cudaMalloc/cudaFree calls) of the unit, in source order. */
@@ -222,9 +218,9 @@ final class SitePlanner {
                     + line + " asks", "leave-launch");
             return;
         }
-        Refusal refusal = refusal(l, child);
+        Refusal refusal = children.refusal(l, child);
         if (refusal != null) {
-            ctx.warn(l.range().offset(), refusal.message, refusal.id);
+            ctx.warn(l.range().offset(), refusal.message(), refusal.id());
             return;
         }
         String intoParent = parentMemoryArgument(f, es, l);
@@ -310,7 +306,8 @@ final class SitePlanner {
                 return "the kernel has a parameter pack, after which its kernel-granularity form cannot take its state";
             }
         }
-        return staticLocal(f) == null ? null : "the kernel has a static local ('" + staticLocal(f) + "'), which a copy "
+        return ChildRefusals.staticLocal(f) == null ? null : "the kernel has a static local ('"
+                + ChildRefusals.staticLocal(f) + "'), which a copy "
                 + "of its body (its kernel-granularity form) would not share with the kernel as written";
     }
 
@@ -354,7 +351,7 @@ final class SitePlanner {
             }
             if (a.group(5) != null) {
                 for (String e : a.group(5).split(",")) {
-                    java.util.regex.Matcher n = IDENTIFIER.matcher(e);
+                    java.util.regex.Matcher n = ChildRefusals.IDENTIFIER.matcher(e);
                     if (n.find()) {
                         locals.add(n.group());
                     }
@@ -365,18 +362,6 @@ final class SitePlanner {
         while (m.find()) {
             if (locals.contains(m.group())) {
                 return m.group();
-            }
-        }
-        return null;
-    }
-
-    /** @return the name of a {@code static} (not {@code __shared__}) local of {@code f}, or null */
-    private static String staticLocal(FunctionDef f) {
-        for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
-            for (VarDecl v : d.vars()) {
-                if (v.isStatic() && !v.shared()) {
-                    return v.name();
-                }
             }
         }
         return null;
@@ -484,75 +469,6 @@ final class SitePlanner {
         ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' is written in a macro; klap cannot rewrite "
                 + "a macro's expansion, so this launch is left as written (not aggregated); write it outside the macro "
                 + "to aggregate it", "launch-in-macro");
-    }
-
-    /** @return why klap cannot build the aggregated variant {@code l} needs, or null if it can */
-    private Refusal refusal(Expr.Launch l, FunctionDef child) {
-        if (ctx.ambiguous(l.kernelName())) {
-            // the variant would be built from one of them, whichever the launch calls (a silent miscompile)
-            return new Refusal("more than one kernel is named '" + AggregationContext.simpleName(l.kernelName())
-                    + "' (in different namespaces, overloaded, or declared in another namespace than the one this file "
-                    + "defines it in); klap does not tell which one this launch calls, "
-                    + "so it is not aggregated; give the kernels different names to aggregate it", "child-ambiguous");
-        }
-        if (child == null) {
-            return new Refusal("child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
-                    + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
-        }
-        String cg = blockGroupUses.computeIfAbsent(child, c -> java.util.Optional.ofNullable(blockGroupUse(c, new HashSet<>())))
-                .orElse(null);
-        if (cg != null) {
-            return new Refusal("child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
-                    + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
-                    + "not aggregated", "child-cooperative-groups");
-        }
-        Refusal ofChild = childRefusals.computeIfAbsent(child, c -> java.util.Optional.ofNullable(childRefusal(c)))
-                .orElse(null);
-        if (ofChild != null) {
-            return ofChild;
-        }
-        String viaMacro = macroCalls.computeIfAbsent(child, c -> java.util.Optional.ofNullable(deviceCallViaMacro(c, new HashSet<>())))
-                .orElse(null);
-        if (viaMacro != null) {
-            return new Refusal("child kernel '" + l.kernelName() + "' calls '" + viaMacro + "' through a macro; klap "
-                    + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
-                    "child-call-in-macro");
-        }
-        if (child.templateHeader() != null && l.templateArgs() == null) {
-            return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
-                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
-        }
-        for (Param q : child.params()) {
-            if (ctx.slice(q.range()).contains("...")) {
-                // one record member per parameter: a pack has no fixed number of members
-                return new Refusal("child kernel '" + l.kernelName() + "' has a function parameter pack ('"
-                        + ctx.slice(q.range()).strip() + "'); its launch is not aggregated", "argument-count");
-            }
-        }
-        if (l.args().size() > child.params().size()) {
-            return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
-                    + child.params().size() + " parameters; it is not aggregated", "argument-count");
-        }
-        for (int i = l.args().size(); i < child.params().size(); i++) {
-            // the record's constructor repeats the definition's default arguments (CudaText.argsStruct)
-            if (!child.params().get(i).hasDefault()) {
-                return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
-                        + child.params().size() + " parameters, and the definition of '" + l.kernelName()
-                        + "' gives no default for parameter " + (i + 1) + " (an earlier declaration does?); "
-                        + "it is not aggregated", "argument-count");
-            }
-            String def = child.params().get(i).defaultArgument(ctx.text);
-            for (Param q : child.params()) {
-                if (!q.name().isEmpty() && Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(q.name())
-                        + "(?![A-Za-z0-9_])").matcher(def).find()) {
-                    // in the record's constructor, class scope would find the record's member of that name
-                    return new Refusal("launch of '" + l.kernelName() + "' leaves parameter " + (i + 1)
-                            + " to its default argument, which names '" + q.name() + "', also a parameter of '"
-                            + l.kernelName() + "'; it is not aggregated", "argument-count");
-                }
-            }
-        }
-        return null;
     }
 
     /** Kernel granularity (II-B): recorded by every thread of the grid, launched by its last block. */
@@ -793,73 +709,6 @@ final class SitePlanner {
     }
 
     /**
-     * @return the first cooperative-groups name in {@code f} or the device functions it calls that
-     *         reads the hardware block or grid (what an aggregated child must not rely on), or null
-     */
-    private String blockGroupUse(FunctionDef f, Set<FunctionDef> seen) {
-        if (!seen.add(f)) {
-            return null;
-        }
-        String[] found = {null};
-        Trees.walkExprs(f.body(), e -> {
-            if (found[0] == null && e instanceof Expr.Name n && BLOCK_GROUPS.contains(AggregationContext.simpleName(n.name()))) {
-                found[0] = n.name();
-            }
-        });
-        if (found[0] != null) {
-            return found[0];
-        }
-        Set<String> callees = new HashSet<>();
-        Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null) {
-                callees.add(AggregationContext.simpleName(c.calleeName()));
-            }
-        });
-        for (FunctionDef g : ctx.deviceFunctionsNamed(callees)) {
-            String r = blockGroupUse(g, seen);
-            if (r != null) {
-                return r;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * @return the name of a {@code __device__} function of the unit that {@code f} (or a device
-     *         function it calls) calls through a macro (the call's callee is not written out where
-     *         the call is, e.g. {@code #define G gid()} used as {@code a[G]}), or null. The variant
-     *         would have to rewrite that call to pass {@code klap_v}, inside the macro's expansion.
-     */
-    private String deviceCallViaMacro(FunctionDef f, Set<FunctionDef> seen) {
-        if (!seen.add(f)) {
-            return null;
-        }
-        String[] found = {null};
-        Set<String> callees = new HashSet<>();
-        Trees.walkExprs(f.body(), e -> {
-            if (e instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
-                    && !ctx.deviceFunctionsNamed(Set.of(AggregationContext.simpleName(c.calleeName()))).isEmpty()) {
-                String name = AggregationContext.simpleName(c.calleeName());
-                callees.add(name);
-                String text = ctx.slice(c.callee().range()).trim();
-                if (found[0] == null && !text.equals(name) && !text.endsWith("::" + name)) {
-                    found[0] = name;
-                }
-            }
-        });
-        if (found[0] != null) {
-            return found[0];
-        }
-        for (FunctionDef g : ctx.deviceFunctionsNamed(callees)) {
-            String r = deviceCallViaMacro(g, seen);
-            if (r != null) {
-                return r;
-            }
-        }
-        return null;
-    }
-
-    /**
      * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
      *         barrier or warp collective of the kernel), or null
      */
@@ -937,260 +786,6 @@ final class SitePlanner {
             return ctx.uni(f).trees().outermostLoopOrGotoLoop(es) != null || launchedFromKernel(f);
         }
         return inPlace && !u.isUniformAcrossIterations(l.stream(), es);
-    }
-
-    /**
-     * @return what {@code child} (or a {@code __device__} function of the unit it calls) runs that klap
-     *         cannot read, as a phrase ("calls 'f', whose body is in another file"): a call of a
-     *         {@code __device__} function defined in another file, a call through a function pointer,
-     *         or an {@code asm} statement that reads a special register of the hardware grid
-     *         ({@code %tid}, {@code %ctaid}, ...); null if none
-     */
-    private String unseenCallee(FunctionDef child) {
-        String[] found = {null};
-        for (FunctionDef g : ctx.deviceClosure(child)) {
-            // locals initialized with a lambda: calling them runs a body klap sees (walked below)
-            Set<String> lambdas = Trees.lambdaLocals(g.body()).keySet();
-            Trees.walkExprsAndLambdas(g.body(), e -> {
-                if (found[0] != null || !(e instanceof Expr.Call c)) {
-                    return;
-                }
-                if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && lambdas.contains(n.name())) {
-                    return;
-                }
-                String callee = AggregationContext.calleeSimpleName(c);
-                if (c.calleeName() != null
-                        && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))) {
-                    found[0] = "calls '" + c.calleeName() + "', whose body is in another file or does what klap cannot "
-                            + "follow";
-                } else if (callee != null && ctx.unit.headerIndexReaders().contains(callee)) {
-                    found[0] = "calls '" + callee + "', which a header defines and which reads the built-in indices "
-                            + "(klap can give the original indices only to functions of this file)";
-                } else if (c.callee() instanceof Expr.Name n
-                        && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM
-                                || n.kind() == Expr.NameKind.GLOBAL) && !pointerTargetsKnown()) {
-                    found[0] = "calls through the function pointer '" + n.name() + "'";
-                }
-            });
-            Trees.walkStmts(g.body(), st -> {
-                if (found[0] == null && st instanceof Stmt.Other o
-                        && SPECIAL_REGISTER.matcher(ctx.slice(o.range()) + "\n" + (o.asm() == null ? "" : o.asm())).find()) {
-                    found[0] = "has an asm statement that reads a special register of the hardware grid";
-                }
-            });
-            if (found[0] == null) {
-                // a header class whose constructor reads the indices, constructed without a call (Idx i;)
-                String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
-                for (String r : ctx.unit.headerIndexReaders()) {
-                    if (!r.startsWith("operator") && Pattern.compile("(?<![A-Za-z0-9_.>:])" + Pattern.quote(r) + "\\b")
-                            .matcher(body).find()) {
-                        found[0] = "uses '" + r + "', which a header defines and which reads the built-in indices "
-                                + "(klap can give the original indices only to functions of this file)";
-                        break;
-                    }
-                }
-            }
-        }
-        return found[0];
-    }
-
-    private Boolean pointerTargetsKnown;
-
-    /**
-     * @return true if a call through a function pointer can only reach device functions that do not
-     *         read the built-in indices: the unit declares no {@code __device__} function of another
-     *         file, and no device function of the unit or of a project header whose address it takes
-     *         ({@link klap.transform.AddressTaken}) reads them ({@link AggregationContext#indexReaders},
-     *         {@code headerIndexReaders}) or does what klap cannot follow. A pointer made in another
-     *         file that declares nothing here is not seen (assumed absent).
-     */
-    private boolean pointerTargetsKnown() {
-        if (pointerTargetsKnown == null) {
-            Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
-            readers.addAll(ctx.unit.headerIndexReaders());
-            readers.addAll(ctx.unit.headerOpaqueFunctions());
-            Set<String> declaredOnly = new HashSet<>(ctx.unit.deviceFunctionsWithoutBody());
-            declaredOnly.removeAll(ctx.unit.headerOpaqueFunctions());
-            pointerTargetsKnown = declaredOnly.isEmpty() && klap.transform.AddressTaken.of(ctx.unit, readers).isEmpty();
-        }
-        return pointerTargetsKnown;
-    }
-
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
-    /** {@code struct alignas(32) Name}, {@code class __align__(64) Name}, ...: group 1 is the name */
-    private static final Pattern OVER_ALIGNED_DECL = Pattern.compile("\\b(?:struct|class|union)\\s+"
-            + "(?:alignas|__align__|__builtin_align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)\\s+"
-            + "([A-Za-z_][A-Za-z0-9_]*)");
-
-    private Set<String> overAlignedTypes;
-
-    /** @return the names of the file's classes declared with more than 16-byte alignment (one scan of the text) */
-    private Set<String> overAlignedTypes() {
-        if (overAlignedTypes == null) {
-            overAlignedTypes = new HashSet<>();
-            java.util.regex.Matcher m = OVER_ALIGNED_DECL.matcher(ctx.text);
-            while (m.find()) {
-                overAlignedTypes.add(m.group(1));
-            }
-        }
-        return overAlignedTypes;
-    }
-
-    /** CUDA 13's 32-byte aligned vector types ({@code double4_32a}, ...) and {@code alignas(32)} and more. */
-    private static final Pattern OVER_ALIGNED_TYPE = Pattern.compile(
-            "\\b[a-z]+4_32a\\b|\\b(?:alignas|__align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)");
-
-    /** @return the built-in index a capture-less lambda ({@code []}) of {@code child} reads, or null */
-    private String capturelessLambdaReadingIndices(FunctionDef child) {
-        String[] found = {null};
-        Trees.walkExprsAndLambdas(child.body(), e -> {
-            if (found[0] == null && e instanceof Expr.Lambda lam
-                    && ctx.slice(lam.range()).replaceAll("\\s+", "").startsWith("[]")) {
-                Trees.walkExprsAndLambdas(lam.body(), x -> {
-                    if (found[0] == null && x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
-                            && ChildVariants.builtins().contains(n.name())) {
-                        found[0] = n.name();
-                    }
-                });
-            }
-        });
-        return found[0];
-    }
-
-    /** PTX special registers of the hardware grid, block and thread indices. */
-    /** The head of a class defined in a function body: {@code struct Idx {}, {@code class A : B {}. */
-    private static final Pattern LOCAL_CLASS = Pattern.compile("\\b(struct|class|union)\\s+([A-Za-z_][A-Za-z0-9_]*)?"
-            + "\\s*(final\\s*)?(:[^;{()]*)?\\{");
-
-    /**
-     * @return the name of a class defined in the body of {@code child} (or of a device function it
-     *         calls) whose text names a built-in index ({@code threadIdx}, ...), or null: the variant
-     *         shadows the built-ins with locals of the enclosing function, which a member function of a
-     *         local class may not use (nvcc: "reference to local variable of enclosing function is not
-     *         allowed"; review 2026-11-27)
-     */
-    private String localClassReadingIndices(FunctionDef child) {
-        for (FunctionDef g : ctx.deviceClosure(child)) {
-            String body = ctx.slice(g.body().range());
-            java.util.regex.Matcher m = LOCAL_CLASS.matcher(body);
-            while (m.find()) {
-                int depth = 0;
-                int end = m.end() - 1;
-                for (int i = end; i < body.length(); i++) {
-                    char c = body.charAt(i);
-                    if (c == '{') {
-                        depth++;
-                    } else if (c == '}' && --depth == 0) {
-                        end = i;
-                        break;
-                    }
-                }
-                if (BUILTIN_NAME.matcher(body.substring(m.end(), end)).find()) {
-                    return m.group(2) == null ? "(unnamed)" : m.group(2);
-                }
-            }
-        }
-        return null;
-    }
-
-    private static final Pattern BUILTIN_NAME = Pattern.compile("(?<![A-Za-z0-9_.>:])(threadIdx|blockIdx|blockDim|gridDim)\\b");
-    private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");
-
-    private Set<String> builtinReaders;
-
-    /**
-     * @return the device functions of the unit and of project headers that read the built-in indices
-     *         (computed once: a copy per child was quadratic in large files)
-     */
-    private Set<String> builtinReaders() {
-        if (builtinReaders == null) {
-            Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
-            readers.addAll(ctx.unit.headerIndexReaders());
-            builtinReaders = Set.copyOf(readers);
-        }
-        return builtinReaders;
-    }
-
-    /** {@link #blockGroupUse} and {@link #deviceCallViaMacro} of each child, computed once per child */
-    private final Map<FunctionDef, java.util.Optional<String>> blockGroupUses = new HashMap<>();
-    private final Map<FunctionDef, java.util.Optional<String>> macroCalls = new HashMap<>();
-
-    /** {@link #childRefusal} of each child, computed once per child (a file may launch one child from many sites) */
-    private final Map<FunctionDef, java.util.Optional<Refusal>> childRefusals = new HashMap<>();
-
-    /**
-     * @return why no launch of {@code child} can be aggregated, whatever the launch (review
-     *         2026-11-25): a cluster shape, an over-aligned parameter, a capture-less lambda reading
-     *         the indices, code klap cannot see, a member function reading the indices; or null
-     */
-    private Refusal childRefusal(FunctionDef child) {
-        String head = ctx.slice(new SourceRange(child.range().offset(), child.nameRange().offset() - child.range().offset()));
-        if (head.contains("__cluster_dims__") || head.contains("__block_size__")) {
-            return new Refusal("child kernel '" + child.name() + "' is declared with a thread-block cluster "
-                    + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
-                    "child-cluster");
-        }
-        for (Param q : child.params()) {
-            String type = ctx.slice(q.range());
-            java.util.regex.Matcher m = IDENTIFIER.matcher(type);
-            boolean overAligned = OVER_ALIGNED_TYPE.matcher(type).find();
-            while (!overAligned && m.find()) {
-                overAligned = overAlignedTypes().contains(m.group());
-            }
-            if (overAligned && !type.contains("*") && !type.contains("&")) {
-                return new Refusal("child kernel '" + child.name() + "' takes '" + type.strip() + "' by value, "
-                        + "which needs more than 16-byte alignment: klap's launch records do not keep that; its "
-                        + "launch is not aggregated", "child-over-aligned");
-            }
-        }
-        String lambda = capturelessLambdaReadingIndices(child);
-        if (lambda != null) {
-            return new Refusal("child kernel '" + child.name() + "' has a lambda without captures that reads "
-                    + lambda + ": in the aggregated variant the original indices are local constants, which such a "
-                    + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
-        }
-        String stat = staticLocal(child);
-        if (stat != null) {
-            return new Refusal("child kernel '" + child.name() + "' has a static local ('" + stat + "'): its aggregated "
-                    + "variant, a copy of its body, would have one of its own, not shared with the kernel as written; its "
-                    + "launch is not aggregated", "child-static-local");
-        }
-        String local = localClassReadingIndices(child);
-        if (local != null) {
-            return new Refusal("child kernel '" + child.name() + "' defines a local class '" + local + "' whose members "
-                    + "read the built-in indices: in the aggregated variant the original indices are local constants, "
-                    + "which a local class cannot use; its launch is not aggregated", "child-local-class-builtins");
-        }
-        Set<String> readers = builtinReaders();
-        for (FunctionDef g : ctx.deviceClosure(child)) {
-            for (Param q : g == child ? List.<Param>of() : g.params()) {
-                String def = q.hasDefault() ? q.defaultArgument(ctx.text) : "";
-                if (!def.isEmpty() && (BUILTIN_NAME.matcher(def).find() || readers.stream().anyMatch(r -> Pattern.compile(
-                        "(?<![A-Za-z0-9_])" + Pattern.quote(r) + "\\s*\\(").matcher(def).find()))) {
-                    // a default argument is bound where the function is declared, outside the body in which
-                    // the variant shadows the built-ins: it would read the aggregated grid's indices
-                    return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', whose default "
-                            + "argument '" + q.defaultArgument(ctx.text).substring(1).strip() + "' reads the built-in "
-                            + "indices, which in an aggregated child would be the aggregated grid's; its launch is not "
-                            + "aggregated; pass that argument explicitly to aggregate it", "child-default-builtins");
-                }
-            }
-        }
-        String unseen = unseenCallee(child);
-        if (unseen != null) {
-            return new Refusal("child kernel '" + child.name() + "' " + unseen + ": the blockIdx/blockDim/gridDim/"
-                    + "threadIdx it may read would be the aggregated grid's in an aggregated child; its launch is not "
-                    + "aggregated", "child-calls-unseen");
-        }
-        String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
-        if (member != null) {
-            return new Refusal("child kernel '" + child.name() + "' calls member function '" + member + "', which "
-                    + "reads blockIdx/blockDim/gridDim/threadIdx: in an aggregated child it would see the aggregated "
-                    + "grid's values (klap cannot give a member function the original ones); its launch is not "
-                    + "aggregated", "child-member-builtins");
-        }
-        return null;
     }
 
     private Set<FunctionDef> launchedFromKernels;
@@ -2012,7 +1607,7 @@ final class SitePlanner {
         sameStream.addAll(u.launches);
         if (u.found == null) {
             for (Expr.Launch o : u.launches) {
-                if (o != l && (o.inMacro() || !hasLaunchSite(o) || refusal(o, ctx.kernel(o.kernelName())) != null)) {
+                if (o != l && (o.inMacro() || !hasLaunchSite(o) || children.refusal(o, ctx.kernel(o.kernelName())) != null)) {
                     // no site can be planned for it: it goes out as written, into the stream
                     u.found = "the launch of '" + o.kernelName() + "' (line " + ctx.src.line(o.range().offset())
                             + ") into the same stream is left as written";

@@ -1,0 +1,463 @@
+package klap.aggregation;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.SourceRange;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+import klap.transform.Trees;
+
+/**
+ * Decides whether klap can build the aggregated variant of a launch's child kernel (KLAP II-A: the
+ * child's body, run by the aggregated grid with the original indices, {@link ChildVariants}), and
+ * if not, why: the launch is then left as written, with a warning ({@link SitePlanner}).
+ * <h2>Input</h2>
+ * <pre>
+ * __device__ int g(int i = threadIdx.x) { return i; }
+ * __global__ void child(float* p) { p[g()] = 0; }
+ * __global__ void parent(float* p) { child&lt;&lt;&lt;1, 32&gt;&gt;&gt;(p); ext&lt;&lt;&lt;1, 1&gt;&gt;&gt;(p); }   // ext is only declared
+ * </pre>
+ * A launch and its child kernel's {@link FunctionDef} (null where the file does not define it); the
+ * unit, its text and its device functions through {@link AggregationContext}.
+ * <h2>Output</h2>
+ * <pre>
+ * child: Refusal("child kernel 'child' calls 'g', whose default argument ... reads the built-in indices ...",
+ *                "child-default-builtins")
+ * ext:   Refusal("child kernel 'ext' is not defined in this file; ...", "child-not-defined")
+ * </pre>
+ * A {@link Refusal} (the warning's message and id), or null where the variant can be built. The
+ * checks run in a fixed order, and the first that fails names the warning: the launch's kernel
+ * name is ambiguous or not defined, the child (or a device function it calls) uses cooperative
+ * groups of the hardware block or grid, then the child's own checks ({@code childRefusal}: a
+ * cluster shape, an over-aligned parameter taken by value, a capture-less lambda or a local class
+ * reading the indices, a static local, a default argument reading them, code klap cannot see, a
+ * member function reading them), a device call through a macro, and last the launch's own: a
+ * template child without explicit template arguments, a parameter pack, the argument count and the
+ * default arguments. What depends on the child only is computed once per child and cached (a file
+ * may launch one child from many sites), as are the unit-wide facts (over-aligned classes,
+ * index-reading functions, function-pointer targets). The checks come from the reviews of
+ * 2026-11-25 and 2026-11-27 (see each method).
+ */
+final class ChildRefusals {
+
+    /** Cooperative-groups calls whose results depend on the hardware block or grid. */
+    private static final Set<String> BLOCK_GROUPS = Set.of("this_thread_block", "this_grid", "this_cluster",
+            "this_multi_grid");
+
+    private final AggregationContext ctx;
+
+    /** Decides for the launches of the unit of {@code ctx}. */
+    ChildRefusals(AggregationContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** @return why klap cannot build the aggregated variant {@code l} needs, or null if it can */
+    Refusal refusal(Expr.Launch l, FunctionDef child) {
+        if (ctx.ambiguous(l.kernelName())) {
+            // the variant would be built from one of them, whichever the launch calls (a silent miscompile)
+            return new Refusal("more than one kernel is named '" + AggregationContext.simpleName(l.kernelName())
+                    + "' (in different namespaces, overloaded, or declared in another namespace than the one this file "
+                    + "defines it in); klap does not tell which one this launch calls, "
+                    + "so it is not aggregated; give the kernels different names to aggregate it", "child-ambiguous");
+        }
+        if (child == null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
+                    + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
+        }
+        String cg = blockGroupUses.computeIfAbsent(child, c -> java.util.Optional.ofNullable(blockGroupUse(c, new HashSet<>())))
+                .orElse(null);
+        if (cg != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' uses cooperative groups (" + cg + "), which "
+                    + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
+                    + "not aggregated", "child-cooperative-groups");
+        }
+        Refusal ofChild = childRefusals.computeIfAbsent(child, c -> java.util.Optional.ofNullable(childRefusal(c)))
+                .orElse(null);
+        if (ofChild != null) {
+            return ofChild;
+        }
+        String viaMacro = macroCalls.computeIfAbsent(child, c -> java.util.Optional.ofNullable(deviceCallViaMacro(c, new HashSet<>())))
+                .orElse(null);
+        if (viaMacro != null) {
+            return new Refusal("child kernel '" + l.kernelName() + "' calls '" + viaMacro + "' through a macro; klap "
+                    + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
+                    "child-call-in-macro");
+        }
+        if (child.templateHeader() != null && l.templateArgs() == null) {
+            return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
+                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
+        }
+        for (Param q : child.params()) {
+            if (ctx.slice(q.range()).contains("...")) {
+                // one record member per parameter: a pack has no fixed number of members
+                return new Refusal("child kernel '" + l.kernelName() + "' has a function parameter pack ('"
+                        + ctx.slice(q.range()).strip() + "'); its launch is not aggregated", "argument-count");
+            }
+        }
+        if (l.args().size() > child.params().size()) {
+            return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
+                    + child.params().size() + " parameters; it is not aggregated", "argument-count");
+        }
+        for (int i = l.args().size(); i < child.params().size(); i++) {
+            // the record's constructor repeats the definition's default arguments (CudaText.argsStruct)
+            if (!child.params().get(i).hasDefault()) {
+                return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
+                        + child.params().size() + " parameters, and the definition of '" + l.kernelName()
+                        + "' gives no default for parameter " + (i + 1) + " (an earlier declaration does?); "
+                        + "it is not aggregated", "argument-count");
+            }
+            String def = child.params().get(i).defaultArgument(ctx.text);
+            for (Param q : child.params()) {
+                if (!q.name().isEmpty() && Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(q.name())
+                        + "(?![A-Za-z0-9_])").matcher(def).find()) {
+                    // in the record's constructor, class scope would find the record's member of that name
+                    return new Refusal("launch of '" + l.kernelName() + "' leaves parameter " + (i + 1)
+                            + " to its default argument, which names '" + q.name() + "', also a parameter of '"
+                            + l.kernelName() + "'; it is not aggregated", "argument-count");
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the first cooperative-groups name in {@code f} or the device functions it calls that
+     *         reads the hardware block or grid (what an aggregated child must not rely on), or null
+     */
+    private String blockGroupUse(FunctionDef f, Set<FunctionDef> seen) {
+        if (!seen.add(f)) {
+            return null;
+        }
+        String[] found = {null};
+        Trees.walkExprs(f.body(), e -> {
+            if (found[0] == null && e instanceof Expr.Name n && BLOCK_GROUPS.contains(AggregationContext.simpleName(n.name()))) {
+                found[0] = n.name();
+            }
+        });
+        if (found[0] != null) {
+            return found[0];
+        }
+        Set<String> callees = new HashSet<>();
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null) {
+                callees.add(AggregationContext.simpleName(c.calleeName()));
+            }
+        });
+        for (FunctionDef g : ctx.deviceFunctionsNamed(callees)) {
+            String r = blockGroupUse(g, seen);
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the name of a {@code __device__} function of the unit that {@code f} (or a device
+     *         function it calls) calls through a macro (the call's callee is not written out where
+     *         the call is, e.g. {@code #define G gid()} used as {@code a[G]}), or null. The variant
+     *         would have to rewrite that call to pass {@code klap_v}, inside the macro's expansion.
+     */
+    private String deviceCallViaMacro(FunctionDef f, Set<FunctionDef> seen) {
+        if (!seen.add(f)) {
+            return null;
+        }
+        String[] found = {null};
+        Set<String> callees = new HashSet<>();
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Call c && c.calleeName() != null && c.callee() instanceof Expr.Name
+                    && !ctx.deviceFunctionsNamed(Set.of(AggregationContext.simpleName(c.calleeName()))).isEmpty()) {
+                String name = AggregationContext.simpleName(c.calleeName());
+                callees.add(name);
+                String text = ctx.slice(c.callee().range()).trim();
+                if (found[0] == null && !text.equals(name) && !text.endsWith("::" + name)) {
+                    found[0] = name;
+                }
+            }
+        });
+        if (found[0] != null) {
+            return found[0];
+        }
+        for (FunctionDef g : ctx.deviceFunctionsNamed(callees)) {
+            String r = deviceCallViaMacro(g, seen);
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** @return the name of a {@code static} (not {@code __shared__}) local of {@code f}, or null */
+    static String staticLocal(FunctionDef f) {
+        for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                if (v.isStatic() && !v.shared()) {
+                    return v.name();
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return what {@code child} (or a {@code __device__} function of the unit it calls) runs that klap
+     *         cannot read, as a phrase ("calls 'f', whose body is in another file"): a call of a
+     *         {@code __device__} function defined in another file, a call through a function pointer,
+     *         or an {@code asm} statement that reads a special register of the hardware grid
+     *         ({@code %tid}, {@code %ctaid}, ...); null if none
+     */
+    private String unseenCallee(FunctionDef child) {
+        String[] found = {null};
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            // locals initialized with a lambda: calling them runs a body klap sees (walked below)
+            Set<String> lambdas = Trees.lambdaLocals(g.body()).keySet();
+            Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (found[0] != null || !(e instanceof Expr.Call c)) {
+                    return;
+                }
+                if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && lambdas.contains(n.name())) {
+                    return;
+                }
+                String callee = AggregationContext.calleeSimpleName(c);
+                if (c.calleeName() != null
+                        && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))) {
+                    found[0] = "calls '" + c.calleeName() + "', whose body is in another file or does what klap cannot "
+                            + "follow";
+                } else if (callee != null && ctx.unit.headerIndexReaders().contains(callee)) {
+                    found[0] = "calls '" + callee + "', which a header defines and which reads the built-in indices "
+                            + "(klap can give the original indices only to functions of this file)";
+                } else if (c.callee() instanceof Expr.Name n
+                        && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM
+                                || n.kind() == Expr.NameKind.GLOBAL) && !pointerTargetsKnown()) {
+                    found[0] = "calls through the function pointer '" + n.name() + "'";
+                }
+            });
+            Trees.walkStmts(g.body(), st -> {
+                if (found[0] == null && st instanceof Stmt.Other o
+                        && SPECIAL_REGISTER.matcher(ctx.slice(o.range()) + "\n" + (o.asm() == null ? "" : o.asm())).find()) {
+                    found[0] = "has an asm statement that reads a special register of the hardware grid";
+                }
+            });
+            if (found[0] == null) {
+                // a header class whose constructor reads the indices, constructed without a call (Idx i;)
+                String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
+                for (String r : ctx.unit.headerIndexReaders()) {
+                    if (!r.startsWith("operator") && Pattern.compile("(?<![A-Za-z0-9_.>:])" + Pattern.quote(r) + "\\b")
+                            .matcher(body).find()) {
+                        found[0] = "uses '" + r + "', which a header defines and which reads the built-in indices "
+                                + "(klap can give the original indices only to functions of this file)";
+                        break;
+                    }
+                }
+            }
+        }
+        return found[0];
+    }
+
+    private Boolean pointerTargetsKnown;
+
+    /**
+     * @return true if a call through a function pointer can only reach device functions that do not
+     *         read the built-in indices: the unit declares no {@code __device__} function of another
+     *         file, and no device function of the unit or of a project header whose address it takes
+     *         ({@link klap.transform.AddressTaken}) reads them ({@link AggregationContext#indexReaders},
+     *         {@code headerIndexReaders}) or does what klap cannot follow. A pointer made in another
+     *         file that declares nothing here is not seen (assumed absent).
+     */
+    private boolean pointerTargetsKnown() {
+        if (pointerTargetsKnown == null) {
+            Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
+            readers.addAll(ctx.unit.headerIndexReaders());
+            readers.addAll(ctx.unit.headerOpaqueFunctions());
+            Set<String> declaredOnly = new HashSet<>(ctx.unit.deviceFunctionsWithoutBody());
+            declaredOnly.removeAll(ctx.unit.headerOpaqueFunctions());
+            pointerTargetsKnown = declaredOnly.isEmpty() && klap.transform.AddressTaken.of(ctx.unit, readers).isEmpty();
+        }
+        return pointerTargetsKnown;
+    }
+
+    /** A C++ identifier (also {@link SitePlanner}'s names in template arguments). */
+    static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    /** {@code struct alignas(32) Name}, {@code class __align__(64) Name}, ...: group 1 is the name */
+    private static final Pattern OVER_ALIGNED_DECL = Pattern.compile("\\b(?:struct|class|union)\\s+"
+            + "(?:alignas|__align__|__builtin_align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)\\s+"
+            + "([A-Za-z_][A-Za-z0-9_]*)");
+
+    private Set<String> overAlignedTypes;
+
+    /** @return the names of the file's classes declared with more than 16-byte alignment (one scan of the text) */
+    private Set<String> overAlignedTypes() {
+        if (overAlignedTypes == null) {
+            overAlignedTypes = new HashSet<>();
+            java.util.regex.Matcher m = OVER_ALIGNED_DECL.matcher(ctx.text);
+            while (m.find()) {
+                overAlignedTypes.add(m.group(1));
+            }
+        }
+        return overAlignedTypes;
+    }
+
+    /** CUDA 13's 32-byte aligned vector types ({@code double4_32a}, ...) and {@code alignas(32)} and more. */
+    private static final Pattern OVER_ALIGNED_TYPE = Pattern.compile(
+            "\\b[a-z]+4_32a\\b|\\b(?:alignas|__align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)");
+
+    /** @return the built-in index a capture-less lambda ({@code []}) of {@code child} reads, or null */
+    private String capturelessLambdaReadingIndices(FunctionDef child) {
+        String[] found = {null};
+        Trees.walkExprsAndLambdas(child.body(), e -> {
+            if (found[0] == null && e instanceof Expr.Lambda lam
+                    && ctx.slice(lam.range()).replaceAll("\\s+", "").startsWith("[]")) {
+                Trees.walkExprsAndLambdas(lam.body(), x -> {
+                    if (found[0] == null && x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
+                            && ChildVariants.builtins().contains(n.name())) {
+                        found[0] = n.name();
+                    }
+                });
+            }
+        });
+        return found[0];
+    }
+
+    /** The head of a class defined in a function body: {@code struct Idx {}, {@code class A : B {}. */
+    private static final Pattern LOCAL_CLASS = Pattern.compile("\\b(struct|class|union)\\s+([A-Za-z_][A-Za-z0-9_]*)?"
+            + "\\s*(final\\s*)?(:[^;{()]*)?\\{");
+
+    /**
+     * @return the name of a class defined in the body of {@code child} (or of a device function it
+     *         calls) whose text names a built-in index ({@code threadIdx}, ...), or null: the variant
+     *         shadows the built-ins with locals of the enclosing function, which a member function of a
+     *         local class may not use (nvcc: "reference to local variable of enclosing function is not
+     *         allowed"; review 2026-11-27)
+     */
+    private String localClassReadingIndices(FunctionDef child) {
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            String body = ctx.slice(g.body().range());
+            java.util.regex.Matcher m = LOCAL_CLASS.matcher(body);
+            while (m.find()) {
+                int depth = 0;
+                int end = m.end() - 1;
+                for (int i = end; i < body.length(); i++) {
+                    char c = body.charAt(i);
+                    if (c == '{') {
+                        depth++;
+                    } else if (c == '}' && --depth == 0) {
+                        end = i;
+                        break;
+                    }
+                }
+                if (BUILTIN_NAME.matcher(body.substring(m.end(), end)).find()) {
+                    return m.group(2) == null ? "(unnamed)" : m.group(2);
+                }
+            }
+        }
+        return null;
+    }
+
+    private static final Pattern BUILTIN_NAME = Pattern.compile("(?<![A-Za-z0-9_.>:])(threadIdx|blockIdx|blockDim|gridDim)\\b");
+    /** PTX special registers of the hardware grid, block and thread indices. */
+    private static final Pattern SPECIAL_REGISTER = Pattern.compile("%(tid|ntid|ctaid|nctaid|laneid|warpid|smid)\\b");
+
+    private Set<String> builtinReaders;
+
+    /**
+     * @return the device functions of the unit and of project headers that read the built-in indices
+     *         (computed once: a copy per child was quadratic in large files)
+     */
+    private Set<String> builtinReaders() {
+        if (builtinReaders == null) {
+            Set<String> readers = new HashSet<>(ctx.indexReaders(ChildVariants.builtins()));
+            readers.addAll(ctx.unit.headerIndexReaders());
+            builtinReaders = Set.copyOf(readers);
+        }
+        return builtinReaders;
+    }
+
+    /** {@link #blockGroupUse} and {@link #deviceCallViaMacro} of each child, computed once per child */
+    private final Map<FunctionDef, java.util.Optional<String>> blockGroupUses = new HashMap<>();
+    private final Map<FunctionDef, java.util.Optional<String>> macroCalls = new HashMap<>();
+
+    /** {@link #childRefusal} of each child, computed once per child (a file may launch one child from many sites) */
+    private final Map<FunctionDef, java.util.Optional<Refusal>> childRefusals = new HashMap<>();
+
+    /**
+     * @return why no launch of {@code child} can be aggregated, whatever the launch (review
+     *         2026-11-25): a cluster shape, an over-aligned parameter, a capture-less lambda reading
+     *         the indices, code klap cannot see, a member function reading the indices; or null
+     */
+    private Refusal childRefusal(FunctionDef child) {
+        String head = ctx.slice(new SourceRange(child.range().offset(), child.nameRange().offset() - child.range().offset()));
+        if (head.contains("__cluster_dims__") || head.contains("__block_size__")) {
+            return new Refusal("child kernel '" + child.name() + "' is declared with a thread-block cluster "
+                    + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
+                    "child-cluster");
+        }
+        for (Param q : child.params()) {
+            String type = ctx.slice(q.range());
+            java.util.regex.Matcher m = IDENTIFIER.matcher(type);
+            boolean overAligned = OVER_ALIGNED_TYPE.matcher(type).find();
+            while (!overAligned && m.find()) {
+                overAligned = overAlignedTypes().contains(m.group());
+            }
+            if (overAligned && !type.contains("*") && !type.contains("&")) {
+                return new Refusal("child kernel '" + child.name() + "' takes '" + type.strip() + "' by value, "
+                        + "which needs more than 16-byte alignment: klap's launch records do not keep that; its "
+                        + "launch is not aggregated", "child-over-aligned");
+            }
+        }
+        String lambda = capturelessLambdaReadingIndices(child);
+        if (lambda != null) {
+            return new Refusal("child kernel '" + child.name() + "' has a lambda without captures that reads "
+                    + lambda + ": in the aggregated variant the original indices are local constants, which such a "
+                    + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
+        }
+        String stat = staticLocal(child);
+        if (stat != null) {
+            return new Refusal("child kernel '" + child.name() + "' has a static local ('" + stat + "'): its aggregated "
+                    + "variant, a copy of its body, would have one of its own, not shared with the kernel as written; its "
+                    + "launch is not aggregated", "child-static-local");
+        }
+        String local = localClassReadingIndices(child);
+        if (local != null) {
+            return new Refusal("child kernel '" + child.name() + "' defines a local class '" + local + "' whose members "
+                    + "read the built-in indices: in the aggregated variant the original indices are local constants, "
+                    + "which a local class cannot use; its launch is not aggregated", "child-local-class-builtins");
+        }
+        Set<String> readers = builtinReaders();
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            for (Param q : g == child ? List.<Param>of() : g.params()) {
+                String def = q.hasDefault() ? q.defaultArgument(ctx.text) : "";
+                if (!def.isEmpty() && (BUILTIN_NAME.matcher(def).find() || readers.stream().anyMatch(r -> Pattern.compile(
+                        "(?<![A-Za-z0-9_])" + Pattern.quote(r) + "\\s*\\(").matcher(def).find()))) {
+                    // a default argument is bound where the function is declared, outside the body in which
+                    // the variant shadows the built-ins: it would read the aggregated grid's indices
+                    return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', whose default "
+                            + "argument '" + q.defaultArgument(ctx.text).substring(1).strip() + "' reads the built-in "
+                            + "indices, which in an aggregated child would be the aggregated grid's; its launch is not "
+                            + "aggregated; pass that argument explicitly to aggregate it", "child-default-builtins");
+                }
+            }
+        }
+        String unseen = unseenCallee(child);
+        if (unseen != null) {
+            return new Refusal("child kernel '" + child.name() + "' " + unseen + ": the blockIdx/blockDim/gridDim/"
+                    + "threadIdx it may read would be the aggregated grid's in an aggregated child; its launch is not "
+                    + "aggregated", "child-calls-unseen");
+        }
+        String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
+        if (member != null) {
+            return new Refusal("child kernel '" + child.name() + "' calls member function '" + member + "', which "
+                    + "reads blockIdx/blockDim/gridDim/threadIdx: in an aggregated child it would see the aggregated "
+                    + "grid's values (klap cannot give a member function the original ones); its launch is not "
+                    + "aggregated", "child-member-builtins");
+        }
+        return null;
+    }
+}
