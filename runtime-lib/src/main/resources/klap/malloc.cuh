@@ -64,14 +64,15 @@ struct malloc_result {
 // (base ^ malloc_tag) into its sub-header.
 // size == 0 -> *ptr = nullptr, cudaSuccess (a group of one thread: see below). If the group's one
 // allocation fails (the device heap has no contiguous room for the sum, or one request is huge),
-// each thread with size > 0 calls
-// cudaMalloc(ptr, size) itself, as the original code did: it gets its own pointer or its own error
-// (group_free frees such plain pointers too). Review 2026-11-27: before, every thread of the group
-// got nullptr and the error, where the original failed only the request that did not fit.
+// each thread with size > 0 calls cudaMalloc(ptr, size) itself, as the original code did: it gets
+// its own pointer or its own error (group_free frees such plain pointers too). Review 2026-11-27:
+// before, every thread of the group got nullptr and the error, where the original failed only the
+// request that did not fit.
 // Sizes above 2^52 bytes are clamped to 2^52 so that the sum cannot wrap (the allocation then fails).
 // A group of one thread makes the original call, cudaMalloc(ptr, size), whatever the size (0
-// included): there is nothing to aggregate, and the chunk header and sub-header would only cost heap space (group_free frees the
-// plain pointer). The group's size is the same for all its threads, so none waits for it.
+// included): there is nothing to aggregate, and the chunk header and sub-header would only cost
+// heap space (group_free frees the plain pointer). The group's size is the same for all its
+// threads, so none waits for it.
 template <class G>
 __device__ cudaError_t group_malloc(const G& g, void** ptr, size_t size) {
   if (g.size() == 1u) return cudaMalloc(ptr, size);
