@@ -151,6 +151,8 @@ public final class ProgramGenerator {
     private final Random sixteenth;
     /** the generator of the shapes of {@link Shape#generation} 16 (HIDDEN_ATTRIBUTE), for the same reason */
     private final Random seventeenth;
+    /** the generator of the shapes of {@link Shape#generation} 17 (LONE_LAUNCHER), for the same reason */
+    private final Random eighteenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -180,6 +182,7 @@ public final class ProgramGenerator {
         this.fifteenth = new Random(seed * 0xA0761D6478BD642FL + 14143);
         this.sixteenth = new Random(seed * 0xE7037ED1A0B428DBL + 15161);
         this.seventeenth = new Random(seed * 0x8EBC6AF09C88C6E3L + 16183);
+        this.eighteenth = new Random(seed * 0xA4093822299F31D1L + 17209);
     }
 
     /**
@@ -1416,6 +1419,52 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0).withAttrChild(child);
     }
 
+    /**
+     * {@link Shape#LONE_LAUNCHER}: a child launched by one thread of each warp ({@code lt % 32 == 0}),
+     * of each block ({@code lt == 0}), or by every thread of blocks of one thread; sometimes a second
+     * launch of the same thread right after it (the same guard), sometimes in a loop of uniform trip
+     * count, sometimes into cudaStreamFireAndForget. A group of one thread, or one whose scan finds
+     * one launch, makes it as written (klap/aggregate.cuh, 2026-11-29).
+     */
+    private Extra makeLoneLauncher(int id) {
+        String name = "fz_ll" + id;
+        int site = siteCount++;
+        int form = pick(3);
+        boolean loop = chance(0.5);
+        boolean twice = chance(0.4);
+        String stream = chance(0.3) ? "cudaStreamFireAndForget" : null;
+        features.add("lone-launcher:" + new String[] {"warp", "block", "one-thread-blocks"}[form] + (loop ? ":loop" : "")
+                + (twice ? ":twice" : "") + (stream != null ? ":fire-and-forget" : ""));
+        String r = loop ? " + r * 7919" : "";
+        String in = loop ? "    " : "  ";
+        String guard = new String[] {"if (lt % 32 == 0) ", "if (lt == 0) ", ""}[form];
+        List<Code> body = new ArrayList<>();
+        if (chance(0.3)) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        if (loop) {
+            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
+        }
+        Child c = anyChild();
+        Code first = childLaunch(c, "1 + gt % 2", "1 + (gt * 5 + k) % 64", stream, "data + gt % 256", tag(site, r),
+                "gt % 50", loop ? "r % 2" : "0");
+        if (twice) {
+            int site2 = siteCount++;
+            Child c2 = anyChild();
+            Code second = childLaunch(c2, "1", "32", stream, "data", tag(site2, r), "(gt + 1) % 50", "0");
+            body.add(new Code(in + guard + "{\n" + in + "  " + first.device + "\n" + in + "  " + second.device + "\n" + in + "}",
+                    in + guard + "{\n" + in + "  " + first.cpu + "\n" + in + "  " + second.cpu + "\n" + in + "}"));
+        } else {
+            body.add(new Code(in + guard + first.device, in + guard + first.cpu));
+        }
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        String[] grids = form == 2 ? new String[] {"8", "33", "dim3(4, 3)"} : GRIDS;
+        String[] blocks = form == 2 ? new String[] {"1"} : new String[] {"32", "64", "96", "dim3(8, 4)", "dim3(32, 2)"};
+        return perThreadExtra(name, "", "", body, 0, grids, blocks, 0);
+    }
+
     private static void requireLaunchOf(Child c, String device) {
         if (!device.contains(c.name() + "<<<")) {
             throw new IllegalStateException("expected a launch of " + c.name() + " in: " + device);
@@ -2113,6 +2162,7 @@ public final class ProgramGenerator {
             case 14 -> fifteenth;
             case 15 -> sixteenth;
             case 16 -> seventeenth;
+            case 17 -> eighteenth;
             default -> rnd;
         };
     }
@@ -2180,6 +2230,7 @@ public final class ProgramGenerator {
                     case KERNEL_NAME_MACRO -> makeKernelNameMacro(id);
                     case LAUNCH_ERROR -> makeLaunchError(id);
                     case HIDDEN_ATTRIBUTE -> makeHiddenAttribute(id);
+                    case LONE_LAUNCHER -> makeLoneLauncher(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

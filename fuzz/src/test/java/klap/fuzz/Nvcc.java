@@ -126,6 +126,25 @@ final class Nvcc {
      * that is not klap's). Its result counts as linked when it compiled.
      */
     static CompletableFuture<Result> cubin(Path source, Path cubin) {
+        return cubinNow(source, cubin);
+    }
+
+    /**
+     * Like {@link #cubin(Path, Path)}, for klap's variants of a one-file program: a source that nvcc
+     * would compile exactly as an earlier call's ({@link #buildKey}: another granularity's identical
+     * output) is not compiled again; the result is the earlier one's.
+     *
+     * @param compiled the compilations so far, by {@link #buildKey}; one map per set of programs
+     */
+    static CompletableFuture<Result> cubin(Path source, Path cubin, Map<String, CompletableFuture<Result>> compiled) {
+        try {
+            return compiled.computeIfAbsent(buildKey(List.of(source)), k -> cubinNow(source, cubin));
+        } catch (IOException e) {
+            return cubinNow(source, cubin);
+        }
+    }
+
+    private static CompletableFuture<Result> cubinNow(Path source, Path cubin) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 List<String> cmd = new ArrayList<>(BASE);

@@ -24,9 +24,13 @@ import org.junit.jupiter.api.TestFactory;
  * barrier_return.cu}, {@code dependent.cu}, {@code ff_loop.cu}, and {@code two_files/} with {@code
  * kernels.cu}, {@code main.cu} and a shared header). Each is transformed in-process at every
  * granularity (exit 0 with an aggregated child, never a crash) and, when nvcc is on the PATH, every
- * variant is built (main.cu untouched next to each variant of kernels.cu), and so is a two-file
- * fixture as written; a one-file fixture as written, which is not klap's output, only has its device
- * code compiled ({@link Nvcc#cubin}). The fixtures are left in {@code fuzz/target/fuzz-fixtures/}
+ * variant of a two-file fixture is built and linked (main.cu untouched next to each variant of
+ * kernels.cu: the kernels' names and signatures must still link), and so is the fixture as written;
+ * a one-file fixture, as written and in each variant, is compiled with {@code -cubin} ({@link
+ * Nvcc#cubin}: the front end reads the whole file, host code included, and ptxas compiles the device
+ * code; no host compiler pass, no link, about half the time of a full build). Full builds and links
+ * of klap's one-file output are the cli compile tier's (every testcases/src program at every
+ * granularity), NvccSampleTest's (random programs with every shape) and the GPU tier's. The fixtures are left in {@code fuzz/target/fuzz-fixtures/}
  * with a run.sh that builds and runs them on a GPU machine ({@code klap.fuzz.Main OUTDIR
  * --fixtures=fuzz/src/test/resources/shapes} writes the same).
  */
@@ -74,6 +78,7 @@ class ShapeFixturesTest {
         List<DynamicTest> tests = new ArrayList<>();
         // a variant that nvcc would build exactly as an earlier one is not built again
         java.util.Map<String, Nvcc.Built> built = new java.util.HashMap<>();
+        java.util.Map<String, CompletableFuture<Nvcc.Result>> compiled = new java.util.HashMap<>();
         try (Stream<Path> s = Files.list(OUT)) {
             for (Path pd : s.filter(p -> p.getFileName().toString().startsWith("fx_")).sorted().toList()) {
                 boolean two = Files.exists(pd.resolve(ProgramGenerator.MAIN_FILE));
@@ -102,10 +107,10 @@ class ShapeFixturesTest {
                         tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built", () -> fail("missing " + src.get(0))));
                         continue;
                     }
-                    // a one-file fixture as written is not klap's output: its device code is compiled,
-                    // not linked (Nvcc.cubin; the GPU tier builds and runs it)
-                    CompletableFuture<Nvcc.Result> r = v.equals("original") && !two
-                            ? Nvcc.cubin(src.get(0), pd.resolve("original.cubin"))
+                    // a one-file fixture (as written and klap's variants) is compiled, not linked
+                    // (Nvcc.cubin; the GPU tier builds and runs it); a two-file one is linked with main.cu
+                    CompletableFuture<Nvcc.Result> r = !two
+                            ? Nvcc.cubin(src.get(0), pd.resolve(v + ".cubin"), compiled)
                             : Nvcc.build(src, pd.resolve(v + ".bin"), built);
                     tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built",
                             () -> Nvcc.check(pd + " " + v, two, v, r.get())));
