@@ -18,6 +18,10 @@
 //   - the program's own cudaGetLastError() after each launch reads cudaSuccess (klap's refused
 //     launch is not the program's error);
 //   - afterwards the pool is empty, nothing is counted pending, no error.
+// And with only thread 0 of the grid launching (2026-11-29): every group (warp, block) and every
+// kernel-granularity bucket then holds one launch, which is made as written, never aggregated,
+// whether or not the variant has the attribute (flush's one-launch path; kfinish's one-record
+// site, klaunchers::as_written).
 // Thread t launches in round r unless (t + r) % 5 == 3 (some threads record nothing); it asks for
 // 64 KiB if t % 3 == 0, else 1 KiB (every warp of the grid has a 64 KiB record), except in round 1,
 // where every thread asks for 1 KiB: that round's aggregated launches are accepted even without
@@ -45,6 +49,8 @@ struct counters {
 };
 
 __host__ __device__ inline bool launches(unsigned t, unsigned r) { return (t + r) % 5u != 3u; }
+// Whether thread t launches in round r when `only` thread 0 of the grid launches, or all do.
+__host__ __device__ inline bool launches(unsigned t, unsigned r, bool only) { return (!only || t == 0u) && launches(t, r); }
 __host__ __device__ inline unsigned smem_of(unsigned t, unsigned r) { return r != 1u && t % 3u == 0u ? kBig : kSmall; }
 
 // The child's body, as written: every thread writes its word and the last word of its dynamic
@@ -96,11 +102,11 @@ __global__ void big_child_kagg(const klap::ksite* site, unsigned* slots, unsigne
 // kRounds launch sites in a loop, aggregated over g as generated code does (on_full::launch_as_written,
 // a direct launcher), each followed by the program's own error check.
 template <class G>
-__device__ void rounds(const G& g, unsigned t, unsigned* slots, unsigned* tickets, counters* c) {
+__device__ void rounds(const G& g, unsigned t, unsigned* slots, unsigned* tickets, counters* c, bool only) {
   unsigned ticket = 0;
   for (unsigned r = 0; r < kRounds; ++r) {
     auto s = klap::agg_begin<big_args>(g, klap::on_full::launch_as_written);
-    const bool mine = launches(t, r);
+    const bool mine = launches(t, r, only);
     if (mine) s.record(dim3(1), dim3(32), smem_of(t, r), cudaStream_t(0), big_args{t, ticket, smem_of(t, r) / 4u});
     s.flush(
         g,
@@ -122,25 +128,25 @@ __device__ void rounds(const G& g, unsigned t, unsigned* slots, unsigned* ticket
   }
 }
 
-__global__ void parent_warp(unsigned* slots, unsigned* tickets, counters* c) {
+__global__ void parent_warp(unsigned* slots, unsigned* tickets, counters* c, bool only) {
   const klap::block_group b = klap::block_group::hardware();
-  rounds(klap::warp_group::of(b), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c);
+  rounds(klap::warp_group::of(b), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c, only);
 }
 
-__global__ void parent_block(unsigned* slots, unsigned* tickets, counters* c) {
-  rounds(klap::block_group::hardware(), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c);
+__global__ void parent_block(unsigned* slots, unsigned* tickets, counters* c, bool only) {
+  rounds(klap::block_group::hardware(), blockIdx.x * blockDim.x + threadIdx.x, slots, tickets, c, only);
 }
 
 // Kernel granularity, as generated code writes a launch into the NULL stream in a loop: one ordered
 // site (krecord_seq: the thread's j-th launch goes to bucket j), and kfinish with the site's
 // launchers paired with the launch as written (klap::klaunch_pair): a refused bucket's records are
 // launched as written by the grid's last block.
-__global__ void parent_kernel(unsigned* slots, unsigned* tickets, counters* c, klap::kstate* klap_ks) {
+__global__ void parent_kernel(unsigned* slots, unsigned* tickets, counters* c, klap::kstate* klap_ks, bool only) {
   [&]() {
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned klap_seq = 0, ticket = 0;
     for (unsigned r = 0; r < kRounds; ++r) {
-      if (!launches(t, r)) continue;
+      if (!launches(t, r, only)) continue;
       klap::krecord_seq<big_args>(
           klap_ks, 0u, 1u, 0u, klap_seq, dim3(1), dim3(32), smem_of(t, r), cudaStream_t(0),
           big_args{t, ticket, smem_of(t, r) / 4u},
@@ -169,7 +175,7 @@ __global__ void parent_kernel(unsigned* slots, unsigned* tickets, counters* c, k
 
 enum class gran { warp, block, kernel };
 
-static void run(const char* what, gran g, bool variant_raised) {
+static void run(const char* what, gran g, bool variant_raised, bool only = false) {
   unsigned *slots = nullptr, *tickets = nullptr;
   counters* c = nullptr;
   KT_CUDA(cudaMalloc(&slots, kThreads * 32u * sizeof(unsigned)));
@@ -181,10 +187,10 @@ static void run(const char* what, gran g, bool variant_raised) {
   for (const void* k : {(const void*)big_child_agg, (const void*)big_child_kagg})
     KT_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, variant_raised ? static_cast<int>(kBig) : 48 * 1024));
   const unsigned grid = kThreads / kBlock;
-  if (g == gran::warp) parent_warp<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(slots, tickets, c);
-  else if (g == gran::block) parent_block<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(slots, tickets, c);
+  if (g == gran::warp) parent_warp<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(slots, tickets, c, only);
+  else if (g == gran::block) parent_block<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(slots, tickets, c, only);
   else (parent_kernel<<<grid, kBlock, 0, klap::host_prepare(0, klap::host_warps(grid, kBlock))>>>(
-            slots, tickets, c, klap::host_kstate(KLAP_KERNEL_MAX_ORDERED)), klap::host_kstate_done());
+            slots, tickets, c, klap::host_kstate(KLAP_KERNEL_MAX_ORDERED), only), klap::host_kstate_done());
   KT_CUDA(cudaGetLastError());
   KT_CUDA(cudaDeviceSynchronize());
   std::vector<unsigned> s(kThreads * 32u), tk(kThreads);
@@ -195,8 +201,8 @@ static void run(const char* what, gran g, bool variant_raised) {
   unsigned launched = 0, small_round = 0;  // small_round: round 1's launches (1 KiB each)
   for (unsigned t = 0; t < kThreads; ++t) {
     unsigned want = 0;
-    for (unsigned r = 0; r < kRounds; ++r) want += launches(t, r) ? 1u : 0u;
-    small_round += launches(t, 1u) ? 1u : 0u;
+    for (unsigned r = 0; r < kRounds; ++r) want += launches(t, r, only) ? 1u : 0u;
+    small_round += launches(t, 1u, only) ? 1u : 0u;
     launched += want;
     KT_EXPECT(tk[t] == want, "%s: thread %u: %u of its %u children ran in order", what, t, tk[t], want);
     for (unsigned i = 0; i < 32u; ++i)
@@ -204,7 +210,11 @@ static void run(const char* what, gran g, bool variant_raised) {
   }
   KT_EXPECT(h.errors == 0u, "%s: %u children found their shared memory or ticket wrong", what, h.errors);
   KT_EXPECT(h.program_errors == 0u, "%s: %u program error checks read an error", what, h.program_errors);
-  if (variant_raised)
+  if (only)
+    KT_EXPECT(h.direct_grids == launched && h.agg_blocks == 0u && launched == 3u,
+              "%s: %u children as written, %u aggregated blocks (want %u and 0: one launch per group or site)", what,
+              h.direct_grids, h.agg_blocks, launched);
+  else if (variant_raised)
     KT_EXPECT(h.direct_grids == 0u && h.agg_blocks == launched,
               "%s: %u children as written, %u aggregated blocks (want 0 and %u: nothing refused)", what,
               h.direct_grids, h.agg_blocks, launched);
@@ -235,5 +245,9 @@ int main() {
   run("warp, attribute on the variant too", gran::warp, true);
   run("block, attribute on the variant too", gran::block, true);
   run("kernel, attribute on the variant too", gran::kernel, true);
+  run("warp, thread 0 alone", gran::warp, true, true);
+  run("block, thread 0 alone", gran::block, true, true);
+  run("kernel, thread 0 alone", gran::kernel, true, true);
+  run("kernel, thread 0 alone, attribute on the child only", gran::kernel, false, true);
   return kt_finish("test_refused_launch");
 }

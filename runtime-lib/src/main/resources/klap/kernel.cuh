@@ -441,7 +441,11 @@ __device__ const Args& kargs(const void* rec) {
 // keeps 48 KB of dynamic shared memory), kfinish launches every record of the site as written
 // instead (as_written), where the aggregated grid would have been, and warns once. A plain
 // launcher (hand-written code) has no such fallback: the refusal traps (check_launch).
-template <class Args, class L, class D>
+// AloneAsWritten: a site (or a round's bucket) with one record is launched as written too, by
+// kfinish, without an aggregated grid (nothing to aggregate). Generated code passes false where
+// the child is itself a kernel-granularity parent (recursion): the launch as written would start
+// the child kernel as written, whose own launches klap then no longer aggregates.
+template <class Args, class L, class D, bool AloneAsWritten = true>
 struct klaunchers {
   L launch;
   D direct;
@@ -453,36 +457,37 @@ struct klaunchers {
   // whatever order the aggregated grids kept (sites in order, rounds in order) holds too. Then the
   // site's record chunks go back to the pool. Records in chunks the pool had no room for went out
   // as written when they were made (krecord) and are skipped. A launch as written that fails is
-  // reported (check_launch), as a group's in direct mode.
-  __device__ __noinline__ void as_written(ksite* s) {
+  // reported (check_launch, naming `where`), as a group's in direct mode. kfinish also calls it for
+  // a site with one record (nothing to aggregate).
+  __device__ __noinline__ void as_written(
+      ksite* s, const char* where = "launch as written (klap::kfinish, the device runtime refused the aggregated launch)") {
     const unsigned long long all = s->packed >> kindex_shift;
     const unsigned long long base = detail::kbase_cap(s);  // the base chunk's records come first
-    if (base != 0ull) launch_each(s->base, detail::kbase_args_offset(base), all < base ? all : base);
+    if (base != 0ull) launch_each(s->base, detail::kbase_args_offset(base), all < base ? all : base, where);
     const unsigned long long count = detail::kchunked(s, all);
     for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
       char* chunk = s->chunk[c];
       if (chunk == nullptr || chunk == detail::kchunk_missing()) continue;
       const unsigned long long left = count - detail::kfirst(c);
-      launch_each(chunk, detail::kargs_offset(c), left < detail::kcap(c) ? left : detail::kcap(c));
+      launch_each(chunk, detail::kargs_offset(c), left < detail::kcap(c) ? left : detail::kcap(c), where);
       pool_free(chunk);
       s->chunk[c] = nullptr;
     }
   }
   // Launches the n records of one chunk (its argument records at chunk + args_offset) as written.
-  __device__ void launch_each(const char* chunk, unsigned long long args_offset, unsigned long long n) {
+  __device__ void launch_each(const char* chunk, unsigned long long args_offset, unsigned long long n, const char* where) {
     const kcfg* cfg = reinterpret_cast<const kcfg*>(chunk);
     const Args* args = reinterpret_cast<const Args*>(chunk + args_offset);
     for (unsigned long long r = 0; r < n; ++r)
-      check_launch(direct(cfg[r].grid, cfg[r].block, cfg[r].smem, cfg[r].stream, args[r]),
-                   "launch as written (klap::kfinish, the device runtime refused the aggregated launch)");
+      check_launch(direct(cfg[r].grid, cfg[r].block, cfg[r].smem, cfg[r].stream, args[r]), where);
   }
 };
 
 // The launchers of one kernel-granularity site for kfinish (see klaunchers). Args: the site's
-// argument record type, as in krecord<Args>.
-template <class Args, class L, class D>
-__device__ klaunchers<Args, L, D> klaunch_pair(L launch, D direct) {
-  return klaunchers<Args, L, D>{launch, direct};
+// argument record type, as in krecord<Args>; AloneAsWritten: see klaunchers.
+template <class Args, bool AloneAsWritten = true, class L, class D>
+__device__ klaunchers<Args, L, D, AloneAsWritten> klaunch_pair(L launch, D direct) {
+  return klaunchers<Args, L, D, AloneAsWritten>{launch, direct};
 }
 
 namespace kdetail {
@@ -498,8 +503,13 @@ __device__ inline void kstate_unref(kstate* ks) {
 // (klap::klaunch_pair), for when the device runtime refuses the aggregated launch.
 template <class F>
 struct khas_direct : cuda::std::false_type {};
-template <class Args, class L, class D>
-struct khas_direct<klaunchers<Args, L, D>> : cuda::std::true_type {};
+template <class Args, class L, class D, bool A>
+struct khas_direct<klaunchers<Args, L, D, A>> : cuda::std::true_type {};
+// Whether kfinish launches a site's one record as written (klaunchers' AloneAsWritten).
+template <class F>
+struct kalone_as_written : cuda::std::false_type {};
+template <class Args, class L, class D, bool A>
+struct kalone_as_written<klaunchers<Args, L, D, A>> : cuda::std::bool_constant<A> {};
 
 template <class F>
 __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
@@ -510,6 +520,15 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   const char* args = nullptr;
   const kcfg* first = detail::kfirst_held(s, args);
   if (first == nullptr) return true;  // every record's launch went out as written (pool full)
+  if constexpr (kalone_as_written<cuda::std::decay_t<F>>::value) {
+    if ((packed >> kindex_shift) == 1ull) {
+      // one record in the whole grid (e.g. one thread of the grid launches): nothing to aggregate,
+      // so it is launched as written, here, where the aggregated grid of that one child would have
+      // been: no reference to ks, no pending-budget place, no kchild_enter/kchild_release in the child
+      launch.as_written(s, "launch as written (klap::kfinish, the site's only launch)");
+      return true;
+    }
+  }
   const unsigned long long blocks = packed & kblocks_mask;
   if (blocks > 0x7FFFFFFFull)
     fail("aggregated grid has more than 2^31-1 blocks; use --granularity=block", "klap::kfinish");
@@ -551,7 +570,9 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // the launch as written of one record: if the device runtime refuses a site's aggregated launch
 // (not for a full pending-launch buffer), that site's records are launched as written there,
 // one by one (klaunchers::as_written), with a one-time warning; a plain launcher's refusal is
-// reported and traps (check_launch). Memory: each launched site holds a
+// reported and traps (check_launch). With such a launcher (unless its child is itself a
+// kernel-granularity parent: klaunchers' AloneAsWritten), a site (or a round's bucket) that holds
+// one record is launched as written too, without an aggregated grid: there is nothing to aggregate. Memory: each launched site holds a
 // reference to ks and its records until every block of its child has read them
 // (kchild_release); kfinish's own reference is dropped at the end, so a pooled state is freed by
 // whoever finishes last. A site whose records all went out as written (pool full, see krecord)

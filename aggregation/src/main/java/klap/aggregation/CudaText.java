@@ -406,13 +406,18 @@ final class CudaText {
      * The epilogue of a kernel-granularity parent, run by the grid's last block: per site, the
      * launcher of its aggregated grid paired with the launch as written of one record ({@link
      * #asWritten}), which the runtime uses for each record when the device runtime refuses the
-     * aggregated launch: {@code klap::kfinish(klap_ks, N, klap::klaunch_pair<Args>([&](const
-     * klap::ksite* klap_ksite, ...) {...}, [&](dim3 klap_grid, ..., const Args& klap_a) {...}), ...)}.
+     * aggregated launch, and for a site with one record: {@code klap::kfinish(klap_ks, N,
+     * klap::klaunch_pair<Args>([&](const klap::ksite* klap_ksite, ...) {...}, [&](dim3 klap_grid, ...,
+     * const Args& klap_a) {...}), ...)}; {@code klaunch_pair<Args, false>} where the child is itself a
+     * kernel-granularity parent (its launch as written would not aggregate its own launches).
      */
     String kfinishCall(FunctionDef f) {
         StringBuilder sb = new StringBuilder("klap::kfinish(klap_ks, " + plans.roundSites(f).size() + "u");
         for (SitePlan s : plans.kernelSites(f)) {
-            sb.append(", klap::klaunch_pair<").append(argsType(s)).append(">(")
+            // a child that is itself a kernel-granularity parent is never launched as written for a
+            // site's one record (it would run its own launches unaggregated): klaunchers' AloneAsWritten
+            sb.append(", klap::klaunch_pair<").append(argsType(s)).append(plans.hasKernelState(s.child()) ? ", false" : "")
+                    .append(">(")
                     .append(launcher(s, "const klap::ksite* klap_ksite, dim3 klap_grid, dim3 klap_block, "
                             + "unsigned klap_smem, cudaStream_t klap_stream", "klap_ksite",
                             "klap::kfirst_args<" + argsType(s) + ">(klap_ksite)."))

@@ -133,6 +133,9 @@ class KernelGranularityTest {
                 "__global__ void build(int* out, int depth);",   // the user's prototype, unchanged
                 "__global__ void build(int* out, int depth) {",
                 "__global__ __launch_bounds__(1024) void build_klap_grid(int* out, int depth, klap::kstate* klap_ks)", "{ [&]() {",
+                // a site with one record is not launched as written here (klaunch_pair<..., false>): 'build' as
+                // written would not aggregate its own launches (2026-11-29)
+                "klap::kfinish(klap_ks, 0u, klap::klaunch_pair<klap_args_build, false>(",
                 "klap::kstate* klap_cks = klap::kstate_new(1, klap::on_full::launch_as_written, klap_ksite); build_klap_kagg_vv<<<",
                 "(klap_ksite, klap_cks); cudaError_t klap_e = "
                         + "klap::launch_result(klap_pre); if (klap_e != cudaSuccess) klap::kstate_discard(klap_cks);",
