@@ -572,10 +572,10 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // one by one (klaunchers::as_written), with a one-time warning; a plain launcher's refusal is
 // reported and traps (check_launch). With such a launcher (unless its child is itself a
 // kernel-granularity parent: klaunchers' AloneAsWritten), a site (or a round's bucket) that holds
-// one record is launched as written too, without an aggregated grid: there is nothing to aggregate. Memory: each launched site holds a
-// reference to ks and its records until every block of its child has read them
-// (kchild_release); kfinish's own reference is dropped at the end, so a pooled state is freed by
-// whoever finishes last. A site whose records all went out as written (pool full, see krecord)
+// one record is launched as written too, without an aggregated grid: there is nothing to
+// aggregate. Memory: each launched site holds a reference to ks and its records until every block
+// of its child has read them (kchild_release); kfinish's own reference is dropped at the end, so a
+// pooled state is freed by whoever finishes last. A site whose records all went out as written (pool full, see krecord)
 // launches no aggregated grid; its round still counts as one with launches. With the
 // "unavailable" state of kstate_new every launch went out as written: kfinish does nothing.
 template <class... L>
