@@ -65,7 +65,8 @@ __device__ inline unsigned long long volume(const dim3& d) {
 }
 
 // What flush scans: blocks and launches are summed, the rest are maxima. launcher = highest rank
-// that recorded a non-empty launch, -1 if none; launches = how many threads did.
+// that recorded a non-empty launch, -1 if none; launches = how many threads did (not counting
+// configurations launchable() rejects, which are launched as written apart).
 struct agg_scan {
   unsigned long long blocks;
   unsigned threads;
@@ -130,9 +131,10 @@ struct agg_site {
 
   // COLLECTIVE over g (all threads of g, the same group as agg_begin). Computes over the slots:
   // cfg[i].blocks_incl (inclusive scan of block counts, 0 for unrecorded slots), total blocks,
-  // max threads per block (x*y*z) and max smem over recorded slots; then, if total > 0, the
-  // highest-rank thread that recorded a non-empty launch (the launcher) takes a place in klap's
-  // pending-launch budget (pending_acquire), does __threadfence() and
+  // max threads per block (x*y*z) and max smem over recorded slots; then, if total > 0 and more
+  // than one thread launches (one launch: see below), the highest-rank thread that recorded a
+  // non-empty launch (the launcher) takes a place in klap's pending-launch budget
+  // (pending_acquire), does __threadfence() and
   //     e = launch(dim3(total), dim3(max_threads), max_smem, cfg[launcher].stream,
   //                cfg, n, args, args[launcher]);
   // If the device runtime refuses that launch (any error but cudaErrorLaunchPendingCountExceeded
@@ -162,8 +164,8 @@ struct agg_site {
   // aggregate, so that thread makes it as written, there (direct), then a g.sync() (the launch has
   // read its slot, and the group's later launches come after it) and the slots go back: no
   // pending-budget place, no aggregated variant, no child_enter/child_release in the child.
-  // Errors: a launch as written that fails (direct mode, or after a refusal) -> fail() (through
-  // check_launch).
+  // Errors: a launch as written that fails (direct mode, a group's one launch, more than 2^31-1
+  // blocks, or after a refusal) -> fail() (through check_launch).
   template <class G, class F, class D>
   __device__ void flush(const G& g, F&& launch, D&& direct) {
     if (cfg == nullptr) {
@@ -274,8 +276,10 @@ struct agg_site {
     if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
   }
 
-  // The direct launcher of a site without one (flush(g, launch)): never called in direct mode,
-  // which such a site never enters; a refused aggregated launch is reported instead (check_launch).
+  // The direct launcher of a site without one (flush(g, launch)): a site begun with on_full::fail
+  // never enters direct mode, so it is never called there; a refused aggregated launch is
+  // reported instead (check_launch). A site begun with on_full::launch_as_written must be flushed
+  // with a direct launcher: a group of one thread is in direct mode from agg_begin on.
   struct no_direct {
     __device__ cudaError_t operator()(dim3, dim3, unsigned, cudaStream_t, const Args&) const {
       fail("aggregated launch site in direct mode without a launcher for it (begin it with on_full::fail, or pass "
@@ -300,6 +304,8 @@ struct agg_site {
 // gives up after KLAP_POOL_FALLBACK_WAIT_US and the site runs in direct mode (see flush).
 // A group of one thread (n == 1) with on_full::launch_as_written runs in direct mode at once, and
 // takes nothing from the pool: there is nothing to aggregate (not counted as a fallback, no warning).
+// So on_full::launch_as_written requires flush's direct launcher (flush(g, launch, direct)), as
+// generated code always passes it.
 template <class Args, class G>
 __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");

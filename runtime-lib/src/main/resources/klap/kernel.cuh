@@ -565,7 +565,8 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // belong to the plain sites 0.. (one grid each, in order); the last nseq to the ordered per-round
 // sites (krecord_seq), whose buckets are launched round by round (j-major, site order within a
 // round) until a round has no launches (a thread's j-th ordered launch implies its earlier ones).
-// Launches into one stream keep this order. Each launch first takes a place in klap's
+// Launches into one stream keep this order. Each aggregated launch (not one into
+// cudaStreamTailLaunch, nor a site's one record launched as written) first takes a place in klap's
 // pending-launch budget (pool.cuh: pending_acquire). A launcher made by klaunch_pair also carries
 // the launch as written of one record: if the device runtime refuses a site's aggregated launch
 // (not for a full pending-launch buffer), that site's records are launched as written there,
