@@ -98,9 +98,14 @@ struct kt_pool_snapshot {
   unsigned long long pending = 0;
   unsigned long long fallbacks = 0;
 };
-static inline kt_pool_snapshot kt_pool() {
+// The program's pool state as the device holds it now (a copy; read it as a klap::pool_state).
+static inline std::vector<unsigned char> kt_pool_state() {
   std::vector<unsigned char> raw(sizeof(klap::pool_state));
   KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev_symbol(), raw.size()));
+  return raw;
+}
+static inline kt_pool_snapshot kt_pool() {
+  const std::vector<unsigned char> raw = kt_pool_state();
   const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
   kt_pool_snapshot s;
   for (unsigned long long i = 0; i < klap::pool_segments; ++i) {

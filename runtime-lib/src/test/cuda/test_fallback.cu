@@ -159,8 +159,7 @@ __global__ __launch_bounds__(1024) void fb_first_parent(unsigned long long* sums
 
 // HOST. The pool's segment words and current segment, as raw words.
 static std::vector<unsigned long long> fb_pool_words() {
-  std::vector<unsigned char> raw(sizeof(klap::pool_state));
-  KT_CUDA(cudaMemcpyFromSymbol(raw.data(), klap::pool_dev_symbol(), raw.size()));
+  const std::vector<unsigned char> raw = kt_pool_state();
   const klap::pool_state* st = reinterpret_cast<const klap::pool_state*>(raw.data());
   std::vector<unsigned long long> w(st->seg, st->seg + klap::pool_segments);
   w.push_back(st->cur);

@@ -161,9 +161,8 @@ struct agg_site {
   // More than 2^31-1 blocks in all (the gridDim.x limit; each child alone is within it): every
   // thread launches its own child as written instead, there (direct), and the slots go back.
   // Exactly one thread of the group recorded a launch (with a direct launcher): nothing to
-  // aggregate, so that thread makes it as written, there (direct), then a g.sync() (the launch has
-  // read its slot, and the group's later launches come after it) and the slots go back: no
-  // pending-budget place, no aggregated variant, no child_enter/child_release in the child.
+  // aggregate, so that thread makes it as written, there (direct), the same way: no pending-budget
+  // place, no aggregated variant, no child_enter/child_release in the child.
   // Errors: a launch as written that fails (direct mode, a group's one launch, more than 2^31-1
   // blocks, or after a refusal) -> fail() (through check_launch).
   template <class G, class F, class D>
@@ -202,10 +201,13 @@ struct agg_site {
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
       return;
     }
-    if (total.blocks > 0x7FFFFFFFull) {
-      // more blocks than one grid may have (gridDim.x): each child is valid on its own, so every
-      // thread launches its own as written, here, where the aggregated launch would have been (its
-      // launches keep their order); the slots go back once every thread has copied its own
+    // one launch in the whole group (e.g. under `if (threadIdx.x == 0)` at block granularity) has
+    // nothing to aggregate; more blocks than one grid may have (gridDim.x) cannot be one grid,
+    // though each child is valid on its own: in both cases every thread launches its own child as
+    // written, here, where the aggregated launch would have been (its launches keep their order),
+    // and the slots go back once every thread has copied its own
+    const bool lone = total.launches == 1u && !cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value;
+    if (lone || total.blocks > 0x7FFFFFFFull) {
       if (on) {
         ::new (static_cast<void*>(&own)) launch_cfg(c);
         ::new (static_cast<void*>(own_args)) Args(args[me]);
@@ -214,19 +216,8 @@ struct agg_site {
       if (me == 0u) pool_free(cfg);
       if (on)
         check_launch(direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args)),
-                     "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
-      if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
-      return;
-    }
-    if (total.launches == 1u && !cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
-      // one launch in the whole group (e.g. under `if (threadIdx.x == 0)` at block granularity):
-      // nothing to aggregate, so its thread makes it as written, here, where the aggregated launch
-      // of that one child would have been; the slots go back once the launch has read them
-      if (on)
-        check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(args[me])),
-                     "launch as written (klap::agg_site::flush, the group's only launch)");
-      g.sync();
-      if (me == 0u) pool_free(cfg);
+                     lone ? "launch as written (klap::agg_site::flush, the group's only launch)"
+                          : "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
       return;
     }

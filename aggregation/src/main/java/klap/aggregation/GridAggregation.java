@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import klap.model.FunctionDef;
 import klap.model.Param;
@@ -103,11 +102,9 @@ final class GridAggregation {
         }
         Set<String> params = f.params().stream().map(Param::name).filter(n -> !n.isEmpty()).collect(Collectors.toSet());
         return plans.kernelSites(f).stream().map(s -> s.launch().templateArgs()).filter(Objects::nonNull)
-                .noneMatch(t -> IDENTIFIER.matcher(Lexical.blankCommentsAndLiterals(t)).results()
+                .noneMatch(t -> ChildRefusals.IDENTIFIER.matcher(Lexical.blankCommentsAndLiterals(t)).results()
                         .anyMatch(m -> params.contains(m.group())));
     }
-
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /** @return the name of the record-arena helper of the twin of {@code f}: {@code f_klap_grid_karena} */
     static String arenaName(FunctionDef f) {
