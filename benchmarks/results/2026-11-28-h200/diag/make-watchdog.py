@@ -3,21 +3,29 @@
 # `#include "dbg.cuh"` (../../2026-11-27-h200/diag/dbg.cuh) before main and klapdbg_wait("fz_pN")
 # after each host launch of a parent; _nopN drops that parent's host launch.
 # usage: python3 make-watchdog.py PROGS OUTDIR
+#        python3 make-watchdog.py --one SRC OUT.cu   (one program: the watchdog after every host launch
+#        written `  NAME<<<...` in main; used by trace.sh)
 import re, sys
-progs, out = sys.argv[1], sys.argv[2]
-def mk(src, name, drop=None):
-    res = []
+def mk_to(src, dst, drop=None):
+    res, in_main = [], False
     for l in open(src).read().split('\n'):
         if l.startswith('int main('):
             res.append('#include "dbg.cuh"')
-        m = re.match(r'^  (fz_p\d)<<<', l)
+            in_main = True
+        m = re.match(r'^  (\w+)<<<', l) if in_main else None
         if m and drop == m.group(1):
             res.append('  // dropped: ' + l.strip())
             continue
         res.append(l)
         if m:
             res.append('  klapdbg_wait("%s");' % m.group(1))
-    open('%s/%s.cu' % (out, name), 'w').write('\n'.join(res))
+    open(dst, 'w').write('\n'.join(res))
+if sys.argv[1] == '--one':
+    mk_to(sys.argv[2], sys.argv[3])
+    sys.exit(0)
+progs, out = sys.argv[1], sys.argv[2]
+def mk(src, name, drop=None):
+    mk_to(src, '%s/%s.cu' % (out, name), drop)
 for g, seed, drops in (('warp', '1038', (None, 'fz_p0', 'fz_p1')), ('block', '1038', (None,)),
                        ('block', '1069', (None, 'fz_p0', 'fz_p1'))):
     for d in drops:

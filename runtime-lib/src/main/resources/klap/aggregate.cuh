@@ -167,12 +167,15 @@ struct agg_site {
   // blocks, or after a refusal) -> fail() (through check_launch).
   template <class G, class F, class D>
   __device__ void flush(const G& g, F&& launch, D&& direct) {
+    KLAP_TRACE(trace_flush);
     if (cfg == nullptr) {
       const Args& mine = *reinterpret_cast<const Args*>(own_args);
+      KLAP_TRACE(trace_direct);
       if (detail::volume(own.grid) != 0ull && detail::volume(own.block) != 0ull)
         check_launch(direct(own.grid, own.block, own.smem, own.stream, mine),
                      n == 1u ? "launch as written (klap::agg_site::flush, a group of one thread)"
                              : "launch as written (klap::agg_site::flush, the pool had no room to aggregate it)");
+      KLAP_TRACE(trace_direct_done);
       return;
     }
     g.sync();  // all slots written (record may have run in divergent code)
@@ -196,9 +199,11 @@ struct agg_site {
     const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
     g.sync();  // every blocks_incl written before the launch; after it only the launcher reads c, and
                // every thread in the refused path below (no child grid exists then)
+    KLAP_TRACE(trace_scanned);
     if (total.blocks == 0ull) {
       if (me == 0u) pool_free(cfg);  // nothing launched: the slots go back at once
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
+      KLAP_TRACE(trace_nothing);
       return;
     }
     // one launch in the whole group (e.g. under `if (threadIdx.x == 0)` at block granularity) has
@@ -214,11 +219,13 @@ struct agg_site {
       }
       g.sync();
       if (me == 0u) pool_free(cfg);
+      KLAP_TRACE(trace_lone);
       if (on)
         check_launch(direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args)),
                      lone ? "launch as written (klap::agg_site::flush, the group's only launch)"
                           : "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
       if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
+      KLAP_TRACE(trace_lone_done);
       return;
     }
     bool refused = false;
@@ -226,11 +233,14 @@ struct agg_site {
       // every block of the child gives one back when it has read its slot (child_release); a
       // child in the tail-launch stream starts only after this grid, so it takes no budget place
       pool_hdr* h = reinterpret_cast<pool_hdr*>(cfg) - 1;
+      KLAP_TRACE(trace_acquire);
       h->refs = release_count_for_launch(c.stream, total.blocks);
       __threadfence();
+      KLAP_TRACE(trace_launch);
       const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
                                    total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
                                    static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
+      KLAP_TRACE(trace_launched);
       if (e != cudaSuccess) {
         release_launch_failed(h->refs);
         // a full pending-launch buffer (or resources) would refuse the launches as written too, only
@@ -245,6 +255,7 @@ struct agg_site {
     }
     // the aggregated launch happens before any later launch of the group's threads (a site in
     // direct mode, a launch left as written): each thread's launches keep their order per stream
+    KLAP_TRACE(trace_sync_any);
     if (group_sync_any(g, refused)) {
       // The device runtime refused the aggregated grid (with another error than a full buffer):
       // usually a variant lacks an attribute the program gave the child where klap could not see
@@ -256,6 +267,7 @@ struct agg_site {
       // than even the original kernel allows, which the original thread would only have seen as an
       // error. This assumes the device runtime refuses such a configuration at the launch itself
       // (its error returned there), not later when the grid would start: not yet seen on a GPU.
+      KLAP_TRACE(trace_refused);
       if (on)
         check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(args[me])),
                      "launch as written (klap::agg_site::flush, the device runtime refused the aggregated launch)");
@@ -265,6 +277,7 @@ struct agg_site {
     // (a configuration launchable() rejects but the device accepted at the record: launched as
     // written, as the program did)
     if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
+    KLAP_TRACE(trace_flushed);
   }
 
   // The direct launcher of a site without one (flush(g, launch)): a site begun with on_full::fail
@@ -301,6 +314,7 @@ template <class Args, class G>
 __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   static_assert(cuda::std::is_trivially_copyable<Args>::value, "klap: Args must be trivially copyable");
   static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
+  KLAP_TRACE(trace_begin);
   const unsigned n = g.size();
   const unsigned me = g.rank();
   const unsigned long long cfg_bytes = detail::align16(static_cast<unsigned long long>(n) * sizeof(launch_cfg));
@@ -333,6 +347,7 @@ __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
   const launch_cfg none{dim3(0u, 1u, 1u), dim3(0u, 1u, 1u), 0ull, 0u, cudaStream_t(0)};
   if (p != nullptr) ::new (static_cast<void*>(&s.cfg[me])) launch_cfg(none);
   else ::new (static_cast<void*>(&s.own)) launch_cfg(none);
+  KLAP_TRACE(trace_begun);
   return s;
 }
 
@@ -348,6 +363,7 @@ __device__ agg_site<Args> agg_begin(const G& g, on_full full = on_full::fail) {
 // v.threadIdx = threadIdx.x unflattened over the block and returns true.
 // Errors: blockIdx.x past the last slot (corrupt cfg) -> fail().
 static __device__ inline bool child_enter(const launch_cfg* cfg, unsigned n, vctx& v, unsigned& parent) {
+  KLAP_TRACE(trace_child_enter);
   const unsigned long long bid = ::blockIdx.x;
   const launch_cfg* it = cuda::std::upper_bound(
       cfg, cfg + n, bid,
@@ -384,9 +400,14 @@ static __device__ inline void child_release(const launch_cfg* cfg, unsigned n) {
   __syncthreads();
   if (::threadIdx.x == 0u) {
     pool_hdr* h = reinterpret_cast<pool_hdr*>(const_cast<launch_cfg*>(cfg)) - 1;
-    if (release_block(h->refs)) pool_free(const_cast<launch_cfg*>(cfg));
+    KLAP_TRACE(trace_child_release);
+    if (release_block(h->refs)) {
+      KLAP_TRACE(trace_child_last);
+      pool_free(const_cast<launch_cfg*>(cfg));
+    }
   }
   __syncthreads();
+  KLAP_TRACE(trace_child_released);
 }
 
 }  // namespace klap

@@ -56,6 +56,13 @@
 //                              launches when the program synchronizes (cudaMemPoolAttrReleaseThreshold):
 //                              memory the program's own cudaMalloc cannot have meanwhile.
 //                              Default 256 MiB.
+//   KLAP_TRACE(point)          a hook for diagnosing a hang or a wrong result on a GPU: the runtime
+//                              calls it with a klap::trace_point (below) at each step of a warp or
+//                              block aggregated launch (agg_begin, flush, child_enter,
+//                              child_release). Defined before the first klap header (nvcc
+//                              -include benchmarks/results/2026-11-28-h200/diag/trace.cuh) it
+//                              records where every thread is; by default it expands to nothing and
+//                              costs nothing.
 #ifndef KLAP_CONFIG_CUH
 #define KLAP_CONFIG_CUH
 
@@ -98,5 +105,36 @@
 #ifndef KLAP_PENDING_LAUNCH_LIMIT
 #define KLAP_PENDING_LAUNCH_LIMIT 32768
 #endif
+
+#ifndef KLAP_TRACE
+#define KLAP_TRACE(point) ((void)0)
+#endif
+
+namespace klap {
+// The steps of a warp/block aggregated launch that KLAP_TRACE is called with (aggregate.cuh).
+// Parent side (the threads of the group) below 32, in the order a thread passes them; child side
+// (the blocks of an aggregated child grid) from 32.
+enum trace_point : int {
+  trace_begin = 1,          // agg_begin entered (collective)
+  trace_begun = 2,          // agg_begin done: slots taken (or direct mode), broadcast
+  trace_flush = 3,          // flush entered
+  trace_direct = 4,         // direct mode: about to launch as written
+  trace_direct_done = 5,    // direct mode: launched, flush returns
+  trace_scanned = 6,        // slots scanned, every blocks_incl written (after the second g.sync)
+  trace_nothing = 7,        // no launch in the group: slots freed, flush returns
+  trace_lone = 8,           // one launch (or > 2^31-1 blocks): about to launch as written
+  trace_lone_done = 9,      // ... launched, flush returns
+  trace_acquire = 10,       // launcher: taking a pending-budget place (may wait)
+  trace_launch = 11,        // launcher: about to make the aggregated launch
+  trace_launched = 12,      // launcher: the launch returned
+  trace_sync_any = 13,      // at the last barrier of flush (group_sync_any)
+  trace_refused = 14,       // the aggregated launch was refused: launching as written
+  trace_flushed = 15,       // flush returns after an aggregated launch
+  trace_child_enter = 32,   // a thread of an aggregated child entered child_enter
+  trace_child_release = 33, // thread 0 of a child block counts it off the slots' release count
+  trace_child_last = 34,    // ... and it was the last block: the slots are freed
+  trace_child_released = 35 // a thread of a child block left child_release (user code follows)
+};
+}  // namespace klap
 
 #endif  // KLAP_CONFIG_CUH
