@@ -4,7 +4,7 @@
 # after each host launch of a parent; _nopN drops that parent's host launch.
 # usage: python3 make-watchdog.py PROGS OUTDIR
 #        python3 make-watchdog.py --one SRC OUT.cu   (one program: the watchdog after every host launch
-#        written `  NAME<<<...` in main; used by trace.sh)
+#        written `  NAME<<<...` or `  (NAME<<<...` in main; used by trace.sh)
 import re, sys
 def mk_to(src, dst, drop=None):
     res, in_main = [], False
@@ -12,7 +12,7 @@ def mk_to(src, dst, drop=None):
         if l.startswith('int main('):
             res.append('#include "dbg.cuh"')
             in_main = True
-        m = re.match(r'^  (\w+)<<<', l) if in_main else None
+        m = re.match(r'^  \(?(\w+)<<<', l) if in_main else None
         if m and drop == m.group(1):
             res.append('  // dropped: ' + l.strip())
             continue

@@ -15,7 +15,9 @@
 //     launch (the launch path itself hangs);
 //   * one at trace_sync_any / trace_begin / trace_flush / trace_scanned waits at a group
 //     collective (a lane of its group mask never arrives);
-//   * one at trace_acquire waits for the pending-launch budget;
+//   * one at trace_acquire (kacquire) waits for the pending-launch budget;
+//   * kernel granularity: one at kfinish waits at its block's barrier; one at klaunch is inside
+//     the launch of a site's aggregated grid;
 //   * every parent thread past flush, with launches made > child grids entered: the child grids
 //     were made but never started (scheduling);
 //   * child blocks entered > blocks released: a child block waits inside child_release.
@@ -35,7 +37,8 @@
 #endif
 
 struct klaptrace_state {
-  unsigned long long count[64];               // threads that passed each point; 40: child blocks entered, 41: child grids entered
+  unsigned long long count[64];               // threads that passed each point; 40/41: child blocks/grids entered (warp,
+                                              // block), 42/43: the same at kernel granularity
   unsigned stage[KLAPTRACE_THREADS];          // per parent thread: the last parent-side point
   unsigned seq[KLAPTRACE_THREADS];            // ... how many parent-side points it passed
   unsigned long long grid[KLAPTRACE_THREADS]; // ... %gridid of the grid that wrote it last
@@ -46,9 +49,10 @@ static __device__ klaptrace_state klaptrace_dev;
 
 static __device__ __noinline__ void klaptrace_hit(int p) {
   atomicAdd(&klaptrace_dev.count[p & 63], 1ull);
-  if (p == 32 && threadIdx.x == 0u) {  // klap::trace_child_enter: one per block, and grid
-    atomicAdd(&klaptrace_dev.count[40], 1ull);
-    if (blockIdx.x == 0u && blockIdx.y == 0u && blockIdx.z == 0u) atomicAdd(&klaptrace_dev.count[41], 1ull);
+  if ((p == 32 || p == 36) && threadIdx.x == 0u) {  // klap::trace_child_enter, trace_kchild_enter: per block, and grid
+    const int at = p == 32 ? 40 : 42;
+    atomicAdd(&klaptrace_dev.count[at], 1ull);
+    if (blockIdx.x == 0u && blockIdx.y == 0u && blockIdx.z == 0u) atomicAdd(&klaptrace_dev.count[at + 1], 1ull);
   }
   if (p < 32) {
     const unsigned long long b = blockIdx.x + static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
@@ -74,15 +78,21 @@ static __device__ __noinline__ void klaptrace_hit(int p) {
 static const char* klaptrace_name(unsigned p) {
   static const char* const names[] = {"-", "begin", "begun", "flush", "direct", "direct_done", "scanned", "nothing",
                                       "lone", "lone_done", "acquire", "launch", "launched", "sync_any", "refused",
-                                      "flushed"};
+                                      "flushed", "krecord", "kfinish", "klast", "kacquire", "klaunch", "klaunched",
+                                      "kfinished", "kfinish_synced"};
   if (p < sizeof(names) / sizeof(names[0])) return names[p];
   switch (p) {
     case 32: return "child_enter(threads)";
     case 33: return "child_release(blocks)";
     case 34: return "child_last(grids)";
     case 35: return "child_released(threads)";
+    case 36: return "kchild_enter(threads)";
+    case 37: return "kchild_release(blocks)";
+    case 38: return "kchild_last(grids)";
     case 40: return "child_blocks_entered";
     case 41: return "child_grids_entered";
+    case 42: return "kchild_blocks_entered";
+    case 43: return "kchild_grids_entered";
     default: return "?";
   }
 }
@@ -113,7 +123,9 @@ static bool klaptrace_dump(const char* label, cudaStream_t s, bool full) {
   unsigned shown = 0;
   for (unsigned t = 0; t < KLAPTRACE_THREADS && shown < 96; ++t) {
     const unsigned p = st.stage[t];
-    if (!st.seq[t] || p == 5u || p == 7u || p == 9u || p == 15u) continue;
+    // the ends: of a flush (direct_done, nothing, lone_done, flushed), a recorded launch (krecord),
+    // a block's kfinish (kfinish_synced) and the last block's (kfinished)
+    if (!st.seq[t] || p == 5u || p == 7u || p == 9u || p == 15u || p == 16u || p == 22u || p == 23u) continue;
     std::fprintf(stderr, "  t=%u block=%u thread=%u (warp %u lane %u) last=%s seq=%u grid=%llu\n", t, st.block[t], st.thread[t],
                  st.thread[t] / 32u, st.thread[t] % 32u, klaptrace_name(p), st.seq[t], st.grid[t]);
     ++shown;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where the threads of a hanging klap output are (written 2026-11-29 without a GPU; not yet run):
-# klap's output of seeds 1038 (warp, block) and 1069 (block), and the runtime-only probe
+# klap's output of seeds 1038 (warp, block), 1069 (block) and 1012 (kernel), and the runtime-only probe
 # ../../2026-11-22-h100-correctness/probes/active_iterations.cu (which hung on 2026-11-28), each
 # built with trace.cuh pre-included (the runtime's KLAP_TRACE hook) and the watchdog (dbg.cuh) after
 # each host launch. A hung run prints, from a non-blocking stream, the pool state and where every
@@ -26,11 +26,12 @@ prepare() {
   java -jar "$jar" --emit-runtime "$dir" >/dev/null
   cp "$here/trace.cuh" "$root/benchmarks/results/2026-11-27-h200/diag/dbg.cuh" "$dir/"
   gen="$(mktemp -d)"
-  for seed in 1038 1069; do
+  # the programs and granularities that hung on 2026-11-28 (1012: once, at kernel granularity)
+  for seed in 1038 1069 1012; do
     java -cp "$jar:$fz" klap.fuzz.Main "$gen" 1 "$seed" --shape=random >/dev/null
     cp "$gen/fz_$(printf %06d "$seed")/original.cu" "$dir/s$seed-original.cu"
-    for g in warp block; do
-      [ "$seed" = 1069 ] && [ $g = warp ] && continue
+    case $seed in 1038) gs="warp block" ;; 1069) gs=block ;; *) gs=kernel ;; esac
+    for g in $gs; do
       java -jar "$jar" -q --no-runtime-headers --granularity=$g "$dir/s$seed-original.cu" -o "$gen/out.cu"
       python3 "$here/make-watchdog.py" --one "$gen/out.cu" "$dir/s$seed-$g.cu"
     done

@@ -57,9 +57,9 @@
 //                              memory the program's own cudaMalloc cannot have meanwhile.
 //                              Default 256 MiB.
 //   KLAP_TRACE(point)          a hook for diagnosing a hang or a wrong result on a GPU: the runtime
-//                              calls it with a klap::trace_point (below) at each step of a warp or
-//                              block aggregated launch (agg_begin, flush, child_enter,
-//                              child_release). Defined before the first klap header (nvcc
+//                              calls it with a klap::trace_point (below) at each step of an
+//                              aggregated launch (agg_begin, flush, child_enter, child_release;
+//                              krecord, kfinish, kchild_enter, kchild_release). Defined before the first klap header (nvcc
 //                              -include benchmarks/results/2026-11-28-h200/diag/trace.cuh) it
 //                              records where every thread is; by default it expands to nothing and
 //                              costs nothing.
@@ -111,7 +111,7 @@
 #endif
 
 namespace klap {
-// The steps of a warp/block aggregated launch that KLAP_TRACE is called with (aggregate.cuh).
+// The steps of an aggregated launch that KLAP_TRACE is called with (aggregate.cuh, kernel.cuh).
 // Parent side (the threads of the group) below 32, in the order a thread passes them; child side
 // (the blocks of an aggregated child grid) from 32.
 enum trace_point : int {
@@ -130,10 +130,21 @@ enum trace_point : int {
   trace_sync_any = 13,      // at the last barrier of flush (group_sync_any)
   trace_refused = 14,       // the aggregated launch was refused: launching as written
   trace_flushed = 15,       // flush returns after an aggregated launch
+  trace_krecord = 16,       // kernel granularity (kernel.cuh): a launch is recorded
+  trace_kfinish = 17,       // kfinish entered (every thread of a parent block)
+  trace_klast = 18,         // thread 0 of the grid's last block: launching the sites
+  trace_kacquire = 19,      // ... taking a pending-budget place for a site (may wait)
+  trace_klaunch = 20,       // ... about to make a site's aggregated launch
+  trace_klaunched = 21,     // ... the launch returned
+  trace_kfinished = 22,     // ... every site launched
+  trace_kfinish_synced = 23, // kfinish: past its block barrier (thread 0 then takes the block's ticket)
   trace_child_enter = 32,   // a thread of an aggregated child entered child_enter
   trace_child_release = 33, // thread 0 of a child block counts it off the slots' release count
   trace_child_last = 34,    // ... and it was the last block: the slots are freed
-  trace_child_released = 35 // a thread of a child block left child_release (user code follows)
+  trace_child_released = 35, // a thread of a child block left child_release (user code follows)
+  trace_kchild_enter = 36,   // a thread of a kernel-granularity child entered kchild_enter
+  trace_kchild_release = 37, // thread 0 of such a child block counts it off
+  trace_kchild_last = 38     // ... and it was the last block of the site's grid
 };
 }  // namespace klap
 

@@ -327,6 +327,7 @@ __device__ void krecord_at(kstate* ks, unsigned site, bool based, dim3 grid, dim
   static_assert(alignof(Args) <= 16, "klap: Args must not need more than 16-byte alignment");
   static_assert(sizeof...(D) <= 1, "klap: krecord takes at most one direct launcher");
   constexpr on_full full = sizeof...(D) == 0 ? on_full::fail : on_full::launch_as_written;
+  KLAP_TRACE(trace_krecord);
   const unsigned long long blocks = detail::kvolume(grid);
   if (blocks == 0ull || detail::kvolume(block) == 0ull) {  // no block would ever release the records
     (void)raise_config_error(grid, block, smem, stream);   // the original launch's error, if any
@@ -535,9 +536,12 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
   // the child's blocks release the records (kchild_release), then this state's reference
   s->owner = ks;
   cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->refs).fetch_add(1ull, cuda::std::memory_order_relaxed);
+  KLAP_TRACE(trace_kacquire);
   s->refs = release_count_for_launch(first->stream, blocks);
   __threadfence();
+  KLAP_TRACE(trace_klaunch);
   const cudaError_t e = launch(s, dim3(static_cast<unsigned>(blocks)), dim3(s->max_threads), s->max_smem, first->stream);
+  KLAP_TRACE(trace_klaunched);
   if (e != cudaSuccess) {
     release_launch_failed(s->refs);
     // refused with another error than a full pending-launch buffer (agg_site::flush does the same):
@@ -581,8 +585,10 @@ __device__ bool kfinish_site(kstate* ks, unsigned i, F& launch) {
 // "unavailable" state of kstate_new every launch went out as written: kfinish does nothing.
 template <class... L>
 __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
+  KLAP_TRACE(trace_kfinish);
   __threadfence();
   __syncthreads();
+  KLAP_TRACE(trace_kfinish_synced);
   if (::threadIdx.x != 0 || ::threadIdx.y != 0 || ::threadIdx.z != 0) return;
   if (ks->pooled == kstate_unavailable_tag) return;
   const unsigned long long blocks =
@@ -591,6 +597,7 @@ __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
       cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(ks->done_blocks)
           .fetch_add(1ull, cuda::std::memory_order_acq_rel);
   if (ticket != blocks - 1ull) return;
+  KLAP_TRACE(trace_klast);
   __threadfence();
   ks->refs = 1ull;  // kfinish's own reference; no child of this state exists yet
   constexpr unsigned total = sizeof...(L);
@@ -605,6 +612,7 @@ __device__ void kfinish(kstate* ks, unsigned nseq, L&&... launch) {
     if (!any) break;
   }
   kdetail::kstate_unref(ks);
+  KLAP_TRACE(trace_kfinished);
 }
 
 // Gives back a state made by kstate_new whose launch failed (no grid will ever use it).
@@ -623,7 +631,9 @@ __device__ inline void kchild_release(const ksite* cs) {
   __syncthreads();
   if (::threadIdx.x == 0u) {
     ksite* s = const_cast<ksite*>(cs);
+    KLAP_TRACE(trace_kchild_release);
     if (release_block(s->refs)) {
+      KLAP_TRACE(trace_kchild_last);
       for (unsigned c = 0; c < kchunk_count; ++c)
         if (s->chunk[c] != nullptr && s->chunk[c] != detail::kchunk_missing()) pool_free(s->chunk[c]);
       kdetail::kstate_unref(s->owner);
@@ -700,6 +710,7 @@ namespace {
 // every thread. Errors: no record for this block (corrupt state) -> fail().
 template <class Args>
 __device__ bool kchild_enter(const ksite* s, vctx& v, const Args*& a) {
+  KLAP_TRACE(trace_kchild_enter);
   const unsigned long long all = s->packed >> kindex_shift;
   const unsigned long long base = detail::kbase_cap(s);
   const unsigned long long count = detail::kchunked(s, all);  // records in doubling chunks
