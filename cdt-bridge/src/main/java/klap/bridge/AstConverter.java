@@ -181,7 +181,7 @@ final class AstConverter {
     }
 
     private void site(Prepass.Chevron c, IASTUnaryExpression anchor) {
-        int afterClose = c.close() + 3;
+        int afterClose = c.closeEnd();
         IASTFunctionCallExpression call = null;
         for (IASTNode n = anchor.getParent(); n != null && !(n instanceof IASTStatement); n = n.getParent()) {
             if (n instanceof IASTFunctionCallExpression fc) {
@@ -1522,14 +1522,14 @@ final class AstConverter {
                 "syntax error: a kernel launch configuration takes 2 to 4 expressions, found " + cfg.size(),
                 "parse"));
             while (cfg.size() < 2) {
-                cfg.add(new Expr.Other(new SourceRange(s.inMacro() ? r.offset() : s.chevron().open() + 3, 0), List.of()));
+                cfg.add(new Expr.Other(new SourceRange(s.inMacro() ? r.offset() : s.chevron().openEnd(), 0), List.of()));
             }
         }
         List<Expr> args = new ArrayList<>();
         for (IASTInitializerClause a : s.call().getArguments()) {
             args.add(clause(a, r));
         }
-        SourceRange argsRange = s.inMacro() ? new SourceRange(r.end(), 0) : argsRange(s.chevron().close() + 3, r);
+        SourceRange argsRange = s.inMacro() ? new SourceRange(r.end(), 0) : argsRange(s.chevron().closeEnd(), r);
         return new Expr.Launch(r, s.kernelName(), SourceRange.of(s.nameStart(), s.nameEnd()), s.templateArgs(),
             cfg.get(0), cfg.get(1), cfg.size() > 2 ? cfg.get(2) : null, cfg.size() > 3 ? cfg.get(3) : null, args,
             argsRange, s.inMacro());

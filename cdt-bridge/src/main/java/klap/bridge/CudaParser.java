@@ -62,6 +62,22 @@ public final class CudaParser {
     private CudaParser() {
     }
 
+    /** A launch opener, {@code <<<} or a spaced {@code << <} (see {@link Prepass}). */
+    private static final java.util.regex.Pattern OPENER =
+        java.util.regex.Pattern.compile("<<[ \\t]*(?:/\\*.*?\\*/[ \\t]*)*<");
+
+    /**
+     * Whether {@code text} may hold a kernel launch: it has a launch opener, {@code <<<} or the
+     * spaced {@code << <} that nvcc also accepts. A quick filter (comments and literals are not
+     * skipped), for callers that pass a file on untouched when it holds none.
+     *
+     * @param text any text
+     * @return false only if no launch can be in it
+     */
+    public static boolean mayHoldLaunch(CharSequence text) {
+        return OPENER.matcher(text).find();
+    }
+
     /**
      * Parses the main file {@code file} whose exact content is {@code text}.
      *

@@ -12,7 +12,11 @@ import java.util.List;
  * {@code )))}. A {@code <<<} pairs with the first run of three or more {@code >} found at bracket
  * depth 0 (the closer is the run's last three characters, so {@code vector<vector<int>>>} works);
  * a {@code ;} before it aborts the match. Comments, string, character and raw-string literals
- * are skipped.</li>
+ * are skipped. The spaced forms that nvcc 13 also accepts are rewritten the same way, their
+ * blanks kept: {@code << <} (blanks or comments between {@code <<} and {@code <} on one line, as
+ * Visual Studio's formatter writes launches) and {@code >> >} (any blanks, newlines or comments
+ * between {@code >>} and {@code >}); nvcc refuses {@code < <<}, {@code > >>} and a newline inside
+ * the opener, and so does klap (a syntax error).</li>
  * <li>{@code __device__} / {@code __host__} written directly after the {@code ]} of a lambda
  * introducer (extended lambdas) are blanked out with spaces.</li>
  * </ul>
@@ -23,11 +27,13 @@ final class Prepass {
      * One rewritten launch.
      *
      * @param open     offset of the first {@code <} of {@code <<<}
+     * @param openEnd  offset just after the opener's third {@code <} ({@code open + 3} unless spaced)
      * @param close    offset of the first of the three {@code >} that close the configuration
+     * @param closeEnd offset just after the closer's third {@code >} ({@code close + 3} unless spaced)
      * @param inDirective true if the {@code <<<} stands on a preprocessor directive line (a
      *                 {@code #define} body)
      */
-    record Chevron(int open, int close, boolean inDirective) {
+    record Chevron(int open, int openEnd, int close, int closeEnd, boolean inDirective) {
     }
 
     /** The rewritten text (same length as the input). */
@@ -78,16 +84,15 @@ final class Prepass {
             if (!Character.isWhitespace(c)) {
                 lineStart = false;
             }
-            if (c == '<' && src.startsWith("<<<", i)) {
-                int close = findCloser(i + 3);
-                if (close >= 0) {
-                    out[i] = out[i + 1] = out[i + 2] = '(';
-                    out[close] = out[close + 1] = out[close + 2] = ')';
-                    chevrons.add(new Chevron(i, close, directive));
-                    i += 3;
-                    continue;
+            int third = c == '<' && src.startsWith("<<", i) ? openerThird(i + 2) : -1;
+            if (third >= 0) {
+                int[] closer = findCloser(third + 1);
+                if (closer != null) {
+                    out[i] = out[i + 1] = out[third] = '(';
+                    out[closer[0]] = out[closer[0] + 1] = out[closer[1]] = ')';
+                    chevrons.add(new Chevron(i, third + 1, closer[0], closer[1] + 1, directive));
                 }
-                i += 3;
+                i = third + 1;
                 continue;
             }
             if (c == ']') {
@@ -147,11 +152,54 @@ final class Prepass {
     }
 
     /**
-     * Finds the closing {@code >>>} for a {@code <<<} whose configuration starts at {@code from}.
+     * The third {@code <} of a launch opener whose {@code <<} ends at {@code from}: {@code from}
+     * itself for {@code <<<}, or the first {@code <} after blanks and comments on the same line
+     * ({@code << <}).
      *
-     * @return the offset of the first of the three closing {@code >}, or -1
+     * @return its offset, or -1 if no {@code <} comes next
      */
-    private int findCloser(int from) {
+    private int openerThird(int from) {
+        int j = from;
+        while (j < src.length()) {
+            char d = src.charAt(j);
+            int skip = src.startsWith("/*", j) || src.startsWith("//", j) ? skipLexical(j) : j;
+            if (skip > j) {
+                if (src.substring(j, skip).indexOf('\n') >= 0) {
+                    return -1;
+                }
+                j = skip;
+            } else if (d == ' ' || d == '\t') {
+                j++;
+            } else {
+                return d == '<' ? j : -1;
+            }
+        }
+        return -1;
+    }
+
+    /** Skips blanks, newlines and comments from {@code j}. */
+    private int skipBlanks(int j) {
+        while (j < src.length()) {
+            int skip = src.startsWith("/*", j) || src.startsWith("//", j) ? skipLexical(j) : j;
+            if (skip > j) {
+                j = skip;
+            } else if (Character.isWhitespace(src.charAt(j))) {
+                j++;
+            } else {
+                break;
+            }
+        }
+        return j;
+    }
+
+    /**
+     * Finds the closing {@code >>>} (or {@code >> >}) for a launch opener whose configuration
+     * starts at {@code from}.
+     *
+     * @return the offsets of the closer's first and third {@code >} (the second follows the first),
+     *         or null
+     */
+    private int[] findCloser(int from) {
         int n = src.length();
         int depth = 0;
         int i = from;
@@ -166,11 +214,11 @@ final class Prepass {
                 case '(', '[', '{' -> depth++;
                 case ')', ']', '}' -> {
                     if (--depth < 0) {
-                        return -1;
+                        return null;
                     }
                 }
                 case ';' -> {
-                    return -1;
+                    return null;
                 }
                 case '>' -> {
                     if (depth == 0) {
@@ -179,7 +227,11 @@ final class Prepass {
                             j++;
                         }
                         if (j - i >= 3) {
-                            return j - 3;
+                            return new int[] {j - 3, j - 1};
+                        }
+                        int k = j - i == 2 ? skipBlanks(j) : j;
+                        if (k > j && k < n && src.charAt(k) == '>') {
+                            return new int[] {i, k}; // `>> >`
                         }
                         i = j;
                         continue;
@@ -190,7 +242,7 @@ final class Prepass {
             }
             i++;
         }
-        return -1;
+        return null;
     }
 
     /**

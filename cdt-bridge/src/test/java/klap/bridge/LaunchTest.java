@@ -181,6 +181,59 @@ class LaunchTest {
         assertEquals("k<<<1, 1>>>(1)", slice(u, ls.get(0).range()));
     }
 
+    /**
+     * The spaced chevrons nvcc 13 accepts (Visual Studio's formatter writes {@code k << <g, b >> >(a)};
+     * found in a public BFS program, 2026-11-29): the same launch, with its exact ranges.
+     */
+    @Test
+    void spacedChevronsAreLaunches() {
+        String src = """
+            __global__ void k(int *p, int n) { p[0] = n; }
+            __global__ void parent(int *d, int n) {
+              k << <1, 32 >> > (d, n);
+              k <<\t<n, 64, 0>>>(d, 1);
+              k<< /* c */ <2, 2>> /* d */
+                >(d, n >> 1);
+              int a = n << 3 >> 1;
+            }
+            int main() { int *d = 0; parent << <4, 64 >> > (d, 3); return 0; }
+            """;
+        CudaUnit u = parse(src);
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        List<Expr.Launch> ls = launches(fn(u, "parent"));
+        assertEquals(3, ls.size());
+        assertEquals("k << <1, 32 >> > (d, n)", slice(u, ls.get(0).range()));
+        assertEquals("1", slice(u, ls.get(0).grid().range()));
+        assertEquals("32", slice(u, ls.get(0).block().range()));
+        assertEquals("d, n", slice(u, ls.get(0).argsRange()));
+        assertEquals("n", slice(u, ls.get(1).grid().range()));
+        assertEquals("0", slice(u, ls.get(1).sharedMem().range()));
+        assertEquals("d, 1", slice(u, ls.get(1).argsRange()));
+        assertEquals("2", slice(u, ls.get(2).grid().range()));
+        assertEquals("d, n >> 1", slice(u, ls.get(2).argsRange()));
+        List<Expr.Launch> host = launches(fn(u, "main"));
+        assertEquals(1, host.size());
+        assertEquals("parent", host.get(0).kernelName());
+        assertEquals("d, 3", slice(u, host.get(0).argsRange()));
+        assertTrue(CudaParser.mayHoldLaunch("k << /* x */ <1, 1>>>()") && CudaParser.mayHoldLaunch("k<<<1,1>>>()"));
+        assertFalse(CudaParser.mayHoldLaunch("int a = n << 3 >> 1; cout << x;"));
+    }
+
+    /** nvcc refuses a newline inside the opener and {@code < <<}: so does klap (a syntax error, not a launch). */
+    @Test
+    void openerSplitByANewlineIsNoLaunch() {
+        String src = """
+            __global__ void k(int *p) { }
+            __global__ void parent(int *d) {
+              k <<
+                <1, 1>>>(d);
+            }
+            """;
+        CudaUnit u = parse(src);
+        assertTrue(u.hasErrors());
+        assertEquals(0, launches(fn(u, "parent")).size());
+    }
+
     @Test
     void extendedLambdaParses() {
         String src = """

@@ -627,7 +627,7 @@ public final class KlapNvcc {
     /** A file that may contain device launches or pragmas (anything else goes to nvcc untouched). */
     private static boolean mayNeedKlap(Path src) throws IOException {
         String text = Files.readString(src, StandardCharsets.ISO_8859_1);
-        return text.contains("<<<") || text.contains("#pragma");
+        return klap.bridge.CudaParser.mayHoldLaunch(text) || text.contains("#pragma");
     }
 
     /** The first argument is the compiler when klap-nvcc is a launcher (CMake's CMAKE_CUDA_COMPILER_LAUNCHER). */

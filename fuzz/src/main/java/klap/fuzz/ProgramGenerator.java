@@ -153,6 +153,8 @@ public final class ProgramGenerator {
     private final Random seventeenth;
     /** the generator of the shapes of {@link Shape#generation} 17 (LONE_LAUNCHER), for the same reason */
     private final Random eighteenth;
+    /** the generator of the shapes of {@link Shape#generation} 18 (SPACED_CHEVRONS), for the same reason */
+    private final Random nineteenth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -183,6 +185,7 @@ public final class ProgramGenerator {
         this.sixteenth = new Random(seed * 0xE7037ED1A0B428DBL + 15161);
         this.seventeenth = new Random(seed * 0x8EBC6AF09C88C6E3L + 16183);
         this.eighteenth = new Random(seed * 0xA4093822299F31D1L + 17209);
+        this.nineteenth = new Random(seed * 0xD6E8FEB86659FD93L + 18223);
     }
 
     /**
@@ -1465,6 +1468,57 @@ public final class ProgramGenerator {
         return perThreadExtra(name, "", "", body, 0, grids, blocks, 0);
     }
 
+    /**
+     * {@link Shape#SPACED_CHEVRONS}: one or two launches written with the spaced chevrons nvcc accepts
+     * ({@code k << <g, b >> >(a)}, a tab, a comment, or a newline inside the closer), in straight
+     * code, after a guard or in a loop of uniform trip count.
+     */
+    private Extra makeSpacedChevrons(int id) {
+        String name = "fz_sc" + id;
+        String[] openers = {"<< <", "<<\t<", "<< /* klap */ <", "<<  <"};
+        String[] closers = {">> >", ">>\t>", ">> /* klap */ >", ">>\n        >"};
+        int o = pick(openers.length);
+        int cl = pick(closers.length);
+        boolean loop = chance(0.4);
+        boolean guard = chance(0.4);
+        boolean twice = chance(0.4);
+        features.add("spaced-chevrons:" + new String[] {"space", "tab", "comment", "spaces"}[o] + ":"
+                + new String[] {"space", "tab", "comment", "newline"}[cl] + (loop ? ":loop" : "") + (guard ? ":guard" : "")
+                + (twice ? ":twice" : ""));
+        String in = loop ? "    " : "  ";
+        String r = loop ? " + r * 7919" : "";
+        List<Code> body = new ArrayList<>();
+        if (guard) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        if (loop) {
+            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
+        }
+        int site = siteCount++;
+        body.add(spaced(childLaunch(anyChild(), "1 + gt % 2", "1 + (gt * 3 + k) % 64", chance(0.3) ? "cudaStreamFireAndForget" : null,
+                "data + gt % 256", tag(site, r), "gt % 50", "0"), openers[o], closers[cl]).indent(in));
+        if (twice) {
+            int site2 = siteCount++;
+            body.add(spaced(childLaunch(anyChild(), "1", "32", null, "data", tag(site2, r), "(gt + 1) % 50", "0"),
+                    openers[(o + 1) % openers.length], closers[(cl + 1) % closers.length]).indent(in + "if (gt % 3 != 1) "));
+        }
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /** {@code c} with its launch's {@code <<<} and {@code >>>} written as {@code opener} and {@code closer}. */
+    private static Code spaced(Code c, String opener, String closer) {
+        int i = c.device.indexOf("<<<");
+        int j = c.device.indexOf(">>>(", i);
+        if (i < 0 || j < 0) {
+            throw new IllegalStateException("expected a launch in: " + c.device);
+        }
+        return new Code(c.device.substring(0, i) + " " + opener + c.device.substring(i + 3, j) + " " + closer + " "
+                + c.device.substring(j + 3), c.cpu);
+    }
+
     private static void requireLaunchOf(Child c, String device) {
         if (!device.contains(c.name() + "<<<")) {
             throw new IllegalStateException("expected a launch of " + c.name() + " in: " + device);
@@ -2163,6 +2217,7 @@ public final class ProgramGenerator {
             case 15 -> sixteenth;
             case 16 -> seventeenth;
             case 17 -> eighteenth;
+            case 18 -> nineteenth;
             default -> rnd;
         };
     }
@@ -2231,6 +2286,7 @@ public final class ProgramGenerator {
                     case LAUNCH_ERROR -> makeLaunchError(id);
                     case HIDDEN_ATTRIBUTE -> makeHiddenAttribute(id);
                     case LONE_LAUNCHER -> makeLoneLauncher(id);
+                    case SPACED_CHEVRONS -> makeSpacedChevrons(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -247,7 +247,14 @@ public enum Shape {
      * aggregate there and make such a launch as written (a group of one thread: from the start; a
      * group whose scan finds one launch: at the flush). Drawn from an eighteenth generator.
      */
-    LONE_LAUNCHER("lone-launcher", 0.2);
+    LONE_LAUNCHER("lone-launcher", 0.2),
+    /**
+     * Parsing (2026-11-29): launches written with the spaced chevrons nvcc 13 accepts, {@code << <}
+     * (blanks or a comment between {@code <<} and {@code <}) and {@code >> >} (blanks, a comment or a
+     * newline between {@code >>} and {@code >}), as Visual Studio's formatter writes them (a public
+     * BFS program): klap stopped with a syntax error. Drawn from a nineteenth generator.
+     */
+    SPACED_CHEVRONS("spaced-chevrons", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -256,7 +263,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -278,6 +285,7 @@ public enum Shape {
             case LAUNCH_ERROR -> 15;
             case HIDDEN_ATTRIBUTE -> 16;
             case LONE_LAUNCHER -> 17;
+            case SPACED_CHEVRONS -> 18;
             default -> 0;
         };
     }

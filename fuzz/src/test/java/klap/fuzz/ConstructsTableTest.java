@@ -186,6 +186,22 @@ class ConstructsTableTest {
     }
 
     @Test
+    void launchWithSpacedChevrons() throws IOException {
+        Map<String, String> out = transformed("spaced.cu", CHILD + """
+                __global__ void parent(int* p) {
+                  child << <1, 32 >> > (p + 32 * threadIdx.x);
+                  child <<\t<1, 32>>
+                    >(p);
+                }
+                int main() { parent << <1, 32 >> > (0); return 0; }
+                """, ALL);
+        assertTrue(out.get("block").contains("parent << <1, 32, 0, klap::host_prepare(0, klap::host_warps(1, 32)) >> > (0);"),
+                out.get("block"));
+        assertEquals(2, out.get("block").split("klap_s[0-9]+\\.record\\(", -1).length - 1, out.get("block"));
+        assertEquals(2, out.get("kernel").split("klap::krecord<", -1).length - 1, out.get("kernel"));
+    }
+
+    @Test
     void launchInMacro() throws IOException {
         unchangedWithWarning("macro.cu", CHILD + """
                 #define LAUNCH(p) child<<<1, 32>>>(p)

@@ -82,7 +82,9 @@ class GeneratedProgramsTest {
             "barrier-spelling:syncthreads-count", "barrier-spelling:cg-block-sync", "barrier-spelling:cg-sync",
             "barrier-spelling:asm-macro-warp", "barrier-spelling:syncwarp-mask",
             "lone-launcher:warp", "lone-launcher:block", "lone-launcher:one-thread-blocks", "lone-launcher:block:loop:twice",
-            "lone-launcher:warp:fire-and-forget");
+            "lone-launcher:warp:fire-and-forget",
+            "spaced-chevrons:tab:comment", "spaced-chevrons:spaces:space", "spaced-chevrons:comment:newline:guard:twice",
+            "spaced-chevrons:tab:newline:loop:twice");
 
     @TempDir
     Path dir;
@@ -193,7 +195,8 @@ class GeneratedProgramsTest {
         // byte-identical; 1009 is pinned as the generator of 3990e5f wrote it; of seeds 1000-1199, the
         // 31 that draw hidden-attribute, 1004 among them, only gained lines, the other 169 are
         // byte-identical with fdcdde7's generator; the 28 that draw lone-launcher only gained lines,
-        // the other 172 are byte-identical with 87dedf9's)
+        // the other 172 are byte-identical with 87dedf9's; the 34 that draw spaced-chevrons only
+        // gained lines, the other 166 are byte-identical with a385e36's)
         Map<Long, String> sha = Map.of(
                 1000L, "3be643a1eeb4ca9d6f049b9c15dc5293827511dc4e9150d59955f9c0ae83ec94",
                 1009L, "25fc1d12a99f0187fdea3bda6f607c6f6d229e4e7d26177f2bdb0fb857ae19bb");

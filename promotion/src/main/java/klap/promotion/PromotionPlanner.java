@@ -566,7 +566,7 @@ public final class PromotionPlanner {
             String body = klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.range()));
             // blockIdx/gridDim matter only in a pool (PA, PAO): under P and PO each descendant is a grid of one block
             boolean concern = mode.aggregates() && (INDEX_TEXT.matcher(body).find() || INDEX_ASM.matcher(asmText(f.body())).find())
-                    || NON_COHERENT_TEXT.matcher(body).find() || body.contains("<<<")
+                    || NON_COHERENT_TEXT.matcher(body).find() || klap.bridge.CudaParser.mayHoldLaunch(body)
                     || Pattern.compile("\\b(?:__ldg\\w*|tex\\w+|surf\\w+)\\s*[(<]").matcher(body).find();
             if (!concern) {
                 continue;
