@@ -142,6 +142,10 @@ public final class Klap implements Callable<Integer> {
             + "(put them on nvcc's include path yourself, e.g. with --emit-runtime DIR)")
     boolean noRuntimeHeaders;
 
+    /** klap-nvcc's: it compiles the output with the inputs' directories on nvcc's quote path (-iquote). */
+    @Option(names = "--keep-include-paths", hidden = true)
+    boolean keepIncludePaths;
+
     @Option(names = "--emit-runtime", paramLabel = "DIR",
             description = "write the runtime headers DIR/klap/*.cuh and exit (no input needed with this option)")
     Path emitRuntime;
@@ -372,7 +376,7 @@ public final class Klap implements Callable<Integer> {
                 out.print(text2);
                 out.flush();
             } else {
-                writeAtomically(output, text2);
+                writeAtomically(output, keepIncludePaths ? text2 : QuoteIncludes.rebase(text2, input, output));
                 if (usesRuntime && !noRuntimeHeaders) {
                     Path dir = output.toAbsolutePath().getParent();
                     RuntimeHeaders.writeTo(dir);

@@ -277,7 +277,7 @@ public final class KlapNvcc {
             Path tmp = tempFileFor(src, transformed.size());
             List<String> kargs = new ArrayList<>(List.of(opts.np != null ? "--np=" + opts.np
                     : opts.promote != null ? "--promote=" + opts.promote : "--granularity=" + opts.granularity,
-                    "--no-summary", in.path(), "-o", tmp.toString(), "--no-runtime-headers"));
+                    "--no-summary", in.path(), "-o", tmp.toString(), "--no-runtime-headers", "--keep-include-paths"));
             if (opts.promoteDepth != null) {
                 kargs.add("--promote-depth=" + opts.promoteDepth);
             }

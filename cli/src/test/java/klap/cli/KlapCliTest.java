@@ -183,6 +183,41 @@ class KlapCliTest {
         }
     }
 
+    /**
+     * {@code -o} into another directory: a quote-include that resolved next to the input is rewritten
+     * relative to the output, so that nvcc still finds it (QuoteIncludes); one found next to the output
+     * too, one in a comment, and one that resolves from neither directory stay as written.
+     */
+    @Test
+    void quoteIncludesStillResolveFromTheOutputsDirectory() throws IOException {
+        Path src = Files.createDirectories(dir.resolve("src"));
+        Files.createDirectories(src.resolve("sub"));
+        Files.writeString(src.resolve("params.h"), "#define CHILD_THREADS 32\n");
+        Files.writeString(src.resolve("sub/more.h"), "#define MORE 1\n");
+        Files.writeString(src.resolve("both.h"), "#define BOTH 1\n");
+        Path outDir = Files.createDirectories(dir.resolve("build/out"));
+        Files.writeString(outDir.resolve("both.h"), "#define BOTH 1\n");
+        Path in = src.resolve("prog.cu");
+        Files.writeString(in, """
+                #include "params.h"
+                  #  include "sub/more.h"
+                #include "both.h"
+                // #include "params.h" (a comment)
+                #include <cstdio>
+                """ + PROGRAM.replace("child<<<2, 32>>>", "child<<<2, CHILD_THREADS>>>"));
+        Run r = klap("--granularity=block", "-I", src.toString(), in.toString(), "-o", outDir.resolve("prog.cu").toString());
+        assertEquals(0, r.rc, r.err);
+        String text = Files.readString(outDir.resolve("prog.cu"));
+        assertTrue(text.contains("\n#include \"../../src/params.h\"\n"), text);
+        assertTrue(text.contains("\n  #  include \"../../src/sub/more.h\"\n"), text);
+        assertTrue(text.contains("\n#include \"both.h\"\n"), text);
+        assertTrue(text.contains("// #include \"params.h\" (a comment)"), text);
+        // next to the input: nothing to rebase
+        Run same = klap("--granularity=block", in.toString(), "-o", src.resolve("prog.klap.cu").toString());
+        assertEquals(0, same.rc, same.err);
+        assertTrue(Files.readString(src.resolve("prog.klap.cu")).contains("\n#include \"params.h\"\n"));
+    }
+
     @Test
     void withoutOutputTheResultGoesToStdout() throws IOException {
         Path in = dir.resolve("prog.cu");
