@@ -751,15 +751,28 @@ final class SitePlanner {
 
     /**
      * @return true if {@code e} (a stream argument of {@code f}) is certainly not
-     *         {@code cudaStreamTailLaunch}: one of {@link #NOT_TAIL}, a created local stream
-     *         ({@link #createdStreamOnly}), or a conditional of such
+     *         {@code cudaStreamTailLaunch}: one of {@link #NOT_TAIL}, a created local stream or an element
+     *         of a local array of created streams ({@link #createdStreamOnly}), or a conditional of such
      */
     private boolean neverTail(FunctionDef f, Expr e) {
         if (e instanceof Expr.Conditional c) {
             return neverTail(f, c.then()) && neverTail(f, c.otherwise());
         }
         return NOT_TAIL.contains(streamText(e))
-                || e instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && createdStreamOnly(f, n.name());
+                || e instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && createdStreamOnly(f, n.name(), false)
+                || e instanceof Expr.Subscript sub && sub.array() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
+                        && createdStreamOnly(f, n.name(), true);
+    }
+
+    /**
+     * @return the variable a stream slot names: {@code s} itself for a plain stream ({@code array}
+     *         false), the array of {@code s[i]} for an array of streams; null for anything else
+     */
+    private static Expr.Name streamSlot(Expr e, boolean array) {
+        if (array) {
+            return e instanceof Expr.Subscript sub && sub.array() instanceof Expr.Name n ? n : null;
+        }
+        return e instanceof Expr.Name n ? n : null;
     }
 
     /**
@@ -1123,9 +1136,7 @@ final class SitePlanner {
             Trees.walkExprsAndLambdas(f.body(), e -> found[0] |= e instanceof Expr.Call c && c.calleeName() != null
                     && ctx.unit.deviceFunctionsWithoutBody().contains(AggregationContext.simpleName(c.calleeName()))
                     || e instanceof Expr.Launch l && l.stream() != null
-                    && !NOT_TAIL.contains(streamText(l.stream()))
-                    && !(l.stream() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL
-                            && createdStreamOnly(f, n.name())));
+                    && !neverTail(f, l.stream()));
             if (found[0]) {
                 return true;
             }
@@ -1152,9 +1163,12 @@ final class SitePlanner {
      *         never {@code cudaStreamTailLaunch} (CUDA programming guide, "Streams and Events" of
      *         the device runtime: a created stream is a new stream of the grid). A parameter, a global,
      *         any other use ({@code &s} passed elsewhere, {@code s = t}) counts as a possible tail
-     *         launch.
+     *         launch. With {@code array}, the same of a local array {@code cudaStream_t s[N]} (without an
+     *         initializer) whose elements are used only so: {@code cudaStreamCreate*(&s[i], ...)},
+     *         {@code s[i]} as a launch's stream or a stream call's argument, {@code s[i] = } one of
+     *         {@link #NOT_TAIL} (NPSLab's BFS with {@code s[threadIdx.x % 4]}, 2026-11-29).
      */
-    private boolean createdStreamOnly(FunctionDef f, String name) {
+    private boolean createdStreamOnly(FunctionDef f, String name, boolean array) {
         if (f.params().stream().anyMatch(p -> name.equals(p.name()))) {
             return false;
         }
@@ -1194,9 +1208,9 @@ final class SitePlanner {
                                     v.nameRange().offset() - prev.nameRange().end()));
                             ok[0] &= between.contains(",") && between.substring(between.lastIndexOf(',') + 1).isBlank();
                         }
-                        ok[0] &= type.equals("cudaStream_t") && !v.reference() && !v.array()
+                        ok[0] &= type.equals("cudaStream_t") && !v.reference() && v.array() == array
                                 && !v.isStatic() && !v.shared() && (v.init() == null
-                                        || NOT_TAIL.contains(streamText(v.init())));
+                                        || !array && NOT_TAIL.contains(streamText(v.init())));
                     }
                 }
             });
@@ -1209,24 +1223,24 @@ final class SitePlanner {
         Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Name n && n.name().equals(name) && n.kind() != Expr.NameKind.FUNCTION) {
                 uses.add(n);
-            } else if (e instanceof Expr.Launch l && l.stream() instanceof Expr.Name n) {
-                allowed.add(n);
+            } else if (e instanceof Expr.Launch l && l.stream() != null && streamSlot(l.stream(), array) != null) {
+                allowed.add(streamSlot(l.stream(), array));
             } else if (e instanceof Expr.Call c && c.calleeName() != null) {
                 String callee = AggregationContext.simpleName(c.calleeName());
                 if (STREAM_CREATE.contains(callee) && !c.args().isEmpty()
                         && c.args().get(0) instanceof Expr.Unary u && u.op().equals("&")
-                        && u.operand() instanceof Expr.Name n) {
-                    allowed.add(n);
+                        && streamSlot(u.operand(), array) != null) {
+                    allowed.add(streamSlot(u.operand(), array));
                 } else if (STREAM_BY_VALUE.contains(callee)) {
                     for (Expr a : c.args()) {
-                        if (a instanceof Expr.Name n) {
-                            allowed.add(n);
+                        if (streamSlot(a, array) != null) {
+                            allowed.add(streamSlot(a, array));
                         }
                     }
                 }
-            } else if (e instanceof Expr.Binary b && b.op().equals("=") && b.lhs() instanceof Expr.Name n
+            } else if (e instanceof Expr.Binary b && b.op().equals("=") && streamSlot(b.lhs(), array) != null
                     && NOT_TAIL.contains(streamText(b.rhs()))) {
-                allowed.add(n);
+                allowed.add(streamSlot(b.lhs(), array));
             }
         });
         return uses.stream().allMatch(allowed::contains);

@@ -122,6 +122,43 @@ class StreamOrderAndConstexprTest {
         none(r.text(), "produce<<<1, 32, 0, s>>>");
     }
 
+    /**
+     * An element of a local array of created streams is never the tail stream (NPSLab's BFS,
+     * {@code s[threadIdx.x % 4]}, 2026-11-29): aggregated like a created stream; an array that leaves the
+     * kernel's sight (passed to a function) or gets another stream keeps its launch as written.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void anElementOfAnArrayOfCreatedStreamsIsACreatedStream(Granularity g) {
+        var r = Check.run(PRODUCE + """
+                __global__ void parent(int* buf) {
+                  cudaStream_t s[4];
+                  for (int k = 0; k < 4; ++k) cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking);
+                  produce<<<1, 32, 0, s[threadIdx.x % 4]>>>(buf + 32 * threadIdx.x);
+                  for (int k = 0; k < 4; ++k) cudaStreamDestroy(s[k]);
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertFalse(Check.hasDiag(r, Severity.WARNING, "stream-may-be-tail"), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.NOTE, "stream-serialized"), r.diagnostics().toString());
+        if (g != Granularity.KERNEL) {
+            none(r.text(), "produce<<<1, 32, 0, s[threadIdx.x % 4]>>>"); // (kernel: 'parent' stays beside its twin)
+        }
+        for (String other : new String[] {"void setup(cudaStream_t* s);\n", "__device__ cudaStream_t given;\n"}) {
+            String use = other.startsWith("void") ? "setup(s);" : "s[1] = given;";
+            var q = Check.run(PRODUCE + other + """
+                    __global__ void parent(int* buf) {
+                      cudaStream_t s[4];
+                      for (int k = 0; k < 4; ++k) cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking);
+                      %s
+                      produce<<<1, 32, 0, s[threadIdx.x %% 4]>>>(buf + 32 * threadIdx.x);
+                    }
+                    """.formatted(use), g);
+            assertEquals(0, q.sites(), use + ": " + q.diagnostics());
+            assertTrue(Check.hasDiag(q, Severity.WARNING, "stream-may-be-tail"), use + ": " + q.diagnostics());
+        }
+    }
+
     /** Finding 04: two streams declared together are each a created stream (no stream-may-be-tail warning). */
     @ParameterizedTest
     @EnumSource(Granularity.class)
