@@ -232,6 +232,14 @@ final class SitePlanner {
                     + "launch is left as written, not aggregated; pass a pointer to global memory", "child-arg-parent-memory");
             return;
         }
+        String recovery = pendingFullRecovery(f, l);
+        if (recovery != null) {
+            ctx.warn(l.range().offset(), "the kernel reads this launch's error and handles " + recovery + ": it recovers "
+                    + "when the device refuses the launch for a full pending-launch buffer, which klap cannot hand to it "
+                    + "(the aggregated launch is made elsewhere, and a refused one stops the program with klap's message); "
+                    + "the launch is left as written, not aggregated", "launch-error-recovery");
+            return;
+        }
         boolean gridWide = ctx.opt.granularity() == Granularity.KERNEL && f.kind() == FunctionDef.Kind.KERNEL;
         String inPlace = null;
         String early = gridWide ? returnBeforeBarrier(f) : null;
@@ -742,6 +750,31 @@ final class SitePlanner {
             }
         }
         return null;
+    }
+
+    /** The errors a device launch gets when the device runtime's pending-launch buffer is full. */
+    private static final Pattern PENDING_FULL = Pattern.compile("\\b(cudaErrorLaunchPendingCountExceeded|cudaErrorLaunchOutOfResources)\\b");
+    /** A read of the calling thread's last CUDA error. */
+    private static final Pattern ERROR_READ = Pattern.compile("\\b(cudaGetLastError|cudaPeekAtLastError)\\s*\\(");
+
+    /**
+     * Launch {@code l}'s error as a program's recovery path (a public row-reordering program,
+     * bsa_clustering, 2026-11-29: {@code err = cudaGetLastError(); if (err ==
+     * cudaErrorLaunchPendingCountExceeded) hand the work back to the host}). klap's record makes the
+     * launch later and elsewhere, and a refused aggregated launch stops the program
+     * ({@code klap::check_launch}), so that path could never run.
+     *
+     * @return {@code 'NAME' (line N)} if {@code f} names a full-buffer error anywhere and reads the last
+     *         error after {@code l} (comments and literals skipped); null otherwise
+     */
+    private String pendingFullRecovery(FunctionDef f, Expr.Launch l) {
+        String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(f.body().range()));
+        var full = PENDING_FULL.matcher(body);
+        int after = l.range().end() - f.body().range().offset();
+        if (!full.find() || after < 0 || after > body.length() || !ERROR_READ.matcher(body).region(after, body.length()).find()) {
+            return null;
+        }
+        return "'" + full.group(1) + "' (line " + ctx.src.line(f.body().range().offset() + full.start()) + ")";
     }
 
     /** @return the stream expression {@code e} without spaces, as {@link #NOT_TAIL} lists them */

@@ -159,6 +159,37 @@ class StreamOrderAndConstexprTest {
         }
     }
 
+    /**
+     * A kernel that reads a launch's error to recover from a full pending-launch buffer (bsa_clustering,
+     * 2026-11-29) keeps that launch as written: klap could not hand the error to it. A plain error check
+     * after the launch, or the error named only before the launch, leaves the launch aggregated.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aLaunchWhoseFullBufferErrorTheKernelHandlesStaysAsWritten(Granularity g) {
+        String child = "__global__ void child(int* p) { p[blockIdx.x * blockDim.x + threadIdx.x] = 1; }\n";
+        var r = Check.run(child + """
+                __global__ void parent(int* p, int* retry) {
+                  child<<<1, 32, 0, cudaStreamFireAndForget>>>(p + 32 * (blockIdx.x * blockDim.x + threadIdx.x));
+                  cudaError_t err = cudaGetLastError();
+                  if (err == cudaErrorLaunchPendingCountExceeded) atomicAdd(retry, 1);
+                }
+                """, g);
+        assertEquals(0, r.sites(), r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().anyMatch(d -> d.id().equals("launch-error-recovery") && d.line() == 3
+                && d.message().contains("'cudaErrorLaunchPendingCountExceeded' (line 5)")), r.diagnostics().toString());
+        inOrder(r.text(), "child<<<1, 32, 0, cudaStreamFireAndForget>>>(p + 32 * (blockIdx.x * blockDim.x + threadIdx.x));",
+                "cudaError_t err = cudaGetLastError();");
+        for (String body : new String[] {
+                "  child<<<1, 32>>>(p + 32 * threadIdx.x);\n  if (cudaGetLastError() != cudaSuccess) atomicAdd(retry, 1);\n",
+                "  if (cudaPeekAtLastError() == cudaErrorLaunchOutOfResources) return;\n  child<<<1, 32>>>(p + 32 * threadIdx.x);\n",
+                "  child<<<1, 32>>>(p + 32 * threadIdx.x); // cudaErrorLaunchPendingCountExceeded: cudaGetLastError()\n"}) {
+            var q = Check.run(child + "__global__ void parent(int* p, int* retry) {\n" + body + "}\n", g);
+            assertEquals(1, q.sites(), body + q.diagnostics());
+            assertFalse(Check.hasDiag(q, Severity.WARNING, "launch-error-recovery"), body + q.diagnostics());
+        }
+    }
+
     /** Finding 04: two streams declared together are each a created stream (no stream-may-be-tail warning). */
     @ParameterizedTest
     @EnumSource(Granularity.class)

@@ -309,6 +309,21 @@ class ConstructsTableTest {
     }
 
     @Test
+    void launchWhoseFullBufferErrorTheKernelHandles() throws IOException {
+        String src = CHILD + """
+                __global__ void parent(int* p, int* retry) {
+                  child<<<1, 32, 0, cudaStreamFireAndForget>>>(p + 32 * threadIdx.x);
+                  cudaError_t err = cudaGetLastError();
+                  if (err == cudaErrorLaunchPendingCountExceeded) atomicAdd(retry, 1);
+                }
+                """;
+        unchangedWithWarning("recover.cu", src, 3, 3, "launch-error-recovery", ALL);
+        for (String g : ALL) {
+            assertEquals(src, klap(g, "recover.cu", src).output(), "the launch is left exactly as written");
+        }
+    }
+
+    @Test
     void pointerIntoTheParentsSharedOrLocalMemory() throws IOException {
         for (String arg : new String[] {"s", "&v"}) {
             String src = CHILD + """
