@@ -137,6 +137,7 @@ final class Prepass {
         return i < src.length() && (Character.isLetterOrDigit(src.charAt(i)) || src.charAt(i) == '_');
     }
 
+    /** Skips blanks, newlines and comments from {@code j}. */
     private int skipSpace(int j) {
         while (j < src.length()) {
             int s = skipLexical(j);
@@ -177,21 +178,6 @@ final class Prepass {
         return -1;
     }
 
-    /** Skips blanks, newlines and comments from {@code j}. */
-    private int skipBlanks(int j) {
-        while (j < src.length()) {
-            int skip = src.startsWith("/*", j) || src.startsWith("//", j) ? skipLexical(j) : j;
-            if (skip > j) {
-                j = skip;
-            } else if (Character.isWhitespace(src.charAt(j))) {
-                j++;
-            } else {
-                break;
-            }
-        }
-        return j;
-    }
-
     /**
      * Finds the closing {@code >>>} (or {@code >> >}) for a launch opener whose configuration
      * starts at {@code from}.
@@ -229,7 +215,7 @@ final class Prepass {
                         if (j - i >= 3) {
                             return new int[] {j - 3, j - 1};
                         }
-                        int k = j - i == 2 ? skipBlanks(j) : j;
+                        int k = j - i == 2 ? skipSpace(j) : j; // blanks, newlines, comments
                         if (k > j && k < n && src.charAt(k) == '>') {
                             return new int[] {i, k}; // `>> >`
                         }
