@@ -153,7 +153,7 @@ final class ChildVariants {
      * @param variantBody {@code f}'s body as it runs in a variant or clone (asked for only if needed)
      */
     void emit(FunctionDef f, EditSet out, Supplier<String> variantBody) {
-        int declStart = CudaText.declStart(f);
+        int declStart = cuda.declStartBeforeUses(f);
         int end = f.range().end();
         if (variants.containsKey(f)) {
             out.insert(declStart, cuda.argsStruct(f) + variantPrototypes(f) + cuda.lineDirective(declStart));

@@ -2,6 +2,7 @@ package klap.aggregation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import klap.model.Expr;
@@ -9,6 +10,7 @@ import klap.model.FunctionDef;
 import klap.model.Param;
 import klap.model.SourceRange;
 import klap.transform.EditSet;
+import klap.transform.Trees;
 
 /**
  * The one place that builds the generated C++ that more than one emitter uses: names, the
@@ -114,6 +116,44 @@ final class CudaText {
     /** @return where declarations of {@code f} go: its first declaration, or the definition */
     static int declStart(FunctionDef f) {
         return f.firstDeclaration() != null ? f.firstDeclaration().offset() : f.range().offset();
+    }
+
+    private final Map<FunctionDef, Integer> beforeUses = new java.util.IdentityHashMap<>();
+
+    /**
+     * Where the declarations klap adds for {@code f} go (its argument record, the prototypes of its
+     * variants, clone and twin): {@link #declStart}, or earlier, the definition of the first function
+     * of the file that launches or calls {@code f} (its uses may name them), when {@code f} is first
+     * declared only in an included header and defined after that function. Found in public code
+     * (2026-11-29): a parent launching a child declared in a header and defined later in the file
+     * used klap's record type before its declaration, and a host launch in main before its kernel's
+     * definition the kernel-granularity twin (nvcc errors).
+     */
+    int declStartBeforeUses(FunctionDef f) {
+        return beforeUses.computeIfAbsent(f, k -> {
+            int at = declStart(k);
+            for (FunctionDef h : ctx.unit.functions()) {
+                // (only where both are at file scope: a declaration there would not be the one of a
+                // namespace's or a class's function)
+                if (h == k || h.range().offset() >= at || !atFileScope(k) || !atFileScope(h)) {
+                    continue;
+                }
+                boolean[] uses = {false};
+                Trees.walkExprsAndLambdas(h.body(), e -> uses[0] |= e instanceof Expr.Launch l
+                        && k.name().equals(AggregationContext.simpleName(l.kernelName()))
+                        || e instanceof Expr.Call c && c.calleeName() != null
+                        && k.name().equals(AggregationContext.simpleName(c.calleeName())));
+                if (uses[0]) {
+                    at = h.range().offset();
+                }
+            }
+            return at;
+        });
+    }
+
+    /** @return true if {@code f} is declared at file scope (no namespace, not a class member) */
+    private static boolean atFileScope(FunctionDef f) {
+        return (f.namespace() == null || f.namespace().isEmpty()) && f.memberOf() == null;
     }
 
     /** @return {@code f}'s template header and a newline, or empty */

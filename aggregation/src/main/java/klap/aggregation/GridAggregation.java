@@ -80,8 +80,11 @@ final class GridAggregation {
      * launches klap sees use the twin.
      */
     void addTwin(FunctionDef f, EditSet body, EditSet out) {
-        int declStart = CudaText.declStart(f);
-        out.insert(declStart, twinHead(f, false) + ";\n" + cuda.lineDirective(declStart));
+        int declStart = cuda.declStartBeforeUses(f);
+        // the arena helper is defined after the twin; a host launch before the kernel's definition names it
+        String arena = hasArenaHelper(f) ? "static inline unsigned long long " + arenaName(f) + "(unsigned long long klap_threads);\n" : "";
+        out.insert(declStart, twinHead(f, false) + ";\n" + (declStart < CudaText.declStart(f) ? arena : "")
+                + cuda.lineDirective(declStart));
         out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
                 + "' itself stays as written for code klap does not see */\n" + twinHead(f, true) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())

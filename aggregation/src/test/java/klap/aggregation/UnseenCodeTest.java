@@ -344,4 +344,52 @@ class UnseenCodeTest {
         inOrder(r.text(), "CHECK((cudaFuncSetAttribute(child_klap_" + v, "CALL2((cudaFuncSetAttribute(child_klap_" + v,
                 "(cudaFuncSetAttribute(/* two */ child2_klap_" + v);
     }
+
+    /**
+     * A child and a parent declared only in an included header and defined after their first use in
+     * the file (public code, 2026-11-29): klap's record type and variant prototypes go before the
+     * parent that launches the child, and at kernel granularity the twin's prototype (and its arena
+     * helper's) before main, whose host launch uses it; they went next to the definitions, after
+     * their uses (nvcc: identifier "klap_args_child" is undefined).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void declarationsGoBeforeTheFirstUseOfAKernelDeclaredInAHeader(Granularity g) throws IOException {
+        Files.writeString(dir.resolve("decl.cuh"), "#pragma once\n__global__ void child(int* out, int v);\n"
+                + "__global__ void parent(int* out);\n");
+        String code = """
+                #include "decl.cuh"
+                int main() { parent<<<2, 32>>>(0); return 0; }
+                __global__ void parent(int* out) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  child<<<1, 1>>>(out + t, t);
+                }
+                __global__ void child(int* out, int v) { *out = v; }
+                """;
+        Path main = dir.resolve("decl.cu");
+        Files.writeString(main, code);
+        CudaUnit u = CudaParser.parse(main, code, List.of());
+        assertFalse(u.hasErrors(), u.diagnostics().toString());
+        AggregationPass.Result r = AggregationPass.run(u, new AggregationPass.Options(g, true, null));
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        String t = r.text();
+        int parent = t.indexOf("void parent(int* out) {");
+        assertTrue(t.indexOf("struct klap_args_child") >= 0 && t.indexOf("struct klap_args_child") < parent, t);
+        assertTrue(t.indexOf("void child_klap_") >= 0 && t.indexOf("void child_klap_") < parent, t);
+        if (g == Granularity.KERNEL) {
+            int mainAt = t.indexOf("int main()");
+            assertTrue(t.indexOf("void parent_klap_grid(int* out, klap::kstate* klap_ks);") < mainAt, t);
+            assertTrue(t.indexOf("static inline unsigned long long parent_klap_grid_karena(unsigned long long klap_threads);")
+                    < mainAt, t);
+        }
+        // declared in the file before its use: the declarations stay at that declaration
+        String early = code.replace("#include \"decl.cuh\"\n", "__global__ void child(int* out, int v);\n"
+                + "__global__ void parent(int* out);\n");
+        Files.writeString(main, early);
+        AggregationPass.Result e = AggregationPass.run(CudaParser.parse(main, early, List.of()),
+                new AggregationPass.Options(g, true, null));
+        assertTrue(e.text().startsWith("#include \"klap/klap.cuh\""), e.text());
+        assertTrue(e.text().indexOf("struct klap_args_child") < e.text().indexOf("__global__ void child(int* out, int v);"),
+                e.text());
+    }
 }
