@@ -160,15 +160,20 @@ final class ChildRefusals {
     }
 
     /**
-     * @return the name of a {@code __device__} function of the unit that {@code f} (or a device
-     *         function it calls) calls through a macro (the call's callee is not written out where
-     *         the call is, e.g. {@code #define G gid()} used as {@code a[G]}), or null. The variant
-     *         would have to rewrite that call to pass {@code klap_v}, inside the macro's expansion.
+     * @return the name of a {@code __device__} function of the unit that reads the built-in indices
+     *         (directly or through its calls: the variant calls its clone, with {@code klap_v}) and that
+     *         {@code f} (or a device function it calls) calls through a macro (the call's callee is not
+     *         written out where the call is, e.g. {@code #define G gid()} used as {@code a[G]}), or
+     *         null. The variant would have to rewrite that call to pass {@code klap_v}, inside the
+     *         macro's expansion. A function that reads no index needs no rewrite, so a call of it
+     *         through a macro is fine (a Perlin-noise generator's {@code lerp(t, grad1(..), grad1(..))},
+     *         public code, 2026-11-29: the launch was left as written).
      */
     private String deviceCallViaMacro(FunctionDef f, Set<FunctionDef> seen) {
         if (!seen.add(f)) {
             return null;
         }
+        Set<String> reading = ctx.indexReaders(ChildVariants.builtins());
         String[] found = {null};
         Set<String> callees = new HashSet<>();
         Trees.walkExprs(f.body(), e -> {
@@ -177,7 +182,7 @@ final class ChildRefusals {
                 String name = AggregationContext.simpleName(c.calleeName());
                 callees.add(name);
                 String text = ctx.slice(c.callee().range()).trim();
-                if (found[0] == null && !text.equals(name) && !text.endsWith("::" + name)) {
+                if (found[0] == null && reading.contains(name) && !text.equals(name) && !text.endsWith("::" + name)) {
                     found[0] = name;
                 }
             }

@@ -698,6 +698,14 @@ class ConstructsTableTest {
                 __global__ void parent(int* a) { child<<<2, 64>>>(a + 128 * threadIdx.x); }
                 """;
         unchangedWithWarning("call_macro.cu", src, 4, 34, "child-call-in-macro", ALL);
+        // a helper that reads no index needs no rewrite: a call of it through a macro is aggregated
+        // (a public Perlin-noise generator, 2026-11-29)
+        transformed("pure_macro.cu", """
+                __device__ float grad(int h, float x) { return (h & 1) ? -x : x; }
+                #define LERP(t, a, b) ((a) + (t) * ((b) - (a)))
+                __global__ void child(float* o, float t) { int i = blockIdx.x * blockDim.x + threadIdx.x; o[i] = LERP(t, grad(i, 1.0f), grad(i + 1, 2.0f)); }
+                __global__ void parent(float* o) { child<<<1, 32>>>(o + 32 * threadIdx.x, 0.5f * threadIdx.x); }
+                """, ALL);
     }
 
     @Test
