@@ -279,6 +279,20 @@ final class AggregationContext {
         return text.substring(r.offset(), r.end());
     }
 
+    private String blankText;
+
+    /**
+     * @return the text of {@code r} with comments and literals blanked ({@link
+     *         klap.transform.Lexical#blankCommentsAndLiterals}; same length), from one blanking of the
+     *         whole file
+     */
+    String blankSlice(SourceRange r) {
+        if (blankText == null) {
+            blankText = klap.transform.Lexical.blankCommentsAndLiterals(text);
+        }
+        return blankText.substring(r.offset(), r.end());
+    }
+
     /** @return true if an error was reported */
     boolean hasErrors() {
         return diags.stream().anyMatch(d -> d.severity() == Severity.ERROR);

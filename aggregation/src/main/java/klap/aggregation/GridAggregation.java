@@ -82,7 +82,7 @@ final class GridAggregation {
     void addTwin(FunctionDef f, EditSet body, EditSet out) {
         int declStart = cuda.declStartBeforeUses(f);
         // the arena helper is defined after the twin; a host launch before the kernel's definition names it
-        String arena = hasArenaHelper(f) ? "static inline unsigned long long " + arenaName(f) + "(unsigned long long klap_threads);\n" : "";
+        String arena = hasArenaHelper(f) ? arenaHead(f) + ";\n" : "";
         out.insert(declStart, twinHead(f, false) + ";\n" + (declStart < CudaText.declStart(f) ? arena : "")
                 + cuda.lineDirective(declStart));
         out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
@@ -130,8 +130,12 @@ final class GridAggregation {
             return "";
         }
         List<String> types = plans.kernelSites(f).stream().map(cuda::argsType).toList();
-        return "static inline unsigned long long " + arenaName(f) + "(unsigned long long klap_threads) { return "
-                + "klap::karena_bytes<" + String.join(", ", types) + ">(klap_threads); }\n";
+        return arenaHead(f) + " { return klap::karena_bytes<" + String.join(", ", types) + ">(klap_threads); }\n";
+    }
+
+    /** @return the declaration of {@code f}'s arena helper up to its parameter list */
+    private static String arenaHead(FunctionDef f) {
+        return "static inline unsigned long long " + arenaName(f) + "(unsigned long long klap_threads)";
     }
 
     /**

@@ -350,7 +350,7 @@ final class SitePlanner {
                 locals.add(v.name());
             }
         }
-        java.util.regex.Matcher a = LOCAL_TYPE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(f.body().range())));
+        java.util.regex.Matcher a = LOCAL_TYPE.matcher(ctx.blankSlice(f.body().range()));
         while (a.find()) {
             for (int g = 1; g <= 4; g++) {
                 if (a.group(g) != null) {
@@ -768,7 +768,7 @@ final class SitePlanner {
      *         error after {@code l} (comments and literals skipped); null otherwise
      */
     private String pendingFullRecovery(FunctionDef f, Expr.Launch l) {
-        String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(f.body().range()));
+        String body = ctx.blankSlice(f.body().range());
         var full = PENDING_FULL.matcher(body);
         int after = l.range().end() - f.body().range().offset();
         if (!full.find() || after < 0 || after > body.length() || !ERROR_READ.matcher(body).region(after, body.length()).find()) {
