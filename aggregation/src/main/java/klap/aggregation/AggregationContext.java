@@ -82,6 +82,40 @@ final class AggregationContext {
         return kernels.get(simpleName(name));
     }
 
+    private final Map<klap.model.Expr.Launch, java.util.Optional<String>> templateArgs = new java.util.IdentityHashMap<>();
+
+    /**
+     * @return the template arguments of launch {@code l} as generated code must write them: those
+     *         written ({@code child<int><<<...>>>}), or, where the launch leaves them to deduction and
+     *         its child is a template of this unit, those {@link TemplateDeduction} proves
+     *         ({@code <Type>}); null for a child that is no template, or arguments klap cannot prove
+     */
+    String templateArgs(klap.model.Expr.Launch l) {
+        if (l.templateArgs() != null) {
+            return l.templateArgs();
+        }
+        return templateArgs.computeIfAbsent(l, x -> {
+            FunctionDef child = kernel(x.kernelName());
+            if (child == null || child.templateHeader() == null || ambiguous(x.kernelName())) {
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.ofNullable(TemplateDeduction.deduce(slice(child.templateHeader()), child.params(),
+                    x, holder(x), text));
+        }).orElse(null);
+    }
+
+    /** @return the function of the unit whose body holds {@code l} (the innermost one), or null */
+    FunctionDef holder(klap.model.Expr.Launch l) {
+        FunctionDef best = null;
+        for (FunctionDef f : unit.functions()) {
+            if (f.body() != null && f.body().range().contains(l.range())
+                    && (best == null || best.body().range().contains(f.body().range()))) {
+                best = f;
+            }
+        }
+        return best;
+    }
+
     private final Map<FunctionDef, java.util.Set<FunctionDef>> closures = new HashMap<>();
 
     /**

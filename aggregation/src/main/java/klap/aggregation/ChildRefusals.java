@@ -39,7 +39,8 @@ import klap.transform.Trees;
  * cluster shape, an over-aligned parameter taken by value, a capture-less lambda or a local class
  * reading the indices, a static local, a default argument reading them, code klap cannot see, a
  * member function reading them), a device call through a macro, and last the launch's own: a
- * template child without explicit template arguments, a parameter pack, the argument count and the
+ * template child whose template arguments the launch leaves to a deduction klap cannot prove
+ * ({@link TemplateDeduction}), a parameter pack, the argument count and the
  * default arguments. What depends on the child only is computed once per child and cached (a file
  * may launch one child from many sites), as are the unit-wide facts (over-aligned classes,
  * index-reading functions, function-pointer targets). The checks come from the reviews of
@@ -90,9 +91,10 @@ final class ChildRefusals {
                     + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
                     "child-call-in-macro");
         }
-        if (child.templateHeader() != null && l.templateArgs() == null) {
+        if (child.templateHeader() != null && ctx.templateArgs(l) == null) {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
-                    + "is not aggregated; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
+                    + "is not aggregated: klap deduces them only from arguments that are parameters of the launching "
+                    + "function, passed as they are; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
         }
         for (Param q : child.params()) {
             if (ctx.slice(q.range()).contains("...")) {

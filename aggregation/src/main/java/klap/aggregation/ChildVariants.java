@@ -156,7 +156,7 @@ final class ChildVariants {
         int declStart = cuda.declStartBeforeUses(f);
         int end = f.range().end();
         if (variants.containsKey(f)) {
-            out.insert(declStart, cuda.argsStruct(f) + variantPrototypes(f) + cuda.lineDirective(declStart));
+            out.insert(declStart, cuda.argsStruct(f) + cuda.deductionChecks(f) + variantPrototypes(f) + cuda.lineDirective(declStart));
             out.insert(end, variantDefinitions(f, variantBody.get()) + cuda.lineDirective(end));
         }
         if (clones.contains(f)) {

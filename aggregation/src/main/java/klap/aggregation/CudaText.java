@@ -97,8 +97,10 @@ final class CudaText {
         return argsName(k) + (k.templateHeader() == null ? "" : TemplateParams.argumentList(slice(k.templateHeader())));
     }
 
-    private static String templateArgs(SitePlan s) {
-        return s.launch().templateArgs() == null ? "" : s.launch().templateArgs();
+    /** @return the site's template arguments, written or deduced ({@link AggregationContext#templateArgs}), or empty */
+    private String templateArgs(SitePlan s) {
+        String t = ctx.templateArgs(s.launch());
+        return t == null ? "" : t;
     }
 
     // ------------------------------------------------------------------ declarations
@@ -392,7 +394,77 @@ final class CudaText {
 
     /** @return the statement that replaces a warp/block launch: the thread records it in its slot */
     String recordCall(SitePlan s, EditSet fine) {
-        return "klap_s" + s.id() + ".record(" + recordArgs(s, fine) + ");";
+        return checked(s, fine, "klap_s" + s.id() + ".record(" + recordArgs(s, fine) + ");");
+    }
+
+    // ------------------------------------------------------------------ deduced template arguments
+
+    /**
+     * @return true if site {@code s} launches a template child whose arguments klap deduced
+     *         ({@link TemplateDeduction}) and can have the compiler check: no lambda among the launch's
+     *         arguments (an unevaluated operand may not hold one before C++20)
+     */
+    private boolean checksDeduction(SitePlan s) {
+        Expr.Launch l = s.launch();
+        if (l.templateArgs() != null || ctx.templateArgs(l) == null) {
+            return false;
+        }
+        boolean[] lambda = {false};
+        for (Expr a : l.args()) {
+            klap.transform.Trees.walk(a, e -> lambda[0] |= e instanceof Expr.Lambda);
+        }
+        return !lambda[0];
+    }
+
+    /** @return the name of the deduction check's function of child {@code k} for launches of {@code argc} arguments */
+    private static String deduceName(FunctionDef k, int argc) {
+        return "klap_deduce_" + k.name() + (argc < k.params().size() ? "_" + argc : "");
+    }
+
+    /**
+     * @return {@code statement}, and where the site's template arguments were deduced by klap, before it
+     *         a {@code static_assert} that the compiler deduces the same ones from the same arguments,
+     *         both in braces: {@code { static_assert(cuda::std::is_same<decltype(klap_deduce_child(p, n)),
+     *         klap::deduced<T>>::value, "..."); klap_s0.record(...); }}. A deduction klap got wrong is a
+     *         build error at the launch, never a variant instantiated for other types.
+     */
+    private String checked(SitePlan s, EditSet fine, String statement) {
+        if (!checksDeduction(s)) {
+            return statement;
+        }
+        Expr.Launch l = s.launch();
+        return "{ static_assert(cuda::std::is_same<decltype(" + qualifier(s) + deduceName(s.child(), l.args().size()) + "("
+                + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")), klap::deduced" + ctx.templateArgs(l)
+                + ">::value, \"klap: the template arguments klap wrote for this launch of '" + s.child().name()
+                + "' are not the ones the compiler deduces; write them out (" + s.child().name()
+                + "<...><<<...>>>) and please report it\"); " + statement + " }";
+    }
+
+    /**
+     * @return the declarations the deduction checks of {@code k}'s sites call ({@link #checked}): per
+     *         argument count, a function template with {@code k}'s template header and its first
+     *         parameters (adjusted types, no defaults), never defined, that returns the deduced
+     *         arguments: {@code template <typename T> __device__ klap::deduced<T> klap_deduce_child(T* klap_d0, int klap_d1);}
+     */
+    String deductionChecks(FunctionDef k) {
+        java.util.TreeSet<Integer> counts = new java.util.TreeSet<>();
+        for (SitePlan s : plans.all()) {
+            if (s.child() == k && checksDeduction(s)) {
+                counts.add(s.launch().args().size());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int argc : counts) {
+            List<String> ps = new ArrayList<>();
+            for (int i = 0; i < argc; i++) {
+                ps.add(paramWithName(k.params().get(i), "klap_d" + i));
+            }
+            sb.append("/* klap: checks the template arguments klap deduced for launches of '").append(k.name())
+                    .append("' (never called) */\n").append(templateHeader(k)).append("__device__ klap::deduced")
+                    .append(TemplateParams.argumentList(slice(k.templateHeader()))).append(' ').append(deduceName(k, argc))
+                    .append('(').append(String.join(", ", ps)).append(");\n");
+        }
+        return sb.toString();
     }
 
     /**
@@ -436,10 +508,11 @@ final class CudaText {
         String direct = plans.tailFallback(s.fn()) ? ", " + asWritten(s) : "";
         if (plans.perRound(s)) {
             List<SitePlan> rs = plans.roundSites(s.fn());
-            return "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, " + rs.size() + "u, "
-                    + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + direct + ");";
+            return checked(s, fine, "klap::krecord_seq<" + argsType(s) + ">(klap_ks, " + (ks.size() - rs.size()) + "u, "
+                    + rs.size() + "u, " + rs.indexOf(s) + "u, klap_seq, " + recordArgs(s, fine) + direct + ");");
         }
-        return "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine) + direct + ");";
+        return checked(s, fine, "klap::krecord<" + argsType(s) + ">(klap_ks, " + ks.indexOf(s) + "u, " + recordArgs(s, fine)
+                + direct + ");");
     }
 
     /**

@@ -104,7 +104,7 @@ final class GridAggregation {
             return false;
         }
         Set<String> params = f.params().stream().map(Param::name).filter(n -> !n.isEmpty()).collect(Collectors.toSet());
-        return plans.kernelSites(f).stream().map(s -> s.launch().templateArgs()).filter(Objects::nonNull)
+        return plans.kernelSites(f).stream().map(s -> ctx.templateArgs(s.launch())).filter(Objects::nonNull)
                 .noneMatch(t -> ChildRefusals.IDENTIFIER.matcher(Lexical.blankCommentsAndLiterals(t)).results()
                         .anyMatch(m -> params.contains(m.group())));
     }

@@ -341,7 +341,8 @@ final class SitePlanner {
      *         expands to are not seen (the text is the macro's name).
      */
     private String localInTemplateArgs(FunctionDef f, Expr.Launch l) {
-        if (l.templateArgs() == null) {
+        String targs = ctx.templateArgs(l);
+        if (targs == null) {
             return null;
         }
         Set<String> locals = new HashSet<>();
@@ -366,7 +367,7 @@ final class SitePlanner {
                 }
             }
         }
-        java.util.regex.Matcher m = ARGUMENT_NAME.matcher(klap.transform.Lexical.blankCommentsAndLiterals(l.templateArgs()));
+        java.util.regex.Matcher m = ARGUMENT_NAME.matcher(klap.transform.Lexical.blankCommentsAndLiterals(targs));
         while (m.find()) {
             if (locals.contains(m.group())) {
                 return m.group();

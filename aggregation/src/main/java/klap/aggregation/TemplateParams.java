@@ -57,7 +57,7 @@ final class TemplateParams {
     }
 
     /** @return the parts of {@code s} between its commas outside brackets (a blank last part is dropped) */
-    private static List<String> splitTopLevel(String s) {
+    static List<String> splitTopLevel(String s) {
         List<String> out = new ArrayList<>();
         int start = 0;
         for (int comma = topLevelIndex(s, ','); comma >= 0; comma = topLevelIndex(s.substring(start), ',')) {

@@ -138,7 +138,6 @@ public final class Trees {
         });
     }
 
-    /** @return every statement below {@code s} (included) that is an instance of {@code type} */
     /**
      * @return the locals of {@code s} initialized with a lambda ({@code auto f = [&](int x) { ... };}),
      *         by name, each with its lambdas (one name may be declared in several scopes): calling
@@ -155,6 +154,7 @@ public final class Trees {
         return out;
     }
 
+    /** @return every statement below {@code s} (included) that is an instance of {@code type} */
     public static <T extends Stmt> List<T> collect(Stmt s, Class<T> type) {
         List<T> l = new ArrayList<>();
         walkStmts(s, x -> {

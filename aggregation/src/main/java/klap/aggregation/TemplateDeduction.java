@@ -1,0 +1,354 @@
+package klap.aggregation;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.model.Param;
+import klap.model.Stmt;
+import klap.model.VarDecl;
+import klap.transform.Trees;
+
+/**
+ * Spells out the template arguments that a launch of a template kernel leaves to deduction, for the
+ * forms where klap can prove what C++ deduces ([temp.deduct.call]): the aggregated variant and its
+ * argument record are templates that need their arguments written ({@code child_klap_agg_v<T>},
+ * {@code klap_args_child<T>}), so a launch without them used to be left as written
+ * ({@code klap-template-args}).
+ * <h2>Input</h2>
+ * <pre>
+ * template &lt;typename Type&gt; __global__ void sort(Type* __restrict__ a, int n);
+ * template &lt;typename Type&gt; __global__ void reset(Type* __restrict__ data, int* n) {
+ *   if (threadIdx.x == 0) sort&lt;&lt;&lt;n[0], 256&gt;&gt;&gt;(data, n[1]);
+ * }
+ * </pre>
+ * A launch without explicit template arguments, the child's template header and parameters, and
+ * the function that holds the launch.
+ * <h2>Output</h2>
+ * <pre>
+ * "&lt;Type&gt;"
+ * </pre>
+ * The argument list, or null where klap cannot prove it (the launch is then left as written with the
+ * warning, as before). Every template parameter of the child must be a type parameter (not a pack)
+ * that one of the child's parameters deduces from its argument, where
+ * <ul>
+ * <li>the child's parameter has the type {@code P}, {@code cv P}, {@code cv P*} or {@code cv P* cv}
+ * (cv: {@code const}/{@code volatile}; {@code __restrict__} and {@code __grid_constant__} do not take
+ * part in deduction); a parameter that names a template parameter in any other way (a reference,
+ * {@code Vec<P>}, {@code P::type}, {@code P**}) makes the whole launch undeducible here;</li>
+ * <li>the argument is a plain name of a parameter of the function that holds the launch (CDT's
+ * binding: {@link Expr.NameKind#PARAM}), declared without array or function type, whose name no
+ * local of that function redeclares and whose launch is not inside a lambda: its declared type
+ * (as written in that function, so the text names the same type at the launch) is then the
+ * argument's type, less a reference ([expr.type]/1);</li>
+ * <li>{@code P} is the argument's type without its top-level cv ([temp.deduct.call]/2); for
+ * {@code cv P*}, the argument's type must be a pointer, and {@code P} is its pointee less the cv of
+ * the parameter ([temp.deduct.call]/4, qualification conversion). Where the text shows every
+ * qualifier that drops (a pointer level written after the name, or a name made of type keywords),
+ * {@code P} is written as text ({@code float}, {@code const Type}); where the type is a name that
+ * may stand for a cv-qualified, reference or array type (a typedef, the parent's own template
+ * parameter), as the type traits that compute it from the declared type
+ * ({@code cuda::std::decay_t<Type>}, {@code cuda::std::remove_const_t<cuda::std::remove_pointer_t<
+ * cuda::std::decay_t<const real*>>>}).</li>
+ * </ul>
+ * Arguments of other forms ({@code p + i}, a local, a call) deduce nothing here; a program nvcc
+ * accepts deduces the same {@code P} from every argument, so one argument of the forms above
+ * suffices for each {@code P} (a text spelling before a traits one). Two text spellings that differ
+ * (a typedef and its type) make the launch undeducible here. The generated code has the compiler
+ * check every deduction klap made ({@code CudaText.checked}: a {@code static_assert} against a
+ * never-defined function template of the child's parameters), so a wrong one is a build error at
+ * the launch.
+ */
+final class TemplateDeduction {
+    private TemplateDeduction() {
+    }
+
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*|::|&&|\\S");
+    private static final Set<String> CV = Set.of("const", "volatile");
+    /** qualifiers that do not take part in deduction (pointer restrict; a kernel parameter's grid constant) */
+    private static final Set<String> IGNORED = Set.of("__restrict__", "__restrict", "__grid_constant__");
+    /** tokens a simple type's core must not hold: declarators, packs, placeholder and computed types */
+    /** the type specifiers that are keywords: a core of these alone hides no qualifier */
+    private static final Set<String> KEYWORD_TYPES = Set.of("void", "bool", "char", "wchar_t", "char8_t", "char16_t",
+            "char32_t", "short", "int", "long", "signed", "unsigned", "float", "double");
+    private static final Set<String> NOT_SIMPLE = Set.of("*", "&", "&&", "(", ")", "[", "]", "...", ".", "auto",
+            "decltype", "typeof", "__typeof__", "=");
+
+    /**
+     * @param header      the child's template header text, e.g. {@code template <typename T>}
+     * @param childParams the child's parameters
+     * @param launch      the launch, without explicit template arguments
+     * @param holder      the function whose body holds the launch
+     * @param text        the unit's text (every range refers to it)
+     * @return the template argument list, e.g. {@code <Type>}, or null (see the class comment)
+     */
+    static String deduce(String header, List<Param> childParams, Expr.Launch launch, FunctionDef holder, String text) {
+        List<String> names = typeParameters(header);
+        if (names == null || names.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
+            return null;
+        }
+        Map<String, String> exact = new LinkedHashMap<>();
+        Map<String, String> traits = new LinkedHashMap<>();
+        for (int i = 0; i < childParams.size(); i++) {
+            Shape c = Shape.of(childParams.get(i).type(text));
+            boolean dependent = c == null ? mentionsAny(childParams.get(i).type(text), names)
+                    : c.core.stream().anyMatch(names::contains);
+            if (!dependent) {
+                continue;
+            }
+            if (c == null || c.ref || c.stars > 1 || c.core.size() != 1 || !names.contains(c.core.get(0))) {
+                return null;  // P in a form whose deduction klap does not model
+            }
+            if (i >= launch.args().size()) {
+                continue;  // a default argument deduces nothing ([temp.deduct.call]/1: only arguments do)
+            }
+            Param decl = argumentParam(launch.args().get(i), holder);
+            Shape a = decl == null ? null : Shape.of(decl.type(text));
+            if (a == null || a.core.isEmpty()) {
+                continue;
+            }
+            String name = c.core.get(0);
+            // exact: the text shows every qualifier deduction drops (a pointer level written after the
+            // name, or a name that is a keyword); else the traits compute it from the declared type
+            List<String> p = c.stars == 0 ? (a.stars > 0 || a.keywordsOnly() ? a.withoutTopLevelCv() : null)
+                    : a.stars > 0 && (c.cv.isEmpty() || a.keywordsOnly()) ? a.pointeeLess(c.cv) : null;
+            if (p != null) {
+                String before = exact.putIfAbsent(name, spell(p));
+                if (before != null && !before.equals(spell(p))) {
+                    return null;  // two spellings of one type (a typedef and its type), or a program nvcc rejects
+                }
+            } else if (a.stars <= 1 && !(a.stars == 0 && a.keywordsOnly())) {
+                traits.putIfAbsent(name, traitSpelling(c, decl.type(text)));
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String n : names) {
+            String p = exact.containsKey(n) ? exact.get(n) : traits.get(n);
+            if (p == null) {
+                return null;
+            }
+            out.add(p);
+        }
+        return "<" + String.join(", ", out) + ">";
+    }
+
+    /** @return the names of the header's parameters if every one is a named type parameter, else null */
+    static List<String> typeParameters(String header) {
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        if (lt < 0 || gt <= lt) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        for (String part : TemplateParams.splitTopLevel(header.substring(lt + 1, gt))) {
+            int eq = TemplateParams.topLevelIndex(part, '=');
+            List<String> t = tokens(eq >= 0 ? part.substring(0, eq) : part);
+            if (t.size() != 2 || !(t.get(0).equals("typename") || t.get(0).equals("class")) || !isWord(t.get(1))) {
+                return null;  // a non-type or template template parameter, a pack, an unnamed one
+            }
+            names.add(t.get(1));
+        }
+        return names;
+    }
+
+    /**
+     * @return the parameter of {@code holder} that argument {@code e} is a plain name of, where
+     *         nothing in {@code holder}'s body redeclares that name and it has no array or function
+     *         type; else null
+     */
+    private static Param argumentParam(Expr e, FunctionDef holder) {
+        if (!(e instanceof Expr.Name n) || n.kind() != Expr.NameKind.PARAM) {
+            return null;
+        }
+        Param decl = null;
+        for (Param q : holder.params()) {
+            if (q.name().equals(n.name())) {
+                decl = q;
+            }
+        }
+        if (decl == null || decl.decay() != Param.Decay.NONE) {
+            return null;
+        }
+        for (Stmt.Decl d : Trees.collect(holder.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                if (v.name().equals(n.name())) {
+                    return null;  // a local of that name may be the one the argument names
+                }
+            }
+        }
+        return decl;
+    }
+
+    /**
+     * @return P as the type traits compute it from the argument's declared type {@code argType}
+     *         (restrict dropped): {@code cuda::std::decay_t<A>} for a child parameter {@code P}
+     *         ([temp.deduct.call]/2: array and function to pointer, top-level cv dropped; a
+     *         reference's referred type), and for {@code cv P*} the pointee of that, less cv
+     *         ({@code cuda::std::remove_const_t<cuda::std::remove_pointer_t<cuda::std::decay_t<A>>>}).
+     *         Used where the argument's type is spelled with a name that may stand for a cv-qualified
+     *         or reference type (a typedef, a template parameter of the parent), whose qualifiers the
+     *         text does not show.
+     */
+    private static String traitSpelling(Shape child, String argType) {
+        List<String> t = new ArrayList<>();
+        for (String x : tokens(argType)) {
+            if (!IGNORED.contains(x)) {
+                t.add(x);
+            }
+        }
+        String decayed = "cuda::std::decay_t<" + spell(t) + ">";
+        if (child.stars == 0) {
+            return decayed;
+        }
+        String pointee = "cuda::std::remove_pointer_t<" + decayed + ">";
+        if (child.cv.isEmpty()) {
+            return pointee;
+        }
+        String trait = child.cv.size() == 2 ? "remove_cv_t" : child.cv.contains("const") ? "remove_const_t" : "remove_volatile_t";
+        return "cuda::std::" + trait + "<" + pointee + ">";
+    }
+
+    private static boolean insideLambda(FunctionDef holder, Expr.Launch launch) {
+        boolean[] inside = {false};
+        Trees.walkExprsAndLambdas(holder.body(), x -> {
+            if (x instanceof Expr.Lambda lam && lam.range().contains(launch.range())) {
+                inside[0] = true;
+            }
+        });
+        return inside[0];
+    }
+
+    private static boolean mentionsAny(String type, List<String> names) {
+        return tokens(type).stream().anyMatch(names::contains);
+    }
+
+    static List<String> tokens(String s) {
+        List<String> out = new ArrayList<>();
+        Matcher m = TOKEN.matcher(s);
+        while (m.find()) {
+            out.add(m.group());
+        }
+        return out;
+    }
+
+    private static boolean isWord(String t) {
+        return Character.isJavaIdentifierStart(t.charAt(0));
+    }
+
+    /** @return the tokens as one type name: a space between two words and after a comma, e.g. {@code const ns::Vec<int, 4>*} */
+    static String spell(List<String> toks) {
+        StringBuilder b = new StringBuilder();
+        String prev = null;
+        for (String t : toks) {
+            if (prev != null && (isWord(prev) && isWord(t) || prev.equals(","))) {
+                b.append(' ');
+            }
+            b.append(t);
+            prev = t;
+        }
+        return b.toString();
+    }
+
+    /**
+     * A type as written, in the one form klap deduces from: {@code cv core} followed by {@code stars}
+     * pointer levels, the last one's cv dropped (it is top level), and an optional reference.
+     *
+     * @param cv    the cv-qualifiers of the pointee (of the type itself where {@code stars} is 0)
+     * @param core  the type's name, e.g. {@code [ns, ::, Vec, <, int, >]}
+     * @param stars the number of pointer levels (no cv on inner levels)
+     * @param ref   a trailing {@code &} or {@code &&}
+     */
+    private record Shape(Set<String> cv, List<String> core, int stars, boolean ref) {
+
+        /** @return the shape of type text {@code type}, or null if it is not of the form above */
+        static Shape of(String type) {
+            List<String> t = new ArrayList<>();
+            for (String x : tokens(type)) {
+                if (!IGNORED.contains(x)) {
+                    t.add(x);
+                }
+            }
+            boolean ref = !t.isEmpty() && (t.get(t.size() - 1).equals("&") || t.get(t.size() - 1).equals("&&"));
+            if (ref) {
+                t.remove(t.size() - 1);
+            }
+            Set<String> cv = new TreeSet<>();
+            List<String> core = new ArrayList<>();
+            int stars = 0;
+            boolean levelCv = false;
+            for (String x : t) {
+                if (x.equals("*")) {
+                    if (levelCv) {
+                        return null;  // cv on an inner pointer level
+                    }
+                    stars++;
+                } else if (CV.contains(x)) {
+                    if (stars == 0) {
+                        cv.add(x);
+                    } else {
+                        levelCv = true;
+                    }
+                } else if (stars > 0 || NOT_SIMPLE.contains(x)) {
+                    return null;
+                } else {
+                    core.add(x);
+                }
+            }
+            return new Shape(cv, core, stars, ref);
+        }
+
+        /**
+         * @return true if the core is built-in type keywords only ({@code unsigned long}, {@code
+         *         float}): no name that could stand for a cv-qualified, reference or array type
+         */
+        boolean keywordsOnly() {
+            return !core.isEmpty() && KEYWORD_TYPES.containsAll(core);
+        }
+
+        /** @return the type without its top-level cv ([temp.deduct.call]/2), as tokens */
+        List<String> withoutTopLevelCv() {
+            List<String> out = new ArrayList<>();
+            if (stars > 0) {
+                out.addAll(cv);
+            }
+            out.addAll(core);
+            for (int i = 0; i < stars; i++) {
+                out.add("*");
+            }
+            return out;
+        }
+
+        /**
+         * @return P for a parameter {@code paramCv P*} and an argument of this (pointer) type: the
+         *         pointee less the parameter's cv, as tokens; null if this is not a pointer
+         */
+        List<String> pointeeLess(Set<String> paramCv) {
+            if (stars == 0) {
+                return null;
+            }
+            List<String> out = new ArrayList<>();
+            if (stars == 1) {
+                for (String q : cv) {
+                    if (!paramCv.contains(q)) {
+                        out.add(q);
+                    }
+                }
+            } else if (!paramCv.isEmpty()) {
+                return null;  // P* const from X** : the pointee X* is not const, no qualification conversion modelled
+            } else {
+                out.addAll(cv);
+            }
+            out.addAll(core);
+            for (int i = 1; i < stars; i++) {
+                out.add("*");
+            }
+            return out;
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package klap.aggregation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import klap.model.Diagnostic;
+import klap.model.Expr;
+import klap.model.FunctionDef;
+import klap.transform.Granularity;
+import klap.transform.Trees;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@link TemplateDeduction}: the template arguments klap writes for a launch that leaves them to
+ * deduction are those C++ deduces ([temp.deduct.call]), or none where klap cannot prove them.
+ */
+class TemplateDeductionTest {
+
+    /** @return what klap deduces for the one launch in {@code parent} of {@code code} */
+    private static String deduced(String code) {
+        AggregationContext ctx = new AggregationContext(Check.parse(code), new AggregationPass.Options(Granularity.BLOCK, true, null));
+        FunctionDef parent = ctx.unit.functions().stream().filter(f -> f.name().equals("parent")).findFirst().orElseThrow();
+        java.util.List<Expr.Launch> ls = new java.util.ArrayList<>();
+        Trees.walkExprsAndLambdas(parent.body(), e -> {
+            if (e instanceof Expr.Launch x) {
+                ls.add(x);
+            }
+        });
+        Expr.Launch l = ls.get(0);
+        assertEquals(parent, ctx.holder(l));
+        return ctx.templateArgs(l);
+    }
+
+    /** A child {@code template <...> __global__ void child(PARAMS)} launched from {@code parent(HOLDER)} with {@code ARGS}. */
+    @ParameterizedTest(name = "child({0}) <- parent({1}) with ({2}): {3}")
+    @CsvSource(delimiter = '|', nullValues = "NONE", textBlock = """
+            typename T | T* p                           | int* q                              | q         | <int>
+            typename T | T* __restrict__ p              | const float* __restrict__ q         | q         | <const float>
+            typename T | const T* p                     | const float* q                      | q         | <float>
+            typename T | const T* p                     | float* q                            | q         | <float>
+            typename T | T const* p                     | volatile double* const q            | q         | <volatile double>
+            typename T | T x                            | const int q                         | q         | <int>
+            typename T | T x                            | const float* const q                | q         | <const float*>
+            typename T | T x                            | unsigned long long& q               | q         | <unsigned long long>
+            typename T | T* p                           | ns::Vec<int, 4>* q                  | q         | <ns::Vec<int, 4>>
+            typename T | T* p                           | float** q                           | q         | <float*>
+            typename T, class U | T* p, U n             | float* q, int m                     | q, m      | <float, int>
+            typename T, class U | T* p, U n             | float* q, int m                     | q, 3      | NONE
+            typename T | T* p, T* o                     | float* q, float* r                  | q + 1, r  | <float>
+            typename T | T* p, T* o                     | float* q, float* r                  | q + 1, r + 1 | NONE
+            typename T | T* p, const T* o               | float* q, float* r                  | q, r      | <float>
+            typename T | T* p, T* o                     | float* q, real* r                   | q, r      | NONE
+            typename T | T x                            | real q                              | q         | <cuda::std::decay_t<real>>
+            typename T | T x                            | const cint q                        | q         | <cuda::std::decay_t<const cint>>
+            typename T | T x                            | ns::Vec<int, 4> q                   | q         | <cuda::std::decay_t<ns::Vec<int, 4>>>
+            typename T | T x                            | real* q                             | q         | <real*>
+            typename T | const T* p                     | const real* q                       | q         | <cuda::std::remove_const_t<cuda::std::remove_pointer_t<cuda::std::decay_t<const real*>>>>
+            typename T | volatile T* p                  | real* __restrict__ q                | q         | <cuda::std::remove_volatile_t<cuda::std::remove_pointer_t<cuda::std::decay_t<real*>>>>
+            typename T | const volatile T* p            | real* q                             | q         | <cuda::std::remove_cv_t<cuda::std::remove_pointer_t<cuda::std::decay_t<real*>>>>
+            typename T | T* p                           | rptr q                              | q         | <cuda::std::remove_pointer_t<cuda::std::decay_t<rptr>>>
+            typename T | T* p, T w                      | real* q, real r                     | q, r      | <real>
+            typename T | T* p                           | const real* q                       | q         | <const real>
+            typename T | T& r                           | int q                               | q         | NONE
+            typename T | Box<T> b                       | Box<int> q                          | q         | NONE
+            typename T | T** p                          | int** q                             | q         | NONE
+            typename T | T* p                           | int q[4]                            | q         | NONE
+            typename T | T* p                           | int q                               | q         | NONE
+            int N      | int* p                         | int* q                              | q         | NONE
+            typename T = int | int* p                   | int* q                              | q         | NONE
+            typename... Ts | Ts... p                    | int q                               | q         | NONE
+            """)
+    void deducesTheArgumentsCppDeduces(String header, String params, String holder, String args, String expected) {
+        String code = "typedef float real;\ntypedef const int cint;\ntypedef float* rptr;\nnamespace ns { template <class A, int B> struct Vec { A a[B]; }; }\n"
+                + "template <class A> struct Box { A a; };\n"
+                + "template <" + header + "> __global__ void child(" + params + ") {}\n"
+                + "__global__ void parent(" + holder + ") { child<<<1, 32>>>(" + args + "); }\n";
+        assertEquals(expected, deduced(code), code);
+    }
+
+    @Test
+    void anArgumentThatALocalMayNameDeducesNothing() {
+        assertNull(deduced("""
+                template <typename T> __global__ void child(T* p) {}
+                __global__ void parent(float* q) { { int* q = 0; child<<<1, 32>>>(q); } }
+                """));
+    }
+
+    @Test
+    void aLaunchInsideALambdaDeducesNothing() {
+        assertNull(deduced("""
+                template <typename T> __global__ void child(T* p) {}
+                __global__ void parent(float* q) { auto f = [](int* q) { child<<<1, 32>>>(q); }; f(0); }
+                """));
+    }
+
+    /** The parent's own template parameter may stand for a cv-qualified type: by value, the traits spell it. */
+    @Test
+    void aTemplateParentsByValueParameterDeducesThroughTheTraits() {
+        assertEquals("<cuda::std::decay_t<Type>>", deduced("""
+                template <typename T> __global__ void child(float* out, T w) {}
+                template <typename Type> __global__ void parent(float* out, Type w) { child<<<1, 32>>>(out, w); }
+                """));
+    }
+
+    @Test
+    void aTemplateParentSpellsItsOwnParameters() {
+        assertEquals("<Type>", deduced("""
+                template <typename Type> __global__ void child(Type* __restrict__ a, int n) {}
+                template <typename Type> __global__ void parent(Type* __restrict__ data, int* n) {
+                  if (threadIdx.x == 0) child<<<n[0], 256>>>(data, n[1]);
+                }
+                """));
+    }
+
+    /** End to end: the launch is aggregated with the deduced arguments, at every granularity, without a warning. */
+    @ParameterizedTest
+    @CsvSource({"WARP", "BLOCK", "KERNEL"})
+    void aDeducibleLaunchIsAggregated(Granularity g) {
+        AggregationPass.Result r = Check.run("""
+                template <typename T> __global__ void child(T* p, int n) { p[threadIdx.x] = T(n); }
+                template <typename T> __global__ void parent(T* p, int n) {
+                  child<<<1, 32>>>(p, n + (int)threadIdx.x);
+                }
+                template __global__ void parent<float>(float*, int);
+                """, g);
+        assertTrue(!Check.hasDiag(r, Diagnostic.Severity.WARNING, "template-args"), r.diagnostics().toString());
+        String variant = g == Granularity.KERNEL ? "child_klap_kagg_" : "child_klap_agg_";
+        Check.inOrder(r.text(), "template <typename T>\n__device__ klap::deduced<T> klap_deduce_child(T* klap_d0, int klap_d1);",
+                "{ static_assert(cuda::std::is_same<decltype(klap_deduce_child(p, n + (int)threadIdx.x)), klap::deduced<T>>::value,",
+                "klap_args_child<T>", variant + "{{[a-z]+}}<T>");
+    }
+
+    /** A launch that leaves a default argument out is checked with the parameters it passes. */
+    @Test
+    void theCheckOfALaunchWithADefaultArgumentTakesTheParametersItPasses() {
+        AggregationPass.Result r = Check.run("""
+                template <typename T> __global__ void child(T* p, int n = 4) { p[threadIdx.x] = T(n); }
+                __global__ void parent(float* p) { child<<<1, 32>>>(p); }
+                """, Granularity.BLOCK);
+        Check.inOrder(r.text(), "__device__ klap::deduced<T> klap_deduce_child_1(T* klap_d0);",
+                "static_assert(cuda::std::is_same<decltype(klap_deduce_child_1(p)), klap::deduced<float>>::value");
+    }
+
+    /** Arguments written out need no check. */
+    @Test
+    void writtenArgumentsAreNotChecked() {
+        AggregationPass.Result r = Check.run("""
+                template <typename T> __global__ void child(T* p) { p[threadIdx.x] = T(1); }
+                __global__ void parent(float* p) { child<float><<<1, 32>>>(p); }
+                """, Granularity.KERNEL);
+        Check.none(r.text(), "klap_deduce", "static_assert");
+    }
+}
