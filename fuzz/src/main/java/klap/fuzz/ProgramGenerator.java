@@ -155,6 +155,8 @@ public final class ProgramGenerator {
     private final Random eighteenth;
     /** the generator of the shapes of {@link Shape#generation} 18 (SPACED_CHEVRONS), for the same reason */
     private final Random nineteenth;
+    /** the generator of the shapes of {@link Shape#generation} 19 (DEDUCED_TEMPLATE), for the same reason */
+    private final Random twentieth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -186,6 +188,7 @@ public final class ProgramGenerator {
         this.seventeenth = new Random(seed * 0x8EBC6AF09C88C6E3L + 16183);
         this.eighteenth = new Random(seed * 0xA4093822299F31D1L + 17209);
         this.nineteenth = new Random(seed * 0xD6E8FEB86659FD93L + 18223);
+        this.twentieth = new Random(seed * 0x9FB21C651E98DF25L + 19211);
     }
 
     /**
@@ -1508,6 +1511,54 @@ public final class ProgramGenerator {
         return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#DEDUCED_TEMPLATE}: a template child {@code template <typename T, typename U>
+     * __global__ void fz_tdcN(U* out, const T* src, T w, unsigned tag)} launched without template
+     * arguments, with the parent's parameters {@code out} ({@code unsigned*}) and {@code data}
+     * ({@code const int*}) and a weight that is the parameter {@code k} (deduces {@code int} too) or
+     * a per-thread {@code (int)...} (deduces nothing; {@code data} does); sometimes {@code data +
+     * offset}, which deduces nothing, with {@code k}. After a guard, in a loop of uniform trip count,
+     * into {@code cudaStreamFireAndForget}. The CPU reference is the same template.
+     */
+    private Extra makeDeducedTemplate(int id) {
+        String name = "fz_td" + id;
+        String child = "fz_tdc" + id;
+        int site = siteCount++;
+        int form = pick(3);
+        boolean loop = chance(0.4);
+        boolean guard = chance(0.5);
+        boolean ff = chance(0.3);
+        features.add("deduced-template:" + new String[] {"all", "weight-per-thread", "offset-source"}[form]
+                + (loop ? ":loop" : "") + (guard ? ":guard" : "") + (ff ? ":fire-and-forget" : ""));
+        String dev = "template <typename T, typename U>\n__global__ void " + child + "(U* out, const T* src, T w, unsigned tag) {\n"
+                + "  unsigned t = threadIdx.x, b = blockIdx.x;\n"
+                + "  atomicAdd(&out[(tag * 31u + b * blockDim.x + t) % " + OUT_N + "u], (unsigned)src[(t + b) % 64u] * (unsigned)w + t);\n}\n";
+        String cpu = "template <typename T, typename U>\nstatic void " + child + "_cpu(dim3 gD, dim3 bD, U* out, const T* src, T w, unsigned tag) {\n"
+                + "  ++fz_launches;\n"
+                + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < bD.x; ++t)\n"
+                + "    out[(tag * 31u + b * bD.x + t) % " + OUT_N + "u] += (unsigned)src[(t + b) % 64u] * (unsigned)w + t;\n}\n";
+        String r = loop ? " + r * 7919" : "";
+        String in = loop ? "    " : "  ";
+        String src = form == 2 ? "data + gt % 128" : "data";
+        String w = form == 1 ? "(int)(gt % 13)" : "k";
+        String grid = "1 + gt % 2";
+        String block = new String[] {"32", "1 + gt % 40", "64"}[pick(3)];
+        List<Code> body = new ArrayList<>();
+        if (guard) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        if (loop) {
+            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
+        }
+        String args = "(out, " + src + ", " + w + ", " + tag(site, r) + ");";
+        body.add(new Code(in + child + "<<<" + grid + ", " + block + (ff ? ", 0, cudaStreamFireAndForget" : "") + ">>>" + args,
+                in + child + "_cpu(dim3(" + grid + "), dim3(" + block + "), " + args.substring(1)));
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     /** {@code c} with its launch's {@code <<<} and {@code >>>} written as {@code opener} and {@code closer}. */
     private static Code spaced(Code c, String opener, String closer) {
         int i = c.device.indexOf("<<<");
@@ -2218,6 +2269,7 @@ public final class ProgramGenerator {
             case 16 -> seventeenth;
             case 17 -> eighteenth;
             case 18 -> nineteenth;
+            case 19 -> twentieth;
             default -> rnd;
         };
     }
@@ -2287,6 +2339,7 @@ public final class ProgramGenerator {
                     case HIDDEN_ATTRIBUTE -> makeHiddenAttribute(id);
                     case LONE_LAUNCHER -> makeLoneLauncher(id);
                     case SPACED_CHEVRONS -> makeSpacedChevrons(id);
+                    case DEDUCED_TEMPLATE -> makeDeducedTemplate(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -390,6 +390,29 @@ class ConstructsTableTest {
                 """, 3, 3, "template-args", ALL);
     }
 
+    /**
+     * Template arguments left to deduction from plain parameters of the parent (a public quicksort's
+     * {@code bruteSort<<<...>>>(data, ...)} in a template parent): klap writes those C++ deduces
+     * ({@code TemplateDeduction}) and aggregates the launch.
+     */
+    @Test
+    void launchOfTemplateChildWhoseArgumentsKlapDeduces() throws IOException {
+        Map<String, String> out = transformed("tmpl_deducible.cu", """
+                template <typename T> __global__ void child(T* p, const T* q) { p[threadIdx.x] = q[threadIdx.x]; }
+                template <typename Type> __global__ void parent(Type* __restrict__ p, const Type* q) {
+                  child<<<1, 32>>>(p, q);
+                }
+                __global__ void fparent(float* p, const float* q) {
+                  child<<<1, 32>>>(p, q);
+                }
+                template __global__ void parent<int>(int*, const int*);
+                """, ALL);
+        assertTrue(out.get("block").contains("child_klap_agg_uu<Type><<<") && out.get("block").contains("child_klap_agg_uu<float><<<"),
+                out.get("block"));
+        assertTrue(out.get("kernel").contains("child_klap_kagg_uu<Type><<<") && out.get("kernel").contains("child_klap_kagg_uu<float><<<"),
+                out.get("kernel"));
+    }
+
     @Test
     void launchInTemplateParent() throws IOException {
         Map<String, String> out = transformed("tmpl_parent.cu", CHILD + """
