@@ -46,7 +46,8 @@ import klap.transform.Trees;
  * binding: {@link Expr.NameKind#PARAM}), declared without array or function type, whose name no
  * local of that function redeclares and whose launch is not inside a lambda: its declared type
  * (as written in that function, so the text names the same type at the launch) is then the
- * argument's type, less a reference ([expr.type]/1);</li>
+ * argument's type, less a reference ([expr.type]/1); or such a name declared as a pointer plus an
+ * offset ({@code p + i}, {@code i + p}, in parentheses or not), which has the pointer's type;</li>
  * <li>{@code P} is the argument's type without its top-level cv ([temp.deduct.call]/2); for
  * {@code cv P*}, the argument's type must be a pointer, and {@code P} is its pointee less the cv of
  * the parameter ([temp.deduct.call]/4, qualification conversion). Where the text shows every
@@ -57,7 +58,7 @@ import klap.transform.Trees;
  * ({@code cuda::std::decay_t<Type>}, {@code cuda::std::remove_const_t<cuda::std::remove_pointer_t<
  * cuda::std::decay_t<const real*>>>}).</li>
  * </ul>
- * Arguments of other forms ({@code p + i}, a local, a call) deduce nothing here; a program nvcc
+ * Arguments of other forms ({@code p - i}, a local, a call) deduce nothing here; a program nvcc
  * accepts deduces the same {@code P} from every argument, so one argument of the forms above
  * suffices for each {@code P} (a text spelling before a traits one). Two text spellings that differ
  * (a typedef and its type) make the launch undeducible here. The generated code has the compiler
@@ -108,7 +109,7 @@ final class TemplateDeduction {
             if (i >= launch.args().size()) {
                 continue;  // a default argument deduces nothing ([temp.deduct.call]/1: only arguments do)
             }
-            Param decl = argumentParam(launch.args().get(i), holder);
+            Param decl = argumentParam(launch.args().get(i), holder, text);
             Shape a = decl == null ? null : Shape.of(decl.type(text));
             if (a == null || a.core.isEmpty()) {
                 continue;
@@ -162,7 +163,21 @@ final class TemplateDeduction {
      *         nothing in {@code holder}'s body redeclares that name and it has no array or function
      *         type; else null
      */
-    private static Param argumentParam(Expr e, FunctionDef holder) {
+    private static Param argumentParam(Expr e, FunctionDef holder, String text) {
+        e = unparenthesized(e);
+        if (e instanceof Expr.Binary b && b.op().equals("+")) {
+            // p + i and i + p have p's type, less top-level cv ([expr.add]/4) for a pointer p and an
+            // integral i (a program nvcc accepts has no other built-in form; an overloaded operator+
+            // fails the generated static_assert): only where p is declared with a pointer written out
+            for (Expr side : List.of(b.lhs(), b.rhs())) {
+                Param p = argumentParam(unparenthesized(side), holder, text);
+                Shape sh = p == null ? null : Shape.of(p.type(text));
+                if (sh != null && sh.stars > 0) {
+                    return p;
+                }
+            }
+            return null;
+        }
         if (!(e instanceof Expr.Name n) || n.kind() != Expr.NameKind.PARAM) {
             return null;
         }
@@ -212,6 +227,14 @@ final class TemplateDeduction {
         }
         String trait = child.cv.size() == 2 ? "remove_cv_t" : child.cv.contains("const") ? "remove_const_t" : "remove_volatile_t";
         return "cuda::std::" + trait + "<" + pointee + ">";
+    }
+
+    /** @return {@code e} without the parentheses around it */
+    private static Expr unparenthesized(Expr e) {
+        while (e instanceof Expr.Unary u && u.op().equals("()") && u.operand() != null) {
+            e = u.operand();
+        }
+        return e;
     }
 
     private static boolean insideLambda(FunctionDef holder, Expr.Launch launch) {

@@ -50,7 +50,13 @@ class TemplateDeductionTest {
             typename T, class U | T* p, U n             | float* q, int m                     | q, m      | <float, int>
             typename T, class U | T* p, U n             | float* q, int m                     | q, 3      | NONE
             typename T | T* p, T* o                     | float* q, float* r                  | q + 1, r  | <float>
-            typename T | T* p, T* o                     | float* q, float* r                  | q + 1, r + 1 | NONE
+            typename T | T* p, T* o                     | float* q, float* r                  | q + 1, r + 1 | <float>
+            typename T | T* p                           | float* q, int m                     | (m + q)   | <float>
+            typename T | T* p                           | const float* q, int m               | (q + m) + 1 | <const float>
+            typename T | T x                            | const float* const q                | q + 2     | <const float*>
+            typename T | T* p                           | float* q                            | q - 1     | NONE
+            typename T | T x                            | int q, int m                        | q + m     | NONE
+            typename T | T* p                           | rptr q                              | q + 1     | NONE
             typename T | T* p, const T* o               | float* q, float* r                  | q, r      | <float>
             typename T | T* p, T* o                     | float* q, real* r                   | q, r      | NONE
             typename T | T x                            | real q                              | q         | <cuda::std::decay_t<real>>

@@ -1517,7 +1517,7 @@ public final class ProgramGenerator {
      * arguments, with the parent's parameters {@code out} ({@code unsigned*}) and {@code data}
      * ({@code const int*}) and a weight that is the parameter {@code k} (deduces {@code int} too) or
      * a per-thread {@code (int)...} (deduces nothing; {@code data} does); sometimes {@code data +
-     * offset}, which deduces nothing, with {@code k}. After a guard, in a loop of uniform trip count,
+     * offset} (a pointer plus an offset: deduces like {@code data}), with {@code k}. After a guard, in a loop of uniform trip count,
      * into {@code cudaStreamFireAndForget}. The CPU reference is the same template.
      */
     private Extra makeDeducedTemplate(int id) {
