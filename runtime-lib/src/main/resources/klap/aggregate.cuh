@@ -175,119 +175,7 @@ struct agg_site {
   // Errors: a launch as written that fails (direct mode, a group's one launch, more than 2^31-1
   // blocks, or after a refusal) -> fail() (through check_launch).
   template <class G, class F, class D>
-  __device__ void flush(const G& g, F&& launch, D&& direct) {
-    KLAP_TRACE(trace_flush);
-    if (cfg == nullptr) {
-      const Args& mine = *reinterpret_cast<const Args*>(own_args);
-      KLAP_TRACE(trace_direct);
-      if (detail::volume(own.grid) != 0ull && detail::volume(own.block) != 0ull)
-        check_launch(direct(own.grid, own.block, own.smem, own.stream, mine),
-                     n == 1u ? "launch as written (klap::agg_site::flush, a group of one thread)"
-                             : "launch as written (klap::agg_site::flush, the pool had no room to aggregate it)");
-      KLAP_TRACE(trace_direct_done);
-      return;
-    }
-    g.sync();  // all slots written (record may have run in divergent code)
-    const launch_cfg& c = cfg[me];
-    const unsigned long long blocks = detail::volume(c.grid);
-    // a block of 0 threads launches nothing (its child blocks would never release the slots)
-    const bool any = blocks != 0ull && detail::volume(c.block) != 0ull;
-    // a configuration the device runtime rejects (detail::launchable) failed the original launch of
-    // this thread alone: it stays out of the aggregated grid and is launched as written at the end
-    // (copied now: the slots may be given back once the aggregated child runs)
-    const bool bad = any && !detail::launchable(c.grid, c.block);
-    const bool on = any && !bad;
-    if (bad) {
-      ::new (static_cast<void*>(&own)) launch_cfg(c);
-      ::new (static_cast<void*>(own_args)) Args(args[me]);
-    }
-    const detail::agg_scan mine{on ? blocks : 0ull, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
-                                on ? c.smem : 0u, on ? static_cast<int>(me) : -1, on ? 1u : 0u};
-    const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
-    cfg[me].blocks_incl = incl.blocks;
-    const detail::agg_scan total = group_broadcast(g, incl, n - 1u);
-    g.sync();  // every blocks_incl written before the launch; after it only the launcher reads c, and
-               // every thread in the refused path below (no child grid exists then)
-    KLAP_TRACE(trace_scanned);
-    if (total.blocks == 0ull) {
-      if (me == 0u) pool_free(cfg);  // nothing launched: the slots go back at once
-      if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
-      KLAP_TRACE(trace_nothing);
-      return;
-    }
-    // one launch in the whole group (e.g. under `if (threadIdx.x == 0)` at block granularity) has
-    // nothing to aggregate; more blocks than one grid may have (gridDim.x) cannot be one grid,
-    // though each child is valid on its own: in both cases every thread launches its own child as
-    // written, here, where the aggregated launch would have been (its launches keep their order),
-    // and the slots go back once every thread has copied its own
-    const bool lone = total.launches == 1u && !cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value;
-    if (lone || total.blocks > 0x7FFFFFFFull) {
-      if (on) {
-        ::new (static_cast<void*>(&own)) launch_cfg(c);
-        ::new (static_cast<void*>(own_args)) Args(args[me]);
-      }
-      g.sync();
-      if (me == 0u) pool_free(cfg);
-      KLAP_TRACE(trace_lone);
-      if (on)
-        check_launch(direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args)),
-                     lone ? "launch as written (klap::agg_site::flush, the group's only launch)"
-                          : "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
-      if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
-      KLAP_TRACE(trace_lone_done);
-      return;
-    }
-    bool refused = false;
-    if (total.launcher == static_cast<int>(me)) {
-      // every block of the child gives one back when it has read its slot (child_release); a
-      // child in the tail-launch stream starts only after this grid, so it takes no budget place
-      pool_hdr* h = reinterpret_cast<pool_hdr*>(cfg) - 1;
-      KLAP_TRACE(trace_acquire);
-      h->refs = release_count_for_launch(c.stream, total.blocks);
-      __threadfence();
-      KLAP_TRACE(trace_launch);
-      const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
-                                   total.smem, c.stream, static_cast<const launch_cfg*>(cfg), n,
-                                   static_cast<const Args*>(args), static_cast<const Args&>(args[me]));
-      KLAP_TRACE(trace_launched);
-      if (e != cudaSuccess) {
-        release_launch_failed(h->refs);
-        // a full pending-launch buffer (or resources) would refuse the launches as written too, only
-        // more of them: reported as before, with the hint; so is a site without a launcher for them
-        if (detail::pending_buffer_full(e) || cuda::std::is_same<cuda::std::decay_t<D>, no_direct>::value) {
-          check_launch(e, "aggregated launch");
-        } else {
-          detail::aggregate_refused(e);
-          refused = true;
-        }
-      }
-    }
-    // the aggregated launch happens before any later launch of the group's threads (a site in
-    // direct mode, a launch left as written): each thread's launches keep their order per stream
-    KLAP_TRACE(trace_sync_any);
-    if (group_sync_any(g, refused)) {
-      // The device runtime refused the aggregated grid (with another error than a full buffer):
-      // usually a variant lacks an attribute the program gave the child where klap could not see
-      // it, e.g. cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, ...) in
-      // another file. No child grid started, so the slots are intact: each thread launches its own
-      // child as written, here, where the aggregated launch would have been (its launches keep
-      // their order), then the slots go back. A launch as written that fails too is reported
-      // (check_launch), as in direct mode: e.g. a child that asked for more dynamic shared memory
-      // than even the original kernel allows, which the original thread would only have seen as an
-      // error. This assumes the device runtime refuses such a configuration at the launch itself
-      // (its error returned there), not later when the grid would start: not yet seen on a GPU.
-      KLAP_TRACE(trace_refused);
-      if (on)
-        check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(args[me])),
-                     "launch as written (klap::agg_site::flush, the device runtime refused the aggregated launch)");
-      g.sync();  // every thread has launched from its slot
-      if (me == 0u) pool_free(cfg);
-    }
-    // (a configuration launchable() rejects but the device accepted at the record: launched as
-    // written, as the program did)
-    if (bad) (void)direct(own.grid, own.block, own.smem, own.stream, *reinterpret_cast<const Args*>(own_args));
-    KLAP_TRACE(trace_flushed);
-  }
+  __device__ __forceinline__ void flush(const G& g, F&& launch, D&& direct);
 
   // The direct launcher of a site without one (flush(g, launch)): a site begun with on_full::fail
   // never enters direct mode, so it is never called there; a refused aggregated launch is
@@ -304,10 +192,138 @@ struct agg_site {
   // flush for a site begun with on_full::fail (never in direct mode). A refused aggregated launch
   // is reported and traps (check_launch): there is no launcher for the children as written.
   template <class G, class F>
-  __device__ void flush(const G& g, F&& launch) {
+  __device__ __forceinline__ void flush(const G& g, F&& launch) {
     flush(g, static_cast<F&&>(launch), no_direct{});
   }
 };
+
+// agg_site::flush, as a function of the unnamed namespace: internal linkage, so that ptxas compiles
+// it within the register limit of the kernels that call it when nvcc does not inline it. A member
+// function of a class template is emitted as a weak function even here (nvcc 13), which ptxas
+// compiles on its own, without that limit: a parent that klap bounds to 64 registers
+// (__launch_bounds__(1024)) then failed to build with "Entry function ... with max regcount of 64
+// calls function ...flush... with regcount of 68" (random program 68000025, 2026-11-29).
+template <class Args, class G, class F, class D>
+__device__ void agg_flush(agg_site<Args>& s, const G& g, F& launch, D& direct) {
+  KLAP_TRACE(trace_flush);
+  if (s.cfg == nullptr) {
+    const Args& mine = *reinterpret_cast<const Args*>(s.own_args);
+    KLAP_TRACE(trace_direct);
+    if (detail::volume(s.own.grid) != 0ull && detail::volume(s.own.block) != 0ull)
+      check_launch(direct(s.own.grid, s.own.block, s.own.smem, s.own.stream, mine),
+                   s.n == 1u ? "launch as written (klap::agg_site::flush, a group of one thread)"
+                           : "launch as written (klap::agg_site::flush, the pool had no room to aggregate it)");
+    KLAP_TRACE(trace_direct_done);
+    return;
+  }
+  g.sync();  // all slots written (record may have run in divergent code)
+  const launch_cfg& c = s.cfg[s.me];
+  const unsigned long long blocks = detail::volume(c.grid);
+  // a block of 0 threads launches nothing (its child blocks would never release the slots)
+  const bool any = blocks != 0ull && detail::volume(c.block) != 0ull;
+  // a configuration the device runtime rejects (detail::launchable) failed the original launch of
+  // this thread alone: it stays out of the aggregated grid and is launched as written at the end
+  // (copied now: the slots may be given back once the aggregated child runs)
+  const bool bad = any && !detail::launchable(c.grid, c.block);
+  const bool on = any && !bad;
+  if (bad) {
+    ::new (static_cast<void*>(&s.own)) launch_cfg(c);
+    ::new (static_cast<void*>(s.own_args)) Args(s.args[s.me]);
+  }
+  const detail::agg_scan mine{on ? blocks : 0ull, on ? static_cast<unsigned>(detail::volume(c.block)) : 0u,
+                              on ? c.smem : 0u, on ? static_cast<int>(s.me) : -1, on ? 1u : 0u};
+  const detail::agg_scan incl = group_inclusive_scan(g, mine, detail::agg_scan_op{});
+  s.cfg[s.me].blocks_incl = incl.blocks;
+  const detail::agg_scan total = group_broadcast(g, incl, s.n - 1u);
+  g.sync();  // every blocks_incl written before the launch; after it only the launcher reads c, and
+             // every thread in the refused path below (no child grid exists then)
+  KLAP_TRACE(trace_scanned);
+  if (total.blocks == 0ull) {
+    if (s.me == 0u) pool_free(s.cfg);  // nothing launched: the slots go back at once
+    if (bad) (void)direct(s.own.grid, s.own.block, s.own.smem, s.own.stream, *reinterpret_cast<const Args*>(s.own_args));
+    KLAP_TRACE(trace_nothing);
+    return;
+  }
+  // one launch in the whole group (e.g. under `if (threadIdx.x == 0)` at block granularity) has
+  // nothing to aggregate; more blocks than one grid may have (gridDim.x) cannot be one grid,
+  // though each child is valid on its own: in both cases every thread launches its own child as
+  // written, here, where the aggregated launch would have been (its launches keep their order),
+  // and the slots go back once every thread has copied its own
+  const bool lone = total.launches == 1u && !cuda::std::is_same<cuda::std::decay_t<D>, typename agg_site<Args>::no_direct>::value;
+  if (lone || total.blocks > 0x7FFFFFFFull) {
+    if (on) {
+      ::new (static_cast<void*>(&s.own)) launch_cfg(c);
+      ::new (static_cast<void*>(s.own_args)) Args(s.args[s.me]);
+    }
+    g.sync();
+    if (s.me == 0u) pool_free(s.cfg);
+    KLAP_TRACE(trace_lone);
+    if (on)
+      check_launch(direct(s.own.grid, s.own.block, s.own.smem, s.own.stream, *reinterpret_cast<const Args*>(s.own_args)),
+                   lone ? "launch as written (klap::agg_site::flush, the group's only launch)"
+                        : "launch as written (klap::agg_site::flush, the aggregated grid would have more than 2^31-1 blocks)");
+    if (bad) (void)direct(s.own.grid, s.own.block, s.own.smem, s.own.stream, *reinterpret_cast<const Args*>(s.own_args));
+    KLAP_TRACE(trace_lone_done);
+    return;
+  }
+  bool refused = false;
+  if (total.launcher == static_cast<int>(s.me)) {
+    // every block of the child gives one back when it has read its slot (child_release); a
+    // child in the tail-launch stream starts only after this grid, so it takes no budget place
+    pool_hdr* h = reinterpret_cast<pool_hdr*>(s.cfg) - 1;
+    KLAP_TRACE(trace_acquire);
+    h->refs = release_count_for_launch(c.stream, total.blocks);
+    __threadfence();
+    KLAP_TRACE(trace_launch);
+    const cudaError_t e = launch(dim3(static_cast<unsigned>(total.blocks)), dim3(total.threads),
+                                 total.smem, c.stream, static_cast<const launch_cfg*>(s.cfg), s.n,
+                                 static_cast<const Args*>(s.args), static_cast<const Args&>(s.args[s.me]));
+    KLAP_TRACE(trace_launched);
+    if (e != cudaSuccess) {
+      release_launch_failed(h->refs);
+      // a full pending-launch buffer (or resources) would refuse the launches as written too, only
+      // more of them: reported as before, with the hint; so is a site without a launcher for them
+      if (detail::pending_buffer_full(e) || cuda::std::is_same<cuda::std::decay_t<D>, typename agg_site<Args>::no_direct>::value) {
+        check_launch(e, "aggregated launch");
+      } else {
+        detail::aggregate_refused(e);
+        refused = true;
+      }
+    }
+  }
+  // the aggregated launch happens before any later launch of the group's threads (a site in
+  // direct mode, a launch left as written): each thread's launches keep their order per stream
+  KLAP_TRACE(trace_sync_any);
+  if (group_sync_any(g, refused)) {
+    // The device runtime refused the aggregated grid (with another error than a full buffer):
+    // usually a variant lacks an attribute the program gave the child where klap could not see
+    // it, e.g. cudaFuncSetAttribute(child, cudaFuncAttributeMaxDynamicSharedMemorySize, ...) in
+    // another file. No child grid started, so the slots are intact: each thread launches its own
+    // child as written, here, where the aggregated launch would have been (its launches keep
+    // their order), then the slots go back. A launch as written that fails too is reported
+    // (check_launch), as in direct mode: e.g. a child that asked for more dynamic shared memory
+    // than even the original kernel allows, which the original thread would only have seen as an
+    // error. This assumes the device runtime refuses such a configuration at the launch itself
+    // (its error returned there), not later when the grid would start: not yet seen on a GPU.
+    KLAP_TRACE(trace_refused);
+    if (on)
+      check_launch(direct(c.grid, c.block, c.smem, c.stream, static_cast<const Args&>(s.args[s.me])),
+                   "launch as written (klap::agg_site::flush, the device runtime refused the aggregated launch)");
+    g.sync();  // every thread has launched from its slot
+    if (s.me == 0u) pool_free(s.cfg);
+  }
+  // (a configuration launchable() rejects but the device accepted at the record: launched as
+  // written, as the program did)
+  if (bad) (void)direct(s.own.grid, s.own.block, s.own.smem, s.own.stream, *reinterpret_cast<const Args*>(s.own_args));
+  KLAP_TRACE(trace_flushed);
+}
+
+// (always inlined: a weak member left out of line would take agg_flush in with it; see above)
+template <class Args>
+template <class G, class F, class D>
+__device__ __forceinline__ void agg_site<Args>::flush(const G& g, F&& launch, D&& direct) {
+  agg_flush(*this, g, launch, direct);
+}
 
 // COLLECTIVE over g (block_group or warp_group; all its threads). Rank 0 takes
 // align16(n*sizeof(launch_cfg)) + n*sizeof(Args) bytes from the pool (n = g.size()) and

@@ -220,6 +220,12 @@ __device__ inline const kcfg* kfirst_held(const ksite* s, const char*& args) {
   return reinterpret_cast<const kcfg*>(s->chunk[c]);
 }
 
+// The templates below, and the functions that call them, are in an unnamed namespace: internal
+// linkage, so that ptxas compiles one that nvcc leaves out of line within the register limit of
+// the kernel calling it (a weak function is compiled on its own, and a parent klap bounds to 64
+// registers then fails to build: see agg_flush in aggregate.cuh).
+namespace {
+
 // A pointer that one thread makes and every other thread of the grid waits for: the thread that
 // took the right index (`first`) stores make() into `slot` (release) and returns it; the others
 // spin (acquire, __nanosleep) until it is there. That thread is running, so no deadlock: independent
@@ -288,6 +294,7 @@ __device__ void klaunch_as_written(D& direct, dim3 grid, dim3 block, unsigned sm
                "a launch as written into cudaStreamTailLaunch (kernel granularity, klap's pool full)");
 }
 
+}  // namespace
 }  // namespace detail
 
 namespace {
@@ -450,7 +457,8 @@ template <class Args, class L, class D, bool AloneAsWritten = true>
 struct klaunchers {
   L launch;
   D direct;
-  __device__ cudaError_t operator()(const ksite* s, dim3 grid, dim3 block, unsigned smem, cudaStream_t stream) {
+  __device__ __forceinline__ cudaError_t operator()(const ksite* s, dim3 grid, dim3 block, unsigned smem,
+                                                   cudaStream_t stream) {
     return launch(s, grid, block, smem, stream);
   }
   // Launches the records of site s as written, by the calling thread (kfinish's), in record order,
@@ -460,29 +468,42 @@ struct klaunchers {
   // as written when they were made (krecord) and are skipped. A launch as written that fails is
   // reported (check_launch, naming `where`), as a group's in direct mode. kfinish also calls it for
   // a site with one record (nothing to aggregate).
-  __device__ __noinline__ void as_written(
-      ksite* s, const char* where = "launch as written (klap::kfinish, the device runtime refused the aggregated launch)") {
-    const unsigned long long all = s->packed >> kindex_shift;
-    const unsigned long long base = detail::kbase_cap(s);  // the base chunk's records come first
-    if (base != 0ull) launch_each(s->base, detail::kbase_args_offset(base), all < base ? all : base, where);
-    const unsigned long long count = detail::kchunked(s, all);
-    for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
-      char* chunk = s->chunk[c];
-      if (chunk == nullptr || chunk == detail::kchunk_missing()) continue;
-      const unsigned long long left = count - detail::kfirst(c);
-      launch_each(chunk, detail::kargs_offset(c), left < detail::kcap(c) ? left : detail::kcap(c), where);
-      pool_free(chunk);
-      s->chunk[c] = nullptr;
-    }
-  }
+  __device__ __forceinline__ void as_written(
+      ksite* s, const char* where = "launch as written (klap::kfinish, the device runtime refused the aggregated launch)");
   // Launches the n records of one chunk (its argument records at chunk + args_offset) as written.
-  __device__ void launch_each(const char* chunk, unsigned long long args_offset, unsigned long long n, const char* where) {
+  __device__ __forceinline__ void launch_each(const char* chunk, unsigned long long args_offset, unsigned long long n,
+                                             const char* where) {
     const kcfg* cfg = reinterpret_cast<const kcfg*>(chunk);
     const Args* args = reinterpret_cast<const Args*>(chunk + args_offset);
     for (unsigned long long r = 0; r < n; ++r)
       check_launch(direct(cfg[r].grid, cfg[r].block, cfg[r].smem, cfg[r].stream, args[r]), where);
   }
 };
+
+// klaunchers::as_written, out of line (kfinish is inlined into every kernel-granularity parent, and
+// this fallback inlined with it made those builds about 9% slower), as a function of the unnamed
+// namespace: internal linkage, so ptxas compiles it within the register limit of the calling kernel
+// (a weak member would be compiled without it; see agg_flush in aggregate.cuh).
+template <class Args, class L, class D, bool A>
+__device__ __noinline__ void kas_written(klaunchers<Args, L, D, A>& k, ksite* s, const char* where) {
+  const unsigned long long all = s->packed >> kindex_shift;
+  const unsigned long long base = detail::kbase_cap(s);  // the base chunk's records come first
+  if (base != 0ull) k.launch_each(s->base, detail::kbase_args_offset(base), all < base ? all : base, where);
+  const unsigned long long count = detail::kchunked(s, all);
+  for (unsigned c = 0; c < kchunk_count && detail::kfirst(c) < count; ++c) {
+    char* chunk = s->chunk[c];
+    if (chunk == nullptr || chunk == detail::kchunk_missing()) continue;
+    const unsigned long long left = count - detail::kfirst(c);
+    k.launch_each(chunk, detail::kargs_offset(c), left < detail::kcap(c) ? left : detail::kcap(c), where);
+    pool_free(chunk);
+    s->chunk[c] = nullptr;
+  }
+}
+
+template <class Args, class L, class D, bool A>
+__device__ __forceinline__ void klaunchers<Args, L, D, A>::as_written(ksite* s, const char* where) {
+  kas_written(*this, s, where);
+}
 
 // The launchers of one kernel-granularity site for kfinish (see klaunchers). Args: the site's
 // argument record type, as in krecord<Args>; AloneAsWritten: see klaunchers.

@@ -113,6 +113,41 @@ class RuntimeLibCompileTest {
     }
   }
 
+  /**
+   * klap's device code that takes the generated launchers or record types (agg_site::flush, the
+   * kernel-granularity record, finish and as-written paths) is never a weak function: ptxas compiles
+   * a weak function on its own, without the register limit of the kernel that calls it, so a parent
+   * klap bounds to 64 registers ({@code __launch_bounds__(1024)}) failed to build where nvcc left
+   * such a function out of line ("Entry function ... with max regcount of 64 calls function
+   * ...flush... with regcount of 68": random program 68000025, 2026-11-29). {@code src/test/ptx/linkage.cu}
+   * is compiled to PTX with {@code -G}, which inlines nothing but {@code __forceinline__}, so every
+   * such function is out of line; none of klap's ({@code _ZN4klap...}) instantiated with a lambda
+   * ({@code Ul}) or the test's record type ({@code LinkArgs}) may be {@code .weak}.
+   */
+  @Test
+  void outOfLineRuntimeCodeHasInternalLinkage() throws Exception {
+    Files.createDirectories(OUT);
+    Path ptx = OUT.resolve("linkage.ptx");
+    List<String> cmd = List.of(nvcc(), "-std=c++17", "-rdc=true", "-arch=sm_90", "-G", "-ptx", "-I", HEADERS.toString(),
+        "-o", ptx.toString(), Paths.get("src", "test", "ptx", "linkage.cu").toString());
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(p.waitFor(10, TimeUnit.MINUTES), "nvcc timed out");
+    assertEquals(0, p.exitValue(), String.join(" ", cmd) + "\n" + output);
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("^\\.weak \\.func\\s+(?:\\([^)]*\\)\\s*)?(_Z[A-Za-z0-9_]+)", java.util.regex.Pattern.MULTILINE)
+        .matcher(Files.readString(ptx));
+    List<String> weak = new ArrayList<>();
+    int functions = 0;
+    while (m.find()) {
+      functions++;
+      String name = m.group(1);
+      if (name.startsWith("_ZN4klap") && (name.contains("Ul") || name.contains("LinkArgs"))) weak.add(name);
+    }
+    assertTrue(functions > 0, "no weak function at all in " + ptx + ": the -G build did not keep functions out of line");
+    assertTrue(weak.isEmpty(), "weak klap functions (compiled without the caller's register limit): " + weak);
+  }
+
   @Test
   void headerIndexMatchesTheResourceDirectory() throws IOException {
     List<String> onDisk;
