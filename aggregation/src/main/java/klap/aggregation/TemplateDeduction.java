@@ -74,10 +74,10 @@ final class TemplateDeduction {
     private static final Set<String> CV = Set.of("const", "volatile");
     /** qualifiers that do not take part in deduction (pointer restrict; a kernel parameter's grid constant) */
     private static final Set<String> IGNORED = Set.of("__restrict__", "__restrict", "__grid_constant__");
-    /** tokens a simple type's core must not hold: declarators, packs, placeholder and computed types */
     /** the type specifiers that are keywords: a core of these alone hides no qualifier */
     private static final Set<String> KEYWORD_TYPES = Set.of("void", "bool", "char", "wchar_t", "char8_t", "char16_t",
             "char32_t", "short", "int", "long", "signed", "unsigned", "float", "double");
+    /** tokens a simple type's core must not hold: declarators, packs, placeholder and computed types */
     private static final Set<String> NOT_SIMPLE = Set.of("*", "&", "&&", "(", ")", "[", "]", "...", ".", "auto",
             "decltype", "typeof", "__typeof__", "=");
 
