@@ -94,11 +94,18 @@ final class TemplateDeduction {
         if (names == null || names.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
             return null;
         }
+        Set<String> locals = new java.util.HashSet<>();
+        for (Stmt.Decl d : Trees.collect(holder.body(), Stmt.Decl.class)) {
+            for (VarDecl v : d.vars()) {
+                locals.add(v.name());
+            }
+        }
         Map<String, String> exact = new LinkedHashMap<>();
         Map<String, String> traits = new LinkedHashMap<>();
         for (int i = 0; i < childParams.size(); i++) {
-            Shape c = Shape.of(childParams.get(i).type(text));
-            boolean dependent = c == null ? mentionsAny(childParams.get(i).type(text), names)
+            String childType = childParams.get(i).type(text);
+            Shape c = Shape.of(childType);
+            boolean dependent = c == null ? mentionsAny(childType, names)
                     : c.core.stream().anyMatch(names::contains);
             if (!dependent) {
                 continue;
@@ -109,7 +116,7 @@ final class TemplateDeduction {
             if (i >= launch.args().size()) {
                 continue;  // a default argument deduces nothing ([temp.deduct.call]/1: only arguments do)
             }
-            Param decl = argumentParam(launch.args().get(i), holder, text);
+            Param decl = argumentParam(launch.args().get(i), holder, locals, text);
             Shape a = decl == null ? null : Shape.of(decl.type(text));
             if (a == null || a.core.isEmpty()) {
                 continue;
@@ -160,17 +167,17 @@ final class TemplateDeduction {
 
     /**
      * @return the parameter of {@code holder} that argument {@code e} is a plain name of, where
-     *         nothing in {@code holder}'s body redeclares that name and it has no array or function
+     *         no local of {@code holder} ({@code locals}) has that name and it has no array or function
      *         type; else null
      */
-    private static Param argumentParam(Expr e, FunctionDef holder, String text) {
+    private static Param argumentParam(Expr e, FunctionDef holder, Set<String> locals, String text) {
         e = unparenthesized(e);
         if (e instanceof Expr.Binary b && b.op().equals("+")) {
             // p + i and i + p have p's type, less top-level cv ([expr.add]/4) for a pointer p and an
             // integral i (a program nvcc accepts has no other built-in form; an overloaded operator+
             // fails the generated static_assert): only where p is declared with a pointer written out
             for (Expr side : List.of(b.lhs(), b.rhs())) {
-                Param p = argumentParam(unparenthesized(side), holder, text);
+                Param p = argumentParam(side, holder, locals, text);
                 Shape sh = p == null ? null : Shape.of(p.type(text));
                 if (sh != null && sh.stars > 0) {
                     return p;
@@ -187,17 +194,8 @@ final class TemplateDeduction {
                 decl = q;
             }
         }
-        if (decl == null || decl.decay() != Param.Decay.NONE) {
-            return null;
-        }
-        for (Stmt.Decl d : Trees.collect(holder.body(), Stmt.Decl.class)) {
-            for (VarDecl v : d.vars()) {
-                if (v.name().equals(n.name())) {
-                    return null;  // a local of that name may be the one the argument names
-                }
-            }
-        }
-        return decl;
+        // a local of that name may be the one the argument names
+        return decl == null || decl.decay() != Param.Decay.NONE || locals.contains(n.name()) ? null : decl;
     }
 
     /**
