@@ -12,6 +12,7 @@ import klap.model.FunctionDef;
 import klap.model.SourceFile;
 import klap.model.SourceRange;
 import klap.transform.SyncSites;
+import klap.transform.TemplateDeduction;
 import klap.transform.Uniformity;
 
 /**

@@ -10,6 +10,7 @@ import klap.model.FunctionDef;
 import klap.model.Param;
 import klap.model.SourceRange;
 import klap.transform.EditSet;
+import klap.transform.TemplateParams;
 import klap.transform.Trees;
 
 /**

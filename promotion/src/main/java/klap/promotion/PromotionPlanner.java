@@ -16,6 +16,7 @@ import klap.model.Stmt;
 import klap.model.VarDecl;
 import klap.transform.Builtins;
 import klap.transform.Mutations;
+import klap.transform.TemplateDeduction;
 import klap.transform.Trees;
 
 /**
@@ -160,10 +161,17 @@ public final class PromotionPlanner {
                     templateValues.add(m.group(2));
                 }
             }
-            if (l.templateArgs() == null || !compactText(l.templateArgs()).equals(own)) {
-                throw new Refusal(at, "the launch names " + (l.templateArgs() == null ? "no template arguments"
-                        : "'" + l.templateArgs() + "'") + ", not the kernel's own '" + own + "': it starts another "
-                        + "instantiation, not the next link of this chain");
+            // without arguments: what C++ deduces ([temp.deduct.call]) names the own instantiation where
+            // a parameter T* passes a T* of this kernel for every T (TemplateDeduction's exact forms)
+            String args = l.templateArgs() != null ? l.templateArgs()
+                    : TemplateDeduction.deduce(src.slice(k.templateHeader()), k.params(), l, k, src.text());
+            if (args == null || !compactText(args).equals(own)) {
+                throw new Refusal(at, l.templateArgs() != null ? "the launch names '" + l.templateArgs()
+                        + "', not the kernel's own '" + own + "': it starts another instantiation, not the next "
+                        + "link of this chain" : "the launch names no template arguments, and klap cannot prove that "
+                        + "C++ deduces the kernel's own '" + own + "' (it proves it from a parameter T* passed a T* of "
+                        + "the kernel, for each T); write " + k.name() + own + "<<<...>>>(...) if that is the "
+                        + "instantiation it starts");
             }
         }
         if (k.memberOf() != null || k.externC()) {

@@ -407,6 +407,70 @@ class PromotionPassTest {
                 "k_klap_body<B, T>(klap_pc, make_uint3(0u, 0u, 0u), dim3(1u, 1u, 1u), in, out, t + (long long)klap_j * (1), n);");
     }
 
+    /**
+     * A self-launch without template arguments: a parameter {@code T*} passed a {@code T*} of the
+     * kernel (its name, or that name plus an offset) makes C++ deduce exactly {@code T} for every
+     * {@code T}, the kernel's own instantiation ([temp.deduct.call]/4; review 2026-11-29). The output
+     * is the one of the launch with {@code <T, U>} written out.
+     */
+    @Test
+    void aSelfLaunchWhoseTemplateArgumentsCppDeducesAsTheOwnIsPromoted() {
+        String deduced = """
+                template <typename T, class U>
+                __global__ void k(T* data, U* const out, int t, int n)
+                {
+                    if (threadIdx.x == 0) out[t] = (U)data[t];
+                    if (threadIdx.x == 0 && t + 1 < n) k<<<1, 32>>>((data + 1), out, t + 1, n);
+                }
+                """;
+        String written = deduced.replace("k<<<", "k<T, U><<<");
+        for (PromoteMode m : PromoteMode.values()) {
+            PromotionPass.Result r = run(deduced, m, 4);
+            assertEquals(List.of("k"), r.promoted(), m + " " + r.diagnostics());
+            assertEquals(run(written, m, 4).text(), r.text(), m.toString());
+        }
+    }
+
+    /**
+     * Where the deduction may name another instantiation, the self-launch without template arguments
+     * is not promoted: {@code const T*} and a by-value {@code T} deduce {@code float} in
+     * {@code k<const float>} (top-level and pointee cv dropped); an argument that is not a name of the
+     * kernel's parameter (a cast); a local that shadows the parameter; a template parameter that no
+     * argument deduces; a non-type template parameter.
+     */
+    @Test
+    void aSelfLaunchWithoutTemplateArgumentsThatMayNameAnotherInstantiationIsNotPromoted() {
+        for (String code : List.of("""
+                template <typename T> __global__ void k(const T* a, int t, int n, T key)
+                {
+                    if (threadIdx.x == 0 && t < n) k<<<1, 32>>>(a, t + 1, n, key);
+                }
+                """, """
+                template <typename T> __global__ void k(T* a, int t, int n)
+                {
+                    if (threadIdx.x == 0 && t < n) k<<<1, 32>>>(static_cast<T*>(a), t + 1, n);
+                }
+                """, """
+                template <typename T> __global__ void k(T* a, int t, int n)
+                {
+                    float* a2 = nullptr;
+                    if (threadIdx.x == 0 && t < n) { float* a = a2; k<<<1, 32>>>(a, t + 1, n); }
+                }
+                """, """
+                template <typename T, typename U> __global__ void k(T* a, int t, int n)
+                {
+                    if (threadIdx.x == 0 && t < n) k<<<1, 32>>>(a, t + 1, n);
+                }
+                """, """
+                template <typename T, int B> __global__ void k(T* a, int t, int n)
+                {
+                    if (threadIdx.x == 0 && t < n) k<<<1, B>>>(a, t + 1, n);
+                }
+                """)) {
+            refused(code, "the launch names no template arguments, and klap cannot prove that C++ deduces the kernel's own");
+        }
+    }
+
     @Test
     void kernelsThatDoNotLaunchThemselvesAreLeftAloneSilently() {
         String code = """

@@ -1,10 +1,10 @@
-package klap.aggregation;
+package klap.transform;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** Reads the parameter names of a {@code template<...>} header, to name a template's own instantiation. */
-final class TemplateParams {
+public final class TemplateParams {
     private TemplateParams() {
     }
 
@@ -12,7 +12,7 @@ final class TemplateParams {
      * @param header the header text, e.g. {@code template <typename T, int N = 4, class... Ts>}
      * @return the argument list naming the parameters, e.g. {@code <T, N, Ts...>}
      */
-    static String argumentList(String header) {
+    public static String argumentList(String header) {
         int lt = header.indexOf('<');
         int gt = header.lastIndexOf('>');
         if (lt < 0 || gt <= lt) {
@@ -42,7 +42,7 @@ final class TemplateParams {
      *         for the definition of a function whose prototype (with the defaults) comes first; C++
      *         forbids repeating a default template argument ([temp.param]/12)
      */
-    static String withoutDefaults(String header) {
+    public static String withoutDefaults(String header) {
         int lt = header.indexOf('<');
         int gt = header.lastIndexOf('>');
         if (lt < 0 || gt <= lt || !header.contains("=")) {
@@ -57,7 +57,7 @@ final class TemplateParams {
     }
 
     /** @return the parts of {@code s} between its commas outside brackets (a blank last part is dropped) */
-    static List<String> splitTopLevel(String s) {
+    public static List<String> splitTopLevel(String s) {
         List<String> out = new ArrayList<>();
         int start = 0;
         for (int comma = topLevelIndex(s, ','); comma >= 0; comma = topLevelIndex(s.substring(start), ',')) {
@@ -71,7 +71,7 @@ final class TemplateParams {
     }
 
     /** @return the index of {@code ch} outside brackets, or -1 */
-    static int topLevelIndex(String s, char ch) {
+    public static int topLevelIndex(String s, char ch) {
         int depth = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

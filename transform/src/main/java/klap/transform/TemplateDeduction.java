@@ -1,4 +1,4 @@
-package klap.aggregation;
+package klap.transform;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,7 +13,6 @@ import klap.model.FunctionDef;
 import klap.model.Param;
 import klap.model.Stmt;
 import klap.model.VarDecl;
-import klap.transform.Trees;
 
 /**
  * Spells out the template arguments that a launch of a template kernel leaves to deduction, for the
@@ -61,12 +60,15 @@ import klap.transform.Trees;
  * Arguments of other forms ({@code p - i}, a local, a call) deduce nothing here; a program nvcc
  * accepts deduces the same {@code P} from every argument, so one argument of the forms above
  * suffices for each {@code P} (a text spelling before a traits one). Two text spellings that differ
- * (a typedef and its type) make the launch undeducible here. The generated code has the compiler
- * check every deduction klap made ({@code CudaText.checked}: a {@code static_assert} against a
- * never-defined function template of the child's parameters), so a wrong one is a build error at
- * the launch.
+ * (a typedef and its type) make the launch undeducible here. Aggregation's generated code has the
+ * compiler check every deduction klap made (aggregation's {@code CudaText.checked}: a
+ * {@code static_assert} against a never-defined function template of the child's parameters), so a
+ * wrong one is a build error at the launch. Promotion takes a deduction only where it is the
+ * text of the kernel's own template parameters ({@code <T>} from {@code T* a} passing {@code a}),
+ * the one form that names the launching instantiation for every {@code T}
+ * ({@code PromotionPlanner}).
  */
-final class TemplateDeduction {
+public final class TemplateDeduction {
     private TemplateDeduction() {
     }
 
@@ -89,7 +91,7 @@ final class TemplateDeduction {
      * @param text        the unit's text (every range refers to it)
      * @return the template argument list, e.g. {@code <Type>}, or null (see the class comment)
      */
-    static String deduce(String header, List<Param> childParams, Expr.Launch launch, FunctionDef holder, String text) {
+    public static String deduce(String header, List<Param> childParams, Expr.Launch launch, FunctionDef holder, String text) {
         List<String> names = typeParameters(header);
         if (names == null || names.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
             return null;
