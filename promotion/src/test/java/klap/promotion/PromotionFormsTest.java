@@ -244,6 +244,14 @@ class PromotionFormsTest {
         assertEquals(List.of("K"), run("lam_bid", PromoteMode.PO).promoted());
     }
 
+    /** A self-launch without template arguments that C++ deduces as the kernel's own (PromotionPassTest). */
+    @Test
+    void aTemplateSelfLaunchThatDeducesTheOwnInstantiationIsPromoted() throws IOException {
+        for (PromoteMode m : PromoteMode.values()) {
+            assertEquals(List.of("scan"), run("tpl_deduced", m).promoted(), m.toString());
+        }
+    }
+
     /** Every promoted form compiles with nvcc (header comments, default arguments, __grid_constant__, braced arguments, ...). */
     @TestFactory
     List<DynamicTest> everyPromotedFormCompiles() throws Exception {
