@@ -1343,9 +1343,129 @@ final class SitePlanner {
                     continue; // flushed at the same region end, after s (source order)
                 }
             }
+            if (s.gridWide() ? exclusiveBranches(f, s.stmt(), op, f.body().range().offset(), f.body().range().end())
+                    : exclusiveBranches(f, s.stmt(), op, s.region().start(), s.region().end())) {
+                continue;
+            }
             return off;
         }
         return null;
+    }
+
+    /**
+     * @return true if no thread runs both statement {@code a} and launching operation {@code op}
+     *         between entering the region {@code [from, to)} and its end, where klap launches what
+     *         {@code a} recorded. With {@code p} the innermost statement that holds both:
+     *         <ul>
+     *         <li>they are in the two branches of {@code p}, an {@code if}/{@code else};</li>
+     *         <li>or in two statements of {@code p}, a block (the cases of a {@code switch}), with a
+     *         statement from the first of the two up to the second that always ends in a
+     *         {@code break}, {@code continue} or {@code return}: no fall-through from one to the
+     *         other (a label is reached only by a {@code goto} or the {@code switch});</li>
+     *         <li>or the thread of the earlier one returns before it leaves its statement of
+     *         {@code p} ({@code if (c) { a<<<...>>>(); return; } b<<<...>>>();}, {@link #returnsWithin});</li>
+     *         </ul>
+     *         and every loop around {@code p} holds the whole region (each pass through the region
+     *         goes through its end before the loop comes back). Without a loop, a thread reaches a
+     *         statement earlier in the text only by a {@code goto}: a {@code goto} in the function,
+     *         an operation in a lambda (which may be called elsewhere) or in a declaration's
+     *         constructor never counts as exclusive. Public CDP code (review 2026-11-29): a launch in
+     *         the {@code if} branch was made in place because of launches left as written in the
+     *         {@code else} branch.
+     */
+    private boolean exclusiveBranches(FunctionDef f, Stmt a, Expr op, int from, int to) {
+        Trees t = ctx.uni(f).trees();
+        Stmt b = op instanceof Expr.Lambda ? null : t.owner(op);
+        if (b == null || Trees.collect(f.body(), Stmt.Jump.class).stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+            return false;
+        }
+        Stmt p = t.parent(a);
+        while (p != null && !t.isAncestorOrSelf(p, b)) {
+            p = t.parent(p);
+        }
+        if (p == null || p == b) {
+            return false;
+        }
+        Stmt belowA = childOnPath(t, p, a);
+        Stmt belowB = childOnPath(t, p, b);
+        boolean apart = false;
+        if (p instanceof Stmt.If i) {
+            apart = i.then() != null && i.otherwise() != null && (belowA == i.then() && belowB == i.otherwise()
+                    || belowA == i.otherwise() && belowB == i.then());
+        } else if (p instanceof Stmt.Block blk) {
+            int x = blk.stmts().indexOf(belowA);
+            int y = blk.stmts().indexOf(belowB);
+            for (int k = Math.min(x, y); k >= 0 && k < Math.max(x, y); k++) {
+                apart |= endsInJump(blk.stmts().get(k));
+            }
+        }
+        boolean aFirst = a.range().offset() < op.range().offset();
+        apart |= returnsWithin(t, aFirst ? a : b, aFirst ? belowA : belowB);
+        if (!apart) {
+            return false;
+        }
+        for (Stmt.Loop l = t.enclosingLoop(p); l != null; l = t.enclosingLoop(l)) {
+            if (l.range().offset() > from || l.range().end() < to) {
+                return false;  // the loop lies inside the region: a later pass takes the other branch before the end
+            }
+        }
+        return true;
+    }
+
+    /** @return the child of {@code p} that holds {@code s} (an ancestor of {@code s} or {@code s} itself) */
+    private static Stmt childOnPath(Trees t, Stmt p, Stmt s) {
+        Stmt x = s;
+        while (t.parent(x) != p) {
+            x = t.parent(x);
+        }
+        return x;
+    }
+
+    /**
+     * @return true if a thread that runs statement {@code s} returns before it leaves {@code top} (an
+     *         ancestor of {@code s} or {@code s} itself): in a block between them, a statement after the
+     *         one that holds {@code s} ends in a {@code return}, and no {@code break} or
+     *         {@code continue} (which could leave for a statement outside that block) comes before it
+     */
+    private static boolean returnsWithin(Trees t, Stmt s, Stmt top) {
+        if (breaksOrContinues(s)) {
+            return false;  // the rest of s may leave it for a statement the scan below does not see
+        }
+        for (Stmt x = s; x != top; x = t.parent(x)) {
+            if (t.parent(x) instanceof Stmt.Block blk) {
+                for (Stmt next : blk.stmts().subList(blk.stmts().indexOf(x) + 1, blk.stmts().size())) {
+                    if (breaksOrContinues(next)) {
+                        return false;
+                    }
+                    if (endsInReturn(next)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** @return true if {@code s} holds a {@code break} or {@code continue} */
+    private static boolean breaksOrContinues(Stmt s) {
+        return Trees.collect(s, Stmt.Jump.class).stream().anyMatch(j -> j.kind() == Stmt.JumpKind.BREAK
+                || j.kind() == Stmt.JumpKind.CONTINUE);
+    }
+
+    /** @return true if every pass through {@code s} that reaches its end returns: a {@code return}, or a block that ends in one */
+    private static boolean endsInReturn(Stmt s) {
+        if (s instanceof Stmt.Jump j) {
+            return j.kind() == Stmt.JumpKind.RETURN;
+        }
+        return s instanceof Stmt.Block b && !b.stmts().isEmpty() && endsInReturn(b.stmts().get(b.stmts().size() - 1));
+    }
+
+    /** @return true if every pass through {@code s} ends in a {@code break}, {@code continue} or {@code return} */
+    private static boolean endsInJump(Stmt s) {
+        if (s instanceof Stmt.Jump j) {
+            return j.kind() != Stmt.JumpKind.GOTO;
+        }
+        return s instanceof Stmt.Block b && !b.stmts().isEmpty() && endsInJump(b.stmts().get(b.stmts().size() - 1));
     }
 
     // ---- if constexpr (review 2026-11-27) ----
