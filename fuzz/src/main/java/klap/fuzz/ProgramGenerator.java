@@ -157,6 +157,8 @@ public final class ProgramGenerator {
     private final Random nineteenth;
     /** the generator of the shapes of {@link Shape#generation} 19 (DEDUCED_TEMPLATE), for the same reason */
     private final Random twentieth;
+    /** the generator of the shapes of {@link Shape#generation} 20 (EXCLUSIVE_LAUNCHES), for the same reason */
+    private final Random twentyFirst;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -189,6 +191,7 @@ public final class ProgramGenerator {
         this.eighteenth = new Random(seed * 0xA4093822299F31D1L + 17209);
         this.nineteenth = new Random(seed * 0xD6E8FEB86659FD93L + 18223);
         this.twentieth = new Random(seed * 0x9FB21C651E98DF25L + 19211);
+        this.twentyFirst = new Random(seed * 0xC2B2AE3D27D4EB4FL + 20231);
     }
 
     /**
@@ -1559,6 +1562,60 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#EXCLUSIVE_LAUNCHES}: a launch and another that no thread runs both of, the second
+     * in a loop of per-thread trip count (in place: it goes out at once): the two branches of an
+     * {@code if}/{@code else}, of an {@code if}/{@code else if}, two cases of a {@code switch} with
+     * a {@code break} between them, or an {@code if} whose launch is followed by a {@code return}
+     * with the loop after it. Sometimes after a guard, or in a loop of uniform trip count (the
+     * region is then in the loop, flushed on every pass).
+     */
+    private Extra makeExclusiveLaunches(int id) {
+        String name = "fz_ex" + id;
+        int form = pick(4);
+        boolean guard = chance(0.4);
+        boolean loop = form != 3 && chance(0.3);
+        features.add("exclusive-launches:" + new String[] {"if-else", "else-if", "switch", "if-return"}[form]
+                + (guard ? ":guard" : "") + (loop ? ":loop" : ""));
+        String in = loop ? "    " : "  ";
+        String r = loop ? " + q * 7919" : "";
+        List<Code> body = new ArrayList<>();
+        if (guard) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        if (loop) {
+            body.add(Code.same("  for (int q = 0; q < 1 + k % 3; ++q) {"));
+        }
+        int site = siteCount++;
+        Code first = childLaunch(anyChild(), "1 + gt % 2", "1 + (gt * 5 + k) % 48", null, "data + gt % 256", tag(site, r),
+                "gt % 50", "0");
+        int site2 = siteCount++;
+        Code second = childLaunch(anyChild(), "1", "1 + gt % 32", null, "data + (gt + 3) % 256",
+                tag(site2, r + " + rr * 131"), "(gt + rr) % 50", "0");
+        String loopHead = "for (int rr = 0; rr < gt % 3; ++rr) ";
+        String cond = "(gt * 7 + k) % 3 == 0";
+        switch (form) {
+            case 0, 1 -> {
+                String otherCond = form == 0 ? " else { " : " else if (gt % 2 == 1) { ";
+                body.add(new Code(in + "if (" + cond + ") { " + first.device + " }" + otherCond + loopHead + second.device + " }",
+                        in + "if (" + cond + ") { " + first.cpu + " }" + otherCond + loopHead + second.cpu + " }"));
+            }
+            case 2 -> body.add(new Code(in + "switch ((gt * 7 + k) % 4) { case 0: " + first.device + " break; case 2: "
+                    + loopHead + second.device + " break; default: break; }",
+                    in + "switch ((gt * 7 + k) % 4) { case 0: " + first.cpu + " break; case 2: " + loopHead + second.cpu
+                    + " break; default: break; }"));
+            default -> {
+                body.add(new Code(in + "if (" + cond + ") { " + first.device + " return; }",
+                        in + "if (" + cond + ") { " + first.cpu + " return; }"));
+                body.add(new Code(in + loopHead + second.device, in + loopHead + second.cpu));
+            }
+        }
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     /** {@code c} with its launch's {@code <<<} and {@code >>>} written as {@code opener} and {@code closer}. */
     private static Code spaced(Code c, String opener, String closer) {
         int i = c.device.indexOf("<<<");
@@ -2270,6 +2327,7 @@ public final class ProgramGenerator {
             case 17 -> eighteenth;
             case 18 -> nineteenth;
             case 19 -> twentieth;
+            case 20 -> twentyFirst;
             default -> rnd;
         };
     }
@@ -2340,6 +2398,7 @@ public final class ProgramGenerator {
                     case LONE_LAUNCHER -> makeLoneLauncher(id);
                     case SPACED_CHEVRONS -> makeSpacedChevrons(id);
                     case DEDUCED_TEMPLATE -> makeDeducedTemplate(id);
+                    case EXCLUSIVE_LAUNCHES -> makeExclusiveLaunches(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }
