@@ -93,8 +93,10 @@ final class ChildRefusals {
         }
         if (child.templateHeader() != null && ctx.templateArgs(l) == null) {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
-                    + "is not aggregated: klap deduces them only from arguments that are parameters of the launching "
-                    + "function, passed as they are; write " + l.kernelName() + "<...><<<...>>>(...)", "template-args");
+                    + "is not aggregated: klap deduces a type parameter P only from a child parameter written P, cv P "
+                    + "or cv P* whose argument is a parameter of the launching function (as it is, or a pointer plus an "
+                    + "offset), and it found none for at least one of them; write " + l.kernelName()
+                    + "<...><<<...>>>(...)", "template-args");
         }
         for (Param q : child.params()) {
             if (ctx.slice(q.range()).contains("...")) {

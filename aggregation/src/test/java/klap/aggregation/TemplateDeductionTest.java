@@ -70,6 +70,11 @@ class TemplateDeductionTest {
             typename T | T* p, T w                      | real* q, real r                     | q, r      | <real>
             typename T | T* p                           | const real* q                       | q         | <const real>
             typename T | T& r                           | int q                               | q         | NONE
+            typename T | T& r, T* p                     | int q, int* s                       | q, s      | <int>
+            typename T | Box<T> b, T x                  | Box<int> q, long m                  | q, m      | <long>
+            typename T | T x, typename Holder<T>::Vec v | float q, float* s                   | q, s      | <float>
+            typename T | T x, Box<typename Holder<T>::Vec> v | unsigned q, Box<unsigned*> s  | q, s      | <unsigned>
+            typename T | typename Holder<T>::Vec v      | float* s                            | s         | NONE
             typename T | Box<T> b                       | Box<int> q                          | q         | NONE
             typename T | T** p                          | int** q                             | q         | NONE
             typename T | T* p                           | int q[4]                            | q         | NONE
@@ -80,7 +85,7 @@ class TemplateDeductionTest {
             """)
     void deducesTheArgumentsCppDeduces(String header, String params, String holder, String args, String expected) {
         String code = "typedef float real;\ntypedef const int cint;\ntypedef float* rptr;\nnamespace ns { template <class A, int B> struct Vec { A a[B]; }; }\n"
-                + "template <class A> struct Box { A a; };\n"
+                + "template <class A> struct Box { A a; };\ntemplate <class A> struct Holder { using Vec = A*; };\n"
                 + "template <" + header + "> __global__ void child(" + params + ") {}\n"
                 + "__global__ void parent(" + holder + ") { child<<<1, 32>>>(" + args + "); }\n";
         assertEquals(expected, deduced(code), code);

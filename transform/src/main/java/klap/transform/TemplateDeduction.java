@@ -40,7 +40,11 @@ import klap.model.VarDecl;
  * <li>the child's parameter has the type {@code P}, {@code cv P}, {@code cv P*} or {@code cv P* cv}
  * (cv: {@code const}/{@code volatile}; {@code __restrict__} and {@code __grid_constant__} do not take
  * part in deduction); a parameter that names a template parameter in any other way (a reference,
- * {@code Vec<P>}, {@code P::type}, {@code P**}) makes the whole launch undeducible here;</li>
+ * {@code Vec<P>}, {@code P**}, a non-deduced context such as {@code typename Box<P>::Vec}) deduces
+ * nothing here: in a program nvcc accepts, every parameter deduces the same {@code P} or none
+ * ([temp.deduct.type]/2), so the others suffice where they deduce every {@code P} (until
+ * 2026-11-29 such a parameter made the whole launch undeducible: a public physics code passes a
+ * {@code PlainStruct<typename HardCore<T, E>::DeviceVector>} beside a {@code T});</li>
  * <li>the argument is a plain name of a parameter of the function that holds the launch (CDT's
  * binding: {@link Expr.NameKind#PARAM}), declared without array or function type, whose name no
  * local of that function redeclares and whose launch is not inside a lambda: its declared type
@@ -113,7 +117,10 @@ public final class TemplateDeduction {
                 continue;
             }
             if (c == null || c.ref || c.stars > 1 || c.core.size() != 1 || !names.contains(c.core.get(0))) {
-                return null;  // P in a form whose deduction klap does not model
+                // P in a form whose deduction klap does not model (P&, Vec<P>, a non-deduced
+                // typename Box<P>::Vec): it deduces nothing here; in a program nvcc accepts, what it
+                // deduces, if anything, agrees with the other parameters ([temp.deduct.type]/2)
+                continue;
             }
             if (i >= launch.args().size()) {
                 continue;  // a default argument deduces nothing ([temp.deduct.call]/1: only arguments do)
