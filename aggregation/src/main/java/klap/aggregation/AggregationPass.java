@@ -267,6 +267,9 @@ public final class AggregationPass {
                 group.inPlace(s, e, fine);
             }
         }
+        // the survivor mask first: its declaration goes before a region that starts at the first guard
+        // (`if (c) { child<<<...>>>(...); return; }` is both), so that regions after it still see it
+        group.survivorMask(plans.of(f), e);
         List<List<SitePlan>> groups = List.copyOf(regions.values());
         // a region before every region around it, and in source order otherwise (by end offset, then size):
         // where an inner region (with its convergent loop's closing text) ends at the same offset as an
@@ -278,7 +281,6 @@ public final class AggregationPass {
             group.region(sites, groups, e, fine);
             group.convergentLoop(sites, groups, e);
         }
-        group.survivorMask(plans.of(f), e);
         mallocs.edit(f, e, fine);
         return e;
     }

@@ -661,7 +661,10 @@ class CorrectnessRulesTest {
                 """, g);
         assertFalse(x.hasErrors(), x.diagnostics().toString());
         assertEquals(2, x.sites(), x.diagnostics().toString());
-        inOrder(x.text(), "int klap_x1 = 0; unsigned klap_live", "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) {} else {",
+        // the mask is declared before the guard region's block (2026-11-29: a region that ends with the
+        // first guard would otherwise hide it from the code after it)
+        inOrder(x.text(), "unsigned klap_live = klap::warp_group::of(klap_blk).mask(); { auto klap_g1", "int klap_x1 = 0; "
+                + "if (klap::guard_exit(klap_live, static_cast<bool>(i >= n))) {} else {",
                 "if (a[r] > 3) { klap_x0 = 1; goto klap_r0; }", "klap_r0:; klap_s0.flush(",
                 "if (klap::guard_exit(klap_live, klap_ret0)) { klap_x1 = 1; goto klap_r1; } }", "klap_s1.record(",
                 "klap_r1:; klap_s1.flush(", "if (klap_x1 == 1) return; }");
@@ -1012,6 +1015,15 @@ class CorrectnessRulesTest {
             assertTrue(r.sites() == 1, r.diagnostics().toString());
             inOrder(r.text(), "for (int k = 0; k < n; ++k) { { auto klap_g0", "if (k == c) klap_s0.record(",
                     "else b<<<1, 32>>>(p); klap_s0.flush(");
+            // the launch before a return is the kernel's first guard and its own region: the survivors'
+            // mask is declared before that region's block, where the loop after it still sees it (random
+            // program 69400018 did not build: identifier "klap_live" is undefined)
+            var ret = Check.run(head + "if (c == 0) { a<<<1, 32>>>(p); return; } for (int r = 0; r < c % 3; ++r) "
+                    + "a<<<1, 4>>>(p + r);\n}\n", g);
+            assertTrue(ret.sites() == 2, ret.diagnostics().toString());
+            inOrder(ret.text(), "unsigned klap_live = klap::warp_group::of(klap_blk).mask(); { auto klap_g0",
+                    "if (klap::guard_exit(klap_live, static_cast<bool>(c == 0))) { klap_s0.record(", "klap_s0.flush(",
+                    "if (klap_x0 == 1) return; }", "klap::group_any(klap::warp_group::from_mask(klap_live)");
         }
     }
 
