@@ -1376,7 +1376,7 @@ final class SitePlanner {
     private boolean exclusiveBranches(FunctionDef f, Stmt a, Expr op, int from, int to) {
         Trees t = ctx.uni(f).trees();
         Stmt b = op instanceof Expr.Lambda ? null : t.owner(op);
-        if (b == null || Trees.collect(f.body(), Stmt.Jump.class).stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+        if (b == null || convergence(f).usesGoto()) {
             return false;
         }
         Stmt p = t.parent(a);
@@ -1396,7 +1396,7 @@ final class SitePlanner {
             int x = blk.stmts().indexOf(belowA);
             int y = blk.stmts().indexOf(belowB);
             for (int k = Math.min(x, y); k >= 0 && k < Math.max(x, y); k++) {
-                apart |= endsInJump(blk.stmts().get(k));
+                apart |= endsIn(blk.stmts().get(k), LEAVING);
             }
         }
         boolean aFirst = a.range().offset() < op.range().offset();
@@ -1437,7 +1437,7 @@ final class SitePlanner {
                     if (breaksOrContinues(next)) {
                         return false;
                     }
-                    if (endsInReturn(next)) {
+                    if (endsIn(next, Set.of(Stmt.JumpKind.RETURN))) {
                         return true;
                     }
                 }
@@ -1452,20 +1452,16 @@ final class SitePlanner {
                 || j.kind() == Stmt.JumpKind.CONTINUE);
     }
 
-    /** @return true if every pass through {@code s} that reaches its end returns: a {@code return}, or a block that ends in one */
-    private static boolean endsInReturn(Stmt s) {
-        if (s instanceof Stmt.Jump j) {
-            return j.kind() == Stmt.JumpKind.RETURN;
-        }
-        return s instanceof Stmt.Block b && !b.stmts().isEmpty() && endsInReturn(b.stmts().get(b.stmts().size() - 1));
-    }
+    /** The jumps after which a thread does not fall through to the next statement of its block. */
+    private static final Set<Stmt.JumpKind> LEAVING = Set.of(Stmt.JumpKind.BREAK, Stmt.JumpKind.CONTINUE,
+            Stmt.JumpKind.RETURN);
 
-    /** @return true if every pass through {@code s} ends in a {@code break}, {@code continue} or {@code return} */
-    private static boolean endsInJump(Stmt s) {
+    /** @return true if every pass through {@code s} that reaches its end takes a jump of {@code kinds}: one, or a block that ends in one */
+    private static boolean endsIn(Stmt s, Set<Stmt.JumpKind> kinds) {
         if (s instanceof Stmt.Jump j) {
-            return j.kind() != Stmt.JumpKind.GOTO;
+            return kinds.contains(j.kind());
         }
-        return s instanceof Stmt.Block b && !b.stmts().isEmpty() && endsInJump(b.stmts().get(b.stmts().size() - 1));
+        return s instanceof Stmt.Block b && !b.stmts().isEmpty() && endsIn(b.stmts().get(b.stmts().size() - 1), kinds);
     }
 
     // ---- if constexpr (review 2026-11-27) ----

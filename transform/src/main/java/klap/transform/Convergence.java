@@ -166,6 +166,8 @@ public final class Convergence {
     private final Uniformity uni;
     private final Trees trees;
     private final List<Stmt.Jump> jumps;
+    /** whether the function has a {@code goto} (then no region, and a thread may reach any statement again) */
+    private final boolean gotos;
 
     private final klap.model.SourceFile src;
 
@@ -189,6 +191,12 @@ public final class Convergence {
         this.uni = uni;
         this.trees = uni.trees();
         this.jumps = Trees.collect(fn.body(), Stmt.Jump.class);
+        this.gotos = jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO);
+    }
+
+    /** @return true if the function has a {@code goto} */
+    public boolean usesGoto() {
+        return gotos;
     }
 
     /**
@@ -199,7 +207,7 @@ public final class Convergence {
     public Placement place(Stmt site) {
         Placement p = placeInGroup(site);
         if (p instanceof Placement.Immediate && fn.kind() == FunctionDef.Kind.KERNEL
-                && jumps.stream().noneMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+                && !gotos) {
             // no region for the warp, the block or the survivors: the innermost loop around the site
             // can still be run by the lanes that arrive at it together
             List<Stmt> path = trees.path(site);
@@ -214,7 +222,7 @@ public final class Convergence {
         if (fn.kind() != FunctionDef.Kind.KERNEL) {
             return new Placement.Immediate("it is in a __device__ function, whose callers' control flow is unknown");
         }
-        if (jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+        if (gotos) {
             return new Placement.Immediate("the kernel uses goto");
         }
         List<Stmt> path = trees.path(site);
@@ -345,7 +353,7 @@ public final class Convergence {
      */
     public Placement.Deferred survivorsOnly(Stmt site, Region region) {
         if (region.guardBlock() != fn.body() || region.guards().isEmpty() || region.survivors() || region.convergentLoop()
-                || jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO)) {
+                || gotos) {
             return null;
         }
         // (the guard region's guards come before the body's statement that holds the site)
