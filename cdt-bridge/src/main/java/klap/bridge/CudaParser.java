@@ -10,8 +10,11 @@ import java.util.Map;
 import java.util.Set;
 
 import org.eclipse.cdt.core.dom.ast.ASTVisitor;
+import org.eclipse.cdt.core.dom.ast.IASTExpression;
 import org.eclipse.cdt.core.dom.ast.IASTFileLocation;
+import org.eclipse.cdt.core.dom.ast.IASTFunctionDefinition;
 import org.eclipse.cdt.core.dom.ast.IASTName;
+import org.eclipse.cdt.core.dom.ast.IASTNode;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorElifStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorEndifStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorIfStatement;
@@ -24,8 +27,10 @@ import org.eclipse.cdt.core.dom.ast.IASTPreprocessorPragmaStatement;
 import org.eclipse.cdt.core.dom.ast.IASTPreprocessorStatement;
 import org.eclipse.cdt.core.dom.ast.IASTProblem;
 import org.eclipse.cdt.core.dom.ast.IASTTranslationUnit;
+import org.eclipse.cdt.core.dom.ast.IASTUnaryExpression;
 import org.eclipse.cdt.core.dom.ast.IBinding;
 import org.eclipse.cdt.core.dom.ast.IMacroBinding;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPASTTemplateDeclaration;
 import org.eclipse.cdt.core.dom.ast.gnu.cpp.GPPLanguage;
 import org.eclipse.cdt.core.model.ILanguage;
 import org.eclipse.cdt.core.parser.DefaultLogService;
@@ -231,6 +236,7 @@ public final class CudaParser {
             }
         }
         pragmas.sort(Comparator.comparingInt(p -> p.range().offset()));
+        noteHeaderLaunches(tu, file, headers, diags);
         diags.sort(Comparator.comparing((Diagnostic d) -> !d.file().equals(String.valueOf(file)))
             .thenComparingInt(Diagnostic::line).thenComparingInt(Diagnostic::column));
         HeaderFunctions inHeaders = new HeaderFunctions(tu, mainPath);
@@ -242,6 +248,100 @@ public final class CudaParser {
         }
         return new CudaUnit(src, functions, pragmas, dedupe(diags), Set.copyOf(elsewhere), Set.copyOf(unseen),
             Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque));
+    }
+
+    /**
+     * Notes, once per header, the device-side launches that the project's own headers hold (a kernel
+     * or {@code __device__} function of an included {@code "kernels.cuh"}, or of an included {@code .cu}
+     * file). klap transforms the file it is given and leaves every header as written, so those launches
+     * stay CDP launches; without a word the user would find nothing aggregated and not know why.
+     * One note {@code [klap-header-launches]} at the header's first such launch ({@code file:line:col}
+     * of its {@code <<<}) gives their number and what to do. Launches in host functions of a header are
+     * not counted (klap does not change host launches of kernels it keeps), nor launches written in a
+     * macro's body.
+     *
+     * @param tu       the parsed unit, headers included
+     * @param file     the main file as the user named it
+     * @param headers  the header texts and pre-passes read while parsing
+     * @param diags    where the notes go
+     */
+    private static void noteHeaderLaunches(IASTTranslationUnit tu, Path file, HeaderProvider headers,
+                                           List<Diagnostic> diags) {
+        Map<String, Map<Integer, Prepass.Chevron>> anchors = new HashMap<>();
+        headers.headerPrepasses.forEach((path, pre) -> {
+            for (Prepass.Chevron c : pre.chevrons) {
+                if (!c.inDirective()) {
+                    anchors.computeIfAbsent(path, k -> new HashMap<>()).put(c.open() + 1, c);
+                }
+            }
+        });
+        if (anchors.isEmpty()) {
+            return;
+        }
+        Map<String, List<Integer>> found = new java.util.TreeMap<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitExpressions = true;
+            }
+
+            @Override
+            public int visit(IASTExpression e) {
+                // the (((/))) characters are literal text: a node spanning exactly them is the launch
+                if (!(e instanceof IASTUnaryExpression u) || u.getOperator() != IASTUnaryExpression.op_bracketedPrimary) {
+                    return PROCESS_CONTINUE;
+                }
+                IASTFileLocation l = u.getFileLocation();
+                Map<Integer, Prepass.Chevron> in = l == null ? null : anchors.get(l.getFileName());
+                Prepass.Chevron c = in == null ? null : in.get(l.getNodeOffset());
+                if (c == null || l.getNodeOffset() + l.getNodeLength() != c.close() + 2) {
+                    return PROCESS_CONTINUE;
+                }
+                IASTNode f = u.getParent();
+                while (f != null && !(f instanceof IASTFunctionDefinition)) {
+                    f = f.getParent();
+                }
+                if (f instanceof IASTFunctionDefinition fd) {
+                    IASTNode templ = fd.getParent() instanceof ICPPASTTemplateDeclaration t ? t : null;
+                    if (AstConverter.kindOf(AstConverter.attributes(fd, fd.getDeclSpecifier(), fd.getDeclarator(),
+                            templ)) != FunctionDef.Kind.HOST) {
+                        List<Integer> at = found.computeIfAbsent(l.getFileName(), k -> new ArrayList<>());
+                        if (!at.contains(c.open())) {
+                            at.add(c.open());
+                        }
+                    }
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        String main = String.valueOf(file.getFileName());
+        found.forEach((path, at) -> {
+            SourceFile hf = new SourceFile(shownPath(path, file), headers.headerTexts.get(path));
+            String name = String.valueOf(Path.of(path).getFileName());
+            int n = at.size();
+            diags.add(Diagnostic.at(Diagnostic.Severity.NOTE, hf, java.util.Collections.min(at), n + " device-side "
+                + "launch site" + (n == 1 ? "" : "s") + " in this included file (" + name + ", included by " + main
+                + ") stay" + (n == 1 ? "s" : "") + " as written: klap transforms only the file it is given, never "
+                + "what it includes; to aggregate " + (n == 1 ? "it" : "them") + ", transform " + name + " itself "
+                + "(klap " + name + " -o OUT) and include OUT instead, or move the launching kernels into "
+                + main, "header-launches"));
+        });
+    }
+
+    /**
+     * @param header the path CDT read a header from (absolute)
+     * @param main   the main file as the user named it
+     * @return how diagnostics name the header: as gcc does, through the main file's directory as the
+     *         user wrote it ({@code src/util.cuh} for {@code src/main.cu}) when the header lies below that
+     *         directory and the main file was named by a relative path; otherwise {@code header}
+     */
+    static Path shownPath(String header, Path main) {
+        Path h = Path.of(header).normalize();
+        Path dir = main.toAbsolutePath().normalize().getParent();
+        if (main.isAbsolute() || dir == null || !h.startsWith(dir)) {
+            return h;
+        }
+        Path rel = dir.relativize(h);
+        return main.getParent() == null ? rel : main.getParent().resolve(rel);
     }
 
     private static final java.util.regex.Pattern CUDA_ARCH = java.util.regex.Pattern.compile("\\b__CUDA_ARCH__\\b");
@@ -498,7 +598,7 @@ public final class CudaParser {
             if (ht == null) {
                 return;
             }
-            SourceFile hf = headerFiles.computeIfAbsent(f, k -> new SourceFile(Path.of(k), ht));
+            SourceFile hf = headerFiles.computeIfAbsent(f, k -> new SourceFile(shownPath(k, src.path()), ht));
             diags.add(Diagnostic.at(Diagnostic.Severity.ERROR, hf, Math.min(l.getNodeOffset(), ht.length()), message,
                 id));
         }

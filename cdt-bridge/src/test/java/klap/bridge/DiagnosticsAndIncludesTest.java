@@ -97,6 +97,54 @@ class DiagnosticsAndIncludesTest {
     }
 
     @Test
+    void headerNamedThroughTheMainFilesDirectoryAsWritten() {
+        Path main = Path.of("src", "main.cu");
+        Path dirAbs = main.toAbsolutePath().normalize().getParent();
+        assertEquals(Path.of("src", "inc", "u.cuh"), CudaParser.shownPath(dirAbs.resolve("inc/u.cuh").toString(), main));
+        assertEquals(Path.of("u.cuh"), CudaParser.shownPath(Path.of("u.cuh").toAbsolutePath().toString(), Path.of("m.cu")));
+        // outside the main file's directory, or the main file named absolutely: the path as read
+        assertEquals(Path.of("/elsewhere/u.cuh"), CudaParser.shownPath("/elsewhere/u.cuh", main));
+        assertEquals(dir.resolve("u.cuh"), CudaParser.shownPath(dir.resolve("u.cuh").toString(), dir.resolve("m.cu")));
+    }
+
+    /**
+     * Device-side launches in an included header stay as written (klap transforms the file it is
+     * given): one note per header, at its first such launch, with their number; host launches and
+     * launches in a macro's body are not counted, and a header included twice counts once.
+     */
+    @Test
+    void deviceLaunchesInAHeaderGetOneNotePerHeader() throws Exception {
+        Files.writeString(dir.resolve("kernels.cuh"), """
+            #pragma once
+            __global__ void child(int *a, int i) { a[i] = 1; }
+            #define LAUNCH_IN_MACRO(a) child<<<1, 1>>>(a, 0)
+            __device__ void helper(int *a) { child<<<1, 32>>>(a, 1); }
+            __global__ void parent(int *a, int n) {
+              if (threadIdx.x < n) child<<<1, 32>>>(a, threadIdx.x);
+              helper(a);
+            }
+            template <typename T> __global__ void tparent(T *a) { child<<<1, 1>>>(a, 2); }
+            void host_side(int *a) { parent<<<1, 64>>>(a, 64); }
+            """);
+        Files.writeString(dir.resolve("host_only.cuh"), "__global__ void hk(int *a) { }\n"
+            + "inline void go(int *a) { hk<<<1, 1>>>(a); }\n");
+        String src = "#include \"kernels.cuh\"\n#include \"kernels.cuh\"\n#include \"host_only.cuh\"\n"
+            + "int main() { int *a = nullptr; parent<<<1, 64>>>(a, 64); }\n";
+        CudaUnit u = CudaParser.parse(dir.resolve("main.cu"), src, List.of());
+        assertEquals(1, u.diagnostics().size(), () -> u.diagnostics().toString());
+        Diagnostic d = u.diagnostics().get(0);
+        assertEquals(Diagnostic.Severity.NOTE, d.severity());
+        assertEquals("header-launches", d.id());
+        assertEquals(dir.resolve("kernels.cuh").toString(), d.file());
+        assertEquals(4, d.line(), "the first launch outside a macro: helper's");
+        assertEquals(39, d.column());
+        assertTrue(d.message().startsWith("3 device-side launch sites in this included file (kernels.cuh, included "
+            + "by main.cu) stay as written"), d.message());
+        assertTrue(d.message().contains("klap kernels.cuh -o OUT"), d.message());
+        assertFalse(u.hasErrors());
+    }
+
+    @Test
     void launchInsideMacroBodyIsALaunchLeftToThePasses() {
         String src = """
             #define LAUNCH(p) k<<<1, 1>>>(p)

@@ -832,6 +832,37 @@ class ConstructsTableTest {
     }
 
     @Test
+    void deviceLaunchesInAnIncludedHeader() throws IOException {
+        Files.writeString(dir.resolve("kernels.cuh"), """
+                #pragma once
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p) {
+                  if (threadIdx.x < 4)
+                    child<<<1, 32>>>(p + 32 * threadIdx.x);
+                }
+                """);
+        String src = """
+                #include "kernels.cuh"
+                int main() {
+                  int* p;
+                  cudaMalloc(&p, 128 * sizeof(int));
+                  parent<<<1, 32>>>(p);
+                  return cudaDeviceSynchronize() != cudaSuccess;
+                }
+                """;
+        for (String g : ALL) {
+            Outcome o = klap(g, "uses_header.cu", src);
+            assertEquals(0, o.run().rc(), o.run().toString());
+            // nothing of the file changes but the include, rebased for the output's directory
+            assertEquals(src.replace("\"kernels.cuh\"", "\"../kernels.cuh\""), o.output(), "at " + g);
+            assertEquals(1, o.notes() + o.warnings() + o.errors(), o.run().toString());
+            String where = dir.resolve("kernels.cuh") + ":5:10: note: 1 device-side launch site in this included file";
+            assertTrue(o.run().err().lines().anyMatch(l -> l.startsWith(where) && l.endsWith("[klap-header-launches]")),
+                    "expected '" + where + "... [klap-header-launches]' in:\n" + o.run().err());
+        }
+    }
+
+    @Test
     void launchRelyingOnDefaultArguments() throws IOException {
         // the record's constructor repeats the definition's default
         Map<String, String> outs = transformed("defaultarg.cu", """
