@@ -69,6 +69,15 @@ final class ChildRefusals {
                     + "so it is not aggregated; give the kernels different names to aggregate it", "child-ambiguous");
         }
         if (child == null) {
+            java.nio.file.Path header = ctx.unit.kernelHeaders().get(l.kernelName().replaceFirst("^::", ""));
+            if (header != null) {
+                java.nio.file.Path self = ctx.unit.file().path().getFileName();
+                return new Refusal("child kernel '" + l.kernelName() + "' is defined in the included file " + header
+                        + ", not in this file; its launch is not aggregated (klap builds aggregated variants only of "
+                        + "kernels defined in the file it transforms; move '" + l.kernelName() + "' into " + self
+                        + " to aggregate it)",
+                        "child-not-defined");
+            }
             return new Refusal("child kernel '" + l.kernelName() + "' is not defined in this file; its launch is not "
                     + "aggregated (klap needs the child's body to build its aggregated variant)", "child-not-defined");
         }

@@ -834,6 +834,12 @@ final class AstConverter {
      *         declared in one namespace and defined here in another counts (its simple name then names
      *         two kernels)
      */
+    /**
+     * The kernels that an included header defines (filled by {@link #kernelsDeclaredElsewhere}): simple
+     * and namespace-qualified name to the header's path as CDT read it.
+     */
+    final Map<String, String> kernelsInHeaders = new java.util.LinkedHashMap<>();
+
     Set<String> kernelsDeclaredElsewhere(List<FunctionDef> defs) {
         Set<String> definedHere = new HashSet<>();
         for (FunctionDef f : defs) {
@@ -859,7 +865,18 @@ final class AstConverter {
                 } else if (d instanceof IASTFunctionDefinition fd && !fd.isPartOfTranslationUnitFile()
                         && kindOf(attributes(fd, fd.getDeclSpecifier(), fd.getDeclarator(), templateOf(fd)))
                         == FunctionDef.Kind.KERNEL) {
-                    add(innermost(fd.getDeclarator()).getName(), fd);
+                    IASTName n = innermost(fd.getDeclarator()).getName();
+                    add(n, fd);
+                    IASTFileLocation l = fd.getFileLocation();
+                    if (l != null) {
+                        IASTName last = n instanceof ICPPASTQualifiedName q ? q.getLastName() : n;
+                        String simple = stripTemplateArgs(last.toString());
+                        String ns = namespaceOf(fd);
+                        kernelsInHeaders.putIfAbsent(simple, l.getFileName());
+                        if (!ns.isEmpty()) {
+                            kernelsInHeaders.putIfAbsent(ns + "::" + simple, l.getFileName());
+                        }
+                    }
                 }
                 return d instanceof IASTFunctionDefinition ? PROCESS_SKIP : PROCESS_CONTINUE;
             }

@@ -246,8 +246,15 @@ public final class CudaParser {
             (conv.functions().stream().anyMatch(f -> f.name().equals(name) && f.kind() == FunctionDef.Kind.KERNEL)
                 ? elsewhere : unseen).add(name);
         }
+        Map<String, Path> kernelHeaders = new java.util.LinkedHashMap<>();
+        conv.kernelsInHeaders.forEach((name, path) -> {
+            if (elsewhere.contains(name)) {
+                kernelHeaders.put(name, shownPath(path, file));
+            }
+        });
         return new CudaUnit(src, functions, pragmas, dedupe(diags), Set.copyOf(elsewhere), Set.copyOf(unseen),
-            Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque));
+            Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque),
+            Map.copyOf(kernelHeaders));
     }
 
     /**

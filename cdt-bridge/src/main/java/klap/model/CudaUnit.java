@@ -29,11 +29,24 @@ import java.util.List;
  *                    klap cannot follow: klap cannot give them a child's original indices
  * @param headerOpaqueFunctions the names of {@code deviceFunctionsWithoutBody} that a project header
  *                    defines (the others are only declared: their bodies are in another file)
+ * @param kernelHeaders the kernels of {@code kernelsDeclaredElsewhere} that an included header defines,
+ *                    by simple and by namespace-qualified name, to that header as diagnostics name it
+ *                    (for a message that says where the child is and what to do)
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
                        java.util.Set<String> deviceFunctionsWithoutBody, java.util.Set<String> headerSyncFunctions,
-                       java.util.Set<String> headerIndexReaders, java.util.Set<String> headerOpaqueFunctions) {
+                       java.util.Set<String> headerIndexReaders, java.util.Set<String> headerOpaqueFunctions,
+                       java.util.Map<String, java.nio.file.Path> kernelHeaders) {
+
+    /** A unit that no included header defines a kernel of. */
+    public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
+                    java.util.Set<String> kernelsDeclaredElsewhere, java.util.Set<String> deviceFunctionsWithoutBody,
+                    java.util.Set<String> headerSyncFunctions, java.util.Set<String> headerIndexReaders,
+                    java.util.Set<String> headerOpaqueFunctions) {
+        this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
+            headerSyncFunctions, headerIndexReaders, headerOpaqueFunctions, java.util.Map.of());
+    }
 
     /** A unit whose every declared function is defined in it. */
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,

@@ -829,6 +829,13 @@ class ConstructsTableTest {
                   child<<<1, 32>>>(p + threadIdx.x);
                 }
                 """, 3, 3, "child-not-defined", ALL);
+        // defined in an included header: the warning says where, and what to do
+        Files.writeString(dir.resolve("child.cuh"), "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n");
+        String src = "#include \"child.cuh\"\n__global__ void parent(int* p) {\n  child<<<1, 32>>>(p + threadIdx.x);\n}\n";
+        unchangedWithWarning("header_child.cu", src, 3, 3, "child-not-defined", ALL);
+        Outcome o = klap("block", "header_child.cu", src);
+        assertTrue(o.run().err().contains("child kernel 'child' is defined in the included file " + dir.resolve("child.cuh")
+                + ", not in this file") && o.run().err().contains("move 'child' into header_child.cu"), o.run().err());
     }
 
     @Test
