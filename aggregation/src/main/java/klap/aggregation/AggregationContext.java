@@ -139,6 +139,12 @@ final class AggregationContext {
                         callees.add(simpleName(c.calleeName()));
                     }
                 });
+                // the operators, constructors and destructors of the file that g calls without a call expression
+                for (klap.model.ImplicitCall c : unit.implicitCallsIn(g.range())) {
+                    if (c.origin() == klap.model.ImplicitCall.Origin.MAIN) {
+                        callees.add(c.name());
+                    }
+                }
                 todo.addAll(deviceFunctionsNamed(callees));
             }
             return out;
@@ -259,6 +265,10 @@ final class AggregationContext {
                             r[0] = true;
                         }
                     });
+                    for (klap.model.ImplicitCall c : unit.implicitCallsIn(f.range())) {
+                        r[0] |= c.origin() == klap.model.ImplicitCall.Origin.MAIN && reading.contains(c.name());
+                    }
+                    r[0] |= initializersRead(f, builtins, reading);
                     if (r[0]) {
                         reading.add(entry.getKey());
                         changed = true;
@@ -268,6 +278,27 @@ final class AggregationContext {
             }
         }
         return java.util.Set.copyOf(reading);
+    }
+
+    /**
+     * @return true if the member initializers of the constructor {@code f} ({@code : v(threadIdx.x)},
+     *         text between its parameter list and its body, which the model's body does not hold) name
+     *         one of {@code builtins} or call a function of {@code reading}
+     */
+    private boolean initializersRead(FunctionDef f, java.util.Set<String> builtins, java.util.Set<String> reading) {
+        int from = f.paramsRange().end();
+        int to = f.body().range().offset();
+        if (f.memberOf() == null || to <= from) {
+            return false;
+        }
+        String t = klap.transform.Lexical.blankCommentsAndLiterals(text.substring(from, to));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_.>:])([A-Za-z_][A-Za-z0-9_]*)\\b").matcher(t);
+        while (m.find()) {
+            if (builtins.contains(m.group(1)) || reading.contains(m.group(1)) && t.substring(m.end()).stripLeading().startsWith("(")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -257,12 +257,27 @@ final class ChildRefusals {
                     found[0] = "calls through the function pointer '" + n.name() + "'";
                 }
             });
+            if (found[0] == null) {
+                found[0] = implicitIndexReader(g);
+            }
             Trees.walkStmts(g.body(), st -> {
                 if (found[0] == null && st instanceof Stmt.Other o
                         && SPECIAL_REGISTER.matcher(ctx.slice(o.range()) + "\n" + (o.asm() == null ? "" : o.asm())).find()) {
                     found[0] = "has an asm statement that reads a special register of the hardware grid";
                 }
             });
+            if (found[0] == null) {
+                // an object of a class of this file whose conversion function reads the indices: C++ applies it
+                // without a call, and CDT names no such call (so it is not an ImplicitCall)
+                String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
+                for (var conv : conversionReaders().entrySet()) {
+                    if (Pattern.compile("(?<![A-Za-z0-9_.>:~])" + Pattern.quote(conv.getKey()) + "\\b").matcher(body).find()) {
+                        found[0] = "uses the class '" + conv.getKey() + "', whose conversion function '" + conv.getValue()
+                                + "' reads the built-in indices and is applied without a call expression";
+                        break;
+                    }
+                }
+            }
             if (found[0] == null) {
                 // a header class whose constructor reads the indices, constructed without a call (Idx i;)
                 String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
@@ -277,6 +292,57 @@ final class ChildRefusals {
             }
         }
         return found[0];
+    }
+
+    /**
+     * @return why {@code g} reads the hardware grid's indices through a call it does not write as one
+     *         ({@link klap.model.ImplicitCall}: an operator, a functor's {@code operator()}, a constructor
+     *         or a destructor), or null. klap gives a function of the file the child's original indices
+     *         by passing them at each call it rewrites; such a call has no text to rewrite.
+     */
+    private String implicitIndexReader(FunctionDef g) {
+        Set<String> readers = builtinReaders();
+        for (klap.model.ImplicitCall c : ctx.unit.implicitCallsIn(g.range())) {
+            boolean reads = switch (c.origin()) {
+                case MAIN -> readers.contains(c.name());
+                case HEADER -> c.readsIndices();
+                case UNSEEN -> true;
+            };
+            if (reads) {
+                String what = c.name().startsWith("operator") ? "the operator '" + c.name() + "'"
+                    : c.name().startsWith("~") ? "the destructor '" + c.name() + "'" : "the constructor '" + c.name() + "'";
+                return "calls " + what + " (line " + ctx.unit.file().line(c.offset()) + ") without a call expression, "
+                    + (c.origin() == klap.model.ImplicitCall.Origin.UNSEEN ? "whose body klap cannot follow (in another "
+                        + "file, or doing what klap does not follow)" : "which reads the built-in indices") + " (klap can give the original indices only to functions "
+                    + "this file calls by name)";
+            }
+        }
+        return null;
+    }
+
+    private Map<String, String> conversionReaders;
+
+    /**
+     * @return the classes of this file that have a conversion function ({@code operator unsigned()})
+     *         reading the built-in indices, to that function's name
+     */
+    private Map<String, String> conversionReaders() {
+        if (conversionReaders == null) {
+            Map<String, String> out = new java.util.LinkedHashMap<>();
+            for (FunctionDef f : ctx.unit.functions()) {
+                if (f.memberOf() != null && isConversion(f.name()) && builtinReaders().contains(f.name())) {
+                    out.putIfAbsent(f.memberOf(), f.name());
+                }
+            }
+            conversionReaders = out;
+        }
+        return conversionReaders;
+    }
+
+    /** @return true if {@code name} names a conversion function ({@code operator unsigned int}) */
+    static boolean isConversion(String name) {
+        return name.length() > 9 && name.startsWith("operator ") && Character.isJavaIdentifierStart(name.charAt(9))
+                && !name.matches("operator (new|delete|co_await)\\b.*");
     }
 
     private Boolean pointerTargetsKnown;

@@ -254,7 +254,7 @@ public final class CudaParser {
         });
         return new CudaUnit(src, functions, pragmas, dedupe(diags), Set.copyOf(elsewhere), Set.copyOf(unseen),
             Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque),
-            Map.copyOf(kernelHeaders));
+            Map.copyOf(kernelHeaders), ImplicitCalls.of(tu, mainPath, inHeaders));
     }
 
     /**

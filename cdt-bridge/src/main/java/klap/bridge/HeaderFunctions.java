@@ -126,6 +126,12 @@ final class HeaderFunctions {
         }
         String name = simpleName(innermost(fd.getDeclarator()).getName());
         Set<Fact> facts = classify(fd);
+        String convertedClass = conversionClass(fd, name);
+        if (convertedClass != null && (facts.contains(Fact.INDICES) || facts.contains(Fact.OPAQUE))) {
+            // C++ applies a conversion function without a call that klap or CDT sees: an object of its class
+            // in a child is as good as a call of it (ChildRefusals scans for the class's name)
+            indexReaders.add(convertedClass);
+        }
         if (facts.contains(Fact.OPAQUE)) {
             opaque.add(name);
             synchronizing.remove(name);
@@ -138,6 +144,14 @@ final class HeaderFunctions {
                 indexReaders.add(name);
             }
         }
+    }
+
+    /**
+     * @param fd a function definition in a header
+     * @return its facts, through the header functions it calls (computed once per definition)
+     */
+    Set<Fact> factsOf(IASTFunctionDefinition fd) {
+        return EnumSet.copyOf(classify(fd)); // classify's sets are EnumSets, empty ones included
     }
 
     /** @return the facts of the header function {@code fd}, through the header functions it calls */
@@ -289,6 +303,27 @@ final class HeaderFunctions {
         return out;
     }
 
+    /**
+     * @return the name of the class whose conversion function ({@code operator unsigned()}) {@code fd}
+     *         is, or null if it is none
+     */
+    private static String conversionClass(IASTFunctionDefinition fd, String name) {
+        if (!(name.length() > 9 && name.startsWith("operator ") && Character.isJavaIdentifierStart(name.charAt(9))
+                && !name.matches("operator (new|delete|co_await)\\b.*"))) {
+            return null;
+        }
+        for (IASTNode p = fd.getParent(); p != null; p = p.getParent()) {
+            if (p instanceof ICPPASTCompositeTypeSpecifier cs) {
+                return simpleName(cs.getName());
+            }
+        }
+        IASTName n = innermost(fd.getDeclarator()).getName();
+        if (n instanceof ICPPASTQualifiedName q && q.getQualifier().length > 0) {
+            return AstConverter.stripTemplateArgs(q.getQualifier()[q.getQualifier().length - 1].toString()).trim();
+        }
+        return null;
+    }
+
     private static IASTDeclarator innermost(IASTDeclarator d) {
         while (d.getNestedDeclarator() != null) {
             d = d.getNestedDeclarator();
@@ -298,8 +333,6 @@ final class HeaderFunctions {
 
     private static String simpleName(IASTName n) {
         IASTName last = n instanceof ICPPASTQualifiedName q ? q.getLastName() : n;
-        String s = last.toString();
-        int lt = s.indexOf('<');
-        return lt < 0 ? s : s.substring(0, lt).trim();
+        return AstConverter.stripTemplateArgs(last.toString()).trim(); // "operator <<" stays itself
     }
 }

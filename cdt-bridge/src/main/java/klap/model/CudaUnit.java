@@ -32,12 +32,37 @@ import java.util.List;
  * @param kernelHeaders the kernels of {@code kernelsDeclaredElsewhere} that an included header defines,
  *                    by simple and by namespace-qualified name, to that header as diagnostics name it
  *                    (for a message that says where the child is and what to do)
+ * @param implicitCalls the calls of the program's functions that the main file makes without writing
+ *                    a call (operators, constructors, destructors: {@link ImplicitCall}), by offset
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
                        java.util.Set<String> deviceFunctionsWithoutBody, java.util.Set<String> headerSyncFunctions,
                        java.util.Set<String> headerIndexReaders, java.util.Set<String> headerOpaqueFunctions,
-                       java.util.Map<String, java.nio.file.Path> kernelHeaders) {
+                       java.util.Map<String, java.nio.file.Path> kernelHeaders, List<ImplicitCall> implicitCalls) {
+
+    /** A unit whose main file calls no function of the program implicitly. */
+    public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
+                    java.util.Set<String> kernelsDeclaredElsewhere, java.util.Set<String> deviceFunctionsWithoutBody,
+                    java.util.Set<String> headerSyncFunctions, java.util.Set<String> headerIndexReaders,
+                    java.util.Set<String> headerOpaqueFunctions, java.util.Map<String, java.nio.file.Path> kernelHeaders) {
+        this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
+            headerSyncFunctions, headerIndexReaders, headerOpaqueFunctions, kernelHeaders, List.of());
+    }
+
+    /**
+     * @param r a range of the main file (a function, a statement)
+     * @return the {@link ImplicitCall}s whose offset lies in {@code r}, in source order
+     */
+    public List<ImplicitCall> implicitCallsIn(SourceRange r) {
+        List<ImplicitCall> out = new java.util.ArrayList<>();
+        for (ImplicitCall c : implicitCalls) {
+            if (c.offset() >= r.offset() && c.offset() < r.end()) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
 
     /** A unit that no included header defines a kernel of. */
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
@@ -45,7 +70,7 @@ public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma
                     java.util.Set<String> headerSyncFunctions, java.util.Set<String> headerIndexReaders,
                     java.util.Set<String> headerOpaqueFunctions) {
         this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
-            headerSyncFunctions, headerIndexReaders, headerOpaqueFunctions, java.util.Map.of());
+            headerSyncFunctions, headerIndexReaders, headerOpaqueFunctions, java.util.Map.of(), List.of());
     }
 
     /** A unit whose every declared function is defined in it. */

@@ -38,6 +38,11 @@ import klap.model.Stmt;
  * other callable variable when any device function of the unit whose address is taken does, or
  * when the unit calls functions klap cannot see (the pointer may come from another file).
  *
+ * <p>Calls without a call expression (review 2026-11-29, {@link klap.model.ImplicitCall}): an
+ * overloaded operator, a functor's {@code operator()}, a constructor or a destructor synchronizes or
+ * launches when the function called does: one of the file by its name, one of a header by its own
+ * facts, one whose body klap cannot follow always. Such a call is a site at its offset.
+ *
  * <p>Why it matters (issue 10, first GPU run): klap's own collectives (block barriers in
  * {@code agg_begin}/{@code flush}, warp shuffles) use the same hardware barrier as the user's
  * {@code __syncthreads()}. Keeping threads that returned early alive for klap's collective, while
@@ -231,6 +236,11 @@ public final class SyncSites {
                 });
             }
         });
+        for (int at : implicitIn(s.range(), syncFunctions)) {
+            if (inside(at, from, to, skip)) {
+                found[0] = min(found[0], at);
+            }
+        }
         return found[0];
     }
 
@@ -253,6 +263,9 @@ public final class SyncSites {
                 out.add(new Expr.Other(x.range(), List.of())); // the declaration's constructor launches
             }
         });
+        for (int at : implicitIn(s.range(), launchFunctions)) {
+            out.add(new Expr.Other(new klap.model.SourceRange(at, 0), List.of())); // an operator, constructor or destructor that launches
+        }
         out.sort(java.util.Comparator.comparingInt(e -> e.range().offset()));
         return out;
     }
@@ -278,8 +291,29 @@ public final class SyncSites {
         return a == null || b < a ? Integer.valueOf(b) : a;
     }
 
+    /**
+     * @return the implicit calls ({@link klap.model.ImplicitCall}: operators, constructors, destructors)
+     *         in {@code r} that may do what {@code known} records by name: a function of the unit or of
+     *         a header that does it, or one whose body is in no file klap reads
+     */
+    private List<Integer> implicitIn(klap.model.SourceRange r, Map<String, Boolean> known) {
+        List<Integer> out = new java.util.ArrayList<>();
+        for (klap.model.ImplicitCall c : unit.implicitCallsIn(r)) {
+            boolean does = switch (c.origin()) {
+                case UNSEEN -> true;
+                // the header function called, by its own facts (a header function that launches is UNSEEN)
+                case HEADER -> known == syncFunctions && c.synchronizes();
+                case MAIN -> known.getOrDefault(c.name(), false);
+            };
+            if (does) {
+                out.add(c.offset());
+            }
+        }
+        return out;
+    }
+
     private boolean directSync(Stmt body, Map<String, Boolean> known) {
-        boolean[] found = {false};
+        boolean[] found = {!implicitIn(body.range(), known).isEmpty()};
         Trees.walkStmts(body, x -> {
             if (x instanceof Stmt.Other o && isBarrierAsm(o) || constructs(x, known)) {
                 found[0] = true;
@@ -297,7 +331,7 @@ public final class SyncSites {
     }
 
     private boolean directLaunch(Stmt body, Map<String, Boolean> known) {
-        boolean[] found = {false};
+        boolean[] found = {!implicitIn(body.range(), known).isEmpty()};
         Trees.walkStmts(body, x -> found[0] |= constructs(x, known));
         Trees.walkExprs(body, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Call rc && rc.calleeName() != null
