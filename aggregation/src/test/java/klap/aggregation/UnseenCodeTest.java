@@ -174,7 +174,12 @@ class UnseenCodeTest {
         for (String body : List.of(
                 "Stage s{b + 32 * i, o + 32 * i}; produce<<<1, 32>>>(s.b); s.finish();",
                 "auto then = [&](int j) { consume<<<1, 32>>>(b + 32 * j, o + 32 * j); }; produce<<<1, 32>>>(b + 32 * i); then(i);",
-                "produce<<<1, 32>>>(b + 32 * i); fin_ptr(b + 32 * i, o + 32 * i);")) {
+                "produce<<<1, 32>>>(b + 32 * i); fin_ptr(b + 32 * i, o + 32 * i);",
+                // review 2026-11-29: a copy of a lambda local, and a lambda called through another's parameter
+                "auto then = [&] { consume<<<1, 32>>>(b + 32 * i, o + 32 * i); }; auto again = then; "
+                        + "produce<<<1, 32>>>(b + 32 * i); again();",
+                "auto run = [&](auto f) { f(); }; auto then = [&] { consume<<<1, 32>>>(b + 32 * i, o + 32 * i); }; "
+                        + "produce<<<1, 32>>>(b + 32 * i); run(then);")) {
             var r = run(common + """
                     __global__ void parent(int* b, int* o, int n) {
                       int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -35,8 +35,10 @@ import klap.model.Stmt;
  * <p>Calls through a variable (review 2026-11-27): a call of a local initialized with a lambda
  * synchronizes or launches when that lambda's body does; a member call {@code s.finish()} when a
  * member function of that name of the unit does; a call through a function pointer, functor or
- * other callable variable when any device function of the unit whose address is taken does, or
- * when the unit calls functions klap cannot see (the pointer may come from another file).
+ * other callable variable when any device function of the unit whose address is taken does, or any
+ * lambda of the unit (a copy of a lambda local, {@code auto m = l; m();}, or a lambda passed as an
+ * argument and called through the parameter: review 2026-11-29), or when the unit calls functions
+ * klap cannot see (the pointer may come from another file).
  *
  * <p>Calls without a call expression (review 2026-11-29, {@link klap.model.ImplicitCall}): an
  * overloaded operator, a functor's {@code operator()}, a constructor or a destructor synchronizes or
@@ -113,6 +115,16 @@ public final class SyncSites {
             syncFunctions.put(k, false);
             launchFunctions.put(k, false);
         }
+        // every lambda of the unit, held in a local or not: a copy of one (auto m = l; m();) or one passed as
+        // an argument and called through the parameter is a call through a variable (review 2026-11-29)
+        List<Stmt> anyLambda = new java.util.ArrayList<>();
+        for (FunctionDef f : unit.functions()) {
+            Trees.walkExprsAndLambdas(f.body(), e -> {
+                if (e instanceof Expr.Lambda l) {
+                    anyLambda.add(l.body());
+                }
+            });
+        }
         // what a call through a pointer or a functor may reach: the device functions (of the file or of a
         // header) whose address is taken, functors' operator(), and, if the unit declares device
         // functions defined in another file, anything (the pointer may come from there)
@@ -160,6 +172,16 @@ public final class SyncSites {
                 }
                 if (launchFunctions.getOrDefault(c, false) && !launchFunctions.get(CONSTRUCTOR)) {
                     launchFunctions.put(CONSTRUCTOR, true);
+                    changed = true;
+                }
+            }
+            for (Stmt body : anyLambda) {
+                if (!syncFunctions.get(POINTER) && directSync(body, syncFunctions)) {
+                    syncFunctions.put(POINTER, true);
+                    changed = true;
+                }
+                if (!launchFunctions.get(POINTER) && directLaunch(body, launchFunctions)) {
+                    launchFunctions.put(POINTER, true);
                     changed = true;
                 }
             }
