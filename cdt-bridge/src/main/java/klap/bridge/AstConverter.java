@@ -829,17 +829,20 @@ final class AstConverter {
     }
 
     /**
-     * @return names of kernels declared or defined anywhere (headers included) but not defined in the
-     *         main file: the simple name, and the qualified one for a kernel in a namespace; a kernel
-     *         declared in one namespace and defined here in another counts (its simple name then names
-     *         two kernels)
-     */
-    /**
      * The kernels that an included header defines (filled by {@link #kernelsDeclaredElsewhere}): simple
      * and namespace-qualified name to the header's path as CDT read it.
      */
     final Map<String, String> kernelsInHeaders = new java.util.LinkedHashMap<>();
 
+    /**
+     * @return names of kernels declared or defined anywhere (headers included) but not defined in the
+     *         main file: the simple name, and the qualified one for a kernel in a namespace; a kernel
+     *         declared in one namespace and defined here in another counts (its simple name then names
+     *         two kernels), and so does a declaration of another function of a name the main file
+     *         defines a kernel of (an overload declared only, a template next to a plain kernel, an
+     *         explicit specialization defined in another file: review 2026-11-29, where a launch that
+     *         C++ resolves to the declared one was aggregated with the defined one's body)
+     */
     Set<String> kernelsDeclaredElsewhere(List<FunctionDef> defs) {
         Set<String> definedHere = new HashSet<>();
         for (FunctionDef f : defs) {
@@ -847,6 +850,26 @@ final class AstConverter {
                 definedHere.add(f.namespace().isEmpty() ? f.name() : f.namespace() + "::" + f.name());
             }
         }
+        // the functions the main file's kernel definitions define, by CDT binding
+        Set<IBinding> definedBindings = new HashSet<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitDeclarations = true;
+            }
+
+            @Override
+            public int visit(IASTDeclaration d) {
+                if (d instanceof IASTFunctionDefinition fd && fd.isPartOfTranslationUnitFile()
+                        && kindOf(attributes(fd, fd.getDeclSpecifier(), fd.getDeclarator(), templateOf(fd)))
+                        == FunctionDef.Kind.KERNEL) {
+                    IBinding b = bindingOf(innermost(fd.getDeclarator()).getName());
+                    if (b != null) {
+                        definedBindings.add(b);
+                    }
+                }
+                return d instanceof IASTFunctionDefinition ? PROCESS_SKIP : PROCESS_CONTINUE;
+            }
+        });
         Set<String> out = new LinkedHashSet<>();
         tu.accept(new ASTVisitor() {
             {
@@ -887,8 +910,14 @@ final class AstConverter {
                 String ns = namespaceOf(where);
                 String qualified = ns.isEmpty() ? simple : ns + "::" + simple;
                 // a kernel of the same name defined here in another namespace is another kernel: a launch
-                // that names it by its simple name may mean either (review 2026-11-25)
-                if (!definedHere.contains(qualified)) {
+                // that names it by its simple name may mean either (review 2026-11-25); so is another
+                // function of the same qualified name (an overload or an explicit specialization)
+                // (an explicit instantiation, template __global__ void k<float>(float*), declares no other function)
+                // (where CDT resolves both, by binding: ns::k defined out of its namespace is the k declared in it)
+                boolean instantiation = where.getParent() instanceof ICPPASTExplicitTemplateInstantiation;
+                IBinding b = instantiation ? null : bindingOf(n);
+                if (b != null && !definedBindings.isEmpty() ? !definedBindings.contains(b)
+                        : !definedHere.contains(qualified) && !instantiation) {
                     out.add(simple);
                     if (!ns.isEmpty()) {
                         out.add(qualified);
@@ -897,6 +926,16 @@ final class AstConverter {
             }
         });
         return out;
+    }
+
+    /** @return the function {@code n} declares or defines, or null where CDT does not resolve it */
+    private static IBinding bindingOf(IASTName n) {
+        try {
+            IBinding b = n.resolveBinding();
+            return b instanceof IProblemBinding ? null : b;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /**
