@@ -101,7 +101,7 @@ final class AggregationContext {
                 return java.util.Optional.empty();
             }
             return java.util.Optional.ofNullable(TemplateDeduction.deduce(slice(child.templateHeader()), child.params(),
-                    x, holder(x), text));
+                    x, holder(x), text, unit.implicitCalls()));
         }).orElse(null);
     }
 

@@ -99,6 +99,25 @@ class TemplateDeductionTest {
                 """));
     }
 
+    /**
+     * Review 2026-11-29: {@code p + o} whose {@code +} is an operator of the program has that operator's
+     * result type; klap took it for p's, and with a lambda among the arguments (no static_assert can
+     * check those) instantiated the variant for {@code float*} where C++ deduces {@code W}.
+     */
+    @Test
+    void aPlusThatCallsAnOperatorOfTheProgramDeducesNothing() {
+        String ops = """
+                struct W { float* q; double pad; __device__ operator float*() const { return q; } };
+                struct Off { int k; };
+                __device__ W operator+(float* p, Off o) { return W{p + o.k, 0.0}; }
+                template <typename T> __global__ void child(T x, int n) {}
+                """;
+        assertEquals(null, deduced(ops + "__global__ void parent(float* p, Off o, int n) { child<<<1, 32>>>(p + o, [&] { return n; }()); }\n"));
+        assertEquals(null, deduced(ops + "__global__ void parent(float* p, Off o, int n) { child<<<1, 32>>>(p + o, n); }\n"));
+        // the built-in p + i still deduces p's type
+        assertEquals("<float*>", deduced(ops + "__global__ void parent(float* p, Off o, int n) { child<<<1, 32>>>(p + n, n); }\n"));
+    }
+
     @Test
     void aLaunchInsideALambdaDeducesNothing() {
         assertNull(deduced("""

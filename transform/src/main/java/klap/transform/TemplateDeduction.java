@@ -93,9 +93,14 @@ public final class TemplateDeduction {
      * @param launch      the launch, without explicit template arguments
      * @param holder      the function whose body holds the launch
      * @param text        the unit's text (every range refers to it)
+     * @param implicit    the unit's {@link klap.model.ImplicitCall}s: a {@code p + i} whose {@code +} is an
+     *                    overloaded operator has the operator's result type, not {@code p}'s, so it
+     *                    deduces nothing (review 2026-11-29: where no static_assert could check it, the
+     *                    arguments holding a lambda, the variant was instantiated for the wrong type)
      * @return the template argument list, e.g. {@code <Type>}, or null (see the class comment)
      */
-    public static String deduce(String header, List<Param> childParams, Expr.Launch launch, FunctionDef holder, String text) {
+    public static String deduce(String header, List<Param> childParams, Expr.Launch launch, FunctionDef holder, String text,
+                                List<klap.model.ImplicitCall> implicit) {
         List<String> names = typeParameters(header);
         if (names == null || names.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
             return null;
@@ -125,7 +130,7 @@ public final class TemplateDeduction {
             if (i >= launch.args().size()) {
                 continue;  // a default argument deduces nothing ([temp.deduct.call]/1: only arguments do)
             }
-            Param decl = argumentParam(launch.args().get(i), holder, locals, text);
+            Param decl = argumentParam(launch.args().get(i), holder, locals, text, implicit);
             Shape a = decl == null ? null : Shape.of(decl.type(text));
             if (a == null || a.core.isEmpty()) {
                 continue;
@@ -179,14 +184,20 @@ public final class TemplateDeduction {
      *         no local of {@code holder} ({@code locals}) has that name and it has no array or function
      *         type; else null
      */
-    private static Param argumentParam(Expr e, FunctionDef holder, Set<String> locals, String text) {
+    private static Param argumentParam(Expr e, FunctionDef holder, Set<String> locals, String text,
+                                       List<klap.model.ImplicitCall> implicit) {
         e = unparenthesized(e);
         if (e instanceof Expr.Binary b && b.op().equals("+")) {
             // p + i and i + p have p's type, less top-level cv ([expr.add]/4) for a pointer p and an
-            // integral i (a program nvcc accepts has no other built-in form; an overloaded operator+
-            // fails the generated static_assert): only where p is declared with a pointer written out
+            // integral i (a program nvcc accepts has no other built-in form): only where p is declared
+            // with a pointer written out, and the + calls no operator of the program
+            for (klap.model.ImplicitCall c : implicit) {
+                if (b.range().contains(c.offset())) {
+                    return null;
+                }
+            }
             for (Expr side : List.of(b.lhs(), b.rhs())) {
-                Param p = argumentParam(side, holder, locals, text);
+                Param p = argumentParam(side, holder, locals, text, implicit);
                 Shape sh = p == null ? null : Shape.of(p.type(text));
                 if (sh != null && sh.stars > 0) {
                     return p;
