@@ -92,9 +92,10 @@ final class AggregationContext {
      *         ({@code <Type>}); null for a child that is no template, or arguments klap cannot prove
      */
     String templateArgs(klap.model.Expr.Launch l) {
-        if (l.templateArgs() != null) {
+        if (l.templateArgs() != null && !l.templateArgs().substring(1, l.templateArgs().length() - 1).isBlank()) {
             return l.templateArgs();
         }
+        // child<><<<...>>>(...): every argument deduced, as without the brackets
         return templateArgs.computeIfAbsent(l, x -> {
             FunctionDef child = kernel(x.kernelName());
             if (child == null || child.templateHeader() == null || ambiguous(x.kernelName())) {

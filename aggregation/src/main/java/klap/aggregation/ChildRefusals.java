@@ -100,6 +100,13 @@ final class ChildRefusals {
                     + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
                     "child-call-in-macro");
         }
+        String partial = child.templateHeader() == null || ctx.templateArgs(l) == null ? null : partialTemplateArgs(child, l);
+        if (partial != null) {
+            return new Refusal("launch of template kernel '" + l.kernelName() + "' writes " + ctx.templateArgs(l)
+                    + ", fewer template arguments than the kernel has, and C++ deduces '" + partial + "' from the "
+                    + "arguments; klap would take its default instead, so the launch is not aggregated; write every "
+                    + "template argument (" + l.kernelName() + "<...><<<...>>>(...)) to aggregate it", "template-args");
+        }
         if (child.templateHeader() != null && ctx.templateArgs(l) == null) {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
                     + "is not aggregated: klap deduces a type parameter P only from a child parameter written P, cv P "
@@ -315,6 +322,34 @@ final class ChildRefusals {
                     + (c.origin() == klap.model.ImplicitCall.Origin.UNSEEN ? "whose body klap cannot follow (in another "
                         + "file, or doing what klap does not follow)" : "which reads the built-in indices") + " (klap can give the original indices only to functions "
                     + "this file calls by name)";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the first template parameter that launch {@code l}'s explicit template arguments leave out
+     *         and that the child's parameters name (so C++ deduces it from the launch's arguments:
+     *         {@code child<float><<<...>>>(p, x)} of {@code template <typename T, typename U = int>
+     *         __global__ void child(T* p, U x)} has U = decltype(x), review 2026-11-29), or a parameter pack
+     *         left out; null if the arguments written name every parameter, or the ones left out take their
+     *         defaults. klap's record and variant are written with the arguments as written.
+     */
+    private String partialTemplateArgs(FunctionDef child, Expr.Launch l) {
+        String written = ctx.templateArgs(l);
+        String header = ctx.slice(child.templateHeader());
+        String names = klap.transform.TemplateParams.argumentList(header);
+        if (names.length() < 2 || written.length() < 2) {
+            return null;
+        }
+        List<String> params = klap.transform.TemplateParams.splitTopLevel(names.substring(1, names.length() - 1));
+        int given = klap.transform.TemplateParams.splitTopLevel(written.substring(1, written.length() - 1)).size();
+        String paramText = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(child.paramsRange()));
+        for (String n : params.subList(Math.min(given, params.size()), params.size())) {
+            String name = n.strip();
+            if (name.endsWith("...") || Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + "(?![A-Za-z0-9_])")
+                    .matcher(paramText).find()) {
+                return name;
             }
         }
         return null;

@@ -407,8 +407,8 @@ final class CudaText {
      */
     private boolean checksDeduction(SitePlan s) {
         Expr.Launch l = s.launch();
-        if (l.templateArgs() != null || ctx.templateArgs(l) == null) {
-            return false;
+        if (ctx.templateArgs(l) == null || l.templateArgs() != null && ctx.templateArgs(l).equals(l.templateArgs())) {
+            return false; // nothing deduced (written out, or not deducible); child<>: deduced
         }
         boolean[] lambda = {false};
         for (Expr a : l.args()) {
