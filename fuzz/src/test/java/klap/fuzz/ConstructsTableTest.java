@@ -839,6 +839,24 @@ class ConstructsTableTest {
     }
 
     @Test
+    void childReadingIndicesThroughAnImplicitCall() throws IOException {
+        String parent = """
+                __global__ void parent(unsigned* out, int n) {
+                  child<<<1, 32>>>(out + 32 * threadIdx.x);
+                }
+                """;
+        for (String cls : List.of(
+                "struct Idx { __device__ unsigned operator()() const { return blockIdx.x; } };\n"
+                        + "__global__ void child(unsigned* out) { Idx x; out[x()] = 1; }\n",
+                "struct W { unsigned v; __device__ W() : v(threadIdx.x) {} };\n"
+                        + "__global__ void child(unsigned* out) { W w; out[w.v] = 1; }\n",
+                "struct V { unsigned a; __device__ operator unsigned() const { return a + threadIdx.x; } };\n"
+                        + "__global__ void child(unsigned* out) { V v{1}; unsigned u = v; out[u] = 1; }\n")) {
+            unchangedWithWarning("implicit.cu", cls + parent, 4, 3, "child-calls-unseen", ALL);
+        }
+    }
+
+    @Test
     void deviceLaunchesInAnIncludedHeader() throws IOException {
         Files.writeString(dir.resolve("kernels.cuh"), """
                 #pragma once
