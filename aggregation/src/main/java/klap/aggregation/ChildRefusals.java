@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import klap.model.Expr;
 import klap.model.FunctionDef;
@@ -99,6 +100,13 @@ final class ChildRefusals {
             return new Refusal("child kernel '" + l.kernelName() + "' calls '" + viaMacro + "' through a macro; klap "
                     + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
                     "child-call-in-macro");
+        }
+        String macro = parameterMacro(child, l);
+        if (macro != null) {
+            return new Refusal("the object-like macro '" + macro + "', defined before this launch, has the name of a "
+                    + "parameter of child kernel '" + l.kernelName() + "'; klap's code at the launch names the parameters "
+                    + "(as members of its argument record), where the macro would replace them, so the launch is not "
+                    + "aggregated; #undef the macro before the launch, or rename it, to aggregate it", "child-param-macro");
         }
         String partial = child.templateHeader() == null || ctx.templateArgs(l) == null ? null : partialTemplateArgs(child, l);
         if (partial != null) {
@@ -350,6 +358,34 @@ final class ChildRefusals {
             if (name.endsWith("...") || Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + "(?![A-Za-z0-9_])")
                     .matcher(paramText).find()) {
                 return name;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the name of a child parameter that an object-like macro of the file names at launch
+     *         {@code l}: a {@code #define NAME ...} before the launch with no {@code #undef NAME} after
+     *         it (review 2026-11-29: {@code #define p dq} in the parent turned klap's {@code klap_a.p} into
+     *         {@code klap_a.dq}, and the output did not build); null if none. A macro of a header is not seen.
+     */
+    private String parameterMacro(FunctionDef child, Expr.Launch l) {
+        String before = ctx.text.substring(0, l.range().offset());
+        if (!before.contains("define")) {
+            return null;
+        }
+        for (Param q : child.params()) {
+            if (q.name() == null || q.name().isEmpty()) {
+                continue;
+            }
+            Matcher m = Pattern.compile("(?m)^[ \\t]*#[ \\t]*(define|undef)[ \\t]+" + Pattern.quote(q.name())
+                    + "(?![A-Za-z0-9_(])").matcher(before);
+            String last = null;
+            while (m.find()) {
+                last = m.group(1);
+            }
+            if ("define".equals(last)) {
+                return q.name();
             }
         }
         return null;

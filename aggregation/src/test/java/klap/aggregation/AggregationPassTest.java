@@ -566,6 +566,30 @@ class AggregationPassTest {
     }
 
     /**
+     * Review 2026-11-29: an object-like macro defined in the parent with a child parameter's name
+     * replaced the parameter in klap's record accesses ({@code klap_a.p} became {@code klap_a.dq}), and
+     * the output did not build. The launch is left as written; after {@code #undef} it is aggregated.
+     */
+    @Test
+    void aMacroNamedLikeAChildParameterLeavesTheLaunchAsWritten() {
+        String code = """
+                __global__ void child(double* p, int n) { if (threadIdx.x < n) p[threadIdx.x] = 1.0; }
+                __global__ void parent(float* p, double* dq, int n) {
+                #define p dq
+                  child<<<1, 32>>>(p, n);
+                #undef p
+                  child<<<1, 32>>>(dq + 32, n);
+                }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            assertEquals(1, r.diagnostics().stream().filter(d -> d.id().equals("child-param-macro") && d.line() == 4).count(),
+                    r.diagnostics().toString());
+        }
+    }
+
+    /**
      * Review 2026-11-29: another function of the child's name that the file only declares (an overload
      * defined in another file, a template next to a plain kernel, an explicit specialization defined
      * elsewhere) may be the one C++ calls; the launch was aggregated with the defined one's body. It is
