@@ -492,4 +492,39 @@ class UnseenCodeTest {
         inOrder(order.text(), "klap_args_a(p)", ".flush(", "L l{p}; l += c;");
         none(order.text().substring(order.text().indexOf("void parent(int* p, int n)")), "klap::kfinish(");
     }
+
+    /**
+     * A host lambda's launches are host launches: a call through a functor in device code does not
+     * count as a launch because of one (the rule that a call through a variable may reach any lambda
+     * of the unit takes device code's lambdas and extended {@code __device__} lambdas only).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aHostLambdaThatLaunchesDoesNotMakeDeviceCallsThroughVariablesLaunch(Granularity g) throws IOException {
+        String code = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                template <typename Op> __device__ int apply(Op op, int v) { return op(v); }
+                struct Twice { __device__ int operator()(int v) const { return 2 * v; } };
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  child<<<1, 32>>>(p + 32 * i);
+                  p[i] = apply(Twice{}, i);
+                }
+                int main() {
+                  int* p = nullptr;
+                  auto run = [&] { parent<<<1, 32>>>(p, 32); };
+                  run();
+                  return 0;
+                }
+                """;
+        var r = run(code, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertTrue(r.diagnostics().stream().noneMatch(d -> d.id().equals("launch-order")), r.diagnostics().toString());
+        var ext = run(code.replace("auto run = [&] {", "auto dev = [=] __device__ (int* q) { child<<<1, 32>>>(q); };\n"
+                + "  auto run = [&] {"), g);
+        if (g == Granularity.KERNEL) {
+            // an extended __device__ lambda may reach apply's op: the launch before the call goes out first
+            assertTrue(ext.diagnostics().stream().anyMatch(d -> d.id().equals("launch-order")), ext.diagnostics().toString());
+        }
+    }
 }

@@ -117,10 +117,13 @@ public final class SyncSites {
         }
         // every lambda of the unit, held in a local or not: a copy of one (auto m = l; m();) or one passed as
         // an argument and called through the parameter is a call through a variable (review 2026-11-29)
+        // (a lambda of host code only where it is an extended __device__ lambda, which a kernel may be passed:
+        // a host lambda's launches are host launches)
         List<Stmt> anyLambda = new java.util.ArrayList<>();
         for (FunctionDef f : unit.functions()) {
             Trees.walkExprsAndLambdas(f.body(), e -> {
-                if (e instanceof Expr.Lambda l) {
+                if (e instanceof Expr.Lambda l && (f.kind().onDevice() || unit.file().text()
+                        .substring(l.range().offset(), l.body().range().offset()).contains("__device__"))) {
                     anyLambda.add(l.body());
                 }
             });
