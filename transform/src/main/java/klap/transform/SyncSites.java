@@ -169,36 +169,29 @@ public final class SyncSites {
                 }
             }
             for (String c : ctors) {
-                if (syncFunctions.getOrDefault(c, false) && !syncFunctions.get(CONSTRUCTOR)) {
-                    syncFunctions.put(CONSTRUCTOR, true);
-                    changed = true;
-                }
-                if (launchFunctions.getOrDefault(c, false) && !launchFunctions.get(CONSTRUCTOR)) {
-                    launchFunctions.put(CONSTRUCTOR, true);
-                    changed = true;
-                }
+                changed |= propagate(c, CONSTRUCTOR);
             }
             for (Stmt body : anyLambda) {
-                if (!syncFunctions.get(POINTER) && directSync(body, syncFunctions)) {
-                    syncFunctions.put(POINTER, true);
-                    changed = true;
-                }
-                if (!launchFunctions.get(POINTER) && directLaunch(body, launchFunctions)) {
-                    launchFunctions.put(POINTER, true);
-                    changed = true;
-                }
+                changed |= update(POINTER, body);
             }
             for (String t : addressTaken) {
-                if (syncFunctions.getOrDefault(t, false) && !syncFunctions.get(POINTER)) {
-                    syncFunctions.put(POINTER, true);
-                    changed = true;
-                }
-                if (launchFunctions.getOrDefault(t, false) && !launchFunctions.get(POINTER)) {
-                    launchFunctions.put(POINTER, true);
-                    changed = true;
-                }
+                changed |= propagate(t, POINTER);
             }
         }
+    }
+
+    /** One step of the fixed point: what {@code from} does, {@code to} does. @return true if it changed */
+    private boolean propagate(String from, String to) {
+        boolean changed = false;
+        if (syncFunctions.getOrDefault(from, false) && !syncFunctions.get(to)) {
+            syncFunctions.put(to, true);
+            changed = true;
+        }
+        if (launchFunctions.getOrDefault(from, false) && !launchFunctions.get(to)) {
+            launchFunctions.put(to, true);
+            changed = true;
+        }
+        return changed;
     }
 
     /** One step of the fixed point: what {@code body}, held under {@code key}, does. @return true if it changed */
