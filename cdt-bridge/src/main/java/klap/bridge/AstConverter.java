@@ -910,10 +910,10 @@ final class AstConverter {
                 String ns = namespaceOf(where);
                 String qualified = ns.isEmpty() ? simple : ns + "::" + simple;
                 // a kernel of the same name defined here in another namespace is another kernel: a launch
-                // that names it by its simple name may mean either (review 2026-11-25); so is another
-                // function of the same qualified name (an overload or an explicit specialization)
-                // (an explicit instantiation, template __global__ void k<float>(float*), declares no other function)
-                // (where CDT resolves both, by binding: ns::k defined out of its namespace is the k declared in it)
+                // that names it by its simple name may mean either (review 2026-11-25); so is another function
+                // of the same qualified name (an overload, an explicit specialization). Compared by binding where
+                // CDT resolves it (void ns::k() {...} defines the k declared in ns), else by name; an explicit
+                // instantiation (template __global__ void k<float>(float*);) declares no other function.
                 boolean instantiation = where.getParent() instanceof ICPPASTExplicitTemplateInstantiation;
                 IBinding b = instantiation ? null : bindingOf(n);
                 if (b != null && !definedBindings.isEmpty() ? !definedBindings.contains(b)

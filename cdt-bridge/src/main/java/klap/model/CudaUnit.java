@@ -33,7 +33,7 @@ import java.util.List;
  *                    by simple and by namespace-qualified name, to that header as diagnostics name it
  *                    (for a message that says where the child is and what to do)
  * @param implicitCalls the calls of the program's functions that the main file makes without writing
- *                    a call (operators, constructors, destructors: {@link ImplicitCall}), by offset
+ *                    a call (operators, constructors, destructors: {@link ImplicitCall}), sorted by offset
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
@@ -55,11 +55,20 @@ public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma
      * @return the {@link ImplicitCall}s whose offset lies in {@code r}, in source order
      */
     public List<ImplicitCall> implicitCallsIn(SourceRange r) {
-        List<ImplicitCall> out = new java.util.ArrayList<>();
-        for (ImplicitCall c : implicitCalls) {
-            if (c.offset() >= r.offset() && c.offset() < r.end()) {
-                out.add(c);
+        // implicitCalls is sorted by offset (the front end's order): the first at or after r, by bisection
+        int lo = 0;
+        int hi = implicitCalls.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (implicitCalls.get(mid).offset() < r.offset()) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
+        }
+        List<ImplicitCall> out = new java.util.ArrayList<>();
+        for (int i = lo; i < implicitCalls.size() && implicitCalls.get(i).offset() < r.end(); i++) {
+            out.add(implicitCalls.get(i));
         }
         return out;
     }
