@@ -320,11 +320,13 @@ final class ChildRefusals {
         for (klap.model.ImplicitCall c : ctx.unit.implicitCallsIn(g.range())) {
             boolean reads = switch (c.origin()) {
                 case MAIN -> readers.contains(c.name());
-                case HEADER -> c.readsIndices();
+                case HEADER, INITIALIZER -> c.readsIndices();
                 case UNSEEN -> true;
             };
             if (reads) {
-                String what = c.name().startsWith("operator") ? "the operator '" + c.name() + "'"
+                String what = c.origin() == klap.model.ImplicitCall.Origin.INITIALIZER
+                    ? "the default member initializers of '" + c.name() + "'"
+                    : c.name().startsWith("operator") ? "the operator '" + c.name() + "'"
                     : c.name().startsWith("~") ? "the destructor '" + c.name() + "'" : "the constructor '" + c.name() + "'";
                 return "calls " + what + " (line " + ctx.unit.file().line(c.offset()) + ") without a call expression, "
                     + (c.origin() == klap.model.ImplicitCall.Origin.UNSEEN ? "whose body klap cannot follow (in another "

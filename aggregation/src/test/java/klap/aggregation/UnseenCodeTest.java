@@ -407,6 +407,10 @@ class UnseenCodeTest {
             struct W { unsigned v; __device__ W() : v(threadIdx.x) {} };
             struct D { unsigned* o; __device__ ~D() { o[threadIdx.x] = 1; } };
             struct S { unsigned* s; __device__ S& operator+=(unsigned v) { s[threadIdx.x] = v; __syncthreads(); return *this; } };
+            struct B0 { unsigned v; __device__ B0() : v(threadIdx.x) {} };
+            struct DB : B0 { };
+            struct M { unsigned a = threadIdx.x; };
+            struct G { D d; };
             struct P3 { float x; };
             __device__ inline P3 operator+(P3 a, P3 b) { return P3{a.x + b.x}; }
             __device__ inline P3& operator+=(P3& a, P3 b) { a.x += b.x; return a; }
@@ -431,8 +435,11 @@ class UnseenCodeTest {
         for (boolean inHeader : List.of(false, true)) {
             Files.writeString(dir.resolve("classes.cuh"), CLASSES);
             String prefix = inHeader ? "#include \"classes.cuh\"\n" : CLASSES.replace("#pragma once\n", "");
+            // also what the compiler's constructors and destructors run: a base's constructor, a default
+            // member initializer, a member's destructor, a temporary's destructor
             for (String body : List.of("Idx x; out[x()] = 1;", "V v{1}; out[v * 2u] = 1;", "W w; out[w.v] = 1;",
-                    "D d{out};", "V v{1}; unsigned u = v; out[u] = 1;")) {
+                    "D d{out};", "V v{1}; unsigned u = v; out[u] = 1;", "DB b; out[b.v] = 1;", "M m; out[m.a] = 1;",
+                    "G g{D{out}};", "(void) D{out};")) {
                 var r = run(prefix + "__global__ void child(unsigned* out) { " + body + " }\n" + parent, g);
                 assertEquals(0, r.sites(), body + ": " + r.diagnostics());
                 assertTrue(Check.hasDiag(r, Severity.WARNING, "child-calls-unseen"), body + ": " + r.diagnostics());

@@ -10,7 +10,20 @@ import org.eclipse.cdt.core.dom.ast.IASTImplicitName;
 import org.eclipse.cdt.core.dom.ast.IASTName;
 import org.eclipse.cdt.core.dom.ast.IASTNode;
 import org.eclipse.cdt.core.dom.ast.IASTTranslationUnit;
+import org.eclipse.cdt.core.dom.ast.IArrayType;
+import org.eclipse.cdt.core.dom.ast.IASTCompoundStatement;
+import org.eclipse.cdt.core.dom.ast.IASTDeclarator;
+import org.eclipse.cdt.core.dom.ast.IASTExpression;
 import org.eclipse.cdt.core.dom.ast.IBinding;
+import org.eclipse.cdt.core.dom.ast.IQualifierType;
+import org.eclipse.cdt.core.dom.ast.IType;
+import org.eclipse.cdt.core.dom.ast.ITypedef;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPBase;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPClassType;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPConstructor;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPASTSimpleTypeConstructorExpression;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPField;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPVariable;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPFunction;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPMethod;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPSpecialization;
@@ -44,6 +57,63 @@ final class ImplicitCalls {
                 shouldVisitNames = true;
                 shouldVisitImplicitNames = true;
                 shouldVisitImplicitDestructorNames = true;
+                shouldVisitDeclarators = true;
+                shouldVisitExpressions = true;
+            }
+
+            /**
+             * An object of class type declared in the main file: CDT names no destructor where the class's is
+             * the compiler's (struct G { H h; } destroys its H), and no constructor for an aggregate
+             * initialization, so what constructing and destroying it runs is added here (at the declarator,
+             * and at the closing brace of its block), whatever CDT names.
+             */
+            @Override
+            public int visit(IASTDeclarator d) {
+                IASTFileLocation l = d.getFileLocation();
+                if (l == null || !mainPath.equals(l.getFileName()) || d.getName() == null) {
+                    return PROCESS_CONTINUE;
+                }
+                IBinding b;
+                try {
+                    b = d.getName().resolveBinding();
+                } catch (RuntimeException e) {
+                    return PROCESS_CONTINUE;
+                }
+                if (!(b instanceof ICPPVariable v) || b instanceof ICPPField || !(classOf(v.getType()) instanceof ICPPClassType c)) {
+                    return PROCESS_CONTINUE;
+                }
+                IASTNode block = d.getParent();
+                while (block != null && !(block instanceof IASTCompoundStatement)) {
+                    block = block.getParent() instanceof IASTFunctionDefinition fd ? fd.getBody() : block.getParent();
+                }
+                IASTFileLocation bl = block == null ? null : block.getFileLocation();
+                if (bl == null || !mainPath.equals(bl.getFileName())) {
+                    return PROCESS_CONTINUE; // not a local of a function body
+                }
+                object(tu, mainPath, headers, c, l.getNodeOffset(), bl.getNodeOffset() + bl.getNodeLength() - 1, out);
+                return PROCESS_CONTINUE;
+            }
+
+            /** A temporary of class type ({@code H{p}}, {@code H(p)}): constructed and destroyed in its full expression. */
+            @Override
+            public int visit(IASTExpression e) {
+                if (!(e instanceof ICPPASTSimpleTypeConstructorExpression)) {
+                    return PROCESS_CONTINUE;
+                }
+                IASTFileLocation l = e.getFileLocation();
+                if (l == null || !mainPath.equals(l.getFileName())) {
+                    return PROCESS_CONTINUE;
+                }
+                IType t;
+                try {
+                    t = e.getExpressionType();
+                } catch (RuntimeException ex) {
+                    return PROCESS_CONTINUE;
+                }
+                if (classOf(t) instanceof ICPPClassType c) {
+                    object(tu, mainPath, headers, c, l.getNodeOffset(), l.getNodeOffset(), out);
+                }
+                return PROCESS_CONTINUE;
             }
 
             @Override
@@ -55,32 +125,205 @@ final class ImplicitCalls {
                 if (l == null || !mainPath.equals(l.getFileName())) {
                     return PROCESS_CONTINUE;
                 }
-                ImplicitCall c = call(tu, mainPath, headers, n, l.getNodeOffset());
-                if (c != null) {
-                    out.add(c);
-                }
+                calls(tu, mainPath, headers, n, l.getNodeOffset(), out);
                 return PROCESS_CONTINUE;
             }
         });
-        out.sort(Comparator.comparingInt(ImplicitCall::offset));
-        return List.copyOf(out);
+        // a call both CDT names and the declarator or temporary adds is one call
+        List<ImplicitCall> unique = new ArrayList<>(new java.util.LinkedHashSet<>(out));
+        unique.sort(Comparator.comparingInt(ImplicitCall::offset));
+        return List.copyOf(unique);
     }
 
-    /** @return the call that the implicit name {@code n} at {@code offset} makes, or null if it calls nothing of the program */
-    private static ImplicitCall call(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, IASTName n,
-                                     int offset) {
+    /**
+     * Adds the calls that the implicit name {@code n} at {@code offset} makes: the function it names, if
+     * the program wrote it; and for a constructor or destructor (the compiler's or the program's), what
+     * constructing or destroying the object runs besides its body ([class.base.init], [class.dtor]/13):
+     * the constructors or destructor the program wrote for its bases and members, and the default member
+     * initializers that read the indices or call functions (review 2026-11-29: {@code struct D : B {}} with
+     * {@code B() : v(threadIdx.x)}, and {@code struct M { unsigned a = threadIdx.x; }})
+     */
+    private static void calls(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, IASTName n, int offset,
+                              List<ImplicitCall> out) {
         IBinding b;
         try {
             b = n.resolveBinding();
         } catch (RuntimeException e) {
-            return null;
+            return;
         }
         if (b instanceof ICPPSpecialization sp && sp.getSpecializedBinding() != null) {
             b = sp.getSpecializedBinding(); // an instance of a function template, or a member of a class template's
         }
-        if (!(b instanceof ICPPFunction f) || f instanceof ICPPMethod m && m.isImplicit()) {
-            return null;
+        if (!(b instanceof ICPPFunction f)) {
+            return;
         }
+        if (!(f instanceof ICPPMethod m && m.isImplicit())) {
+            ImplicitCall c = call(tu, mainPath, headers, f, offset);
+            if (c != null) {
+                out.add(c);
+            }
+        }
+        if (f instanceof ICPPMethod m && (m instanceof ICPPConstructor || m.isDestructor())) {
+            parts(tu, mainPath, headers, m.getClassOwner(), m.isDestructor(), offset, out, new java.util.HashSet<>());
+        }
+    }
+
+    /**
+     * Adds what making an object of class {@code c} at {@code made} and destroying it at {@code gone} runs:
+     * the constructors and the destructor the program wrote for {@code c}, and their {@link #parts}.
+     */
+    private static void object(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPClassType c,
+                               int made, int gone, List<ImplicitCall> out) {
+        if (inPrelude(tu, c)) {
+            return;
+        }
+        try {
+            for (ICPPMethod m : c.getConstructors()) {
+                if (!m.isImplicit()) {
+                    ImplicitCall x = call(tu, mainPath, headers, m, made);
+                    if (x != null) {
+                        out.add(x);
+                    }
+                }
+            }
+            for (ICPPMethod m : c.getDeclaredMethods()) {
+                if (m.isDestructor() && !m.isImplicit()) {
+                    ImplicitCall x = call(tu, mainPath, headers, m, gone);
+                    if (x != null) {
+                        out.add(x);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            return;
+        }
+        parts(tu, mainPath, headers, c, false, made, out, new java.util.HashSet<>());
+        parts(tu, mainPath, headers, c, true, gone, out, new java.util.HashSet<>());
+    }
+
+    /**
+     * Adds what constructing (or, with {@code dtor}, destroying) an object of class {@code c} runs besides
+     * the body of its own constructor (destructor): for each base and each member of class type, the
+     * constructors (every one: which one runs is not read) or the destructor the program wrote, and
+     * recursively their parts; for the construction, {@code c}'s default member initializers.
+     */
+    private static void parts(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPClassType c,
+                              boolean dtor, int offset, List<ImplicitCall> out, java.util.Set<ICPPClassType> seen) {
+        if (c == null || !seen.add(c) || inPrelude(tu, c)) {
+            return;
+        }
+        List<ICPPClassType> subs = new ArrayList<>();
+        try {
+            for (ICPPBase base : c.getBases()) {
+                if (base.getBaseClass() instanceof ICPPClassType bc) {
+                    subs.add(bc);
+                }
+            }
+            for (ICPPField fld : c.getDeclaredFields()) {
+                if (!fld.isStatic() && classOf(fld.getType()) instanceof ICPPClassType fc) {
+                    subs.add(fc);
+                }
+            }
+        } catch (RuntimeException e) {
+            return;
+        }
+        for (ICPPClassType sub : subs) {
+            if (inPrelude(tu, sub)) {
+                continue;
+            }
+            for (ICPPMethod m : dtor ? sub.getDeclaredMethods() : sub.getConstructors()) {
+                if (!m.isImplicit() && (!dtor || m.isDestructor())) {
+                    ImplicitCall x = call(tu, mainPath, headers, m, offset);
+                    if (x != null) {
+                        out.add(x);
+                    }
+                }
+            }
+            parts(tu, mainPath, headers, sub, dtor, offset, out, seen);
+        }
+        if (!dtor) {
+            initializers(tu, mainPath, headers, c, offset, out);
+        }
+    }
+
+    /**
+     * Adds, at {@code offset}, what the default member initializers of {@code c} run: a record
+     * {@link ImplicitCall.Origin#INITIALIZER} that reads the indices where one names {@code threadIdx},
+     * {@code blockIdx}, {@code blockDim} or {@code gridDim}, and the program's functions they call.
+     */
+    private static void initializers(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPClassType c,
+                                     int offset, List<ImplicitCall> out) {
+        boolean[] reads = {false};
+        for (ICPPField fld : c.getDeclaredFields()) {
+            for (IASTName d : tu.getDeclarationsInAST(fld)) {
+                if (!(d.getParent() instanceof IASTDeclarator dd) || dd.getInitializer() == null) {
+                    continue;
+                }
+                dd.getInitializer().accept(new ASTVisitor() {
+                    {
+                        shouldVisitNames = true;
+                        shouldVisitImplicitNames = true;
+                    }
+
+                    @Override
+                    public int visit(IASTName x) {
+                        String s = x.toString();
+                        if (s.equals("threadIdx") || s.equals("blockIdx") || s.equals("blockDim") || s.equals("gridDim")) {
+                            reads[0] = true;
+                        } else {
+                            IBinding xb;
+                            try {
+                                xb = x.resolveBinding();
+                            } catch (RuntimeException e) {
+                                return PROCESS_CONTINUE;
+                            }
+                            if (xb instanceof ICPPFunction xf && !(xf instanceof ICPPMethod xm && xm.isImplicit())) {
+                                ImplicitCall call = call(tu, mainPath, headers, xf, offset);
+                                if (call != null) {
+                                    out.add(call);
+                                }
+                            }
+                        }
+                        return PROCESS_CONTINUE;
+                    }
+                });
+            }
+        }
+        if (reads[0]) {
+            out.add(new ImplicitCall(offset, c.getName(), ImplicitCall.Origin.INITIALIZER, true, false));
+        }
+    }
+
+    /** @return the class type of an object of type {@code t} (typedefs, cv and arrays stripped), or null */
+    private static IType classOf(IType t) {
+        for (int i = 0; i < 32 && t != null; i++) {
+            if (t instanceof ITypedef td) {
+                t = td.getType();
+            } else if (t instanceof IQualifierType q) {
+                t = q.getType();
+            } else if (t instanceof IArrayType a) {
+                t = a.getType();
+            } else {
+                return t instanceof ICPPClassType ? t : null;
+            }
+        }
+        return null;
+    }
+
+    /** @return true if {@code c} is one of klap's CUDA prelude ({@code dim3}, the vector types) */
+    private static boolean inPrelude(IASTTranslationUnit tu, ICPPClassType c) {
+        for (IASTName d : tu.getDefinitionsInAST(c)) {
+            IASTFileLocation l = d.getFileLocation();
+            if (l != null && CudaPrelude.PATH.equals(l.getFileName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the call of the program's function {@code f} at {@code offset}, or null if it is none of the program's */
+    private static ImplicitCall call(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPFunction f,
+                                     int offset) {
         String name = AstConverter.stripTemplateArgs(f.getName()).trim();
         java.util.Set<HeaderFunctions.Fact> facts = java.util.EnumSet.noneOf(HeaderFunctions.Fact.class);
         boolean inHeader = false;

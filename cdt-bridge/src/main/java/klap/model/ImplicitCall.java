@@ -17,7 +17,8 @@ package klap.model;
  *               {@code Slice} (a constructor), {@code ~Slice} (a destructor)
  * @param origin where its body is
  * @param readsIndices for a function of a header ({@link Origin#HEADER}): its body reads the built-in
- *               indices ({@code threadIdx}, ...), maybe through other header functions; false otherwise
+ *               indices ({@code threadIdx}, ...), maybe through other header functions; true for an
+ *               {@link Origin#INITIALIZER}; false otherwise
  * @param synchronizes for a function of a header: its body has a barrier or warp collective; false otherwise
  */
 public record ImplicitCall(int offset, String name, Origin origin, boolean readsIndices, boolean synchronizes) {
@@ -40,6 +41,12 @@ public record ImplicitCall(int offset, String name, Origin origin, boolean reads
          * a body klap cannot follow: nowhere in the translation unit (declared only, defined in another
          * file), or in a header doing what klap does not follow (a launch, a CUDA runtime call, ...)
          */
-        UNSEEN
+        UNSEEN,
+        /**
+         * the default member initializers that constructing an object of class {@link #name} runs
+         * ({@code unsigned a = threadIdx.x;}): {@link #readsIndices} is true (only such are recorded; the
+         * functions they call are calls of their own)
+         */
+        INITIALIZER
     }
 }

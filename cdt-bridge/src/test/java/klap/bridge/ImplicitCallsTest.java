@@ -95,4 +95,34 @@ class ImplicitCallsTest {
                 .map(ImplicitCallsTest::show).collect(Collectors.toList()));
         assertEquals(Origin.MAIN, u.implicitCalls().get(0).origin());
     }
+
+    /**
+     * What the compiler's constructors and destructors run (CDT names none of it): a base's constructor
+     * the program wrote, a default member initializer that reads the indices, a member's destructor at
+     * the end of the block, a temporary's destructor at the temporary.
+     */
+    @Test
+    void whatTheCompilersConstructorsAndDestructorsRun() throws Exception {
+        String main = """
+                struct B0 { unsigned v; __device__ B0() : v(threadIdx.x) {} };
+                struct DB : B0 { };
+                struct M { unsigned a = threadIdx.x; unsigned b = 3; };
+                struct Z { unsigned a = 0; };
+                struct D { unsigned* o; __device__ ~D() { o[0] = 1; } };
+                struct G { D d; };
+                __global__ void k(unsigned* out) {
+                  DB b; M m; Z z; G g{D{out}};
+                }
+                """;
+        Path f = dir.resolve("parts.cu");
+        Files.writeString(f, main);
+        CudaUnit u = CudaParser.parse(f, main, List.of());
+        assertFalse(u.hasErrors(), u.diagnostics().toString());
+        int body = main.indexOf("DB b;");
+        int end = main.lastIndexOf('}');
+        List<String> calls = u.implicitCalls().stream().filter(c -> c.offset() >= body)
+                .map(c -> show(c) + (c.offset() == end ? "@end" : "")).distinct().toList();
+        // Z's initializer reads nothing: no record; the temporary D{out} and g's member are destroyed
+        assertEquals(List.of("B0@MAIN", "M@INITIALIZER+i", "~D@MAIN", "~D@MAIN@end"), calls);
+    }
 }

@@ -320,7 +320,7 @@ public final class SyncSites {
             boolean does = switch (c.origin()) {
                 case UNSEEN -> true;
                 // the header function called, by its own facts (a header function that launches is UNSEEN)
-                case HEADER -> known == syncFunctions && c.synchronizes();
+                case HEADER, INITIALIZER -> known == syncFunctions && c.synchronizes();
                 case MAIN -> known.getOrDefault(c.name(), false);
             };
             if (does) {
