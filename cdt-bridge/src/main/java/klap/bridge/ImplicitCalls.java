@@ -47,11 +47,26 @@ import klap.model.ImplicitCall;
  */
 final class ImplicitCalls {
 
-    private ImplicitCalls() {
+    private final IASTTranslationUnit tu;
+    private final String mainPath;
+    private final HeaderFunctions headers;
+    private final List<ImplicitCall> out = new ArrayList<>();
+    /** where each function's body is and what it does, by binding: its call at offset 0 (each looked up once) */
+    private final java.util.Map<ICPPFunction, java.util.Optional<ImplicitCall>> functions = new java.util.HashMap<>();
+    /** whether each class is one of klap's prelude (each looked up once) */
+    private final java.util.Map<ICPPClassType, Boolean> prelude = new java.util.HashMap<>();
+
+    private ImplicitCalls(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers) {
+        this.tu = tu;
+        this.mainPath = mainPath;
+        this.headers = headers;
     }
 
     static List<ImplicitCall> of(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers) {
-        List<ImplicitCall> out = new ArrayList<>();
+        return new ImplicitCalls(tu, mainPath, headers).collect();
+    }
+
+    private List<ImplicitCall> collect() {
         tu.accept(new ASTVisitor() {
             {
                 shouldVisitNames = true;
@@ -90,7 +105,7 @@ final class ImplicitCalls {
                 if (bl == null || !mainPath.equals(bl.getFileName())) {
                     return PROCESS_CONTINUE; // not a local of a function body
                 }
-                object(tu, mainPath, headers, c, l.getNodeOffset(), bl.getNodeOffset() + bl.getNodeLength() - 1, out);
+                object(c, l.getNodeOffset(), bl.getNodeOffset() + bl.getNodeLength() - 1);
                 return PROCESS_CONTINUE;
             }
 
@@ -111,7 +126,7 @@ final class ImplicitCalls {
                     return PROCESS_CONTINUE;
                 }
                 if (classOf(t) instanceof ICPPClassType c) {
-                    object(tu, mainPath, headers, c, l.getNodeOffset(), l.getNodeOffset(), out);
+                    object(c, l.getNodeOffset(), l.getNodeOffset());
                 }
                 return PROCESS_CONTINUE;
             }
@@ -125,7 +140,7 @@ final class ImplicitCalls {
                 if (l == null || !mainPath.equals(l.getFileName())) {
                     return PROCESS_CONTINUE;
                 }
-                calls(tu, mainPath, headers, n, l.getNodeOffset(), out);
+                calls(n, l.getNodeOffset());
                 return PROCESS_CONTINUE;
             }
         });
@@ -143,8 +158,7 @@ final class ImplicitCalls {
      * initializers that read the indices or call functions (review 2026-11-29: {@code struct D : B {}} with
      * {@code B() : v(threadIdx.x)}, and {@code struct M { unsigned a = threadIdx.x; }})
      */
-    private static void calls(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, IASTName n, int offset,
-                              List<ImplicitCall> out) {
+    private void calls(IASTName n, int offset) {
         IBinding b;
         try {
             b = n.resolveBinding();
@@ -158,13 +172,13 @@ final class ImplicitCalls {
             return;
         }
         if (!(f instanceof ICPPMethod m && m.isImplicit())) {
-            ImplicitCall c = call(tu, mainPath, headers, f, offset);
+            ImplicitCall c = call(f, offset);
             if (c != null) {
                 out.add(c);
             }
         }
         if (f instanceof ICPPMethod m && (m instanceof ICPPConstructor || m.isDestructor())) {
-            parts(tu, mainPath, headers, m.getClassOwner(), m.isDestructor(), offset, out, new java.util.HashSet<>());
+            partsAt(m.getClassOwner(), m.isDestructor(), offset);
         }
     }
 
@@ -172,15 +186,14 @@ final class ImplicitCalls {
      * Adds what making an object of class {@code c} at {@code made} and destroying it at {@code gone} runs:
      * the constructors and the destructor the program wrote for {@code c}, and their {@link #parts}.
      */
-    private static void object(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPClassType c,
-                               int made, int gone, List<ImplicitCall> out) {
-        if (inPrelude(tu, c)) {
+    private void object(ICPPClassType c, int made, int gone) {
+        if (inPrelude(c)) {
             return;
         }
         try {
             for (ICPPMethod m : c.getConstructors()) {
                 if (!m.isImplicit()) {
-                    ImplicitCall x = call(tu, mainPath, headers, m, made);
+                    ImplicitCall x = call(m, made);
                     if (x != null) {
                         out.add(x);
                     }
@@ -188,7 +201,7 @@ final class ImplicitCalls {
             }
             for (ICPPMethod m : c.getDeclaredMethods()) {
                 if (m.isDestructor() && !m.isImplicit()) {
-                    ImplicitCall x = call(tu, mainPath, headers, m, gone);
+                    ImplicitCall x = call(m, gone);
                     if (x != null) {
                         out.add(x);
                     }
@@ -197,19 +210,39 @@ final class ImplicitCalls {
         } catch (RuntimeException e) {
             return;
         }
-        parts(tu, mainPath, headers, c, false, made, out, new java.util.HashSet<>());
-        parts(tu, mainPath, headers, c, true, gone, out, new java.util.HashSet<>());
+        partsAt(c, false, made);
+        partsAt(c, true, gone);
     }
 
+    /** Adds {@link #parts} of class {@code c} at {@code offset} (computed once per class). */
+    private void partsAt(ICPPClassType c, boolean dtor, int offset) {
+        if (c == null) {
+            return;
+        }
+        List<ImplicitCall> at0 = (dtor ? destroying : constructing).computeIfAbsent(c, k -> {
+            List<ImplicitCall> l = new ArrayList<>();
+            parts(k, dtor, new java.util.HashSet<>(), l);
+            return l;
+        });
+        for (ImplicitCall x : at0) {
+            out.add(new ImplicitCall(offset, x.name(), x.origin(), x.readsIndices(), x.synchronizes()));
+        }
+    }
+
+    /** {@link #parts} of each class, at offset 0 (each computed once) */
+    private final java.util.Map<ICPPClassType, List<ImplicitCall>> constructing = new java.util.HashMap<>();
+    private final java.util.Map<ICPPClassType, List<ImplicitCall>> destroying = new java.util.HashMap<>();
+
     /**
-     * Adds what constructing (or, with {@code dtor}, destroying) an object of class {@code c} runs besides
-     * the body of its own constructor (destructor): for each base and each member of class type, the
-     * constructors (every one: which one runs is not read) or the destructor the program wrote, and
-     * recursively their parts; for the construction, {@code c}'s default member initializers.
+     * Adds to {@code into}, at offset 0, what constructing (or, with {@code dtor}, destroying) an object of
+     * class {@code c} runs besides the body of its own constructor (destructor): for each base and each
+     * member of class type, the constructors (every one: which one runs is not read) or the destructor the
+     * program wrote, and recursively their parts; for the construction, {@code c}'s default member
+     * initializers.
      */
-    private static void parts(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPClassType c,
-                              boolean dtor, int offset, List<ImplicitCall> out, java.util.Set<ICPPClassType> seen) {
-        if (c == null || !seen.add(c) || inPrelude(tu, c)) {
+    private void parts(ICPPClassType c, boolean dtor, java.util.Set<ICPPClassType> seen, List<ImplicitCall> into) {
+        int offset = 0;
+        if (c == null || !seen.add(c) || inPrelude(c)) {
             return;
         }
         List<ICPPClassType> subs = new ArrayList<>();
@@ -228,31 +261,31 @@ final class ImplicitCalls {
             return;
         }
         for (ICPPClassType sub : subs) {
-            if (inPrelude(tu, sub)) {
+            if (inPrelude(sub)) {
                 continue;
             }
             for (ICPPMethod m : dtor ? sub.getDeclaredMethods() : sub.getConstructors()) {
                 if (!m.isImplicit() && (!dtor || m.isDestructor())) {
-                    ImplicitCall x = call(tu, mainPath, headers, m, offset);
+                    ImplicitCall x = call(m, offset);
                     if (x != null) {
-                        out.add(x);
+                        into.add(x);
                     }
                 }
             }
-            parts(tu, mainPath, headers, sub, dtor, offset, out, seen);
+            parts(sub, dtor, seen, into);
         }
         if (!dtor) {
-            initializers(tu, mainPath, headers, c, offset, out);
+            initializers(c, into);
         }
     }
 
     /**
-     * Adds, at {@code offset}, what the default member initializers of {@code c} run: a record
+     * Adds to {@code into}, at offset 0, what the default member initializers of {@code c} run: a record
      * {@link ImplicitCall.Origin#INITIALIZER} that reads the indices where one names {@code threadIdx},
      * {@code blockIdx}, {@code blockDim} or {@code gridDim}, and the program's functions they call.
      */
-    private static void initializers(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPClassType c,
-                                     int offset, List<ImplicitCall> out) {
+    private void initializers(ICPPClassType c, List<ImplicitCall> into) {
+        int offset = 0;
         boolean[] reads = {false};
         for (ICPPField fld : c.getDeclaredFields()) {
             for (IASTName d : tu.getDeclarationsInAST(fld)) {
@@ -278,9 +311,9 @@ final class ImplicitCalls {
                                 return PROCESS_CONTINUE;
                             }
                             if (xb instanceof ICPPFunction xf && !(xf instanceof ICPPMethod xm && xm.isImplicit())) {
-                                ImplicitCall call = call(tu, mainPath, headers, xf, offset);
+                                ImplicitCall call = call(xf, offset);
                                 if (call != null) {
-                                    out.add(call);
+                                    into.add(call);
                                 }
                             }
                         }
@@ -290,7 +323,7 @@ final class ImplicitCalls {
             }
         }
         if (reads[0]) {
-            out.add(new ImplicitCall(offset, c.getName(), ImplicitCall.Origin.INITIALIZER, true, false));
+            into.add(new ImplicitCall(offset, c.getName(), ImplicitCall.Origin.INITIALIZER, true, false));
         }
     }
 
@@ -311,19 +344,28 @@ final class ImplicitCalls {
     }
 
     /** @return true if {@code c} is one of klap's CUDA prelude ({@code dim3}, the vector types) */
-    private static boolean inPrelude(IASTTranslationUnit tu, ICPPClassType c) {
-        for (IASTName d : tu.getDefinitionsInAST(c)) {
-            IASTFileLocation l = d.getFileLocation();
-            if (l != null && CudaPrelude.PATH.equals(l.getFileName())) {
-                return true;
+    private boolean inPrelude(ICPPClassType c) {
+        return prelude.computeIfAbsent(c, k -> {
+            for (IASTName d : tu.getDefinitionsInAST(k)) {
+                IASTFileLocation l = d.getFileLocation();
+                if (l != null && CudaPrelude.PATH.equals(l.getFileName())) {
+                    return true;
+                }
             }
-        }
-        return false;
+            return false;
+        });
     }
 
     /** @return the call of the program's function {@code f} at {@code offset}, or null if it is none of the program's */
-    private static ImplicitCall call(IASTTranslationUnit tu, String mainPath, HeaderFunctions headers, ICPPFunction f,
-                                     int offset) {
+    private ImplicitCall call(ICPPFunction f, int offset) {
+        ImplicitCall at0 = functions.computeIfAbsent(f, k -> java.util.Optional.ofNullable(lookUp(k))).orElse(null);
+        return at0 == null ? null
+            : new ImplicitCall(offset, at0.name(), at0.origin(), at0.readsIndices(), at0.synchronizes());
+    }
+
+    /** @return the call of {@code f} at offset 0: where its body is and what it does; null if not the program's */
+    private ImplicitCall lookUp(ICPPFunction f) {
+        int offset = 0;
         String name = AstConverter.stripTemplateArgs(f.getName()).trim();
         java.util.Set<HeaderFunctions.Fact> facts = java.util.EnumSet.noneOf(HeaderFunctions.Fact.class);
         boolean inHeader = false;
