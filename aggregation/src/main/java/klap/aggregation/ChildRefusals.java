@@ -372,26 +372,27 @@ final class ChildRefusals {
      *         {@code klap_a.dq}, and the output did not build); null if none. A macro of a header is not seen.
      */
     private String parameterMacro(FunctionDef child, Expr.Launch l) {
-        String before = ctx.text.substring(0, l.range().offset());
-        if (!before.contains("define")) {
-            return null;
+        if (macroDirectives == null) {
+            // once per file: every #define of an object-like macro and every #undef, by name and offset
+            macroDirectives = new HashMap<>();
+            Matcher m = Pattern.compile("(?m)^[ \\t]*#[ \\t]*(define|undef)[ \\t]+([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_(])")
+                    .matcher(ctx.text);
+            while (m.find()) {
+                macroDirectives.computeIfAbsent(m.group(2), k -> new java.util.TreeMap<>()).put(m.start(), m.group(1).equals("define"));
+            }
         }
         for (Param q : child.params()) {
-            if (q.name() == null || q.name().isEmpty()) {
-                continue;
-            }
-            Matcher m = Pattern.compile("(?m)^[ \\t]*#[ \\t]*(define|undef)[ \\t]+" + Pattern.quote(q.name())
-                    + "(?![A-Za-z0-9_(])").matcher(before);
-            String last = null;
-            while (m.find()) {
-                last = m.group(1);
-            }
-            if ("define".equals(last)) {
+            var byOffset = q.name() == null ? null : macroDirectives.get(q.name());
+            var last = byOffset == null ? null : byOffset.lowerEntry(l.range().offset());
+            if (last != null && last.getValue()) {
                 return q.name();
             }
         }
         return null;
     }
+
+    /** {@link #parameterMacro}'s index of the file's object-like macro directives: name to offset to "is a #define" */
+    private Map<String, java.util.TreeMap<Integer, Boolean>> macroDirectives;
 
     private Map<String, String> conversionReaders;
 
