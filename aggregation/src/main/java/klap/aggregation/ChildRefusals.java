@@ -281,10 +281,11 @@ final class ChildRefusals {
                     found[0] = "has an asm statement that reads a special register of the hardware grid";
                 }
             });
+            // the body's text once, for the two scans of class names below
+            String body = found[0] == null ? klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range())) : "";
             if (found[0] == null) {
                 // an object of a class of this file whose conversion function reads the indices: C++ applies it
                 // without a call, and CDT names no such call (so it is not an ImplicitCall)
-                String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
                 for (var conv : conversionReaders().entrySet()) {
                     if (Pattern.compile("(?<![A-Za-z0-9_.>:~])" + Pattern.quote(conv.getKey()) + "\\b").matcher(body).find()) {
                         found[0] = "uses the class '" + conv.getKey() + "', whose conversion function '" + conv.getValue()
@@ -295,7 +296,6 @@ final class ChildRefusals {
             }
             if (found[0] == null) {
                 // a header class whose constructor reads the indices, constructed without a call (Idx i;)
-                String body = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(g.body().range()));
                 for (String r : ctx.unit.headerIndexReaders()) {
                     if (!r.startsWith("operator") && Pattern.compile("(?<![A-Za-z0-9_.>:])" + Pattern.quote(r) + "\\b")
                             .matcher(body).find()) {
