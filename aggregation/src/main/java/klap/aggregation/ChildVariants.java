@@ -95,13 +95,16 @@ final class ChildVariants {
      * Device functions whose variants must see the original indices: they read them, directly or
      * through calls ({@link AggregationContext#indexReaders}). Member functions cannot be cloned
      * (their class is not ours to extend): a child that calls one is not aggregated
-     * ({@code SitePlanner}, {@code child-member-builtins}).
+     * ({@code SitePlanner}, {@code child-member-builtins}). Neither can operator functions: an
+     * {@code operator+} with a {@code klap_v} parameter more is ill-formed, and its calls are written
+     * without a call to retarget; a child that calls one is not aggregated ({@code ChildRefusals},
+     * {@code klap-child-calls-unseen}).
      */
     void findClones() {
         Set<String> reading = ctx.indexReaders(BUILTINS);
         for (FunctionDef f : ctx.unit.functions()) {
             if ((f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE)
-                    && reading.contains(f.name()) && f.memberOf() == null) {
+                    && reading.contains(f.name()) && f.memberOf() == null && !FunctionDef.isOperatorName(f.name())) {
                 clones.add(f);
                 cloneNames.add(f.name());
             }

@@ -534,4 +534,31 @@ class UnseenCodeTest {
             assertTrue(ext.diagnostics().stream().anyMatch(d -> d.id().equals("launch-order")), ext.diagnostics().toString());
         }
     }
+
+    /**
+     * Review 2026-11-29: a parent's argument computed by an overloaded operator. {@code a + b} whose
+     * {@code operator+} reads {@code threadIdx}, and {@code acc << t} whose non-const member writes
+     * {@code acc}, were scalarized (passed as one lane's value); and every non-member operator that
+     * reads the indices got a clone with a {@code klap_v} parameter more, which nvcc rejects ("too many
+     * parameters for this operator function"), at every granularity.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void operatorsInTheParentAreCallsAndGetNoClone(Granularity g) {
+        var r = Check.run("""
+                struct V { int x; };
+                struct Acc { int s; __device__ Acc& operator<<(int v) { s += v; return *this; } };
+                __device__ V operator+(V a, V b) { V r; r.x = a.x + b.x + threadIdx.x; return r; }
+                __global__ void child(int* out, int s, int t) { out[threadIdx.x] = s + t; }
+                __global__ void parent(int* out) {
+                  V a; a.x = 1; V b; b.x = 2;
+                  V c = a + b;
+                  Acc acc; acc.s = 0; acc << (int)threadIdx.x;
+                  child<<<1, 32>>>(out + 32 * threadIdx.x, c.x, acc.s);
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        inOrder(r.text(), "child_klap_{{k?}}agg_vvv");
+        none(r.text(), "vctx& klap_v, V a", "child_klap_{{k?}}agg_v{{[uv]*}}u");
+    }
 }

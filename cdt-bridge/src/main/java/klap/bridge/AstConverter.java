@@ -1515,7 +1515,7 @@ final class AstConverter {
     }
 
     /** @return true if a parameter of type {@code t} binds a non-const reference to its argument */
-    private static boolean mayWrite(IType t) {
+    static boolean mayWrite(IType t) {
         t = unTypedef(t);
         if (t instanceof ICPPReferenceType rt) {
             if (rt.isRValueReference()) {

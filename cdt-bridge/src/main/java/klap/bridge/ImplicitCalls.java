@@ -165,6 +165,7 @@ final class ImplicitCalls {
         } catch (RuntimeException e) {
             return;
         }
+        IBinding called = b;
         if (b instanceof ICPPSpecialization sp && sp.getSpecializedBinding() != null) {
             b = sp.getSpecializedBinding(); // an instance of a function template, or a member of a class template's
         }
@@ -174,7 +175,8 @@ final class ImplicitCalls {
         if (!(f instanceof ICPPMethod m && m.isImplicit())) {
             ImplicitCall c = call(f, offset);
             if (c != null) {
-                out.add(c);
+                // the instance's parameter types: T& of a template is int& or const int& there
+                out.add(c.isOperator() && called instanceof ICPPFunction cf ? c.withOperandModes(operandModes(cf)) : c);
             }
         }
         if (f instanceof ICPPMethod m && (m instanceof ICPPConstructor || m.isDestructor())) {
@@ -225,7 +227,7 @@ final class ImplicitCalls {
             return l;
         });
         for (ImplicitCall x : at0) {
-            out.add(new ImplicitCall(offset, x.name(), x.origin(), x.readsIndices(), x.synchronizes()));
+            out.add(x.at(offset));
         }
     }
 
@@ -327,6 +329,30 @@ final class ImplicitCalls {
         }
     }
 
+    /**
+     * @return {@link ImplicitCall#operandModes} of operator {@code f}: for a member operator, its object
+     *         first ({@code 'w'} unless the operator is {@code const}), then one character per parameter
+     *         ({@link AstConverter#mayWrite}); null if CDT cannot give its type
+     */
+    static String operandModes(ICPPFunction f) {
+        try {
+            org.eclipse.cdt.core.dom.ast.cpp.ICPPFunctionType ft = f.getType();
+            if (ft == null) {
+                return null;
+            }
+            StringBuilder b = new StringBuilder();
+            if (f instanceof ICPPMethod m && !m.isStatic()) {
+                b.append(ft.isConst() ? 'r' : 'w');
+            }
+            for (IType p : ft.getParameterTypes()) {
+                b.append(AstConverter.mayWrite(p) ? 'w' : 'r');
+            }
+            return b.toString();
+        } catch (RuntimeException e) {
+            return null; // unknown: every operand may be written
+        }
+    }
+
     /** @return the class type of an object of type {@code t} (typedefs, cv and arrays stripped), or null */
     private static IType classOf(IType t) {
         for (int i = 0; i < 32 && t != null; i++) {
@@ -359,8 +385,7 @@ final class ImplicitCalls {
     /** @return the call of the program's function {@code f} at {@code offset}, or null if it is none of the program's */
     private ImplicitCall call(ICPPFunction f, int offset) {
         ImplicitCall at0 = functions.computeIfAbsent(f, k -> java.util.Optional.ofNullable(lookUp(k))).orElse(null);
-        return at0 == null ? null
-            : new ImplicitCall(offset, at0.name(), at0.origin(), at0.readsIndices(), at0.synchronizes());
+        return at0 == null ? null : at0.at(offset);
     }
 
     /** @return the call of {@code f} at offset 0: where its body is and what it does; null if not the program's */

@@ -30,6 +30,15 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
                           String namespace, String memberOf, boolean bounded) {
 
+    /**
+     * @return true if {@code name} (as {@link #name()} gives it) is an operator function's: an
+     *         overloaded operator ({@code operator +}) or a conversion function ({@code operator int});
+     *         C++ [over.oper], [class.conv.fct]
+     */
+    public static boolean isOperatorName(String name) {
+        return name.startsWith("operator") && (name.length() == 8 || !Character.isJavaIdentifierPart(name.charAt(8)));
+    }
+
     /** Execution spaces. */
     public enum Kind {
         /** {@code __global__} */

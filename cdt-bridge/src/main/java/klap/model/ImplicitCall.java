@@ -20,12 +20,41 @@ package klap.model;
  *               indices ({@code threadIdx}, ...), maybe through other header functions; true for an
  *               {@link Origin#INITIALIZER}; false otherwise
  * @param synchronizes for a function of a header: its body has a barrier or warp collective; false otherwise
+ * @param operandModes for an overloaded operator: how it receives each operand, in the order the
+ *               expression writes them ({@code a << b}: {@code a}, then {@code b}; {@code s[i]}: {@code s},
+ *               then {@code i}), one character each as {@link Expr.Call#paramModes}: {@code 'w'} a
+ *               non-const reference, or the object of a non-const member operator (it may write the
+ *               variable), {@code 'r'} by value, by const reference or the object of a const member;
+ *               computed by CDT from the declared types. Null for a constructor, destructor or
+ *               initializer, and for an operator whose parameter types CDT could not give (then every
+ *               operand may be written)
  */
-public record ImplicitCall(int offset, String name, Origin origin, boolean readsIndices, boolean synchronizes) {
+public record ImplicitCall(int offset, String name, Origin origin, boolean readsIndices, boolean synchronizes,
+                           String operandModes) {
 
     /** A call of a function of the main file or of one whose body klap cannot follow. */
     public ImplicitCall(int offset, String name, Origin origin) {
-        this(offset, name, origin, false, false);
+        this(offset, name, origin, false, false, null);
+    }
+
+    /** A call that is not an operator's, or an operator's whose operand modes are not known. */
+    public ImplicitCall(int offset, String name, Origin origin, boolean readsIndices, boolean synchronizes) {
+        this(offset, name, origin, readsIndices, synchronizes, null);
+    }
+
+    /** @return true if this calls an overloaded operator ({@code operator +}, {@code operator []}, ...) */
+    public boolean isOperator() {
+        return FunctionDef.isOperatorName(name);
+    }
+
+    /** @return this call at {@code other} offset, with the same function and facts */
+    public ImplicitCall at(int other) {
+        return new ImplicitCall(other, name, origin, readsIndices, synchronizes, operandModes);
+    }
+
+    /** @return this call with the operand modes {@code modes} */
+    public ImplicitCall withOperandModes(String modes) {
+        return new ImplicitCall(offset, name, origin, readsIndices, synchronizes, modes);
     }
 
     /** Where the body of an implicitly called function is. */

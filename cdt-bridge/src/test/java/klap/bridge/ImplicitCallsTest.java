@@ -125,4 +125,34 @@ class ImplicitCallsTest {
         // Z's initializer reads nothing: no record; the temporary D{out} and g's member are destroyed
         assertEquals(List.of("B0@MAIN", "M@INITIALIZER+i", "~D@MAIN", "~D@MAIN@end"), calls);
     }
+
+    /**
+     * How each operator takes its operands, in the order the expression writes them (review 2026-11-29:
+     * {@code acc << v} through a non-const member wrote {@code acc} without the uniformity analysis
+     * knowing): the object of a member first, {@code 'w'} unless the member is const; then each
+     * parameter, {@code 'w'} for a non-const reference (through a typedef, or {@code T&} of a template
+     * instantiated with a non-const type). A constructor or destructor has none.
+     */
+    @Test
+    void operatorsCarryHowTheyTakeTheirOperands() throws Exception {
+        CudaUnit u = parse();
+        assertEquals(java.util.Arrays.asList("r", null, "rr", "wr", "wr", null, null, null),
+                u.implicitCalls().stream().map(ImplicitCall::operandModes).toList());
+        String main = """
+                struct Acc { int s; __device__ Acc& operator<<(int v) { s += v; return *this; }
+                             __device__ int operator*(const Acc& o) const { return s * o.s; } };
+                typedef Acc& AccRef;
+                __device__ void operator>>(int v, AccRef a) { a.s += v; }
+                template <typename T> __device__ void operator%(T& to, int v) { to.s = v; }
+                __global__ void k(int* out) {
+                  Acc a; a.s = 0; a << 1; 2 >> a; out[0] = a * a; a % 3;
+                }
+                """;
+        Path f = dir.resolve("modes.cu");
+        Files.writeString(f, main);
+        CudaUnit m = CudaParser.parse(f, main, List.of());
+        assertFalse(m.hasErrors(), m.diagnostics().toString());
+        assertEquals(List.of("operator <<:wr", "operator >>:rw", "operator *:rr", "operator %:wr"),
+                m.implicitCalls().stream().filter(ImplicitCall::isOperator).map(c -> c.name() + ":" + c.operandModes()).toList());
+    }
 }

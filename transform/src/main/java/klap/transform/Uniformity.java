@@ -23,7 +23,8 @@ import klap.model.VarDecl;
  *   <li>parameters of a kernel are uniform (every thread receives the same value); parameters of
  *       {@code __device__} functions are not (they depend on the caller);</li>
  *   <li>memory loads ({@code a[i]}, {@code *p}, {@code p->f}), globals, shared variables, calls of
- *       functions other than pure arithmetic ones, and anything with a side effect are not;</li>
+ *       functions other than pure arithmetic ones (an overloaded operator's included: {@code a + b}
+ *       whose {@code operator+} reads {@code threadIdx}), and anything with a side effect are not;</li>
  *   <li>a local variable (or a kernel parameter) is uniform if every definition of it
  *       (initializer, assignment, increment) is uniform and happens under uniform control flow, and
  *       it is written in no other way. Computed as the greatest fixpoint, so loop counters of
@@ -35,7 +36,8 @@ import klap.model.VarDecl;
  * type of a called function ({@code row_range(ptr, r, b, e)} with {@code int& b, int& e}); passed by
  * name to a function klap cannot see (not defined in the unit and not a known by-value CUDA
  * built-in such as {@code atomicAdd}, {@code __shfl_sync} or the math library); the object of a
- * member call ({@code x.reset()}); an operand of an {@code asm} statement; written inside a lambda
+ * member call ({@code x.reset()}); an operand an overloaded operator takes by non-const reference
+ * or as its non-const object ({@code acc << v}); an operand of an {@code asm} statement; written inside a lambda
  * that captures it by reference. Arrays, references, statics and {@code __shared__} variables are
  * always divergent.
  * A value that is uniform across the block is uniform across each of its warps; the analysis does
@@ -211,12 +213,14 @@ public final class Uniformity {
             return changed;
         }
         if (e instanceof Expr.Binary b && b.isAssignment()) {
-            boolean uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()));
+            // a user-defined operator= or operator+= stores what its body computes (review 2026-11-29)
+            boolean uniformValue = isUniform(b.rhs()) && (b.op().equals("=") || isUniform(b.lhs()))
+                    && writes.ownOperatorCalls(b).isEmpty();
             changed |= assigned(b.lhs(), uniformValue, divergentControl);
         } else if (e instanceof Expr.Unary u && (u.op().endsWith("++") || u.op().endsWith("--")
                 || u.op().equals("++pre") || u.op().equals("--pre") || u.op().equals("post++")
                 || u.op().equals("post--"))) {
-            changed |= assigned(u.operand(), isUniform(u.operand()), divergentControl);
+            changed |= assigned(u.operand(), isUniform(u.operand()) && writes.ownOperatorCalls(u).isEmpty(), divergentControl);
         }
         for (Expr x : e.children()) {
             changed |= definitionsIn(x, divergentControl);
@@ -350,6 +354,10 @@ public final class Uniformity {
             return !m.arrow() && isUniform(m.owner());
         }
         if (e instanceof Expr.Subscript) {
+            return false;
+        }
+        if (!writes.ownOperatorCalls(e).isEmpty()) {
+            // an overloaded operator is a call of a function that is not pure arithmetic, like any other
             return false;
         }
         if (e instanceof Expr.Unary u) {

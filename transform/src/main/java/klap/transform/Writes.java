@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 import klap.model.CudaUnit;
 import klap.model.Expr;
 import klap.model.FunctionDef;
+import klap.model.ImplicitCall;
 import klap.model.Param;
 import klap.model.Stmt;
 import klap.model.VarDecl;
@@ -30,6 +31,9 @@ import klap.model.VarDecl;
  *       the callee (defined in a header, only declared, a typedef'd reference), its declared
  *       parameter types decide ({@link Expr.Call#paramModes});</li>
  *   <li>the object of a member call {@code x.f(...)} (a non-const member may change it);</li>
+ *   <li>an operand of an overloaded operator that takes it by non-const reference or is a non-const
+ *       member of it ({@code acc << v} with {@code Acc& Acc::operator<<(int)}, {@code v >> acc} with
+ *       {@code void operator>>(int, Acc&)}), from the unit's implicit calls;</li>
  *   <li>every identifier in an {@code asm} statement (its output operands);</li>
  *   <li>every variable a by-reference lambda writes in its body (by the rules above, and any
  *       assignment or increment).</li>
@@ -294,7 +298,56 @@ final class Writes {
         }
     }
 
+    /**
+     * @return the overloaded operators that {@code e} itself calls, not its operands ({@code a << b}
+     *         with {@code Acc& Acc::operator<<(int)}; C++ [over.oper]): the unit's implicit calls of an
+     *         operator in {@code e}'s range outside every operand's; empty without the unit, and for an
+     *         expression other than a unary, binary or subscript one
+     */
+    List<ImplicitCall> ownOperatorCalls(Expr e) {
+        if (unit == null || unit.implicitCalls().isEmpty()
+                || !(e instanceof Expr.Binary || e instanceof Expr.Unary || e instanceof Expr.Subscript)) {
+            return List.of();
+        }
+        List<ImplicitCall> own = new ArrayList<>();
+        for (ImplicitCall c : unit.implicitCallsIn(e.range())) {
+            if (c.isOperator() && operands(e).stream().noneMatch(x -> x != null && x.range().contains(c.offset()))) {
+                own.add(c);
+            }
+        }
+        return own;
+    }
+
+    /** @return the operands of a unary, binary or subscript expression, in the order they are written */
+    private static List<Expr> operands(Expr e) {
+        if (e instanceof Expr.Binary b) {
+            return java.util.Arrays.asList(b.lhs(), b.rhs());
+        }
+        if (e instanceof Expr.Subscript s) {
+            return java.util.Arrays.asList(s.array(), s.index());
+        }
+        return java.util.Collections.singletonList(((Expr.Unary) e).operand());
+    }
+
+    /**
+     * Adds the variables that an overloaded operator of {@code e} may write: each operand passed by
+     * name where the operator takes it by non-const reference or is a non-const member of it
+     * ({@link ImplicitCall#operandModes}); every operand where the modes are unknown.
+     */
+    private void operatorOperands(Expr e, Set<String> out) {
+        for (ImplicitCall c : ownOperatorCalls(e)) {
+            List<Expr> ops = operands(e);
+            String modes = c.operandModes();
+            for (int i = 0; i < ops.size(); i++) {
+                if (ops.get(i) != null && (modes == null || i >= modes.length() || modes.charAt(i) == 'w')) {
+                    out.addAll(roots(ops.get(i)));
+                }
+            }
+        }
+    }
+
     private void expr(Expr e, boolean inLambda, Set<String> out) {
+        operatorOperands(e, out);
         if (e instanceof Expr.Unary u && u.op().equals("&")) {
             out.addAll(roots(u.operand()));
         } else if (e instanceof Expr.Call c) {

@@ -214,6 +214,46 @@ class WritesAndSyncTest {
         assertFalse(d.contains("f") || d.contains("g") || d.contains("n") || d.contains("h"), d.toString());
     }
 
+    /**
+     * Review 2026-11-29: an overloaded operator is a call. {@code acc << t} with a non-const member
+     * {@code operator<<}, and {@code t >> b} with {@code operator>>(int, Acc&)}, wrote the object
+     * behind the analysis's back ({@code a.s} was passed as a scalar: every child got one lane's
+     * value); {@code a + b} and {@code ~a} whose operators read {@code threadIdx} were taken as uniform
+     * because their operands are. A const member operator and by-value or const-reference
+     * parameters write nothing; an operator's result is divergent like any non-pure call's.
+     */
+    @Test
+    void overloadedOperatorsWriteTheirReferenceOperandsAndAreNotPure() {
+        CudaUnit u = parse("""
+                struct Acc {
+                  int s;
+                  __device__ Acc& operator<<(int v) { s += v; return *this; }
+                  __device__ int operator*(int v) const { return s * v; }
+                  __device__ int& operator[](int i) { return s; }
+                };
+                struct V { int x; };
+                __device__ void operator>>(int v, Acc& a) { a.s += v; }
+                __device__ V operator+(V a, V b) { V r; r.x = a.x + b.x + threadIdx.x; return r; }
+                __device__ int operator-(const V& a, const V& b) { return a.x - b.x; }
+                __device__ V& operator+=(V& a, int t) { a.x += t + threadIdx.x; return a; }
+                __global__ void k(int* out) {
+                  int t = 1;
+                  Acc a; a.s = 0; a << t;                 // non-const member: writes a
+                  Acc b; b.s = 0; t >> b;                 // Acc&: writes b
+                  Acc c; c.s = 0; int m = c * t;          // const member: reads c
+                  Acc e; e.s = 0; e[0] = 1;               // non-const operator[]: may write e
+                  V p; p.x = 1; V q; q.x = 2;
+                  V r = p + q;                            // operator+ reads threadIdx: r divergent
+                  int d = p - q;                          // const references: p and q stay as they are
+                  V w; w.x = 0; w += t;                   // operator+= computes what it stores
+                  out[a.s + b.s + c.s + m + e.s + r.x + d + w.x] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("a", "b", "e", "r", "d", "w")), d.toString());
+        assertFalse(d.contains("c") || d.contains("p") || d.contains("q") || d.contains("t"), d.toString());
+    }
+
     @Test
     void unknownCallsMemberCallsAsmLambdasAndReferencesAreWrites() {
         CudaUnit u = parse("""
