@@ -269,7 +269,10 @@ final class ChildRefusals {
                 } else if (c.callee() instanceof Expr.Name n
                         && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM
                                 || n.kind() == Expr.NameKind.GLOBAL) && !pointerTargetsKnown()) {
-                    found[0] = "calls through the function pointer '" + n.name() + "'";
+                    boolean object = ctx.unit.implicitCallsIn(c.range()).stream()
+                            .anyMatch(x -> x.name().equals("operator ()") && !n.range().contains(x.offset()));
+                    found[0] = object ? "calls the function object '" + n.name() + "' (its operator())"
+                            : "calls through the function pointer '" + n.name() + "'";
                 }
             });
             if (found[0] == null) {
