@@ -159,6 +159,8 @@ public final class ProgramGenerator {
     private final Random twentieth;
     /** the generator of the shapes of {@link Shape#generation} 20 (EXCLUSIVE_LAUNCHES), for the same reason */
     private final Random twentyFirst;
+    /** the generator of the shapes of {@link Shape#generation} 21 (IMPLICIT_CALLS), for the same reason */
+    private final Random twentySecond;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -192,6 +194,7 @@ public final class ProgramGenerator {
         this.nineteenth = new Random(seed * 0xD6E8FEB86659FD93L + 18223);
         this.twentieth = new Random(seed * 0x9FB21C651E98DF25L + 19211);
         this.twentyFirst = new Random(seed * 0xC2B2AE3D27D4EB4FL + 20231);
+        this.twentySecond = new Random(seed * 0x94D049BB133111EBL + 21247);
     }
 
     /**
@@ -1616,6 +1619,108 @@ public final class ProgramGenerator {
         return perThreadExtra(name, "", "", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /**
+     * {@link Shape#IMPLICIT_CALLS}: calls that C++ makes without a call expression. In the parent, a
+     * child argument that an overloaded operator computes from uniform-looking operands ({@code a + b}
+     * whose {@code operator+} adds {@code threadIdx.x % 5}) or writes ({@code ia << gt % 7} through a
+     * non-const member, {@code gt % 5 >> ia} through {@code operator>>(int, FzIa&)}); or a child of
+     * its own that reads the indices through a constructor, a functor's {@code operator()} or a
+     * default member initializer. The CPU reference has twin classes of its own, whose operators read
+     * the thread index from a static the reference sets per thread.
+     */
+    private Extra makeImplicitCalls(int id) {
+        String name = "fz_ic" + id;
+        int form = pick(6);
+        boolean guard = chance(0.4);
+        boolean loop = chance(0.3);
+        features.add("implicit-calls:" + new String[] {"operator-reads-indices", "member-operator-writes",
+            "operator-writes-reference", "child-constructor", "child-functor", "child-member-initializer"}[form]
+                + (guard ? ":guard" : "") + (loop ? ":loop" : ""));
+        String in = loop ? "    " : "  ";
+        String r = loop ? " + q * 7919" : "";
+        String cls = "FzI" + id;
+        String tx = "fz_ic_tx" + id;
+        StringBuilder dev = new StringBuilder();
+        StringBuilder cpu = new StringBuilder(form == 0 ? "static unsigned " + tx + ";\n" : "");
+        List<Code> body = new ArrayList<>();
+        if (guard) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        if (loop) {
+            body.add(Code.same("  for (int q = 0; q < 1 + k % 3; ++q) {"));
+        }
+        int site = siteCount++;
+        if (form < 3) {
+            String value;
+            switch (form) {
+                case 0 -> {
+                    for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"static ", cls + "c", tx}}) {
+                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int x; };\n").append(v[0])
+                                .append(v[1]).append(" operator+(").append(v[1]).append(" a, ").append(v[1]).append(" b) { ")
+                                .append(v[1]).append(" s; s.x = a.x + b.x + (int)(").append(v[2]).append(" % 5u); return s; }\n");
+                    }
+                    body.add(new Code(in + cls + " ia, ib; ia.x = k; ib.x = 3; " + cls + " ic = ia + ib;",
+                            in + tx + " = tI.x; " + cls + "c ia, ib; ia.x = k; ib.x = 3; " + cls + "c ic = ia + ib;"));
+                    value = "ic.x % 50";
+                }
+                case 1 -> {
+                    for (String[] v : new String[][] {{"__device__ ", cls}, {"", cls + "c"}}) {
+                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int s; ").append(v[0])
+                                .append(v[1]).append("& operator<<(int v) { s = s * 3 + v; return *this; } };\n");
+                    }
+                    body.add(new Code(in + cls + " ia; ia.s = k; ia << (int)(gt % 7);",
+                            in + cls + "c ia; ia.s = k; ia << (int)(gt % 7);"));
+                    value = "ia.s % 50";
+                }
+                default -> {
+                    for (String[] v : new String[][] {{"__device__ ", cls}, {"static ", cls + "c"}}) {
+                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int s; };\n").append(v[0])
+                                .append("void operator>>(int v, ").append(v[1]).append("& a) { a.s += 2 * v + 1; }\n");
+                    }
+                    body.add(new Code(in + cls + " ia; ia.s = 1; (int)(gt % 5) >> ia;",
+                            in + cls + "c ia; ia.s = 1; (int)(gt % 5) >> ia;"));
+                    value = "ia.s % 50";
+                }
+            }
+            body.add(indent(childLaunch(anyChild(), "1 + gt % 2", "1 + (gt * 3 + k) % 48", null, "data + gt % 256",
+                    tag(site, r), value, "0"), in));
+        } else {
+            String child = "fz_icc" + id;
+            String read = switch (form) {
+                case 3 -> {
+                    dev.append("struct ").append(cls).append(" { unsigned g; __device__ ").append(cls)
+                            .append("() : g(threadIdx.x + 7u * blockIdx.x) {} };\n");
+                    yield "  " + cls + " o; unsigned g = o.g;\n";
+                }
+                case 4 -> {
+                    dev.append("struct ").append(cls)
+                            .append(" { __device__ unsigned operator()(unsigned m) const { return threadIdx.x + m * blockIdx.x; } };\n");
+                    yield "  " + cls + " f; unsigned g = f(7u);\n";
+                }
+                default -> {
+                    dev.append("struct ").append(cls).append(" { unsigned g = threadIdx.x + 7u * blockIdx.x; };\n");
+                    yield "  " + cls + " o; unsigned g = o.g;\n";
+                }
+            };
+            dev.append("__global__ void ").append(child).append("(unsigned* out, unsigned tag, int a) {\n").append(read)
+                    .append("  atomicAdd(&out[(tag * 31u + g) % ").append(OUT_N).append("u], g * 3u + (unsigned)a);\n}\n");
+            cpu.append("static void ").append(child).append("_cpu(dim3 gD, dim3 bD, unsigned* out, unsigned tag, int a) {\n")
+                    .append("  ++fz_launches;\n")
+                    .append("  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < bD.x; ++t) {\n")
+                    .append("    unsigned g = t + 7u * b;\n")
+                    .append("    out[(tag * 31u + g) % ").append(OUT_N).append("u] += g * 3u + (unsigned)a;\n  }\n}\n");
+            String grid = "1 + gt % 2";
+            String block = "1 + (gt * 3 + k) % 40";
+            String args = "(out, " + tag(site, r) + ", (int)(gt % 50));";
+            body.add(new Code(in + child + "<<<" + grid + ", " + block + ">>>" + args,
+                    in + child + "_cpu(dim3(" + grid + "), dim3(" + block + "), " + args.substring(1)));
+        }
+        if (loop) {
+            body.add(Code.same("  }"));
+        }
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
     /** {@code c} with its launch's {@code <<<} and {@code >>>} written as {@code opener} and {@code closer}. */
     private static Code spaced(Code c, String opener, String closer) {
         int i = c.device.indexOf("<<<");
@@ -2328,6 +2433,7 @@ public final class ProgramGenerator {
             case 18 -> nineteenth;
             case 19 -> twentieth;
             case 20 -> twentyFirst;
+            case 21 -> twentySecond;
             default -> rnd;
         };
     }
@@ -2399,6 +2505,7 @@ public final class ProgramGenerator {
                     case SPACED_CHEVRONS -> makeSpacedChevrons(id);
                     case DEDUCED_TEMPLATE -> makeDeducedTemplate(id);
                     case EXCLUSIVE_LAUNCHES -> makeExclusiveLaunches(id);
+                    case IMPLICIT_CALLS -> makeImplicitCalls(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

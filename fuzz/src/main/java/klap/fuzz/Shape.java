@@ -272,7 +272,17 @@ public enum Shape {
      * in place ("a later launch of the same thread would go out before it", public CDP code); it now
      * stays deferred to the end of its region. Drawn from a twenty-first generator.
      */
-    EXCLUSIVE_LAUNCHES("exclusive-launches", 0.15);
+    EXCLUSIVE_LAUNCHES("exclusive-launches", 0.15),
+    /**
+     * Calls not written as calls (a sixth and a seventh session of 2026-11-29): a parent whose
+     * child argument an overloaded operator computes or writes ({@code a + b} whose {@code
+     * operator+} reads {@code threadIdx}; {@code acc << v} with a non-const member; {@code v >> acc}
+     * with {@code operator>>(int, Acc&)}), which klap passed as one lane's scalar; and a child that
+     * reads the indices through a constructor, a functor's {@code operator()} or a default member
+     * initializer, which klap aggregated with the aggregated grid's indices. Drawn from a
+     * twenty-second generator.
+     */
+    IMPLICIT_CALLS("implicit-calls", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -281,7 +291,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -306,6 +316,7 @@ public enum Shape {
             case SPACED_CHEVRONS -> 18;
             case DEDUCED_TEMPLATE -> 19;
             case EXCLUSIVE_LAUNCHES -> 20;
+            case IMPLICIT_CALLS -> 21;
             default -> 0;
         };
     }
