@@ -407,19 +407,13 @@ final class ChildRefusals {
         if (conversionReaders == null) {
             Map<String, String> out = new java.util.LinkedHashMap<>();
             for (FunctionDef f : ctx.unit.functions()) {
-                if (f.memberOf() != null && isConversion(f.name()) && builtinReaders().contains(f.name())) {
+                if (f.memberOf() != null && FunctionDef.isConversionName(f.name()) && builtinReaders().contains(f.name())) {
                     out.putIfAbsent(f.memberOf(), f.name());
                 }
             }
             conversionReaders = out;
         }
         return conversionReaders;
-    }
-
-    /** @return true if {@code name} names a conversion function ({@code operator unsigned int}) */
-    static boolean isConversion(String name) {
-        return name.length() > 9 && name.startsWith("operator ") && Character.isJavaIdentifierStart(name.charAt(9))
-                && !name.matches("operator (new|delete|co_await)\\b.*");
     }
 
     private Boolean pointerTargetsKnown;

@@ -308,8 +308,7 @@ final class HeaderFunctions {
      *         is, or null if it is none
      */
     private static String conversionClass(IASTFunctionDefinition fd, String name) {
-        if (!(name.length() > 9 && name.startsWith("operator ") && Character.isJavaIdentifierStart(name.charAt(9))
-                && !name.matches("operator (new|delete|co_await)\\b.*"))) {
+        if (!klap.model.FunctionDef.isConversionName(name)) {
             return null;
         }
         for (IASTNode p = fd.getParent(); p != null; p = p.getParent()) {

@@ -21,6 +21,7 @@ import org.eclipse.cdt.core.dom.ast.ITypedef;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPBase;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPClassType;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPConstructor;
+import org.eclipse.cdt.core.dom.ast.cpp.ICPPASTConversionName;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPASTSimpleTypeConstructorExpression;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPField;
 import org.eclipse.cdt.core.dom.ast.cpp.ICPPVariable;
@@ -144,10 +145,185 @@ final class ImplicitCalls {
                 return PROCESS_CONTINUE;
             }
         });
+        if (declaresConversion()) {
+            conversions();
+        }
         // a call both CDT names and the declarator or temporary adds is one call
         List<ImplicitCall> unique = new ArrayList<>(new java.util.LinkedHashSet<>(out));
         unique.sort(Comparator.comparingInt(ImplicitCall::offset));
         return List.copyOf(unique);
+    }
+
+    /** @return true if the translation unit declares a conversion function ({@code operator int()}) anywhere */
+    private boolean declaresConversion() {
+        boolean[] found = {false};
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitDeclarators = true;
+            }
+
+            @Override
+            public int visit(IASTDeclarator d) {
+                IASTName n = d.getName();
+                if (n != null && n.getLastName() instanceof ICPPASTConversionName) {
+                    found[0] = true;
+                    return PROCESS_ABORT;
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        return found[0];
+    }
+
+    /**
+     * Adds the conversion functions C++ applies without a call (review 2026-11-29: {@code int v = l;}
+     * with {@code Lane::operator int()} reading {@code threadIdx} was taken as uniform): one call of each
+     * conversion function the program wrote for the class of a main-file expression ([class.conv.fct]),
+     * at the expression's offset, with its object's mode ({@code 'w'} unless the function is const), for
+     * every such expression whose value may be converted. An over-approximation: only where C++ surely
+     * uses the object as it is is there no call (a member access's object, {@code &x}, {@code sizeof},
+     * a discarded expression statement, the left operand of an assignment, the operand of an overloaded
+     * operator, a functor call's object, and an initializer, argument or return value whose target is the
+     * same class or a reference to it).
+     */
+    private void conversions() {
+        java.util.Map<ICPPClassType, List<ICPPMethod>> byClass = new java.util.HashMap<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitExpressions = true;
+            }
+
+            @Override
+            public int visit(IASTExpression e) {
+                IASTFileLocation l = e.getFileLocation();
+                if (l == null || !mainPath.equals(l.getFileName()) || !mayConvert(e)) {
+                    return PROCESS_CONTINUE;
+                }
+                ICPPClassType c;
+                try {
+                    if (!(classOf(e.getExpressionType()) instanceof ICPPClassType x) || usedAsIs(e, x)) {
+                        return PROCESS_CONTINUE;
+                    }
+                    c = x;
+                } catch (RuntimeException ex) {
+                    return PROCESS_CONTINUE;
+                }
+                for (ICPPMethod m : byClass.computeIfAbsent(c, k -> conversionFunctions(k, new java.util.HashSet<>()))) {
+                    // a member of a class template's instance: where its body is, is the template's
+                    ImplicitCall call = call(m instanceof ICPPSpecialization sp && sp.getSpecializedBinding() instanceof ICPPMethod t
+                            ? t : m, l.getNodeOffset());
+                    if (call != null) {
+                        boolean constant;
+                        try {
+                            constant = m.getType() != null && m.getType().isConst();
+                        } catch (RuntimeException ex) {
+                            constant = false;
+                        }
+                        out.add(call.withOperandModes(constant ? "r" : "w"));
+                    }
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+    }
+
+    /** @return the conversion functions the program wrote for class {@code c} and its bases */
+    private List<ICPPMethod> conversionFunctions(ICPPClassType c, java.util.Set<ICPPClassType> seen) {
+        List<ICPPMethod> found = new ArrayList<>();
+        if (c == null || !seen.add(c) || inPrelude(c)) {
+            return found;
+        }
+        try {
+            for (ICPPMethod m : c.getDeclaredMethods()) {
+                if (!m.isImplicit() && klap.model.FunctionDef.isConversionName(m.getName())) {
+                    found.add(m);
+                }
+            }
+            for (ICPPBase b : c.getBases()) {
+                if (b.getBaseClass() instanceof ICPPClassType bc) {
+                    found.addAll(conversionFunctions(bc, seen));
+                }
+            }
+        } catch (RuntimeException e) {
+            return found;
+        }
+        return found;
+    }
+
+    /**
+     * @return false where the context of {@code e} takes its object as it is whatever its type: a
+     *         member access's object, the operand of {@code &}, {@code sizeof}, {@code alignof} or
+     *         parentheses (the parenthesized expression is judged), a discarded expression statement,
+     *         the left operand of an assignment, the operand of an overloaded operator, a functor
+     *         call's object
+     */
+    private static boolean mayConvert(IASTExpression e) {
+        IASTNode p = e.getParent();
+        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTFieldReference fr) {
+            return fr.getFieldOwner() != e;
+        }
+        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTUnaryExpression u) {
+            int op = u.getOperator();
+            if (op == org.eclipse.cdt.core.dom.ast.IASTUnaryExpression.op_amper
+                    || op == org.eclipse.cdt.core.dom.ast.IASTUnaryExpression.op_sizeof
+                    || op == org.eclipse.cdt.core.dom.ast.IASTUnaryExpression.op_alignOf
+                    || op == org.eclipse.cdt.core.dom.ast.IASTUnaryExpression.op_bracketedPrimary) {
+                return false;
+            }
+        }
+        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTExpressionStatement) {
+            return false;
+        }
+        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTBinaryExpression b && b.getOperand1() == e
+                && b.getOperator() == org.eclipse.cdt.core.dom.ast.IASTBinaryExpression.op_assign) {
+            return false;
+        }
+        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTFunctionCallExpression fc && fc.getFunctionNameExpression() == e) {
+            return false;
+        }
+        return !(p instanceof org.eclipse.cdt.core.dom.ast.IASTImplicitNameOwner o && !(p instanceof IASTName)
+                && !(p instanceof org.eclipse.cdt.core.dom.ast.IASTFunctionCallExpression) && o.getImplicitNames().length > 0);
+    }
+
+    /**
+     * @return true if {@code e}, of class {@code c}, initializes a variable, is passed to a parameter or
+     *         is returned from a function whose declared type is {@code c} or a reference to it (a copy or
+     *         a binding: no conversion)
+     */
+    private static boolean usedAsIs(IASTExpression e, ICPPClassType c) {
+        IASTNode p = e.getParent();
+        IType target = null;
+        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTEqualsInitializer
+                || p instanceof org.eclipse.cdt.core.dom.ast.cpp.ICPPASTConstructorInitializer
+                || p instanceof org.eclipse.cdt.core.dom.ast.cpp.ICPPASTInitializerList) {
+            IASTNode d = p.getParent();
+            if (d instanceof IASTDeclarator decl && decl.getName() != null
+                    && decl.getName().resolveBinding() instanceof org.eclipse.cdt.core.dom.ast.IVariable v) {
+                target = v.getType();
+            }
+        } else if (p instanceof org.eclipse.cdt.core.dom.ast.IASTFunctionCallExpression fc) {
+            org.eclipse.cdt.core.dom.ast.IASTInitializerClause[] args = fc.getArguments();
+            int i = java.util.Arrays.asList(args).indexOf(e);
+            if (i >= 0 && fc.getFunctionNameExpression() instanceof org.eclipse.cdt.core.dom.ast.IASTIdExpression id
+                    && id.getName().resolveBinding() instanceof org.eclipse.cdt.core.dom.ast.IFunction f
+                    && f.getType() != null && i < f.getType().getParameterTypes().length) {
+                target = f.getType().getParameterTypes()[i];
+            }
+        } else if (p instanceof org.eclipse.cdt.core.dom.ast.IASTReturnStatement) {
+            IASTNode fn = p;
+            while (fn != null && !(fn instanceof IASTFunctionDefinition)) {
+                fn = fn.getParent();
+            }
+            if (fn instanceof IASTFunctionDefinition fd
+                    && fd.getDeclarator().getName().resolveBinding() instanceof org.eclipse.cdt.core.dom.ast.IFunction f
+                    && f.getType() != null) {
+                target = f.getType().getReturnType();
+            }
+        }
+        if (target instanceof org.eclipse.cdt.core.dom.ast.cpp.ICPPReferenceType r) {
+            target = r.getType();
+        }
+        return target != null && classOf(target) instanceof ICPPClassType t && t.isSameType(c);
     }
 
     /**

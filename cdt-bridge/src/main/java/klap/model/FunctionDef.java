@@ -39,6 +39,16 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
         return name.startsWith("operator") && (name.length() == 8 || !Character.isJavaIdentifierPart(name.charAt(8)));
     }
 
+    /**
+     * @return true if {@code name} (as {@link #name()} gives it) is a conversion function's ({@code
+     *         operator unsigned int}, {@code operator Vec}), which C++ applies without a call
+     *         ([class.conv.fct]); not {@code operator new}, {@code operator delete} or {@code operator co_await}
+     */
+    public static boolean isConversionName(String name) {
+        return name.length() > 9 && name.startsWith("operator ") && Character.isJavaIdentifierStart(name.charAt(9))
+                && !name.matches("operator (new|delete|co_await)\\b.*");
+    }
+
     /** Execution spaces. */
     public enum Kind {
         /** {@code __global__} */

@@ -7,11 +7,12 @@ package klap.model;
  * ([class.ctor]), and the destructor that runs where an object's scope ends ([class.dtor]). The
  * model's expression trees do not hold these as {@link Expr.Call}s, so an analysis that follows
  * calls by name consults them through {@link CudaUnit#implicitCallsIn}. Read from CDT's implicit
- * names; a conversion function ({@code operator unsigned()}) applied implicitly has none and is not
- * among them. The compiler-generated members (an implicit copy constructor) are not either.
+ * names, and, where the program writes a conversion function ({@code operator unsigned()}), one call of
+ * it at each expression of its class whose value may be converted ({@link #isConversion}; CDT names
+ * none). The compiler-generated members (an implicit copy constructor) are not among them.
  *
  * @param offset where the call happens in the main file: the operator of the expression, the
- *               declarator of the object constructed, or the closing brace (end of the full
+ *               expression converted (for a conversion function), the declarator of the object constructed, or the closing brace (end of the full
  *               expression, for a temporary) where the destructor runs
  * @param name   the called function's name as {@link FunctionDef#name()} gives it: {@code operator +},
  *               {@code Slice} (a constructor), {@code ~Slice} (a destructor)
@@ -45,6 +46,14 @@ public record ImplicitCall(int offset, String name, Origin origin, boolean reads
     /** @return true if this calls an overloaded operator ({@code operator +}, {@code operator []}, ...) */
     public boolean isOperator() {
         return FunctionDef.isOperatorName(name);
+    }
+
+    /**
+     * @return true if this applies a conversion function ({@code operator int()} of the class of the
+     *         expression at {@link #offset}: C++ [class.conv.fct]); its {@link #operandModes} is its object's
+     */
+    public boolean isConversion() {
+        return FunctionDef.isConversionName(name);
     }
 
     /** @return this call at {@code other} offset, with the same function and facts */

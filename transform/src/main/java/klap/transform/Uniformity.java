@@ -24,7 +24,8 @@ import klap.model.VarDecl;
  *       {@code __device__} functions are not (they depend on the caller);</li>
  *   <li>memory loads ({@code a[i]}, {@code *p}, {@code p->f}), globals, shared variables, calls of
  *       functions other than pure arithmetic ones (an overloaded operator's included: {@code a + b}
- *       whose {@code operator+} reads {@code threadIdx}), and anything with a side effect are not;</li>
+ *       whose {@code operator+} reads {@code threadIdx}; and a conversion function's, {@code int v = l;}
+ *       with {@code operator int()}), and anything with a side effect are not;</li>
  *   <li>a local variable (or a kernel parameter) is uniform if every definition of it
  *       (initializer, assignment, increment) is uniform and happens under uniform control flow, and
  *       it is written in no other way. Computed as the greatest fixpoint, so loop counters of
@@ -340,6 +341,9 @@ public final class Uniformity {
         }
         if (e instanceof Expr.Literal) {
             return true;
+        }
+        if (writes.converts(e)) {
+            return false; // the value of a conversion function: a call, like an operator's
         }
         if (e instanceof Expr.Name n) {
             return switch (n.kind()) {

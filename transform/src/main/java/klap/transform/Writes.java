@@ -31,6 +31,7 @@ import klap.model.VarDecl;
  *       the callee (defined in a header, only declared, a typedef'd reference), its declared
  *       parameter types decide ({@link Expr.Call#paramModes});</li>
  *   <li>the object of a member call {@code x.f(...)} (a non-const member may change it);</li>
+ *   <li>an object a non-const conversion function ({@code operator int()}) may be applied to;</li>
  *   <li>an operand of an overloaded operator that takes it by non-const reference or is a non-const
  *       member of it ({@code acc << v} with {@code Acc& Acc::operator<<(int)}, {@code v >> acc} with
  *       {@code void operator>>(int, Acc&)}), from the unit's implicit calls;</li>
@@ -63,9 +64,13 @@ final class Writes {
 
     private final CudaUnit unit;
 
+    /** true if the unit applies a conversion function anywhere (most programs write none) */
+    private final boolean hasConversions;
+
     /** @param unit the translation unit whose functions' parameter types are consulted, or null */
     Writes(CudaUnit unit) {
         this.unit = unit;
+        this.hasConversions = unit != null && unit.implicitCalls().stream().anyMatch(ImplicitCall::isConversion);
     }
 
     /** @return the variable (local or parameter) that {@code e} names, or null */
@@ -318,6 +323,23 @@ final class Writes {
         return own;
     }
 
+    /**
+     * @return true if a conversion function ({@code operator int()}) may be applied to {@code e} or to
+     *         an expression in it ({@link ImplicitCall#isConversion}): its value is then that function's
+     *         result (review 2026-11-29: {@code int v = lane;} with an index-reading {@code operator int})
+     */
+    boolean converts(Expr e) {
+        if (unit == null || !hasConversions) {
+            return false;
+        }
+        for (ImplicitCall c : unit.implicitCallsIn(e.range())) {
+            if (c.isConversion()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return the operands of a unary, binary or subscript expression, in the order they are written */
     private static List<Expr> operands(Expr e) {
         if (e instanceof Expr.Binary b) {
@@ -348,6 +370,14 @@ final class Writes {
 
     private void expr(Expr e, boolean inLambda, Set<String> out) {
         operatorOperands(e, out);
+        if (hasConversions && e.range().length() > 0) {
+            // a non-const conversion function applied to x may change x
+            for (ImplicitCall c : unit.implicitCallsIn(new klap.model.SourceRange(e.range().offset(), 1))) {
+                if (c.isConversion() && !"r".equals(c.operandModes())) {
+                    out.addAll(roots(e));
+                }
+            }
+        }
         if (e instanceof Expr.Unary u && u.op().equals("&")) {
             out.addAll(roots(u.operand()));
         } else if (e instanceof Expr.Call c) {

@@ -254,6 +254,37 @@ class WritesAndSyncTest {
         assertFalse(d.contains("c") || d.contains("p") || d.contains("q") || d.contains("t"), d.toString());
     }
 
+    /**
+     * Review 2026-11-29: a conversion function is applied without a call that CDT names. {@code int v
+     * = l;} and {@code (int)l} with {@code operator int()} adding {@code threadIdx.x} were uniform
+     * (every child got one lane's value); a non-const conversion function may change its object.
+     * Where the object is used as it is ({@code l.base}, a copy into another {@code Lane}, an argument
+     * of a {@code const Lane&} parameter) nothing is converted.
+     */
+    @Test
+    void conversionFunctionsAreCallsTooAndNonConstOnesWriteTheirObject() {
+        CudaUnit u = parse("""
+                struct Lane { int base; __device__ operator int() const { return base + threadIdx.x; } };
+                struct Tick { int n; __device__ operator unsigned() { return ++n; } };
+                __device__ int peek(const Lane& l) { return l.base; }
+                __global__ void k(int* out) {
+                  Lane l; l.base = 5;
+                  int v = l;
+                  int w = (int)l + 1;
+                  int b = l.base;
+                  Lane m; m.base = 1; Lane copy = m;     // a copy: no conversion
+                  int p = peek(l);
+                  Tick t; t.n = 0; unsigned x = t;
+                  out[v + w + b + copy.base + p + x + t.n] = 0;
+                }
+                """);
+        Set<String> d = divergent(u, "k");
+        assertTrue(d.containsAll(Set.of("v", "w", "t", "x")), d.toString());
+        assertFalse(d.contains("l") || d.contains("b"), d + " " + u.implicitCalls());
+        long conversions = u.implicitCalls().stream().filter(klap.model.ImplicitCall::isConversion).count();
+        assertEquals(3, conversions, "l in 'int v = l', in '(int)l' and t in 'unsigned x = t': " + u.implicitCalls());
+    }
+
     @Test
     void unknownCallsMemberCallsAsmLambdasAndReferencesAreWrites() {
         CudaUnit u = parse("""
