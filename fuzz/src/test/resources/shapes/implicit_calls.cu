@@ -1,11 +1,12 @@
 // Shape "implicit-calls" (a seventh session of 2026-11-29): calls that C++ makes without a call
-// expression. In the parent, child arguments that overloaded operators compute or write: a + b whose
-// operator+ adds the thread's index, acc << v through a non-const member, v >> acc through
-// operator>>(int, Acc&). klap took them as uniform because the operands look uniform, and passed one
-// lane's value to every child (a scalar). Each non-member operator that reads the indices also got a
-// "clone" with one parameter more, which nvcc rejects. In the children, the indices read through a
-// constructor, a functor's operator() and a default member initializer: klap must leave such a child
-// as written (it would read the aggregated grid's indices). Every child must see its own values.
+// expression. In the parent, child arguments that overloaded operators or a conversion function
+// compute or write: a + b whose operator+ adds the thread's index, acc << v through a non-const
+// member, v >> acc through operator>>(int, Acc&), int v = lane through an index-reading operator
+// int(). klap took them as uniform because the operands look uniform, and passed one lane's value to
+// every child (a scalar). Each non-member operator that reads the indices also got a "clone" with one
+// parameter more, which nvcc rejects. In the children, the indices read through a constructor, a
+// functor's operator() and a default member initializer: klap must leave such a child as written (it
+// would read the aggregated grid's indices). Every child must see its own values.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
@@ -22,6 +23,7 @@ struct Acc {
 };
 struct Tally { int s; };
 __device__ void operator>>(int v, Tally& t) { t.s += 2 * v + 1; }
+struct Lane { int base; __device__ operator int() const { return base + (int)(threadIdx.x % 3u); } };
 
 struct Here { unsigned g; __device__ Here() : g(threadIdx.x + 7u * blockIdx.x) {} };
 struct Where { __device__ unsigned operator()(unsigned m) const { return threadIdx.x + m * blockIdx.x; } };
@@ -57,6 +59,8 @@ __global__ void parent(unsigned* out, int n, int k) {
   put<<<1, 4>>>(out, i + 100, acc.s);
   Tally t; t.s = 1; (i % 5) >> t;
   put<<<1, 2>>>(out, i + 200, t.s);
+  Lane l; l.base = k; int v = l;
+  put<<<1, 3>>>(out, i + 300, v);
   by_ctor<<<2, 1 + i % 16>>>(out, i, k);
   by_functor<<<2, 1 + i % 8>>>(out, i, k);
   by_init<<<2, 1 + i % 4>>>(out, i, k);
@@ -74,6 +78,7 @@ int main() {
     put_cpu(expected, 8, i, k + 3 + (int)(tx % 5u));
     put_cpu(expected, 4, i + 100, k * 3 + i % 7);
     put_cpu(expected, 2, i + 200, 1 + 2 * (i % 5) + 1);
+    put_cpu(expected, 3, i + 300, k + (int)(tx % 3u));
     for (unsigned x = 0; x < 2; ++x) {
       for (unsigned t = 0; t < 1u + (unsigned)(i % 16); ++t) expected[(i * 17 + t + 7u * x) % N_OUT] += t + 7u * x + k;
       for (unsigned t = 0; t < 1u + (unsigned)(i % 8); ++t) expected[(i * 13 + t + 7u * x) % N_OUT] += (t + 7u * x) * 2u + k;

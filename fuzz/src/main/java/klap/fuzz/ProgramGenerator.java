@@ -1623,25 +1623,27 @@ public final class ProgramGenerator {
      * {@link Shape#IMPLICIT_CALLS}: calls that C++ makes without a call expression. In the parent, a
      * child argument that an overloaded operator computes from uniform-looking operands ({@code a + b}
      * whose {@code operator+} adds {@code threadIdx.x % 5}) or writes ({@code ia << gt % 7} through a
-     * non-const member, {@code gt % 5 >> ia} through {@code operator>>(int, FzIa&)}); or a child of
+     * non-const member, {@code gt % 5 >> ia} through {@code operator>>(int, FzIa&)}) or a conversion
+     * function converts ({@code int iv = il;} with {@code operator int()} adding {@code threadIdx.x % 3}); or a child of
      * its own that reads the indices through a constructor, a functor's {@code operator()} or a
      * default member initializer. The CPU reference has twin classes of its own, whose operators read
      * the thread index from a static the reference sets per thread.
      */
     private Extra makeImplicitCalls(int id) {
         String name = "fz_ic" + id;
-        int form = pick(6);
+        int form = pick(7);
         boolean guard = chance(0.4);
         boolean loop = chance(0.3);
         features.add("implicit-calls:" + new String[] {"operator-reads-indices", "member-operator-writes",
-            "operator-writes-reference", "child-constructor", "child-functor", "child-member-initializer"}[form]
+            "operator-writes-reference", "child-constructor", "child-functor", "child-member-initializer",
+            "conversion-reads-indices"}[form]
                 + (guard ? ":guard" : "") + (loop ? ":loop" : ""));
         String in = loop ? "    " : "  ";
         String r = loop ? " + q * 7919" : "";
         String cls = "FzI" + id;
         String tx = "fz_ic_tx" + id;
         StringBuilder dev = new StringBuilder();
-        StringBuilder cpu = new StringBuilder(form == 0 ? "static unsigned " + tx + ";\n" : "");
+        StringBuilder cpu = new StringBuilder(form == 0 || form == 6 ? "static unsigned " + tx + ";\n" : "");
         List<Code> body = new ArrayList<>();
         if (guard) {
             body.add(Code.same("  if (gt >= n) return;"));
@@ -1650,9 +1652,19 @@ public final class ProgramGenerator {
             body.add(Code.same("  for (int q = 0; q < 1 + k % 3; ++q) {"));
         }
         int site = siteCount++;
-        if (form < 3) {
+        if (form < 3 || form == 6) {
             String value;
             switch (form) {
+                case 6 -> {
+                    for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"", cls + "c", tx}}) {
+                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int base; ").append(v[0])
+                                .append("operator int() const { return base + (int)(").append(v[2]).append(" % 3u); } };\n");
+                    }
+                    boolean cast = chance(0.5);
+                    body.add(new Code(in + cls + " il; il.base = k; int iv = " + (cast ? "(int)il + 1" : "il") + ";",
+                            in + tx + " = tI.x; " + cls + "c il; il.base = k; int iv = " + (cast ? "(int)il + 1" : "il") + ";"));
+                    value = "iv % 50";
+                }
                 case 0 -> {
                     for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"static ", cls + "c", tx}}) {
                         (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int x; };\n").append(v[0])

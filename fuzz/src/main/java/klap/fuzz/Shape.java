@@ -277,7 +277,8 @@ public enum Shape {
      * Calls not written as calls (a sixth and a seventh session of 2026-11-29): a parent whose
      * child argument an overloaded operator computes or writes ({@code a + b} whose {@code
      * operator+} reads {@code threadIdx}; {@code acc << v} with a non-const member; {@code v >> acc}
-     * with {@code operator>>(int, Acc&)}), which klap passed as one lane's scalar; and a child that
+     * with {@code operator>>(int, Acc&)}; {@code int v = lane;} with {@code operator int()} reading
+     * {@code threadIdx}), which klap passed as one lane's scalar; and a child that
      * reads the indices through a constructor, a functor's {@code operator()} or a default member
      * initializer, which klap aggregated with the aggregated grid's indices. Drawn from a
      * twenty-second generator.

@@ -89,7 +89,8 @@ class GeneratedProgramsTest {
             "deduced-template:all:loop:guard:fire-and-forget",
             "implicit-calls:operator-reads-indices", "implicit-calls:member-operator-writes",
             "implicit-calls:operator-writes-reference", "implicit-calls:child-constructor", "implicit-calls:child-functor",
-            "implicit-calls:child-member-initializer", "implicit-calls:operator-reads-indices:guard:loop");
+            "implicit-calls:child-member-initializer", "implicit-calls:conversion-reads-indices",
+            "implicit-calls:operator-reads-indices:guard:loop");
 
     @TempDir
     Path dir;
