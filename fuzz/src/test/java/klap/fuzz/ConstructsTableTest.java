@@ -857,6 +857,33 @@ class ConstructsTableTest {
     }
 
     @Test
+    void launchArgumentsThatOperatorsOrConversionsComputeArePerThread() throws IOException {
+        String decls = """
+                struct V { int x; };
+                struct Acc { int s; __device__ Acc& operator<<(int v) { s += v; return *this; } };
+                struct Tally { int s; };
+                struct Lane { int base; __device__ operator int() const { return base + (int)threadIdx.x; } };
+                __device__ V operator+(V a, V b) { V r; r.x = a.x + b.x + (int)threadIdx.x; return r; }
+                __device__ void operator>>(int v, Tally& t) { t.s += v; }
+                __global__ void child(int* out, int s) { out[threadIdx.x] = s; }
+                """;
+        for (String body : List.of("V a; a.x = 1; V b; b.x = 2; V c = a + b; int s = c.x;",
+                "Acc a; a.s = 1; a << (int)threadIdx.x; int s = a.s;",
+                "Tally t; t.s = 1; (int)threadIdx.x >> t; int s = t.s;",
+                "Lane l; l.base = 5; int s = l;")) {
+            String src = decls + "__global__ void parent(int* out) {\n  " + body
+                    + "\n  child<<<1, 32>>>(out + 32 * threadIdx.x, s);\n}\n";
+            Map<String, String> out = transformed("operators.cu", src, ALL);
+            for (Map.Entry<String, String> e : out.entrySet()) {
+                // both arguments per parent thread: no scalar 's' in the variant's name
+                assertTrue(e.getValue().contains("child_klap_" + (e.getKey().equals("kernel") ? "k" : "") + "agg_vv"),
+                        body + " at " + e.getKey() + ":\n" + e.getValue());
+                assertFalse(e.getValue().contains("vctx& klap_v, V a"), "an operator is not cloned: " + body);
+            }
+        }
+    }
+
+    @Test
     void deviceLaunchesInAnIncludedHeader() throws IOException {
         Files.writeString(dir.resolve("kernels.cuh"), """
                 #pragma once
