@@ -1497,12 +1497,7 @@ public final class ProgramGenerator {
         String in = loop ? "    " : "  ";
         String r = loop ? " + r * 7919" : "";
         List<Code> body = new ArrayList<>();
-        if (guard) {
-            body.add(Code.same("  if (gt >= n) return;"));
-        }
-        if (loop) {
-            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
-        }
+        guardAndLoop(body, guard, loop, "r");
         int site = siteCount++;
         body.add(spaced(childLaunch(anyChild(), "1 + gt % 2", "1 + (gt * 3 + k) % 64", chance(0.3) ? "cudaStreamFireAndForget" : null,
                 "data + gt % 256", tag(site, r), "gt % 50", "0"), openers[o], closers[cl]).indent(in));
@@ -1550,12 +1545,7 @@ public final class ProgramGenerator {
         String grid = "1 + gt % 2";
         String block = new String[] {"32", "1 + gt % 40", "64"}[pick(3)];
         List<Code> body = new ArrayList<>();
-        if (guard) {
-            body.add(Code.same("  if (gt >= n) return;"));
-        }
-        if (loop) {
-            body.add(Code.same("  for (int r = 0; r < 1 + k % 3; ++r) {"));
-        }
+        guardAndLoop(body, guard, loop, "r");
         String args = "(out, " + src + ", " + w + ", " + tag(site, r) + ");";
         body.add(new Code(in + child + "<<<" + grid + ", " + block + (ff ? ", 0, cudaStreamFireAndForget" : "") + ">>>" + args,
                 in + child + "_cpu(dim3(" + grid + "), dim3(" + block + "), " + args.substring(1)));
@@ -1583,12 +1573,7 @@ public final class ProgramGenerator {
         String in = loop ? "    " : "  ";
         String r = loop ? " + q * 7919" : "";
         List<Code> body = new ArrayList<>();
-        if (guard) {
-            body.add(Code.same("  if (gt >= n) return;"));
-        }
-        if (loop) {
-            body.add(Code.same("  for (int q = 0; q < 1 + k % 3; ++q) {"));
-        }
+        guardAndLoop(body, guard, loop, "q");
         int site = siteCount++;
         Code first = childLaunch(anyChild(), "1 + gt % 2", "1 + (gt * 5 + k) % 48", null, "data + gt % 256", tag(site, r),
                 "gt % 50", "0");
@@ -1645,12 +1630,7 @@ public final class ProgramGenerator {
         StringBuilder dev = new StringBuilder();
         StringBuilder cpu = new StringBuilder(form == 0 || form == 6 ? "static unsigned " + tx + ";\n" : "");
         List<Code> body = new ArrayList<>();
-        if (guard) {
-            body.add(Code.same("  if (gt >= n) return;"));
-        }
-        if (loop) {
-            body.add(Code.same("  for (int q = 0; q < 1 + k % 3; ++q) {"));
-        }
+        guardAndLoop(body, guard, loop, "q");
         int site = siteCount++;
         if (form < 3 || form == 6) {
             String value;
@@ -1731,6 +1711,20 @@ public final class ProgramGenerator {
             body.add(Code.same("  }"));
         }
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
+    }
+
+    /**
+     * Adds the opening of a shape's kernel body: with {@code guard}, the divergent {@code if (gt >= n)
+     * return;}; with {@code loop}, the head of a loop of uniform trip count {@code 1 + k % 3} over
+     * {@code var} (the caller closes it).
+     */
+    private static void guardAndLoop(List<Code> body, boolean guard, boolean loop, String var) {
+        if (guard) {
+            body.add(Code.same("  if (gt >= n) return;"));
+        }
+        if (loop) {
+            body.add(Code.same("  for (int " + var + " = 0; " + var + " < 1 + k % 3; ++" + var + ") {"));
+        }
     }
 
     /** {@code c} with its launch's {@code <<<} and {@code >>>} written as {@code opener} and {@code closer}. */
