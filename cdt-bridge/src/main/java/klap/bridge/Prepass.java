@@ -19,6 +19,18 @@ import java.util.List;
  * the opener, and so does klap (a syntax error).</li>
  * <li>{@code __device__} / {@code __host__} written directly after the {@code ]} of a lambda
  * introducer (extended lambdas) are blanked out with spaces.</li>
+ * <li>C++20 constraints, which CDT does not parse ([temp.pre]/9, [expr.prim.req], [temp.concept]):
+ * a requires-clause ({@code template <typename T> requires std::integral<T>}, {@code f(T x)
+ * requires C<T>}) is blanked; a requires-expression inside an expression ({@code if constexpr
+ * (requires { t.x; })}) becomes {@code true}; a concept definition ({@code template <class T>
+ * concept C = ...;}) is blanked whole. Constraints decide only which overloads C++ considers;
+ * klap's analyses do not depend on them, and its output copies the original text, constraints
+ * included. Newlines are kept. A constrained template parameter ({@code template <std::integral T>})
+ * is left as written: CDT reads it as a parameter {@code T} of a type it does not know, so a launch
+ * with explicit template arguments is aggregated and one that leaves them to deduction stays as
+ * written ({@code klap-template-args}).</li>
+ * <li>The template parameter list of a C++20 template lambda ({@code []<typename T>(T v) {...}}) is
+ * blanked: CDT reads it as a generic lambda.</li>
  * </ul>
  */
 final class Prepass {
@@ -42,6 +54,11 @@ final class Prepass {
     final List<Chevron> chevrons = new ArrayList<>();
     /** Offsets of {@code __device__}/{@code __host__} words blanked after a lambda introducer. */
     final List<Integer> blankedLambdaAttributes = new ArrayList<>();
+    /**
+     * The C++20 constraints, concept definitions and template lambdas' template parameter lists
+     * blanked, as {@code {start, end}} offsets.
+     */
+    final List<int[]> blankedConstraints = new ArrayList<>();
 
     private final String src;
 
@@ -97,9 +114,234 @@ final class Prepass {
             }
             if (c == ']') {
                 blankLambdaAttributes(i + 1);
+                int end = lambdaTemplateHead(i + 1);
+                if (end > i) {
+                    i = end;
+                    continue;
+                }
+            }
+            if (!directive && Character.isLetter(c) && !identChar(i - 1)) {
+                int end = src.startsWith("requires", i) && !identChar(i + 8) ? requires(i)
+                        : src.startsWith("template", i) && !identChar(i + 8) ? conceptDefinition(i) : -1;
+                if (end > i) {
+                    i = end;
+                    continue;
+                }
             }
             i++;
         }
+    }
+
+    /**
+     * Blanks the requires-clause at {@code at} (or writes {@code true} over a requires-expression that
+     * stands in an expression: after {@code (}, {@code =}, {@code ,}, {@code !}, {@code &&}, {@code ||},
+     * {@code ?}, {@code :} or {@code return}).
+     *
+     * @return the offset after it, or -1 if its end is not found (left as written)
+     */
+    private int requires(int at) {
+        int b = at - 1;
+        while (b >= 0 && Character.isWhitespace(src.charAt(b))) {
+            b--;
+        }
+        char prev = b >= 0 ? src.charAt(b) : ';';
+        boolean expression = "(=,!&|?:".indexOf(prev) >= 0 || b >= 5 && src.startsWith("return", b - 5) && !identChar(b - 6);
+        int end = expression ? requiresExpressionEnd(at) : constraintEnd(at + 8);
+        if (end < 0) {
+            return -1;
+        }
+        blank(at, end);
+        if (expression) {
+            "true".getChars(0, 4, out, at);
+        }
+        return end;
+    }
+
+    /** @return the offset after the concept definition whose {@code template} is at {@code at}, or -1 if none is there */
+    private int conceptDefinition(int at) {
+        int j = skipSpace(at + 8);
+        if (j >= src.length() || src.charAt(j) != '<') {
+            return -1;
+        }
+        j = skipSpace(balanced(j, '<', '>'));
+        if (j < 0 || !src.startsWith("concept", j) || identChar(j + 7)) {
+            return -1;
+        }
+        int depth = 0;
+        for (int k = j; k < src.length(); ) {
+            int skip = skipLexical(k);
+            if (skip > k) {
+                k = skip;
+                continue;
+            }
+            char c = src.charAt(k);
+            if (c == '(' || c == '{' || c == '[') {
+                depth++;
+            } else if (c == ')' || c == '}' || c == ']') {
+                depth--;
+            } else if (c == ';' && depth == 0) {
+                blank(at, k + 1);
+                return k + 1;
+            }
+            k++;
+        }
+        return -1;
+    }
+
+    /**
+     * @return the offset after the constraint-logical-or-expression that starts at {@code from}
+     *         (primaries joined by {@code &&} and {@code ||}: a parenthesized expression, a
+     *         requires-expression, {@code true}/{@code false}, or a qualified name with template
+     *         arguments and {@code ::value}-style members), or -1 if none starts there
+     */
+    private int constraintEnd(int from) {
+        int j = from;
+        while (true) {
+            j = skipSpace(j);
+            while (j < src.length() && src.charAt(j) == '!') {
+                j = skipSpace(j + 1);
+            }
+            if (j >= src.length()) {
+                return -1;
+            }
+            char c = src.charAt(j);
+            if (c == '(') {
+                j = balanced(j, '(', ')');
+            } else if (src.startsWith("requires", j) && !identChar(j + 8)) {
+                j = requiresExpressionEnd(j);
+            } else if (Character.isLetter(c) || c == '_' || c == ':') {
+                j = qualifiedName(j);
+            } else {
+                return -1;
+            }
+            if (j < 0) {
+                return -1;
+            }
+            int k = skipSpace(j);
+            if (src.startsWith("&&", k) || src.startsWith("||", k)) {
+                j = k + 2;
+            } else {
+                return j;
+            }
+        }
+    }
+
+    /** @return the offset after the requires-expression {@code requires (params) { ... }} at {@code at}, or -1 */
+    private int requiresExpressionEnd(int at) {
+        int j = skipSpace(at + 8);
+        if (j < src.length() && src.charAt(j) == '(') {
+            j = balanced(j, '(', ')');
+            if (j < 0) {
+                return -1;
+            }
+            j = skipSpace(j);
+        }
+        return j < src.length() && src.charAt(j) == '{' ? balanced(j, '{', '}') : -1;
+    }
+
+    /** @return the offset after {@code a::b<T>::c} that starts at {@code j}, or -1 */
+    private int qualifiedName(int j) {
+        int end = -1;
+        while (j < src.length()) {
+            if (src.startsWith("::", j)) {
+                j = skipSpace(j + 2);
+                continue;
+            }
+            if (!(Character.isLetter(src.charAt(j)) || src.charAt(j) == '_')) {
+                break;
+            }
+            while (identChar(j)) {
+                j++;
+            }
+            end = j;
+            int k = skipSpace(j);
+            if (k < src.length() && src.charAt(k) == '<') {
+                k = balanced(k, '<', '>');
+                if (k < 0) {
+                    return -1;
+                }
+                end = k;
+            }
+            int m = skipSpace(k);
+            if (!src.startsWith("::", m)) {
+                break;
+            }
+            j = m;
+        }
+        return end;
+    }
+
+    /**
+     * @return the offset after the bracket that closes the one at {@code open} ({@code close} at depth
+     *         0; other brackets nest, literals and comments are skipped; for angle brackets {@code >>}
+     *         closes two), or -1 if none does before a {@code ;} outside parentheses
+     */
+    private int balanced(int open, char opener, char closer) {
+        int depth = 0;
+        int paren = 0;
+        for (int k = open; k < src.length(); ) {
+            int skip = skipLexical(k);
+            if (skip > k) {
+                k = skip;
+                continue;
+            }
+            char c = src.charAt(k);
+            if (opener == '<' && (c == '(' || c == '[' || c == '{')) {
+                paren++;
+            } else if (opener == '<' && (c == ')' || c == ']' || c == '}')) {
+                if (--paren < 0) {
+                    return -1;
+                }
+            } else if (c == opener && paren == 0) {
+                depth++;
+            } else if (c == closer && paren == 0) {
+                if (--depth == 0) {
+                    return k + 1;
+                }
+            } else if (c == ';' && opener != '{' && paren == 0) {
+                return -1;
+            }
+            k++;
+        }
+        return -1;
+    }
+
+    /**
+     * Blanks the template parameter list of a C++20 template lambda ({@code []<typename T>(T v) {...}},
+     * [expr.prim.lambda]) that follows the introducer's {@code ]} at {@code from}: a {@code <} whose first
+     * word is {@code typename}, {@code class} or {@code auto} (no comparison can have those after its
+     * {@code <}), closed before a {@code (}, a {@code {} or a requires-clause. CDT parses the lambda
+     * as a generic one.
+     *
+     * @return the offset after the list, or -1 if none is there
+     */
+    private int lambdaTemplateHead(int from) {
+        int j = skipSpace(from);
+        if (j >= src.length() || src.charAt(j) != '<') {
+            return -1;
+        }
+        int w = skipSpace(j + 1);
+        boolean head = false;
+        for (String word : List.of("typename", "class", "auto")) {
+            head |= src.startsWith(word, w) && !identChar(w + word.length());
+        }
+        int end = head ? balanced(j, '<', '>') : -1;
+        int k = end < 0 ? -1 : skipSpace(end);
+        if (k < 0 || k >= src.length() || !(src.charAt(k) == '(' || src.charAt(k) == '{' || src.startsWith("requires", k))) {
+            return -1;
+        }
+        blank(j, end);
+        return end;
+    }
+
+    /** Blanks {@code [from, to)} but its newlines, and records it. */
+    private void blank(int from, int to) {
+        for (int k = from; k < to; k++) {
+            if (out[k] != '\n') {
+                out[k] = ' ';
+            }
+        }
+        blankedConstraints.add(new int[] {from, to});
     }
 
     /** Blanks {@code __device__}/{@code __host__} words that directly follow a {@code ]}. */
@@ -134,7 +376,7 @@ final class Prepass {
     }
 
     private boolean identChar(int i) {
-        return i < src.length() && (Character.isLetterOrDigit(src.charAt(i)) || src.charAt(i) == '_');
+        return i >= 0 && i < src.length() && (Character.isLetterOrDigit(src.charAt(i)) || src.charAt(i) == '_');
     }
 
     /** Skips blanks, newlines and comments from {@code j}. */

@@ -884,6 +884,27 @@ class ConstructsTableTest {
     }
 
     @Test
+    void cpp20ConstraintsAndTemplateLambdas() throws IOException {
+        String src = """
+                template <class T> concept Small = sizeof(T) <= 8 && requires(T a) { a + a; };
+                template <typename T> requires Small<T>
+                __global__ void child(T* out, T v) { out[threadIdx.x] = v; }
+                template <typename T> __device__ T twice(T x) requires (sizeof(T) >= 4) {
+                  if constexpr (requires { x * x; }) return x * 2; else return x + x;
+                }
+                __global__ void parent(int* out) {
+                  auto inc = []<typename T>(T v) { return v + 1; };
+                  if (threadIdx.x < 4) child<int><<<1, 32>>>(out + 32 * threadIdx.x, twice(inc((int)threadIdx.x)));
+                }
+                """;
+        Map<String, String> out = transformed("cpp20.cu", src, ALL);
+        for (String text : out.values()) {
+            // the constraints are the user's text, kept in the output
+            assertTrue(text.contains("template <typename T> requires Small<T>") && text.contains("[]<typename T>(T v)"), text);
+        }
+    }
+
+    @Test
     void deviceLaunchesInAnIncludedHeader() throws IOException {
         Files.writeString(dir.resolve("kernels.cuh"), """
                 #pragma once
