@@ -30,7 +30,11 @@ import java.util.List;
  * with explicit template arguments is aggregated and one that leaves them to deduction stays as
  * written ({@code klap-template-args}).</li>
  * <li>The template parameter list of a C++20 template lambda ({@code []<typename T>(T v) {...}}) is
- * blanked: CDT reads it as a generic lambda.</li>
+ * blanked: CDT reads it as a generic lambda. Other C++20 that CDT does not parse: {@code consteval}
+ * becomes {@code constexpr}, {@code constinit} and {@code using enum E;} are blanked, {@code <=>}
+ * becomes {@code <=} (the same operands, the same implicit call of the user's operator), and the
+ * init-statement of a range-based {@code for} is blanked (its variable is then unknown to klap's
+ * analyses, which take it as divergent).</li>
  * </ul>
  */
 final class Prepass {
@@ -54,11 +58,8 @@ final class Prepass {
     final List<Chevron> chevrons = new ArrayList<>();
     /** Offsets of {@code __device__}/{@code __host__} words blanked after a lambda introducer. */
     final List<Integer> blankedLambdaAttributes = new ArrayList<>();
-    /**
-     * The C++20 constraints, concept definitions and template lambdas' template parameter lists
-     * blanked, as {@code {start, end}} offsets.
-     */
-    final List<int[]> blankedConstraints = new ArrayList<>();
+    /** The C++20 text rewritten ({@link #scan}: constraints, concepts, ...), as {@code {start, end}} offsets. */
+    final List<int[]> cpp20 = new ArrayList<>();
 
     private final String src;
 
@@ -121,12 +122,26 @@ final class Prepass {
                 }
             }
             if (!directive && Character.isLetter(c) && !identChar(i - 1)) {
-                int end = src.startsWith("requires", i) && !identChar(i + 8) ? requires(i)
-                        : src.startsWith("template", i) && !identChar(i + 8) ? conceptDefinition(i) : -1;
+                int end = word(i, "requires") ? requires(i)
+                        : word(i, "template") ? conceptDefinition(i)
+                        : word(i, "for") ? rangeForInit(i + 3)
+                        : word(i, "using") ? usingEnum(i) : -1;
+                if (word(i, "consteval")) {
+                    "constexpr".getChars(0, 9, out, i); // an immediate function is a constexpr one for klap
+                    cpp20.add(new int[] {i, i + 9});
+                } else if (word(i, "constinit")) {
+                    blank(i, i + 9); // constinit only asserts static initialization
+                }
                 if (end > i) {
                     i = end;
                     continue;
                 }
+            }
+            if (c == '<' && src.startsWith("<=>", i) && !directive) {
+                out[i + 2] = ' '; // a <=> b read as a <= b, operator<=> as operator<=: the same operands and calls
+                cpp20.add(new int[] {i, i + 3});
+                i += 3;
+                continue;
             }
             i++;
         }
@@ -334,6 +349,73 @@ final class Prepass {
         return end;
     }
 
+    /** @return true if the identifier {@code w} starts at {@code i} (and ends there) */
+    private boolean word(int i, String w) {
+        return src.startsWith(w, i) && !identChar(i + w.length());
+    }
+
+    /**
+     * Blanks the init-statement of a C++20 range-based for ({@code for (int k = 0; int a : arr)},
+     * [stmt.ranged]) whose {@code (} follows {@code from}: a {@code ;} at depth 0 followed by a
+     * {@code :} (not {@code ::}) at depth 0 before the {@code )}. CDT then reads a range-for whose body
+     * names {@code k} as an unknown variable (divergent for klap: conservative).
+     *
+     * @return the offset after the blanked init-statement, or -1 if the loop is none such
+     */
+    private int rangeForInit(int from) {
+        int open = skipSpace(from);
+        if (open >= src.length() || src.charAt(open) != '(') {
+            return -1;
+        }
+        int depth = 0;
+        int semi = -1;
+        for (int k = open + 1; k < src.length(); ) {
+            int skip = skipLexical(k);
+            if (skip > k) {
+                k = skip;
+                continue;
+            }
+            char c = src.charAt(k);
+            if (c == '(' || c == '[' || c == '{') {
+                depth++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                if (depth-- == 0) {
+                    return -1;
+                }
+            } else if (depth == 0 && c == ';') {
+                if (semi >= 0) {
+                    return -1; // a classic for (;;)
+                }
+                semi = k;
+            } else if (depth == 0 && c == ':' && semi >= 0) {
+                if (src.startsWith("::", k)) {
+                    k += 2;
+                    continue;
+                }
+                blank(open + 1, semi + 1);
+                return semi + 1;
+            } else if (depth == 0 && c == '?' && semi >= 0) {
+                return -1; // a conditional operator's ':' is not the range's
+            }
+            k++;
+        }
+        return -1;
+    }
+
+    /** Blanks a C++20 {@code using enum E;} ([enum.udecl]) at {@code at}; @return the offset after it, or -1 */
+    private int usingEnum(int at) {
+        int j = skipSpace(at + 5);
+        if (!word(j, "enum")) {
+            return -1;
+        }
+        int semi = src.indexOf(';', j);
+        if (semi < 0 || src.substring(j, semi).indexOf('{') >= 0) {
+            return -1;
+        }
+        blank(at, semi + 1);
+        return semi + 1;
+    }
+
     /** Blanks {@code [from, to)} but its newlines, and records it. */
     private void blank(int from, int to) {
         for (int k = from; k < to; k++) {
@@ -341,7 +423,7 @@ final class Prepass {
                 out[k] = ' ';
             }
         }
-        blankedConstraints.add(new int[] {from, to});
+        cpp20.add(new int[] {from, to});
     }
 
     /** Blanks {@code __device__}/{@code __host__} words that directly follow a {@code ]}. */

@@ -50,10 +50,10 @@ class ConstraintsTest {
         assertTrue(out.contains("template <typename T>") && out.contains("__global__ void child(T* out, T v)"), out);
         // everything outside the constraints is as written
         Prepass p = Prepass.run(src);
-        assertEquals(5, p.blankedConstraints.size(), "the concept, three clauses and the expression in if constexpr");
+        assertEquals(5, p.cpp20.size(), "the concept, three clauses and the expression in if constexpr");
         for (int i = 0; i < src.length(); i++) {
             int k = i;
-            if (p.blankedConstraints.stream().noneMatch(r -> r[0] <= k && k < r[1])) {
+            if (p.cpp20.stream().noneMatch(r -> r[0] <= k && k < r[1])) {
                 assertEquals(src.charAt(i), p.out[i], "only the constraints change: offset " + i);
             }
         }
@@ -115,5 +115,28 @@ class ConstraintsTest {
         String blanked = "<typename T>";
         String head = "<class T, int N> requires (N > 0)";
         assertEquals(src.replace(blanked, " ".repeat(blanked.length())).replace(head, " ".repeat(head.length())), out);
+    }
+
+    @Test
+    void otherCpp20ThatCdtDoesNotParse() {
+        String src = """
+                struct P { int x; auto operator<=>(const P&) const = default; };
+                consteval int sq(int x) { return x * x; }
+                constinit __device__ int g_val = 4;
+                enum class Color { Red, Green };
+                __device__ int pick(Color c) { switch (c) { using enum Color; case Red: return 1; default: return 2; } }
+                __global__ void k(int* out, int n) {
+                  int arr[3] = {1, 2, 3};
+                  for (int k = 0; int a : arr) { k += a; out[k] = a; }
+                  for (int i = 0; i < n; ++i) out[i] = n > 2 ? ::sq(i) : i;
+                  for (int a : arr) out[a] = (P{a} <=> P{n}) < 0;
+                }
+                """;
+        String out = prepass(src);
+        assertTrue(out.contains("auto operator<= (const P&)") && out.contains("constexpr int sq") && out.contains("(P{a} <=  P{n})"), out);
+        assertTrue(out.contains(" ".repeat(10) + "__device__ int g_val") && out.contains("{ switch (c) {" + " ".repeat(19) + "case Red"), out);
+        assertTrue(out.contains("for (           int a : arr)") && out.contains("for (int i = 0; i < n; ++i) out[i] = n > 2 ? ::sq(i) : i;"), out);
+        CudaUnit u = TestSupport.parse(src);
+        assertFalse(u.hasErrors(), u.diagnostics().toString());
     }
 }
