@@ -314,14 +314,15 @@ final class AggregationContext {
     }
 
     /**
-     * @return the name of a member function of the unit that reads the built-in indices and that
-     *         {@code f} or a {@code __device__} function it calls calls, or null
+     * @return the name of a member function or an operator function of the unit that reads the built-in
+     *         indices and that {@code f} or a {@code __device__} function it calls calls, or null
      */
     String memberIndexReaderCalledBy(FunctionDef f, java.util.Set<String> builtins) {
         java.util.Set<String> members = memberIndexReaders.computeIfAbsent(builtins, b -> {
             java.util.Set<String> m = new java.util.HashSet<>();
             for (FunctionDef g : unit.functions()) {
-                if (g.memberOf() != null && indexReaders(b).contains(g.name())) {
+                // an operator function cannot be cloned either (an operator+ with a parameter more is ill-formed)
+                if ((g.memberOf() != null || FunctionDef.isOperatorName(g.name())) && indexReaders(b).contains(g.name())) {
                     m.add(g.name());
                 }
             }

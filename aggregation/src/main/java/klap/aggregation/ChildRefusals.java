@@ -209,8 +209,10 @@ final class ChildRefusals {
                     && !ctx.deviceFunctionsNamed(Set.of(AggregationContext.simpleName(c.calleeName()))).isEmpty()) {
                 String name = AggregationContext.simpleName(c.calleeName());
                 callees.add(name);
-                String text = ctx.slice(c.callee().range()).trim();
-                if (found[0] == null && reading.contains(name) && !text.equals(name) && !text.endsWith("::" + name)) {
+                // operator+ is written without the blank of its name (operator +)
+                String text = ctx.slice(c.callee().range()).replaceAll("\\s+", "");
+                String bare = name.replaceAll("\\s+", "");
+                if (found[0] == null && reading.contains(name) && !text.equals(bare) && !text.endsWith("::" + bare)) {
                     found[0] = name;
                 }
             }
@@ -608,9 +610,10 @@ final class ChildRefusals {
         }
         String member = ctx.memberIndexReaderCalledBy(child, ChildVariants.builtins());
         if (member != null) {
-            return new Refusal("child kernel '" + child.name() + "' calls member function '" + member + "', which "
+            return new Refusal("child kernel '" + child.name() + "' calls " + (FunctionDef.isOperatorName(member) && !member.contains("#")
+                    ? "the operator function '" : "member function '") + member + "', which "
                     + "reads blockIdx/blockDim/gridDim/threadIdx: in an aggregated child it would see the aggregated "
-                    + "grid's values (klap cannot give a member function the original ones); its launch is not "
+                    + "grid's values (klap cannot give a member or operator function the original ones); its launch is not "
                     + "aggregated", "child-member-builtins");
         }
         return null;

@@ -561,4 +561,81 @@ class UnseenCodeTest {
         inOrder(r.text(), "child_klap_{{k?}}agg_vvv");
         none(r.text(), "vctx& klap_v, V a", "child_klap_{{k?}}agg_v{{[uv]*}}u");
     }
+
+    /**
+     * Review 2026-11-29 (seventh session) of the operator change: each parent passes a per-thread value
+     * that klap still took as uniform ({@code child_klap_agg_uu}): a conversion inside parentheses (the
+     * model reads {@code (l)} as {@code l}), a conversion to a template parameter ({@code operator T()},
+     * which CDT names {@code operator #0}), a non-const conversion of an overloaded operator's operand,
+     * an operator inside a macro, a user-defined literal, a non-const {@code operator->}, a functor
+     * parameter, a functor local named {@code max}, the user's own {@code max}, a conversion in a
+     * template parent; and the children that read the indices through a template's conversion.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void operatorsAndConversionsTheFirstChangeMissed(Granularity g) {
+        String child = "__global__ void child(int* out, int s) { out[threadIdx.x] = s; }\n";
+        String lane = "struct Lane { int base; __device__ operator int() const { return base + threadIdx.x; } };\n";
+        String tick = "struct Tick { int n; __device__ operator int() { n += threadIdx.x; return n; } };\n";
+        List<String> parents = List.of(
+                lane + child + "__global__ void parent(int* out) { Lane l; l.base = 5; int v = (l); child<<<1, 32>>>(out, v); }",
+                tick + child + "__global__ void parent(int* out) { Tick t; t.n = 0; int v = (t); child<<<1, 32>>>(out, t.n); }",
+                "template <class T> struct Wrap { T b; __device__ operator T() const { return b + threadIdx.x; } };\n" + child
+                        + "__global__ void parent(int* out) { Wrap<int> w; w.b = 5; int v = w; child<<<1, 32>>>(out, v); }",
+                "struct L2 { int base; template <class T> __device__ operator T() const { return base + threadIdx.x; } };\n"
+                        + child + "__global__ void parent(int* out) { L2 l; l.base = 5; int v = l; child<<<1, 32>>>(out, v); }",
+                tick + "struct Foo { int z; }; __device__ int operator+(const Foo& f, int x) { return f.z + x; }\n" + child
+                        + "__global__ void parent(int* out) { Tick t; t.n = 0; Foo f; f.z = 1; int v = f + t; child<<<1, 32>>>(out, t.n); }",
+                "struct V { int x; }; __device__ V operator+(V a, V b) { V r; r.x = a.x + b.x + threadIdx.x; return r; }\n"
+                        + "#define ADD(p, q) ((p) + (q))\n" + child
+                        + "__global__ void parent(int* out) { V a; a.x = 1; V b; b.x = 2; V c = ADD(a, b); child<<<1, 32>>>(out, c.x); }",
+                "__device__ int operator\"\" _lane(unsigned long long v) { return (int)v + threadIdx.x; }\n" + child
+                        + "__global__ void parent(int* out) { int v = 5_lane; child<<<1, 32>>>(out, v); }",
+                "struct Self { int v; __device__ Self* operator->() { return this; } };\n" + child
+                        + "__global__ void parent(int* out) { Self s; s.v = 0; s->v = threadIdx.x; child<<<1, 32>>>(out, s.v); }",
+                "struct F { int s; __device__ void operator()(int x) { s += x; } };\n" + child
+                        + "__global__ void parent(int* out, F f) { f(threadIdx.x); child<<<1, 32>>>(out, f.s); }",
+                "struct F { __device__ int operator()(int a, int b) const { return a + b + threadIdx.x; } };\n" + child
+                        + "__global__ void parent(int* out) { F max; int v = max(1, 2); child<<<1, 32>>>(out, v); }",
+                "struct V { int x; }; __device__ int max(V a, V b) { return a.x + threadIdx.x; }\n" + child
+                        + "__global__ void parent(int* out) { V a; a.x = 1; int v = max(a, a); child<<<1, 32>>>(out, v); }",
+                lane + child + "template <class T> __global__ void parent(int* out, T l) { int v = l; child<<<1, 32>>>(out, v); }\n"
+                        + "template __global__ void parent<Lane>(int*, Lane);");
+        for (String src : parents) {
+            var r = Check.run(src, g);
+            assertEquals(1, r.sites(), src + "\n" + r.diagnostics());
+            inOrder(r.text(), "child_klap_{{k?}}agg_uv");
+            none(r.text(), "child_klap_{{k?}}agg_uu");
+        }
+        for (String src : List.of(
+                "template <class T> struct Wrap { T b; __device__ operator T() const { return b + threadIdx.x; } };\n"
+                        + "__global__ void child(int* out, int s) { Wrap<int> w; w.b = s; int v = w; out[v] = 1; }\n"
+                        + "__global__ void parent(int* out, int n) { child<<<1, 32>>>(out, n); }",
+                "template <class T> __device__ int g(T t) { return t + 0; }\n" + lane
+                        + "__global__ void child(int* out, Lane l) { out[g(l)] = 1; }\n"
+                        + "__global__ void parent(int* out, int n) { Lane l; l.base = n; child<<<1, 32>>>(out, l); }",
+                "struct V { int x; }; __device__ V operator+(V a, V b) { V r; r.x = a.x + b.x + threadIdx.x; return r; }\n"
+                        + "__global__ void child(int* out, int s) { V a; a.x = s; V b; b.x = 0; out[operator+(a, b).x] = 1; }\n"
+                        + "__global__ void parent(int* out, int n) { child<<<1, 32>>>(out, n); }")) {
+            var r = Check.run(src, g);
+            assertEquals(0, r.sites(), "the child reads the indices: left as written\n" + src + "\n" + r.text());
+        }
+    }
+
+    /** Review 2026-11-29: a barrier in a class template's {@code operator T()} after a guarded return stops the guard rewrite. */
+    @Test
+    void aBarrierInATemplatesConversionAfterAGuardedReturn() {
+        var r = Check.run("""
+                template <class T> struct Wrap { T b; __device__ operator T() const { __syncthreads(); return b; } };
+                __global__ void child(int* out, int s) { out[threadIdx.x] = s; }
+                __global__ void parent(int* out, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  Wrap<int> w; w.b = 1; int v = w; out[0] = v;
+                  child<<<1, 32>>>(out + i, 1);
+                }
+                """, Granularity.BLOCK);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+        none(r.text(), "if (i >= n) {} else");
+    }
 }

@@ -145,8 +145,9 @@ final class ImplicitCalls {
                 return PROCESS_CONTINUE;
             }
         });
-        if (declaresConversion()) {
-            conversions();
+        List<ICPPMethod> all = conversionFunctionsOfTheUnit();
+        if (!all.isEmpty()) {
+            conversions(all);
         }
         // a call both CDT names and the declarator or temporary adds is one call
         List<ImplicitCall> unique = new ArrayList<>(new java.util.LinkedHashSet<>(out));
@@ -154,9 +155,9 @@ final class ImplicitCalls {
         return List.copyOf(unique);
     }
 
-    /** @return true if the translation unit declares a conversion function ({@code operator int()}) anywhere */
-    private boolean declaresConversion() {
-        boolean[] found = {false};
+    /** @return the conversion functions ({@code operator int()}) the translation unit declares anywhere */
+    private List<ICPPMethod> conversionFunctionsOfTheUnit() {
+        java.util.Set<ICPPMethod> found = new java.util.LinkedHashSet<>();
         tu.accept(new ASTVisitor() {
             {
                 shouldVisitDeclarators = true;
@@ -166,27 +167,34 @@ final class ImplicitCalls {
             public int visit(IASTDeclarator d) {
                 IASTName n = d.getName();
                 if (n != null && n.getLastName() instanceof ICPPASTConversionName) {
-                    found[0] = true;
-                    return PROCESS_ABORT;
+                    try {
+                        if (n.resolveBinding() instanceof ICPPMethod m && !m.isImplicit()) {
+                            found.add(m);
+                        }
+                    } catch (RuntimeException e) {
+                        // an unresolved declaration: no function to call
+                    }
                 }
                 return PROCESS_CONTINUE;
             }
         });
-        return found[0];
+        return List.copyOf(found);
     }
 
     /**
      * Adds the conversion functions C++ applies without a call (review 2026-11-29: {@code int v = l;}
      * with {@code Lane::operator int()} reading {@code threadIdx} was taken as uniform): one call of each
      * conversion function the program wrote for the class of a main-file expression ([class.conv.fct]),
-     * at the expression's offset, with its object's mode ({@code 'w'} unless the function is const), for
+     * and of every conversion function of the unit for an expression whose type a template's arguments
+     * decide (review 2026-11-29: {@code int v = l;} with {@code T l}), at the expression's offset
+     * (inside its parentheses: the model reads {@code (l)} as {@code l}), with its object's mode ({@code 'w'} unless the function is const), for
      * every such expression whose value may be converted. An over-approximation: only where C++ surely
      * uses the object as it is is there no call (a member access's object, {@code &x}, {@code sizeof},
-     * a discarded expression statement, the left operand of an assignment, the operand of an overloaded
-     * operator, a functor call's object, and an initializer, argument or return value whose target is the
+     * a discarded expression statement, the left operand of an assignment, a functor call's object, and
+     * an initializer, argument or return value whose target is the
      * same class or a reference to it).
      */
-    private void conversions() {
+    private void conversions(List<ICPPMethod> all) {
         java.util.Map<ICPPClassType, List<ICPPMethod>> byClass = new java.util.HashMap<>();
         tu.accept(new ASTVisitor() {
             {
@@ -199,19 +207,32 @@ final class ImplicitCalls {
                 if (l == null || !mainPath.equals(l.getFileName()) || !mayConvert(e)) {
                     return PROCESS_CONTINUE;
                 }
-                ICPPClassType c;
+                List<ICPPMethod> candidates;
                 try {
-                    if (!(classOf(e.getExpressionType()) instanceof ICPPClassType x) || usedAsIs(e, x)) {
+                    IType t = e.getExpressionType();
+                    if (org.eclipse.cdt.internal.core.dom.parser.cpp.semantics.CPPTemplates.isDependentType(t)) {
+                        // in a template, of a type its arguments decide: any conversion of the unit may apply
+                        candidates = all;
+                    } else if (classOf(t) instanceof ICPPClassType x && !usedAsIs(e, x)) {
+                        candidates = byClass.computeIfAbsent(x, k -> conversionFunctions(k, new java.util.HashSet<>()));
+                    } else {
                         return PROCESS_CONTINUE;
                     }
-                    c = x;
                 } catch (RuntimeException ex) {
                     return PROCESS_CONTINUE;
                 }
-                for (ICPPMethod m : byClass.computeIfAbsent(c, k -> conversionFunctions(k, new java.util.HashSet<>()))) {
+                // the model reads (x) as x: the call is at the innermost expression
+                IASTExpression inner = e;
+                while (inner instanceof org.eclipse.cdt.core.dom.ast.IASTUnaryExpression u
+                        && u.getOperator() == org.eclipse.cdt.core.dom.ast.IASTUnaryExpression.op_bracketedPrimary
+                        && u.getOperand() != null && u.getOperand().getFileLocation() != null) {
+                    inner = u.getOperand();
+                }
+                int at = inner.getFileLocation().getNodeOffset();
+                for (ICPPMethod m : candidates) {
                     // a member of a class template's instance: where its body is, is the template's
                     ImplicitCall call = call(m instanceof ICPPSpecialization sp && sp.getSpecializedBinding() instanceof ICPPMethod t
-                            ? t : m, l.getNodeOffset());
+                            ? t : m, at);
                     if (call != null) {
                         boolean constant;
                         try {
@@ -254,8 +275,7 @@ final class ImplicitCalls {
      * @return false where the context of {@code e} takes its object as it is whatever its type: a
      *         member access's object, the operand of {@code &}, {@code sizeof}, {@code alignof} or
      *         parentheses (the parenthesized expression is judged), a discarded expression statement,
-     *         the left operand of an assignment, the operand of an overloaded operator, a functor
-     *         call's object
+     *         the left operand of an assignment, a functor call's object
      */
     private static boolean mayConvert(IASTExpression e) {
         IASTNode p = e.getParent();
@@ -278,11 +298,8 @@ final class ImplicitCalls {
                 && b.getOperator() == org.eclipse.cdt.core.dom.ast.IASTBinaryExpression.op_assign) {
             return false;
         }
-        if (p instanceof org.eclipse.cdt.core.dom.ast.IASTFunctionCallExpression fc && fc.getFunctionNameExpression() == e) {
-            return false;
-        }
-        return !(p instanceof org.eclipse.cdt.core.dom.ast.IASTImplicitNameOwner o && !(p instanceof IASTName)
-                && !(p instanceof org.eclipse.cdt.core.dom.ast.IASTFunctionCallExpression) && o.getImplicitNames().length > 0);
+        // (an operand of an overloaded operator may be converted too: a * t with operator*(int) converts t)
+        return !(p instanceof org.eclipse.cdt.core.dom.ast.IASTFunctionCallExpression fc && fc.getFunctionNameExpression() == e);
     }
 
     /**

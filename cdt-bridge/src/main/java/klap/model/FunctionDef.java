@@ -45,7 +45,9 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
      *         ([class.conv.fct]); not {@code operator new}, {@code operator delete} or {@code operator co_await}
      */
     public static boolean isConversionName(String name) {
-        return name.length() > 9 && name.startsWith("operator ") && Character.isJavaIdentifierStart(name.charAt(9))
+        // CDT names a conversion to a template parameter 'operator #0' (operator T() of a class template)
+        return name.length() > 9 && name.startsWith("operator ")
+                && (Character.isJavaIdentifierStart(name.charAt(9)) || name.charAt(9) == '#')
                 && !name.matches("operator (new|delete|co_await)\\b.*");
     }
 

@@ -340,7 +340,7 @@ public final class Uniformity {
             return true;
         }
         if (e instanceof Expr.Literal) {
-            return true;
+            return writes.ownOperatorCalls(e).isEmpty(); // a user-defined literal (5_lane) is a call of its operator
         }
         if (writes.converts(e)) {
             return false; // the value of a conversion function: a call, like an operator's
@@ -381,8 +381,12 @@ public final class Uniformity {
             return isUniform(c.operand());
         }
         if (e instanceof Expr.Call c) {
-            boolean pureCallee = (c.calleeName() != null && PURE.contains(c.calleeName()))
-                    || (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE);
+            // a functor local or parameter named max, or the user's own max, is not the math library's
+            boolean pureName = c.calleeName() != null && PURE.contains(c.calleeName())
+                    && !(c.callee() instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM))
+                    && !writes.defines(c.calleeName().contains("::")
+                            ? c.calleeName().substring(c.calleeName().lastIndexOf("::") + 2) : c.calleeName());
+            boolean pureCallee = pureName || (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE);
             return pureCallee && c.args().stream().allMatch(this::isUniform);
         }
         return false;

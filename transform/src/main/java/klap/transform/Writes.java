@@ -34,7 +34,8 @@ import klap.model.VarDecl;
  *   <li>an object a non-const conversion function ({@code operator int()}) may be applied to;</li>
  *   <li>an operand of an overloaded operator that takes it by non-const reference or is a non-const
  *       member of it ({@code acc << v} with {@code Acc& Acc::operator<<(int)}, {@code v >> acc} with
- *       {@code void operator>>(int, Acc&)}), from the unit's implicit calls;</li>
+ *       {@code void operator>>(int, Acc&)}), and the object of an overloaded {@code operator->}
+ *       (what it returns may point into it), from the unit's implicit calls;</li>
  *   <li>every identifier in an {@code asm} statement (its output operands);</li>
  *   <li>every variable a by-reference lambda writes in its body (by the rules above, and any
  *       assignment or increment).</li>
@@ -66,6 +67,23 @@ final class Writes {
 
     /** true if the unit applies a conversion function anywhere (most programs write none) */
     private final boolean hasConversions;
+    /** the names of the functions the unit defines (computed once) */
+    private Set<String> definedNames;
+
+    /**
+     * @return true if the main file defines a function named {@code simple} (a user's {@code max} may
+     *         read the indices: it is not the math library's)
+     */
+    boolean defines(String simple) {
+        if (unit == null) {
+            return false;
+        }
+        if (definedNames == null) {
+            definedNames = new java.util.HashSet<>();
+            unit.functions().forEach(f -> definedNames.add(f.name()));
+        }
+        return definedNames.contains(simple);
+    }
 
     /** @param unit the translation unit whose functions' parameter types are consulted, or null */
     Writes(CudaUnit unit) {
@@ -310,13 +328,15 @@ final class Writes {
      *         expression other than a unary, binary or subscript one
      */
     List<ImplicitCall> ownOperatorCalls(Expr e) {
-        if (unit == null || unit.implicitCalls().isEmpty()
-                || !(e instanceof Expr.Binary || e instanceof Expr.Unary || e instanceof Expr.Subscript)) {
+        if (unit == null || unit.implicitCalls().isEmpty() || !(e instanceof Expr.Binary || e instanceof Expr.Unary
+                || e instanceof Expr.Subscript || e instanceof Expr.Literal || e instanceof Expr.Member m && m.arrow())) {
             return List.of();
         }
         List<ImplicitCall> own = new ArrayList<>();
         for (ImplicitCall c : unit.implicitCallsIn(e.range())) {
-            if (c.isOperator() && operands(e).stream().noneMatch(x -> x != null && x.range().contains(c.offset()))) {
+            // an operand with e's own range comes from the same macro expansion: its calls may be e's
+            if (c.isOperator() && operands(e).stream().noneMatch(x -> x != null && x.range().contains(c.offset())
+                    && x.range().length() < e.range().length())) {
                 own.add(c);
             }
         }
@@ -340,13 +360,22 @@ final class Writes {
         return false;
     }
 
-    /** @return the operands of a unary, binary or subscript expression, in the order they are written */
+    /**
+     * @return the operands of a unary, binary or subscript expression, in the order they are written;
+     *         the object of {@code p->f}; none of a literal (a user-defined literal's operator)
+     */
     private static List<Expr> operands(Expr e) {
         if (e instanceof Expr.Binary b) {
             return java.util.Arrays.asList(b.lhs(), b.rhs());
         }
         if (e instanceof Expr.Subscript s) {
             return java.util.Arrays.asList(s.array(), s.index());
+        }
+        if (e instanceof Expr.Member m) {
+            return java.util.Collections.singletonList(m.owner());
+        }
+        if (e instanceof Expr.Literal) {
+            return List.of();
         }
         return java.util.Collections.singletonList(((Expr.Unary) e).operand());
     }
@@ -360,8 +389,10 @@ final class Writes {
         for (ImplicitCall c : ownOperatorCalls(e)) {
             List<Expr> ops = operands(e);
             String modes = c.operandModes();
+            // what an operator-> returns may point into its object (return this;), const or not
+            boolean arrow = e instanceof Expr.Member;
             for (int i = 0; i < ops.size(); i++) {
-                if (ops.get(i) != null && (modes == null || i >= modes.length() || modes.charAt(i) == 'w')) {
+                if (ops.get(i) != null && (arrow || modes == null || i >= modes.length() || modes.charAt(i) == 'w')) {
                     out.addAll(roots(ops.get(i)));
                 }
             }
@@ -384,7 +415,7 @@ final class Writes {
             if (c.callee() instanceof Expr.Member m && !m.arrow()) {
                 out.addAll(roots(m.owner()));
             }
-            if (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL) {
+            if (c.callee() instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM)) {
                 out.add(n.name()); // a functor's call may change the functor (review 2026-11-27: s(tid) accumulated)
             }
             for (int i = 0; i < c.args().size(); i++) {
