@@ -1609,32 +1609,51 @@ public final class ProgramGenerator {
      * child argument that an overloaded operator computes from uniform-looking operands ({@code a + b}
      * whose {@code operator+} adds {@code threadIdx.x % 5}) or writes ({@code ia << gt % 7} through a
      * non-const member, {@code gt % 5 >> ia} through {@code operator>>(int, FzIa&)}) or a conversion
-     * function converts ({@code int iv = il;} with {@code operator int()} adding {@code threadIdx.x % 3}); or a child of
+     * function converts ({@code int iv = il;} with {@code operator int()} adding {@code threadIdx.x % 3}, or
+     * {@code operator T()} of a class template), or a non-const {@code operator->} writes; or a child of
      * its own that reads the indices through a constructor, a functor's {@code operator()} or a
      * default member initializer. The CPU reference has twin classes of its own, whose operators read
      * the thread index from a static the reference sets per thread.
      */
     private Extra makeImplicitCalls(int id) {
         String name = "fz_ic" + id;
-        int form = pick(7);
+        int form = pick(9);
         boolean guard = chance(0.4);
         boolean loop = chance(0.3);
         features.add("implicit-calls:" + new String[] {"operator-reads-indices", "member-operator-writes",
             "operator-writes-reference", "child-constructor", "child-functor", "child-member-initializer",
-            "conversion-reads-indices"}[form]
+            "conversion-reads-indices", "template-conversion", "arrow-writes"}[form]
                 + (guard ? ":guard" : "") + (loop ? ":loop" : ""));
         String in = loop ? "    " : "  ";
         String r = loop ? " + q * 7919" : "";
         String cls = "FzI" + id;
         String tx = "fz_ic_tx" + id;
         StringBuilder dev = new StringBuilder();
-        StringBuilder cpu = new StringBuilder(form == 0 || form == 6 ? "static unsigned " + tx + ";\n" : "");
+        StringBuilder cpu = new StringBuilder(form == 0 || form == 6 || form == 7 ? "static unsigned " + tx + ";\n" : "");
         List<Code> body = new ArrayList<>();
         guardAndLoop(body, guard, loop, "q");
         int site = siteCount++;
-        if (form < 3 || form == 6) {
+        if (form < 3 || form >= 6) {
             String value;
             switch (form) {
+                case 7 -> {
+                    for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"", cls + "c", tx}}) {
+                        (v[1].endsWith("c") ? cpu : dev).append("template <class T> struct ").append(v[1]).append(" { T b; ")
+                                .append(v[0]).append("operator T() const { return b + (T)(").append(v[2]).append(" % 3u); } };\n");
+                    }
+                    body.add(new Code(in + cls + "<int> il; il.b = k; int iv = (il);",
+                            in + tx + " = tI.x; " + cls + "c<int> il; il.b = k; int iv = (il);"));
+                    value = "iv % 50";
+                }
+                case 8 -> {
+                    for (String[] v : new String[][] {{"__device__ ", cls}, {"", cls + "c"}}) {
+                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int v; ").append(v[0])
+                                .append(v[1]).append("* operator->() { return this; } };\n");
+                    }
+                    body.add(new Code(in + cls + " is; is.v = k; is->v += (int)(gt % 7);",
+                            in + cls + "c is; is.v = k; is->v += (int)(gt % 7);"));
+                    value = "is.v % 50";
+                }
                 case 6 -> {
                     for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"", cls + "c", tx}}) {
                         (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int base; ").append(v[0])

@@ -90,6 +90,7 @@ class GeneratedProgramsTest {
             "implicit-calls:operator-reads-indices", "implicit-calls:member-operator-writes",
             "implicit-calls:operator-writes-reference", "implicit-calls:child-constructor", "implicit-calls:child-functor",
             "implicit-calls:child-member-initializer", "implicit-calls:conversion-reads-indices",
+            "implicit-calls:template-conversion", "implicit-calls:arrow-writes",
             "implicit-calls:operator-reads-indices:guard:loop");
 
     @TempDir
