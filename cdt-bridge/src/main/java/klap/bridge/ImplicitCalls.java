@@ -41,7 +41,9 @@ import klap.model.ImplicitCall;
  *
  * <p>Input: the parsed unit. Output: one {@link ImplicitCall} per implicit name in the main file
  * that resolves to a function the program declares (not one of klap's CUDA prelude, not one the
- * compiler generates), by offset; its origin is the main file where the main file defines it, a
+ * compiler generates), an operator's with how it takes its operands, and, where the unit declares a
+ * conversion function, one per conversion C++ may apply to a main-file expression ({@link
+ * #conversions}), by offset; its origin is the main file where the main file defines it, a
  * header where only a header does (with the facts of the definitions called, {@link
  * HeaderFunctions#factsOf}), {@link ImplicitCall.Origin#UNSEEN} where nothing in the unit defines it
  * or the header's body does what klap cannot follow.
@@ -186,13 +188,15 @@ final class ImplicitCalls {
      * with {@code Lane::operator int()} reading {@code threadIdx} was taken as uniform): one call of each
      * conversion function the program wrote for the class of a main-file expression ([class.conv.fct]),
      * and of every conversion function of the unit for an expression whose type a template's arguments
-     * decide (review 2026-11-29: {@code int v = l;} with {@code T l}), at the expression's offset
-     * (inside its parentheses: the model reads {@code (l)} as {@code l}), with its object's mode ({@code 'w'} unless the function is const), for
-     * every such expression whose value may be converted. An over-approximation: only where C++ surely
-     * uses the object as it is is there no call (a member access's object, {@code &x}, {@code sizeof},
-     * a discarded expression statement, the left operand of an assignment, a functor call's object, and
-     * an initializer, argument or return value whose target is the
-     * same class or a reference to it).
+     * decide ({@code int v = l;} with {@code T l}). Each is at the expression's offset (inside its
+     * parentheses: the model reads {@code (l)} as {@code l}), with its object's mode ({@code 'w'} unless
+     * the function is const), for every such expression whose value may be converted. An
+     * over-approximation: only where C++ surely uses the object as it is is there no call (a member
+     * access's object, {@code &x}, {@code sizeof}, a discarded expression statement, the left operand
+     * of an assignment, a functor call's object, and an initializer, argument or return value whose
+     * target is the same class or a reference to it).
+     *
+     * @param all the conversion functions the unit declares (not empty)
      */
     private void conversions(List<ICPPMethod> all) {
         java.util.Map<ICPPClassType, List<ICPPMethod>> byClass = new java.util.HashMap<>();

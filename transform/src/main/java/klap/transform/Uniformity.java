@@ -37,9 +37,10 @@ import klap.model.VarDecl;
  * type of a called function ({@code row_range(ptr, r, b, e)} with {@code int& b, int& e}); passed by
  * name to a function klap cannot see (not defined in the unit and not a known by-value CUDA
  * built-in such as {@code atomicAdd}, {@code __shfl_sync} or the math library); the object of a
- * member call ({@code x.reset()}); an operand an overloaded operator takes by non-const reference
- * or as its non-const object ({@code acc << v}); an operand of an {@code asm} statement; written inside a lambda
- * that captures it by reference. Arrays, references, statics and {@code __shared__} variables are
+ * member call ({@code x.reset()}) or of an overloaded {@code operator->}; an operand an overloaded
+ * operator takes by non-const reference or as its non-const object ({@code acc << v}), or that a
+ * non-const conversion function converts; an operand of an {@code asm} statement; written inside a
+ * lambda that captures it by reference. Arrays, references, statics and {@code __shared__} variables are
  * always divergent.
  * A value that is uniform across the block is uniform across each of its warps; the analysis does
  * not try to prove warp-only uniformity (e.g. {@code threadIdx.x / 32}).
@@ -382,10 +383,11 @@ public final class Uniformity {
         }
         if (e instanceof Expr.Call c) {
             // a functor local or parameter named max, or the user's own max, is not the math library's
-            boolean pureName = c.calleeName() != null && PURE.contains(c.calleeName())
-                    && !(c.callee() instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM))
-                    && !writes.defines(c.calleeName().contains("::")
-                            ? c.calleeName().substring(c.calleeName().lastIndexOf("::") + 2) : c.calleeName());
+            boolean functor = c.callee() instanceof Expr.Name n
+                    && (n.kind() == Expr.NameKind.LOCAL || n.kind() == Expr.NameKind.PARAM);
+            String name = c.calleeName();
+            boolean pureName = name != null && PURE.contains(name) && !functor
+                    && !writes.defines(name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name);
             boolean pureCallee = pureName || (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE);
             return pureCallee && c.args().stream().allMatch(this::isUniform);
         }

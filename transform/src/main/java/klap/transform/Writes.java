@@ -324,8 +324,9 @@ final class Writes {
     /**
      * @return the overloaded operators that {@code e} itself calls, not its operands ({@code a << b}
      *         with {@code Acc& Acc::operator<<(int)}; C++ [over.oper]): the unit's implicit calls of an
-     *         operator in {@code e}'s range outside every operand's; empty without the unit, and for an
-     *         expression other than a unary, binary or subscript one
+     *         operator in {@code e}'s range outside every operand's (an operand as long as {@code e}
+     *         comes from the same macro expansion and hides nothing); empty without the unit, and for an
+     *         expression other than a unary, binary, subscript or {@code ->} one or a (user-defined) literal
      */
     List<ImplicitCall> ownOperatorCalls(Expr e) {
         if (unit == null || unit.implicitCalls().isEmpty() || !(e instanceof Expr.Binary || e instanceof Expr.Unary
