@@ -388,7 +388,9 @@ class KlapNvccArgsTest {
     void unparsableFilesAreCompiledAsWritten() throws IOException {
         Path fake = succeedingNvcc();
         Path src = dir.resolve("modern.cu");
-        Files.writeString(src, CDP + "void h() { auto f = [&]<typename T>(T v) { return v; }; f(1); }\n");
+        // C++23 deducing this, which klap's parser does not read (a template lambda was the example until
+        // the front end learned it, 2026-11-29)
+        Files.writeString(src, CDP + "struct S { int v; int get(this const S& self) { return self.v; } };\n");
         Run r = run(Map.of("KLAP_NVCC", fake.toString()), "--klap-verbose", "-c", src.toString());
         assertEquals(0, r.rc, r.err);
         assertTrue(r.err.contains("klap-nvcc: warning: " + src + " is compiled without klap (as written): klap "
