@@ -224,6 +224,27 @@ class CorrectnessRulesTest {
             }
             """;
 
+    /**
+     * 2026-11-29: a guard whose return carries a C++20 likelihood attribute ({@code if (i >= n)
+     * [[unlikely]] return;}) was taken for one written by a macro (its text does not start with
+     * {@code return}): the launch after it fell back to warp granularity in place. The attributes
+     * belong to the statement that the rewrite replaces.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Granularity.class, names = {"WARP", "BLOCK"})
+    void aGuardedReturnWithAnAttributeIsAGuard(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* out, int v) { out[threadIdx.x] = v; }
+                __global__ void parent(int* out, int n) {
+                  int i = threadIdx.x;
+                  if (i >= n) [[unlikely]] return;
+                  child<<<1, 32>>>(out + 32 * i, i);
+                }
+                """, g);
+        assertFalse(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
+        inOrder(r.text(), "if (i >= n) {} else {", "klap_s0.record(");
+    }
+
     @ParameterizedTest
     @EnumSource(Granularity.class)
     void aReturnAfterALaunchStillLaunchesWhatWasRecorded(Granularity g) {

@@ -56,6 +56,26 @@ public final class SourceFile {
         return t.startsWith(word) && (t.length() == word.length() || !Character.isJavaIdentifierPart(t.charAt(word.length())));
     }
 
+    /**
+     * {@link #startsWithWord} after the statement's attribute specifiers: {@code [[unlikely]] return;}
+     * starts with {@code return} (C++20 [dcl.attr.likelihood]; the attributes belong to the statement).
+     */
+    public boolean startsWithWordAfterAttributes(SourceRange r, String word) {
+        String t = slice(r);
+        int i = 0;
+        while (true) {
+            while (i < t.length() && Character.isWhitespace(t.charAt(i))) {
+                i++;
+            }
+            int close = t.startsWith("[[", i) ? t.indexOf("]]", i + 2) : -1;
+            if (close < 0) {
+                break;
+            }
+            i = close + 2;
+        }
+        return startsWithWord(new SourceRange(r.offset() + i, r.length() - i), word);
+    }
+
     /** @return the 1-based line of {@code offset} */
     public int line(int offset) {
         int i = Arrays.binarySearch(lineStarts, offset);

@@ -475,7 +475,7 @@ public final class Convergence {
             // them too and is taken after the loop, once the group is done with it (a thread that left the
             // group inside the loop would keep the others waiting at its group_any)
             boolean ret = j.kind() == Stmt.JumpKind.RETURN && j.value() == null;
-            if (!ret && trees.jumpTarget(j) != lp || !src.startsWithWord(j.range(), keyword(j))) {
+            if (!ret && trees.jumpTarget(j) != lp || !src.startsWithWordAfterAttributes(j.range(), keyword(j))) {
                 return null;
             }
         }
@@ -550,7 +550,7 @@ public final class Convergence {
     }
 
     private String exitThreat(Stmt.Jump j, Region r) {
-        if (!src.startsWithWord(j.range(), keyword(j))) {
+        if (!src.startsWithWordAfterAttributes(j.range(), keyword(j))) {
             return "a " + keyword(j) + " written by a macro (line " + src.line(j.range().offset()) + ") leaves its "
                     + "region, and klap cannot rewrite a macro's expansion";
         }
@@ -687,7 +687,7 @@ public final class Convergence {
             return false;
         }
         Stmt.Jump last = guardJump(i);
-        if (last == null || !src.startsWithWord(i.range(), "if") || !src.startsWithWord(last.range(), keyword(last))) {
+        if (last == null || !src.startsWithWord(i.range(), "if") || !src.startsWithWordAfterAttributes(last.range(), keyword(last))) {
             return false; // written by a macro: its text cannot be rewritten
         }
         if (last.kind() == Stmt.JumpKind.RETURN) {
