@@ -379,8 +379,11 @@ class GeneratedProgramsTest {
                 transformed++;
                 // (every launch may be left as written with a warning since the 2026-11-27 GPU run:
                 // in-place launches that lanes skip in a loop, [klap-loop-divergent-site])
+                // (or a child left as written because it reads the indices through a call klap cannot
+                // rewrite: the implicit-calls shape's child forms, alone in their program)
                 if (p.deviceLaunchSites() > 0 && !AGGREGATED.matcher(r.out()).find()
-                        && !r.err().contains("[klap-loop-divergent-site]")) {
+                        && !r.err().contains("[klap-loop-divergent-site]") && !r.err().contains("[klap-child-calls-unseen]")
+                        && !r.err().contains("[klap-child-member-builtins]")) {
                     problems.add(where + "exit 0 but no aggregated variant in the output, and no warning why");
                 }
             } else if (r.rc() == 1) {
