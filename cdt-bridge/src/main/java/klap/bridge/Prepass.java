@@ -178,7 +178,8 @@ final class Prepass {
         if (j >= src.length() || src.charAt(j) != '<') {
             return -1;
         }
-        j = skipSpace(balanced(j, '<', '>'));
+        j = balanced(j, '<', '>');
+        j = j < 0 ? -1 : skipSpace(j);
         if (j < 0 || !src.startsWith("concept", j) || identChar(j + 7)) {
             return -1;
         }
