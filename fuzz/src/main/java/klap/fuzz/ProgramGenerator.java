@@ -1637,59 +1637,39 @@ public final class ProgramGenerator {
             String value;
             switch (form) {
                 case 7 -> {
-                    for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"", cls + "c", tx}}) {
-                        (v[1].endsWith("c") ? cpu : dev).append("template <class T> struct ").append(v[1]).append(" { T b; ")
-                                .append(v[0]).append("operator T() const { return b + (T)(").append(v[2]).append(" % 3u); } };\n");
-                    }
-                    body.add(new Code(in + cls + "<int> il; il.b = k; int iv = (il);",
-                            in + tx + " = tI.x; " + cls + "c<int> il; il.b = k; int iv = (il);"));
+                    twinClasses(dev, cpu, "template <class T> struct @C { T b; @Qoperator T() const { return b + (T)(@T % 3u); } };\n",
+                            cls, tx, "");
+                    body.add(twinCode(in + cls + "<int> il; il.b = k; int iv = (il);", cls, tx));
                     value = "iv % 50";
                 }
                 case 8 -> {
-                    for (String[] v : new String[][] {{"__device__ ", cls}, {"", cls + "c"}}) {
-                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int v; ").append(v[0])
-                                .append(v[1]).append("* operator->() { return this; } };\n");
-                    }
-                    body.add(new Code(in + cls + " is; is.v = k; is->v += (int)(gt % 7);",
-                            in + cls + "c is; is.v = k; is->v += (int)(gt % 7);"));
+                    twinClasses(dev, cpu, "struct @C { int v; @Q@C* operator->() { return this; } };\n", cls, tx, "");
+                    body.add(twinCode(in + cls + " is; is.v = k; is->v += (int)(gt % 7);", cls, null));
                     value = "is.v % 50";
                 }
                 case 6 -> {
-                    for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"", cls + "c", tx}}) {
-                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int base; ").append(v[0])
-                                .append("operator int() const { return base + (int)(").append(v[2]).append(" % 3u); } };\n");
-                    }
+                    twinClasses(dev, cpu, "struct @C { int base; @Qoperator int() const { return base + (int)(@T % 3u); } };\n",
+                            cls, tx, "");
                     boolean cast = chance(0.5);
-                    body.add(new Code(in + cls + " il; il.base = k; int iv = " + (cast ? "(int)il + 1" : "il") + ";",
-                            in + tx + " = tI.x; " + cls + "c il; il.base = k; int iv = " + (cast ? "(int)il + 1" : "il") + ";"));
+                    body.add(twinCode(in + cls + " il; il.base = k; int iv = " + (cast ? "(int)il + 1" : "il") + ";", cls, tx));
                     value = "iv % 50";
                 }
                 case 0 -> {
-                    for (String[] v : new String[][] {{"__device__ ", cls, "threadIdx.x"}, {"static ", cls + "c", tx}}) {
-                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int x; };\n").append(v[0])
-                                .append(v[1]).append(" operator+(").append(v[1]).append(" a, ").append(v[1]).append(" b) { ")
-                                .append(v[1]).append(" s; s.x = a.x + b.x + (int)(").append(v[2]).append(" % 5u); return s; }\n");
-                    }
-                    body.add(new Code(in + cls + " ia, ib; ia.x = k; ib.x = 3; " + cls + " ic = ia + ib;",
-                            in + tx + " = tI.x; " + cls + "c ia, ib; ia.x = k; ib.x = 3; " + cls + "c ic = ia + ib;"));
+                    twinClasses(dev, cpu, "struct @C { int x; };\n@Q@C operator+(@C a, @C b) { @C s; s.x = a.x + b.x + (int)(@T % 5u); "
+                            + "return s; }\n", cls, tx, "static ");
+                    body.add(twinCode(in + cls + " ia, ib; ia.x = k; ib.x = 3; " + cls + " ic = ia + ib;", cls, tx));
                     value = "ic.x % 50";
                 }
                 case 1 -> {
-                    for (String[] v : new String[][] {{"__device__ ", cls}, {"", cls + "c"}}) {
-                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int s; ").append(v[0])
-                                .append(v[1]).append("& operator<<(int v) { s = s * 3 + v; return *this; } };\n");
-                    }
-                    body.add(new Code(in + cls + " ia; ia.s = k; ia << (int)(gt % 7);",
-                            in + cls + "c ia; ia.s = k; ia << (int)(gt % 7);"));
+                    twinClasses(dev, cpu, "struct @C { int s; @Q@C& operator<<(int v) { s = s * 3 + v; return *this; } };\n",
+                            cls, tx, "");
+                    body.add(twinCode(in + cls + " ia; ia.s = k; ia << (int)(gt % 7);", cls, null));
                     value = "ia.s % 50";
                 }
                 default -> {
-                    for (String[] v : new String[][] {{"__device__ ", cls}, {"static ", cls + "c"}}) {
-                        (v[1].endsWith("c") ? cpu : dev).append("struct ").append(v[1]).append(" { int s; };\n").append(v[0])
-                                .append("void operator>>(int v, ").append(v[1]).append("& a) { a.s += 2 * v + 1; }\n");
-                    }
-                    body.add(new Code(in + cls + " ia; ia.s = 1; (int)(gt % 5) >> ia;",
-                            in + cls + "c ia; ia.s = 1; (int)(gt % 5) >> ia;"));
+                    twinClasses(dev, cpu, "struct @C { int s; };\n@Qvoid operator>>(int v, @C& a) { a.s += 2 * v + 1; }\n",
+                            cls, tx, "static ");
+                    body.add(twinCode(in + cls + " ia; ia.s = 1; (int)(gt % 5) >> ia;", cls, null));
                     value = "ia.s % 50";
                 }
             }
@@ -1744,6 +1724,31 @@ public final class ProgramGenerator {
         if (loop) {
             body.add(Code.same("  for (int " + var + " = 0; " + var + " < 1 + k % 3; ++" + var + ") {"));
         }
+    }
+
+    /**
+     * Appends a class of {@link Shape#IMPLICIT_CALLS} to the device code as {@code cls} and to the CPU
+     * reference as its twin {@code cls + "c"}: in {@code text}, {@code @C} is the class name, {@code @Q}
+     * the function qualifier ({@code __device__ } on the device, {@code cpuQualifier} on the CPU) and
+     * {@code @T} the thread index ({@code threadIdx.x} on the device, the static {@code tx} the CPU
+     * reference sets per thread).
+     */
+    private static void twinClasses(StringBuilder dev, StringBuilder cpu, String text, String cls, String tx, String cpuQualifier) {
+        dev.append(text.replace("@C", cls).replace("@Q", "__device__ ").replace("@T", "threadIdx.x"));
+        cpu.append(text.replace("@C", cls + "c").replace("@Q", cpuQualifier).replace("@T", tx));
+    }
+
+    /**
+     * @return the parent statement {@code device} and its CPU twin, which names the twin class {@code
+     *         cls + "c"} and, where {@code tx} is not null, first sets the thread index its operators read
+     */
+    private static Code twinCode(String device, String cls, String tx) {
+        String cpu = device.replace(cls, cls + "c");
+        if (tx != null) {
+            int lead = cpu.length() - cpu.stripLeading().length();
+            cpu = cpu.substring(0, lead) + tx + " = tI.x; " + cpu.substring(lead);
+        }
+        return new Code(device, cpu);
     }
 
     /** {@code c} with its launch's {@code <<<} and {@code >>>} written as {@code opener} and {@code closer}. */

@@ -334,9 +334,10 @@ final class Writes {
             return List.of();
         }
         List<ImplicitCall> own = new ArrayList<>();
+        List<Expr> ops = operands(e);
         for (ImplicitCall c : unit.implicitCallsIn(e.range())) {
             // an operand with e's own range comes from the same macro expansion: its calls may be e's
-            if (c.isOperator() && operands(e).stream().noneMatch(x -> x != null && x.range().contains(c.offset())
+            if (c.isOperator() && ops.stream().noneMatch(x -> x != null && x.range().contains(c.offset())
                     && x.range().length() < e.range().length())) {
                 own.add(c);
             }
@@ -387,8 +388,9 @@ final class Writes {
      * ({@link ImplicitCall#operandModes}); every operand where the modes are unknown.
      */
     private void operatorOperands(Expr e, Set<String> out) {
-        for (ImplicitCall c : ownOperatorCalls(e)) {
-            List<Expr> ops = operands(e);
+        List<ImplicitCall> own = ownOperatorCalls(e);
+        List<Expr> ops = own.isEmpty() ? List.of() : operands(e);
+        for (ImplicitCall c : own) {
             String modes = c.operandModes();
             // what an operator-> returns may point into its object (return this;), const or not
             boolean arrow = e instanceof Expr.Member;
