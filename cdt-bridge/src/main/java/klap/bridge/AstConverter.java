@@ -1383,6 +1383,10 @@ final class AstConverter {
             return new Expr.Unary(r, op, u.getOperand() == null ? null : expr(u.getOperand(), r));
         }
         if (e instanceof IASTBinaryExpression b) {
+            Expr.Call call = unresolvedTemplateCall(b, r);
+            if (call != null) {
+                return call;
+            }
             String op = binaryOp(b.getOperator());
             Expr lhs = expr(b.getOperand1(), r);
             Expr rhs = b.getOperand2() != null ? expr(b.getOperand2(), r) : clause(b.getInitOperand2(), r);
@@ -1444,6 +1448,41 @@ final class AstConverter {
             return new Expr.Other(r, List.of());
         }
         return new Expr.Other(r, exprChildren(e, r));
+    }
+
+    /**
+     * A call of a function template that no header klap reads declares, with explicit template
+     * arguments ({@code cub::ShuffleIndex<32>(v, 0, m)}, {@code cg::wait_prior<1>(block)}): with no
+     * declaration, nothing tells CDT that the name is a template, so it reads comparisons,
+     * {@code (f < 32) > (v, 0, m)}. Such an expression (a {@code >} whose left operand is a {@code <} of an
+     * unresolved name, and whose right operand is parenthesized) is taken for the call it is: an unknown
+     * call whose arguments are the parenthesized ones (the template argument is a constant and dropped).
+     * A call with more than one template argument ({@code f<1, 2>(x)}, read as a comma expression) is not
+     * recognized. Library collectives called this way synchronize ({@link klap.model.LibraryCalls}).
+     *
+     * @return the call, or null if {@code b} is not of that form
+     */
+    private Expr.Call unresolvedTemplateCall(IASTBinaryExpression b, SourceRange r) {
+        if (b.getOperator() != IASTBinaryExpression.op_greaterThan
+                || !(b.getOperand1() instanceof IASTBinaryExpression lt) || lt.getOperator() != IASTBinaryExpression.op_lessThan
+                || !(lt.getOperand1() instanceof IASTIdExpression id)
+                || !(b.getOperand2() instanceof IASTUnaryExpression paren)
+                || paren.getOperator() != IASTUnaryExpression.op_bracketedPrimary || paren.getOperand() == null
+                || nameKind(id.getName()) != Expr.NameKind.UNKNOWN) {
+            return null;
+        }
+        Expr callee = name(id.getName(), rangeOr(id, r));
+        List<Expr> args = new ArrayList<>();
+        if (paren.getOperand() instanceof IASTExpressionList el) {
+            for (IASTExpression x : el.getExpressions()) {
+                args.add(expr(x, r));
+            }
+        } else {
+            args.add(expr(paren.getOperand(), r));
+        }
+        SourceRange pr = rangeOr(paren, r);
+        return new Expr.Call(r, callee, stripTemplateArgs(id.getName().toString()), args,
+            pr.length() >= 2 ? new SourceRange(pr.offset() + 1, pr.length() - 2) : pr);
     }
 
     /** A lambda: its capture mode and by-reference captures from the AST, its body as a statement tree. */

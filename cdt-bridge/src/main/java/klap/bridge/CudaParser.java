@@ -239,7 +239,8 @@ public final class CudaParser {
         noteHeaderLaunches(tu, file, headers, diags);
         diags.sort(Comparator.comparing((Diagnostic d) -> !d.file().equals(String.valueOf(file)))
             .thenComparingInt(Diagnostic::line).thenComparingInt(Diagnostic::column));
-        HeaderFunctions inHeaders = new HeaderFunctions(tu, mainPath);
+        Set<klap.model.LibraryCalls.Library> libraries = librariesIncluded(tu);
+        HeaderFunctions inHeaders = new HeaderFunctions(tu, mainPath, libraries);
         Set<String> unseen = new java.util.LinkedHashSet<>(conv.deviceFunctionsWithoutBody());
         unseen.addAll(inHeaders.opaque);
         for (String name : archConditional) {
@@ -254,7 +255,23 @@ public final class CudaParser {
         });
         return new CudaUnit(src, functions, pragmas, dedupe(diags), Set.copyOf(elsewhere), Set.copyOf(unseen),
             Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque),
-            Map.copyOf(kernelHeaders), ImplicitCalls.of(tu, mainPath, inHeaders));
+            Map.copyOf(kernelHeaders), ImplicitCalls.of(tu, mainPath, inHeaders), Set.copyOf(libraries));
+    }
+
+    /**
+     * @return the libraries with collectives ({@link klap.model.LibraryCalls}) that the translation
+     *         unit includes: its include directives, those of the project headers it reads included (an
+     *         angle include gets no content, but its directive is there), active ones only
+     */
+    private static Set<klap.model.LibraryCalls.Library> librariesIncluded(IASTTranslationUnit tu) {
+        List<String> names = new ArrayList<>();
+        for (IASTPreprocessorIncludeStatement inc : tu.getIncludeDirectives()) {
+            IASTFileLocation l = inc.getFileLocation();
+            if (inc.isActive() && (l == null || !CudaPrelude.PATH.equals(l.getFileName()))) {
+                names.add(inc.getName().toString());
+            }
+        }
+        return klap.model.LibraryCalls.librariesOf(names);
     }
 
     /**

@@ -33,7 +33,8 @@ import klap.model.FunctionDef;
  * A header function with none of them (arithmetic, math intrinsics, atomics, other pure helpers:
  * {@code helper_math.h}'s operators and {@code dot}) stays harmless, as before. Calls of library
  * functions that no header klap reads declares (CUB, Thrust: angle includes get no content) are
- * taken as harmless, as in the main file.
+ * taken as harmless, as in the main file, but for the collectives of CUB, cooperative groups and
+ * libcu++'s barriers ({@link klap.model.LibraryCalls}), which synchronize.
  */
 final class HeaderFunctions {
 
@@ -62,10 +63,19 @@ final class HeaderFunctions {
     /** simple names of header functions that read the built-in indices and are not opaque */
     final Set<String> indexReaders = new LinkedHashSet<>();
 
-    /** Classifies every device function that a header (not the main file, not the prelude) defines. */
-    HeaderFunctions(IASTTranslationUnit tu, String mainPath) {
+    /** the libraries with collectives the unit includes ({@link klap.model.LibraryCalls}) */
+    private final Set<klap.model.LibraryCalls.Library> libraries;
+
+    /**
+     * Classifies every device function that a header (not the main file, not the prelude) defines.
+     *
+     * @param libraries the libraries with collectives that the unit includes: a header function that
+     *                  calls one of their collectives synchronizes ({@link Fact#SYNC})
+     */
+    HeaderFunctions(IASTTranslationUnit tu, String mainPath, Set<klap.model.LibraryCalls.Library> libraries) {
         this.tu = tu;
         this.mainPath = mainPath;
+        this.libraries = libraries;
         tu.accept(new ASTVisitor() {
             {
                 shouldVisitDeclarations = true;
@@ -242,8 +252,9 @@ final class HeaderFunctions {
         if (SYNC_CALLS.contains(s) || s.startsWith("__") && s.endsWith("_sync")) {
             return EnumSet.of(Fact.SYNC);
         }
-        if (s.startsWith("cuda") || s.equals("malloc") || s.equals("free")) {
-            return EnumSet.of(Fact.OPAQUE);
+        if (s.startsWith("cuda") || s.equals("malloc") || s.equals("free")
+                || klap.model.LibraryCalls.launches(libraries, AstConverter.stripTemplateArgs(name.toString()))) {
+            return EnumSet.of(Fact.OPAQUE); // a CUB device-wide algorithm launches its kernels
         }
         IBinding b = resolve(name instanceof ICPPASTQualifiedName q ? q.getLastName() : name);
         if (b instanceof IParameter) {
@@ -256,9 +267,15 @@ final class HeaderFunctions {
         }
         if (!(b instanceof IFunction)) {
             // unresolved: a dependent call in a template may call any header function of that name;
-            // otherwise a library function klap reads no header of, or a type
+            // otherwise a library function klap reads no header of (a collective of one synchronizes:
+            // klap.model.LibraryCalls), or a type
             Set<Fact> out = EnumSet.noneOf(Fact.class);
             byName.getOrDefault(s, java.util.List.of()).forEach(d -> out.addAll(classify(d)));
+            if (!byName.containsKey(s) && klap.model.LibraryCalls.isCollective(libraries,
+                    fn instanceof IASTFieldReference ? null : AstConverter.stripTemplateArgs(name.toString()),
+                    fn instanceof IASTFieldReference ? s : null)) {
+                out.add(Fact.SYNC);
+            }
             return out;
         }
         return functionFacts(b);

@@ -34,12 +34,26 @@ import java.util.List;
  *                    (for a message that says where the child is and what to do)
  * @param implicitCalls the calls of the program's functions that the main file makes without writing
  *                    a call (operators, constructors, destructors: {@link ImplicitCall}), sorted by offset
+ * @param libraries   the libraries with collectives that the translation unit includes, directly or
+ *                    through a project header ({@link LibraryCalls}: their calls synchronize)
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
                        java.util.Set<String> deviceFunctionsWithoutBody, java.util.Set<String> headerSyncFunctions,
                        java.util.Set<String> headerIndexReaders, java.util.Set<String> headerOpaqueFunctions,
-                       java.util.Map<String, java.nio.file.Path> kernelHeaders, List<ImplicitCall> implicitCalls) {
+                       java.util.Map<String, java.nio.file.Path> kernelHeaders, List<ImplicitCall> implicitCalls,
+                       java.util.Set<LibraryCalls.Library> libraries) {
+
+    /** A unit that includes no library with collectives. */
+    public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
+                    java.util.Set<String> kernelsDeclaredElsewhere, java.util.Set<String> deviceFunctionsWithoutBody,
+                    java.util.Set<String> headerSyncFunctions, java.util.Set<String> headerIndexReaders,
+                    java.util.Set<String> headerOpaqueFunctions, java.util.Map<String, java.nio.file.Path> kernelHeaders,
+                    List<ImplicitCall> implicitCalls) {
+        this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
+            headerSyncFunctions, headerIndexReaders, headerOpaqueFunctions, kernelHeaders, implicitCalls,
+            java.util.Set.of());
+    }
 
     /** A unit whose main file calls no function of the program implicitly. */
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,

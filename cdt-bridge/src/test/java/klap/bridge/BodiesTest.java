@@ -310,6 +310,33 @@ class BodiesTest {
         assertEquals(-1L, bytes.get("dep"));
     }
 
+    /**
+     * A call of a function template no header klap reads declares, with an explicit template argument:
+     * CDT reads {@code (f < 32) > (v, 0, m)}; the model has the call (review 2026-11-29, library
+     * collectives). A real comparison of a known name stays one; so do unresolved names compared
+     * without parentheses after them.
+     */
+    @Test
+    void unresolvedTemplateCallsWithExplicitArgumentsAreCalls() {
+        CudaUnit u = parse("""
+                #include <cub/util_ptx.cuh>
+                __global__ void k(int *p, int a, int b, int c) {
+                  int v = cub::ShuffleIndex<32>(p[0], 0, 0xffffffffu);
+                  cg::wait_prior<1>(blk);
+                  bool w = a < b > (c);
+                  bool x = q < 3 > r;
+                  p[1] = v + w + x;
+                }
+                """);
+        List<Expr.Call> calls = exprs(fn(u, "k").body()).stream().filter(e -> e instanceof Expr.Call)
+                .map(e -> (Expr.Call) e).toList();
+        assertEquals(List.of("cub::ShuffleIndex", "cg::wait_prior"), calls.stream().map(Expr.Call::calleeName).toList());
+        assertEquals(3, calls.get(0).args().size());
+        assertEquals("p[0], 0, 0xffffffffu", slice(u, calls.get(0).argsRange()));
+        assertEquals(1, calls.get(1).args().size());
+        assertEquals(null, calls.get(0).paramModes(), "an unresolved callee's parameters are unknown");
+    }
+
     private static void walk(Stmt s, java.util.function.Consumer<Stmt> visit) {
         if (s == null) {
             return;
