@@ -638,4 +638,78 @@ class UnseenCodeTest {
         assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
         none(r.text(), "if (i >= n) {} else");
     }
+    /**
+     * Review 2026-11-29 (docs/robustness.md, "Bugs found", item 13): a collective of a library klap
+     * reads no header of (cooperative groups, CUB), after a thread-dependent return, in the parent or in
+     * a project header's helper, kept the guard rewrite at every granularity (the threads that returned,
+     * kept alive, met klap's barrier or shuffles while the others were in the library's). The guard now
+     * stays as written: the launch is aggregated in place per warp.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void libraryCollectivesAfterAGuardedReturnKeepTheReturn(Granularity g) throws IOException {
+        Files.writeString(dir.resolve("cubsum.cuh"), """
+                #pragma once
+                #include <cub/block/block_reduce.cuh>
+                __device__ inline int block_total(int x, int valid) {
+                  using BR = cub::BlockReduce<int, 128>;
+                  __shared__ typename BR::TempStorage t;
+                  return BR(t).Sum(x, valid);
+                }
+                """);
+        List<String> forms = List.of("int s = tile.shfl(x, 0);", "int s = (int)tile.ballot(x > 3);",
+                "int s = cg::reduce(tile, x, cg::plus<int>());", "int s = x; cg::wait_prior<1>(block);",
+                "using BR = cub::BlockReduce<int, 128>; __shared__ typename BR::TempStorage tmp; int s = BR(tmp).Sum(x, n);",
+                "using WR = cub::WarpReduce<int>; __shared__ typename WR::TempStorage tmp[4]; int s = WR(tmp[threadIdx.x / 32]).Sum(x);",
+                "int s = block_total(x, n);");
+        for (String form : forms) {
+            var r = run("""
+                    #include <cooperative_groups.h>
+                    #include <cooperative_groups/reduce.h>
+                    #include <cub/warp/warp_reduce.cuh>
+                    #include "cubsum.cuh"
+                    namespace cg = cooperative_groups;
+                    __global__ void child(int* out, int v) { out[threadIdx.x] = v; }
+                    __global__ void parent(int* out, const int* in, int n) {
+                      cg::thread_block block = cg::this_thread_block();
+                      auto tile = cg::tiled_partition<32>(block);
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i >= n) return;
+                      int x = in[i];
+                      FORM
+                      child<<<1, 32>>>(out + i * 32, s);
+                    }
+                    """.replace("FORM", form), g);
+            assertEquals(1, r.sites(), form + ": " + r.diagnostics());
+            assertTrue(r.text().contains("if (i >= n) return;"), form + ": the guard was rewritten at " + g);
+            none(r.text(), "if (i >= n) {} else");
+            assertTrue(r.text().contains("klap::warp_group::active()"), form + ": not aggregated in place at " + g);
+            if (g != Granularity.WARP) {
+                assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), form + ": " + r.diagnostics());
+            }
+        }
+    }
+    /**
+     * Review 2026-11-29: a CUB device-wide algorithm called after a launch of the same thread launches
+     * its own kernels there (CUB in device code of a relocatable build): the launch before it is made
+     * in place, as before any launch of the thread, not deferred past it (it was, at every granularity).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aCubDeviceWideAlgorithmIsALaunchOfTheThread(Granularity g) throws IOException {
+        var r = run("""
+                #include <cub/device/device_reduce.cuh>
+                __global__ void produce(int* a) { a[threadIdx.x] = threadIdx.x; }
+                __global__ void parent(int* a, int* out, void* tmp, size_t bytes, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) {
+                    produce<<<1, 32>>>(a + i * 32);
+                    cub::DeviceReduce::Sum(tmp, bytes, a + i * 32, out + i, 32);
+                  }
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
+        assertTrue(r.text().contains("klap::warp_group::active()"), r.text());
+    }
 }

@@ -1239,6 +1239,28 @@ class ConstructsTableTest {
         barrierAfterGuardedReturn("asm_barrier.cu", src, 7);
     }
 
+    /**
+     * 2026-11-29: the same with a collective of a library klap reads no header of (CUB's BlockReduce
+     * holds a {@code __syncthreads()}; cooperative groups' {@code tile.shfl}, {@code cg::reduce}, ...: {@code
+     * UnseenCodeTest.libraryCollectivesAfterAGuardedReturnKeepTheReturn}). It was no synchronization
+     * site, and the guard was rewritten at every granularity: the hang of issue 10, case 1.
+     */
+    @Test
+    void libraryCollectiveAfterGuardedReturn() throws IOException {
+        String src = CHILD + """
+                #include <cub/block/block_reduce.cuh>
+                __global__ void parent(int* p, int n) {
+                  using BR = cub::BlockReduce<int, 128>;
+                  __shared__ typename BR::TempStorage tmp;
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int s = BR(tmp).Sum(p[i], n - (int)(blockIdx.x * blockDim.x));
+                  if (p[s]) child<<<1, 32>>>(p + i);
+                }
+                """;
+        barrierAfterGuardedReturn("library_collective.cu", src, 9);
+    }
+
     @Test
     void exitAfterLaunchInItsRegion() throws IOException {
         Map<String, String> out = transformed("exit_after_launch.cu", CHILD + """

@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import klap.model.CudaUnit;
 import klap.model.Expr;
 import klap.model.FunctionDef;
+import klap.model.LibraryCalls;
 import klap.model.Stmt;
 
 /**
@@ -28,7 +29,11 @@ import klap.model.Stmt;
  * another file, {@link CudaUnit#deviceFunctionsWithoutBody}) counts as a synchronization site and
  * as a launching operation: klap cannot see what it does (review 2026-11-25: a {@code block_sum}
  * with {@code __syncthreads()} in another file after a guarded return hung). Library calls
- * (intrinsics, math, CUB) are declared in headers klap reads no body of, so are not counted. A
+ * (intrinsics, math, CUB) are declared in headers klap reads no body of, so are not counted, but for
+ * the collectives of the libraries the unit includes ({@link LibraryCalls}: CUB's block and
+ * warp primitives, cooperative groups' {@code tile.shfl}, {@code cg::reduce}, {@code cg::wait}, ...,
+ * libcu++'s barrier waits; review 2026-11-29: such a call after a guarded return was no site), and a
+ * call of a CUB device-wide algorithm ({@code cub::DeviceReduce::Sum}) is a launching operation. A
  * {@code __device__} function that a project header defines counts by what its body does
  * ({@link CudaUnit#headerSyncFunctions}, or as unseen when it does what klap cannot follow).
  *
@@ -263,14 +268,16 @@ public final class SyncSites {
     }
 
     /**
-     * @return the operations in {@code s} that may launch a child grid: launches,
-     *         calls of functions of the unit that launch, and lambdas whose body launches
+     * @return the operations in {@code s} that may launch a child grid: launches, calls of functions
+     *         of the unit that launch, lambdas whose body launches, and calls of CUB's device-wide
+     *         algorithms ({@link LibraryCalls#launches})
      */
     public List<Expr> launchingOperations(Stmt s) {
         List<Expr> out = new java.util.ArrayList<>();
         Trees.walkExprs(s, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Lambda l && directLaunch(l.body(), launchFunctions)
                     || e instanceof Expr.Call c && (c.calleeName() != null && RAW_LAUNCHES.contains(simple(c.calleeName()))
+                    || LibraryCalls.launches(unit.libraries(), c.calleeName())
                     || calleeKey(c, launchFunctions) != null
                     && launchFunctions.getOrDefault(calleeKey(c, launchFunctions), false))) {
                 out.add(e);
@@ -353,7 +360,7 @@ public final class SyncSites {
         Trees.walkStmts(body, x -> found[0] |= constructs(x, known));
         Trees.walkExprs(body, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Call rc && rc.calleeName() != null
-                    && RAW_LAUNCHES.contains(simple(rc.calleeName()))) {
+                    && (RAW_LAUNCHES.contains(simple(rc.calleeName())) || LibraryCalls.launches(unit.libraries(), rc.calleeName()))) {
                 found[0] = true;
             } else if (e instanceof Expr.Call c && calleeKey(c, known) != null
                     && known.getOrDefault(calleeKey(c, known), false)) {
@@ -365,7 +372,7 @@ public final class SyncSites {
         return found[0];
     }
 
-    private static boolean isSyncExpr(Expr e, Map<String, Boolean> known) {
+    private boolean isSyncExpr(Expr e, Map<String, Boolean> known) {
         if (!(e instanceof Expr.Call c)) {
             return false;
         }
@@ -383,7 +390,23 @@ public final class SyncSites {
         }
         return BARRIER_CALLS.contains(name) || BARRIER_CALLS.contains(s)
                 || s.startsWith("__") && s.endsWith("_sync")
-                || key != null && known.getOrDefault(key, false);
+                || key != null && known.getOrDefault(key, false)
+                || libraryCollective(c, key, known);
+    }
+
+    /**
+     * @return true if {@code c} calls a collective of a library the unit includes ({@link
+     *         LibraryCalls}: CUB, cooperative groups, libcu++ barriers), by a name that is no
+     *         function of the unit (one of the unit is judged by its body, through {@code known})
+     */
+    private boolean libraryCollective(Expr.Call c, String key, Map<String, Boolean> known) {
+        if (key != null && known.containsKey(key)) {
+            return false;
+        }
+        if (c.callee() instanceof Expr.Member m) {
+            return LibraryCalls.isCollective(unit.libraries(), null, m.member());
+        }
+        return c.calleeName() != null && LibraryCalls.isCollective(unit.libraries(), c.calleeName(), null);
     }
 
     /**

@@ -439,6 +439,112 @@ class WritesAndSyncTest {
         }
     }
 
+    /**
+     * Review 2026-11-29 (docs/robustness.md, "Bugs found", item 13): the collectives of the libraries
+     * klap reads no header of (cooperative groups, CUB, libcu++ barriers) synchronize, where the unit
+     * includes the library; a function of the file with a collective's name is judged by its body, and
+     * another library's function of that name ({@code thrust::reduce}) is none.
+     */
+    @Test
+    void libraryCollectivesAreSynchronizationSites() {
+        String head = """
+                #include <cooperative_groups.h>
+                #include <cub/block/block_reduce.cuh>
+                #include <cuda/barrier>
+                namespace cg = cooperative_groups;
+                using BR = cub::BlockReduce<int, 128>;
+                __global__ void c(int x) {}
+                __device__ int Down(int v) { return v + 1; }
+                """;
+        java.util.Map<String, String> bodies = new java.util.LinkedHashMap<>();
+        bodies.put("shfl", "auto t = cg::tiled_partition<32>(cg::this_thread_block()); if (i >= n) return; int v = t.shfl(i, 0);");
+        bodies.put("ballot", "auto t = cg::tiled_partition<32>(cg::this_thread_block()); if (i >= n) return; int v = (int)t.ballot(i & 1);");
+        bodies.put("any", "cg::thread_block_tile<32> t = cg::tiled_partition<32>(cg::this_thread_block()); if (i >= n) return; int v = t.any(i > 3);");
+        bodies.put("reduce", "auto t = cg::tiled_partition<32>(cg::this_thread_block()); if (i >= n) return; int v = cg::reduce(t, i, cg::plus<int>());");
+        bodies.put("scan", "auto t = cg::tiled_partition<32>(cg::this_thread_block()); if (i >= n) return; int v = cooperative_groups::exclusive_scan(t, i);");
+        bodies.put("wait", "auto b = cg::this_thread_block(); if (i >= n) return; int v = i; cg::wait(b);");
+        bodies.put("wait_prior", "auto b = cg::this_thread_block(); if (i >= n) return; int v = i; cg::wait_prior<1>(b);");
+        bodies.put("partition", "auto b = cg::this_thread_block(); if (i >= n) return; auto t = cg::tiled_partition(b, 16); int v = (int)t.thread_rank();");
+        bodies.put("cub_temp", "__shared__ BR::TempStorage tmp; if (i >= n) return; int v = BR(tmp).Sum(i, n);");
+        bodies.put("cub_var", "__shared__ BR::TempStorage tmp; if (i >= n) return; BR r(tmp); int v = r.Reduce(i, cub::Max());");
+        bodies.put("cub_fn", "if (i >= n) return; int v = cub::ShuffleIndex<32>(i, 0, 0xffffffffu);");
+        bodies.put("barrier", "__shared__ cuda::barrier<cuda::thread_scope_block>* bar; if (i >= n) return; int v = i; bar->wait(bar->arrive());");
+        bodies.put("own_down", "if (i >= n) return; int v = Down(i);");
+        bodies.put("thrust", "if (i >= n) return; int v = thrust::reduce(thrust::seq, p, p + 4);");
+        StringBuilder code = new StringBuilder(head);
+        // the kernels are named k_<case>: a kernel named shfl would be a function of the unit of that name
+        bodies.forEach((k, b) -> code.append("__global__ void k_").append(k)
+                .append("(const int* p, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  ").append(b)
+                .append("\n  if (p[i]) c<<<1, 1>>>(v);\n}\n"));
+        CudaUnit u = parse(code.toString());
+        assertEquals(Set.of(klap.model.LibraryCalls.Library.values()), u.libraries());
+        SyncSites syncs = new SyncSites(u);
+        Set<String> expected = new java.util.HashSet<>();
+        bodies.keySet().stream().filter(k -> !k.equals("own_down") && !k.equals("thrust")).forEach(k -> expected.add("k_" + k));
+        assertEquals(expected, syncs.synchronizingFunctions(),
+                "a function of the file named like a CUB method, and thrust::reduce, are no collectives");
+        for (String k : expected) {
+            FunctionDef f = fn(u, k);
+            var p = new Convergence(u.file(), f, new Uniformity(f, false, u), syncs).place(launchStmt(f));
+            var im = assertInstanceOf(Convergence.Placement.Immediate.class, p, k);
+            assertTrue(im.reason().contains("synchronizes"), im.reason());
+        }
+        // a collective's name as a function of the file is judged by that function's body
+        CudaUnit own = parse(head + """
+                __device__ int shfl(int v, int l) { return v + l; }
+                __global__ void k(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int v = shfl(i, 0);
+                  if (p[i]) c<<<1, 1>>>(v);
+                }
+                """);
+        assertEquals(Set.of(), new SyncSites(own).synchronizingFunctions());
+        // without the library's include, the same names are unknown calls (an unseen class's Sum, a reduce)
+        CudaUnit bare = parse("""
+                __global__ void c(int x) {}
+                __global__ void k(const int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i >= n) return;
+                  int v = Acc(p).Sum(i) + reduce(i) + (int)t.ballot(i);
+                  if (p[i]) c<<<1, 1>>>(v);
+                }
+                """);
+        assertEquals(Set.of(), bare.libraries());
+        assertEquals(Set.of(), new SyncSites(bare).synchronizingFunctions());
+    }
+
+    /**
+     * Review 2026-11-29: CUB's device-wide algorithms launch their kernels when device code of a
+     * relocatable build calls them, so such a call is a launching operation (also in a helper); a
+     * block-level {@code Sum} or one without CUB included is none.
+     */
+    @Test
+    void cubDeviceWideAlgorithmsLaunch() {
+        CudaUnit u = parse("""
+                #include <cub/cub.cuh>
+                __global__ void c(int* a) {}
+                __device__ void total(void* t, size_t b, int* a, int* o) { cub::DeviceReduce::Sum(t, b, a, o, 32); }
+                __global__ void k(int* a, int* o, void* t, size_t b) {
+                  c<<<1, 32>>>(a);
+                  cub::DeviceScan::ExclusiveSum(t, b, a, o, 32);
+                  total(t, b, a, o);
+                  int s = Acc(a).Sum(1);
+                }
+                """);
+        SyncSites s = new SyncSites(u);
+        assertTrue(s.launches("total"));
+        assertEquals(3, s.launchingOperations(fn(u, "k").body()).size(), "the launch, DeviceScan and total");
+        CudaUnit bare = parse("""
+                __global__ void c(int* a) {}
+                __global__ void k(int* a, int* o, void* t, size_t b) {
+                  c<<<1, 32>>>(a);
+                  cub::DeviceScan::ExclusiveSum(t, b, a, o, 32);
+                }
+                """);
+        assertEquals(1, new SyncSites(bare).launchingOperations(fn(bare, "k").body()).size(), "no CUB included");
+    }
+
     @Test
     void launchingOperationsIncludeHelpersThatLaunch() {
         CudaUnit u = parse("""
