@@ -448,8 +448,9 @@ public final class PromotionPlanner {
      *         guide's coherence rule for texture memory is "at the invocation of a child grid"), or
      *         why klap cannot know (a call of a function whose body it does not see); or why the
      *         successor would no longer wait for work the kernel orders before its launch (review
-     *         2026-11-27): a stream operation ({@code cudaMemcpyAsync}, ...), a raw launch, or a launch
-     *         other than {@code self} in a function it calls or in a lambda; null if none
+     *         2026-11-27): a stream operation ({@code cudaMemcpyAsync}, ...), a raw launch, a CUB
+     *         device-wide algorithm (review 2026-11-29), or a launch other than {@code self} in a function
+     *         it calls or in a lambda; null if none
      */
     private String nonCoherentRead(FunctionDef k, Expr.Launch self) {
         if (NON_COHERENT_TEXT.matcher(outsideFunctions()).find()) {
@@ -512,6 +513,12 @@ public final class PromotionPlanner {
                     return;
                 }
                 String simple = simpleName(c.calleeName());
+                if (klap.model.LibraryCalls.launches(unit.libraries(), c.calleeName())) {
+                    why[0] = "it (or a function it calls) calls " + c.calleeName() + ", a CUB device-wide algorithm that "
+                            + "launches its kernels from device code into the stream that orders them before its successor; "
+                            + "promoted, the successor would not wait for them";
+                    return;
+                }
                 if (klap.transform.SyncSites.STREAM_OPERATIONS.contains(simple) || RAW_LAUNCH.contains(simple)) {
                     why[0] = "it (or a function it calls) makes the stream operation " + c.calleeName() + ", which "
                             + "the launch of its successor is ordered after; promoted, the successor would not wait for it";

@@ -135,6 +135,8 @@ class PromotionFormsTest {
     void reviewStreamWorkBeforeTheSuccessorAndAliasedWrites() throws IOException {
         for (PromoteMode m : PromoteMode.values()) {
             refused("rv2_memcpy_async", m, "makes the stream operation cudaMemcpyAsync");
+            // review 2026-11-29: a CUB device-wide algorithm launches its kernels there (it passed as a library call)
+            refused("rv3_cub_device", m, "cub::DeviceReduce::Sum, a CUB device-wide algorithm");
             refused("rv2_helper_launch", m, "it launches 'work'");
             refused("rv2_lam_launch", m, "it launches 'work'");
         }
