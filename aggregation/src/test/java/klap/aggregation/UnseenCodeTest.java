@@ -712,4 +712,39 @@ class UnseenCodeTest {
         assertTrue(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
         assertTrue(r.text().contains("klap::warp_group::active()"), r.text());
     }
+    /**
+     * Review 2026-11-29: a child that reads the hardware grid's indices inside a library klap reads no
+     * header of (libcu++'s {@code cuda::ptx::get_sreg_ctaid_x()}, CUB's {@code GridEvenShare::BlockInit})
+     * was aggregated and read the aggregated grid's. It is left as written now; a function of the file
+     * with such a name is judged by its body.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void libraryIndexReadersInAChildAreSeen(Granularity g) throws IOException {
+        for (String body : List.of("unsigned b = cuda::ptx::get_sreg_ctaid_x(); out[b] = 1;",
+                "out[get_sreg_tid_y()] = 1;",
+                "cub::GridEvenShare<int> es; es.DispatchInit(64, 4, 32); es.BlockInit(); out[es.block_offset] = 1;")) {
+            var r = run("""
+                    #include <cuda/ptx>
+                    #include <cub/grid/grid_even_share.cuh>
+                    using namespace cuda::ptx;
+                    __global__ void child(int* out) { BODY }
+                    __global__ void parent(int* out, int n) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      if (i < n) child<<<2, 32>>>(out + i * 64);
+                    }
+                    """.replace("BODY", body), g);
+            assertEquals(0, r.sites(), body + ": " + r.diagnostics());
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "child-calls-unseen"), body + ": " + r.diagnostics());
+        }
+        var own = run("""
+                __device__ unsigned get_sreg_ctaid_x() { return 7u; }
+                __global__ void child(int* out) { out[get_sreg_ctaid_x() + threadIdx.x] = 1; }
+                __global__ void parent(int* out, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) child<<<2, 32>>>(out + i * 64);
+                }
+                """, g);
+        assertEquals(1, own.sites(), own.diagnostics().toString());
+    }
 }

@@ -5,8 +5,9 @@ import java.util.Set;
 
 /**
  * What calls into the CUDA libraries whose headers klap does not read do that klap must know:
- * their collectives synchronize threads (a block barrier or a warp collective inside), and CUB's
- * device-wide algorithms launch kernels, although klap sees no body (review 2026-11-29;
+ * their collectives synchronize threads (a block barrier or a warp collective inside), CUB's
+ * device-wide algorithms launch kernels, and a few functions read the hardware grid's indices
+ * ({@link #readsIndices}), although klap sees no body (review 2026-11-29;
  * docs/robustness.md, "Bugs found", item 13). Angle includes get no content in klap's
  * front end, so {@code cub::BlockReduce<int, 128>(temp).Sum(x, valid)} or {@code tile.shfl(x, 0)} is
  * a call of an unknown function; taken as harmless, a parent with such a call after a
@@ -156,6 +157,40 @@ public final class LibraryCalls {
         }
         return false;
     }
+
+    /**
+     * Whether a call reads the hardware grid's indices inside a library: libcu++'s PTX wrappers of the
+     * special registers ({@code cuda::ptx::get_sreg_ctaid_x()}, {@code get_sreg_tid_y()},
+     * {@code get_sreg_nctaid_x()}, the cluster registers, ...; CUDA C++ libcu++ documentation,
+     * {@code cuda::ptx}, "Special registers"), and, in a unit that includes CUB, {@code BlockInit} of
+     * {@code cub::GridEvenShare} (it reads {@code blockIdx.x} and {@code gridDim.x}) and {@code Sync}
+     * of CUDA 12's {@code cub::GridBarrier} (a barrier of the whole grid). In an aggregated child these
+     * would read the aggregated grid's, as {@code asm} reading {@code %ctaid} would (review 2026-11-29:
+     * such a child was aggregated). The caller has checked that the name is no function of the program.
+     *
+     * @param libraries  the libraries the translation unit includes
+     * @param calleeName the called function's name as written, without template arguments, maybe
+     *                   qualified; null for a member call
+     * @param member     the member's name of a member call; null for another call
+     * @return true if the call may read the hardware grid's indices
+     */
+    public static boolean readsIndices(Set<Library> libraries, String calleeName, String member) {
+        if (member != null) {
+            return libraries.contains(Library.CUB) && (member.equals("BlockInit") || member.equals("Sync"));
+        }
+        if (calleeName == null) {
+            return false;
+        }
+        String name = calleeName.replace(" ", "");
+        int q = name.lastIndexOf("::");
+        String simple = q < 0 ? name : name.substring(q + 2);
+        return SPECIAL_REGISTER.matcher(simple).matches() && (q < 0 || name.substring(0, q).endsWith("ptx"));
+    }
+
+    /** libcu++'s readers of the special registers of the hardware grid ({@code cuda::ptx::get_sreg_*}). */
+    private static final java.util.regex.Pattern SPECIAL_REGISTER = java.util.regex.Pattern.compile(
+        "get_sreg_(tid|ntid|ctaid|nctaid|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank"
+            + "|cluster_nctarank|gridid)(_[xyz])?");
 
     /** A CUB device-wide algorithm class: {@code DeviceReduce}, {@code DeviceRadixSort}, ... */
     private static final java.util.regex.Pattern DEVICE_WIDE = java.util.regex.Pattern.compile("Device[A-Z]\\w*");
