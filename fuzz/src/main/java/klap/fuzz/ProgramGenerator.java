@@ -161,6 +161,8 @@ public final class ProgramGenerator {
     private final Random twentyFirst;
     /** the generator of the shapes of {@link Shape#generation} 21 (IMPLICIT_CALLS), for the same reason */
     private final Random twentySecond;
+    /** the generator of the shapes of {@link Shape#generation} 22 (LIBRARY_COLLECTIVES), for the same reason */
+    private final Random twentyThird;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -170,6 +172,8 @@ public final class ProgramGenerator {
     private int varCount;
     private int launchesInBody;
     private final List<String> features = new ArrayList<>();
+    /** the includes and namespace alias the {@link Shape#LIBRARY_COLLECTIVES} kernels have written (each once a program) */
+    private final Set<String> libraryHeaders = new java.util.HashSet<>();
 
     private ProgramGenerator(long seed) {
         this.seed = seed;
@@ -195,6 +199,7 @@ public final class ProgramGenerator {
         this.twentieth = new Random(seed * 0x9FB21C651E98DF25L + 19211);
         this.twentyFirst = new Random(seed * 0xC2B2AE3D27D4EB4FL + 20231);
         this.twentySecond = new Random(seed * 0x94D049BB133111EBL + 21247);
+        this.twentyThird = new Random(seed * 0xFF51AFD7ED558CCDL + 22259);
     }
 
     /**
@@ -1712,6 +1717,110 @@ public final class ProgramGenerator {
         return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 0);
     }
 
+    /** the forms of {@link Shape#LIBRARY_COLLECTIVES}, as its features name them */
+    private static final String[] LIBRARY_FORMS = {"cg-shfl", "cg-ballot", "cg-any", "cg-all", "cub-block-reduce", "cub-warp-reduce"};
+
+    /**
+     * {@link Shape#LIBRARY_COLLECTIVES} ("Bugs found", item 13): a 1-D parent of 32 to 128 threads a
+     * block (whole warps) whose {@code if (gt >= n) return;} leaves trailing threads of its last block
+     * (n is never a multiple of 32: a warp keeps some lanes), then one collective of a library klap
+     * does not read, then a launch whose configuration, argument and tag use its result {@code v}:
+     * cooperative groups' {@code tile.shfl(x, 0)}, {@code tile.ballot(p)}, {@code tile.any(p)} or
+     * {@code tile.all(p)}, the tile a {@code tiled_partition<32>} of the block taken before the
+     * return (lane 0 stays whenever a lane does; exited lanes give no ballot bit and do not count in
+     * {@code all}); or CUB's {@code BlockReduce<int, B>(temp).Sum(x, valid)} (B the parent's block) or
+     * {@code WarpReduce<int>(temp[lt / 32]).Sum(x, valid)}, {@code valid} the threads of the block or
+     * warp that stayed, whose sum only thread or lane 0 reads (the others pass their {@code x}). The
+     * collective may sit in a {@code __device__} function the kernel calls, and a CUB class may be
+     * named through a {@code using} alias. The CPU reference computes each from {@code x} of the
+     * warp's or block's threads below n; x is a function of the global index, written once more as a
+     * CPU helper.
+     */
+    private Extra makeLibraryCollectives(int id) {
+        String name = "fz_lc" + id;
+        int form = pick(LIBRARY_FORMS.length);
+        int block = 32 * (1 + pick(4));
+        int grid = 1 + pick(3);
+        // the last block keeps r threads, r not a multiple of 32: one warp keeps some of its lanes
+        int n = (grid - 1) * block + 32 * pick(block / 32) + 1 + pick(31);
+        int m = new int[] {2, 3, 5, 13, 61}[pick(5)];
+        boolean autoTile = chance(0.5);
+        boolean divergent = chance(0.35);
+        String stream = chance(0.3) ? "cudaStreamFireAndForget" : null;
+        boolean cub = form >= 4;
+        boolean alias = cub && chance(0.4);
+        boolean inFunction = chance(0.3);
+        features.add("library-collectives:" + LIBRARY_FORMS[form] + (alias ? ":alias" : "") + (inFunction ? ":device-function" : "")
+                + (divergent ? ":divergent" : ""));
+        String x = "data[@G % " + DATA_N + "] % 97 + @G % 5 + k";
+        String xc = "fz_lcx" + id + "_cpu";
+        String temp = "fz_lct" + id;
+        String fn = "fz_lcf" + id;
+        StringBuilder dev = new StringBuilder();
+        List<String> headers = !cub ? List.of("#include <cooperative_groups.h>\n", "namespace cg = cooperative_groups;\n")
+                : List.of(form == 4 ? "#include <cub/block/block_reduce.cuh>\n" : "#include <cub/warp/warp_reduce.cuh>\n");
+        for (String h : headers) {
+            if (libraryHeaders.add(h)) {
+                dev.append(h);
+            }
+        }
+        // the CUB class, through an alias or as written; the collective's value, in the kernel or in fn
+        String type = form == 4 ? "cub::BlockReduce<int, " + block + ">" : "cub::WarpReduce<int>";
+        if (alias) {
+            String a = (form == 4 ? "FzBr" : "FzWr") + id;
+            dev.append("using ").append(a).append(" = ").append(type).append(";\n");
+            type = a;
+        }
+        String value = switch (form) {
+            case 0 -> "tile.shfl(x, 0)";
+            case 1 -> "(int)(tile.ballot(x % " + m + " == 0) % 8191u)";
+            case 2 -> "(tile.any(x % " + m + " == 0) ? 1 : 0)";
+            case 3 -> "(tile.all(x % " + m + " != 0) ? 1 : 0)";
+            default -> type + "(t).Sum(x, valid)";
+        };
+        String args = cub ? (form == 4 ? temp : temp + "[lt / 32]") + ", x, valid" : "tile, x";
+        if (inFunction) {
+            dev.append("__device__ int ").append(fn).append("(")
+                    .append(cub ? "typename " + type + "::TempStorage& t, int x, int valid" : "cg::thread_block_tile<32> tile, int x")
+                    .append(") {\n  return ").append(value).append(";\n}\n");
+            value = fn + "(" + args + ")";
+        } else if (cub) {
+            value = value.replace("(t)", "(" + args.substring(0, args.indexOf(',')) + ")");
+        }
+        String cpu = "static int " + xc + "(const int* data, int g, int k) { return " + x.replace("@G", "g") + "; }\n";
+        // the alive lanes of the thread's warp (the CPU reference's loops)
+        String lanes = "for (int g = gt - lt % 32; g < gt - lt % 32 + 32 && g < n; ++g) ";
+        List<Code> body = new ArrayList<>();
+        if (!cub) {
+            body.add(new Code("  " + (autoTile ? "auto" : "cg::thread_block_tile<32>")
+                    + " tile = cg::tiled_partition<32>(cg::this_thread_block());", ""));
+        } else {
+            body.add(new Code("  __shared__ typename " + type + "::TempStorage " + temp + (form == 4 ? "" : "[" + block / 32 + "]") + ";", ""));
+        }
+        body.add(Code.same("  if (gt >= n) return;"));
+        body.add(new Code("  int x = " + x.replace("@G", "gt") + ";", "  int x = " + xc + "(data, gt, k);"));
+        String p = "(" + xc + "(data, g, k) % " + m + " == 0)";
+        body.add(switch (form) {
+            case 0 -> new Code("  int v = " + value + ";", "  int v = " + xc + "(data, gt - lt % 32, k);");
+            case 1 -> new Code("  int v = " + value + ";",
+                    "  unsigned b = 0u;\n  " + lanes + "if " + p + " b |= 1u << (g - (gt - lt % 32));\n  int v = (int)(b % 8191u);");
+            case 2 -> new Code("  int v = " + value + ";", "  int v = 0;\n  " + lanes + "if " + p + " v = 1;");
+            case 3 -> new Code("  int v = " + value + ";", "  int v = 1;\n  " + lanes + "if " + p + " v = 0;");
+            case 4 -> new Code("  int valid = min((int)blockDim.x, n - bl * (int)blockDim.x);\n  int s = " + value + ";\n  int v = lt == 0 ? s : x;",
+                    "  int s = 0;\n  for (int g = bl * (int)bD.x; g < (bl + 1) * (int)bD.x && g < n; ++g) s += " + xc
+                            + "(data, g, k);\n  int v = lt == 0 ? s : x;");
+            default -> new Code("  int valid = min(32, n - (gt - lt % 32));\n  int s = " + value + ";\n  int v = lt % 32 == 0 ? s : x;",
+                    "  int s = 0;\n  " + lanes + "s += " + xc + "(data, g, k);\n  int v = lt % 32 == 0 ? s : x;");
+        });
+        int site = siteCount++;
+        Code launch = childLaunch(anyChild(), "1 + gt % 2", "1 + (v + gt) % 48", stream, "data + (v + gt) % 256",
+                tag(site, " + v * 13"), "(v * 7 + gt) % 50", "v % 2");
+        body.add(launch.indent(divergent ? "  if ((v + gt) % 3 != 0) " : "  "));
+        Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, new String[] {String.valueOf(grid)},
+                new String[] {String.valueOf(block)}, 0);
+        return new Extra(e.name(), e.device(), e.cpu(), 0, e.grid(), e.block(), n, e.k(), 0);
+    }
+
     /**
      * Adds the opening of a shape's kernel body: with {@code guard}, the divergent {@code if (gt >= n)
      * return;}; with {@code loop}, the head of a loop of uniform trip count {@code 1 + k % 3} over
@@ -2464,6 +2573,7 @@ public final class ProgramGenerator {
             case 19 -> twentieth;
             case 20 -> twentyFirst;
             case 21 -> twentySecond;
+            case 22 -> twentyThird;
             default -> rnd;
         };
     }
@@ -2536,6 +2646,7 @@ public final class ProgramGenerator {
                     case DEDUCED_TEMPLATE -> makeDeducedTemplate(id);
                     case EXCLUSIVE_LAUNCHES -> makeExclusiveLaunches(id);
                     case IMPLICIT_CALLS -> makeImplicitCalls(id);
+                    case LIBRARY_COLLECTIVES -> makeLibraryCollectives(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -283,7 +283,22 @@ public enum Shape {
      * initializer, which klap aggregated with the aggregated grid's indices. Drawn from a
      * twenty-second generator.
      */
-    IMPLICIT_CALLS("implicit-calls", 0.15);
+    IMPLICIT_CALLS("implicit-calls", 0.15),
+    /**
+     * Library collectives (an eighth session of 2026-11-29; "Bugs found", item 13): a divergent
+     * {@code if (gt >= n) return;} whose returning threads are trailing (some lanes of a warp, or
+     * whole warps of the last block), then one collective of a library whose headers klap does not
+     * read, then a launch that passes its result: cooperative groups' {@code tile.shfl(x, 0)}, {@code
+     * tile.ballot(p)}, {@code tile.any(p)} or {@code tile.all(p)} on a {@code tiled_partition<32>} taken
+     * before the return, or CUB's {@code BlockReduce<int, B>(temp).Sum(x, valid)} (a barrier inside)
+     * or {@code WarpReduce<int>(temp[w]).Sum(x, valid)} over the threads that stayed; in the kernel or
+     * in a {@code __device__} function it calls, a CUB class sometimes named through a {@code using}
+     * alias. Each is well defined with exited threads (they do not hold up {@code shfl.sync}, {@code
+     * vote.sync} or {@code bar.sync}), but not with returned threads that klap keeps alive for its own
+     * collectives: klap rewrote the return around them as for a parent without barriers. Drawn from a
+     * twenty-third generator.
+     */
+    LIBRARY_COLLECTIVES("library-collectives", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -292,7 +307,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -318,6 +333,7 @@ public enum Shape {
             case DEDUCED_TEMPLATE -> 19;
             case EXCLUSIVE_LAUNCHES -> 20;
             case IMPLICIT_CALLS -> 21;
+            case LIBRARY_COLLECTIVES -> 22;
             default -> 0;
         };
     }
