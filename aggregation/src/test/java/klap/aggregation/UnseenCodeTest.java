@@ -638,12 +638,14 @@ class UnseenCodeTest {
         assertTrue(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), r.diagnostics().toString());
         none(r.text(), "if (i >= n) {} else");
     }
+
     /**
      * Review 2026-11-29 (docs/robustness.md, "Bugs found", item 13): a collective of a library klap
      * reads no header of (cooperative groups, CUB), after a thread-dependent return, in the parent or in
-     * a project header's helper, kept the guard rewrite at every granularity (the threads that returned,
-     * kept alive, met klap's barrier or shuffles while the others were in the library's). The guard now
-     * stays as written: the launch is aggregated in place per warp.
+     * a project header's helper, kept the guard rewrite at warp and block granularity and sent the
+     * returned threads on to {@code kfinish}'s barrier at kernel granularity (threads that returned, kept
+     * alive, met klap's barrier or shuffles while the others were in the library's). The guard now stays
+     * as written: the launch is aggregated in place per warp.
      */
     @ParameterizedTest
     @EnumSource(Granularity.class)
@@ -689,6 +691,7 @@ class UnseenCodeTest {
             }
         }
     }
+
     /**
      * Review 2026-11-29: a CUB device-wide algorithm called after a launch of the same thread launches
      * its own kernels there (CUB in device code of a relocatable build): the launch before it is made
@@ -712,6 +715,7 @@ class UnseenCodeTest {
         assertTrue(Check.hasDiag(r, Severity.WARNING, "launch-order"), r.diagnostics().toString());
         assertTrue(r.text().contains("klap::warp_group::active()"), r.text());
     }
+
     /**
      * Review 2026-11-29: a child that reads the hardware grid's indices inside a library klap reads no
      * header of (libcu++'s {@code cuda::ptx::get_sreg_ctaid_x()}, CUB's {@code GridEvenShare::BlockInit})

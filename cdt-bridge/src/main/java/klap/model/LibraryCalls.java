@@ -11,9 +11,10 @@ import java.util.Set;
  * docs/robustness.md, "Bugs found", item 13). Angle includes get no content in klap's
  * front end, so {@code cub::BlockReduce<int, 128>(temp).Sum(x, valid)} or {@code tile.shfl(x, 0)} is
  * a call of an unknown function; taken as harmless, a parent with such a call after a
- * thread-dependent {@code return} had its guard rewritten at warp, block and kernel granularity, and
- * the threads that returned, kept alive, met klap's barrier and shuffles while the others were in
- * the library's: the hang or wrong result of issue 10, case 1.
+ * thread-dependent {@code return} had its guard rewritten at warp and block granularity (at kernel
+ * granularity the returned threads went on to {@code kfinish}'s block barrier), and the threads that
+ * returned, kept alive, met klap's barrier and shuffles while the others were in the library's: the
+ * hang or wrong result of issue 10, case 1.
  *
  * <p>A call counts when the translation unit includes the library (any of its headers, also through
  * a project header) and the called name is one of the library's collectives below, and the name is

@@ -1243,7 +1243,8 @@ class ConstructsTableTest {
      * 2026-11-29: the same with a collective of a library klap reads no header of (CUB's BlockReduce
      * holds a {@code __syncthreads()}; cooperative groups' {@code tile.shfl}, {@code cg::reduce}, ...: {@code
      * UnseenCodeTest.libraryCollectivesAfterAGuardedReturnKeepTheReturn}). It was no synchronization
-     * site, and the guard was rewritten at every granularity: the hang of issue 10, case 1.
+     * site: the guard was rewritten at warp and block granularity, and at kernel granularity the
+     * returned threads went on to {@code kfinish}'s barrier (the hang of issue 10, case 1).
      */
     @Test
     void libraryCollectiveAfterGuardedReturn() throws IOException {
