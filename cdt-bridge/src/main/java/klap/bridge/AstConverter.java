@@ -1458,20 +1458,28 @@ final class AstConverter {
      * unresolved name, and whose right operand is parenthesized) is taken for the call it is: an unknown
      * call whose arguments are the parenthesized ones (the template argument is a constant and dropped).
      * A call with more than one template argument ({@code f<1, 2>(x)}, read as a comma expression) is not
-     * recognized. Library collectives called this way synchronize ({@link klap.model.LibraryCalls}).
+     * recognized. The same for a member function template of an object of a class klap cannot see
+     * ({@code BS(t).ExclusiveScan<Op>(x, y, 0, Op())}: review 2026-11-29). Library collectives called
+     * this way synchronize ({@link klap.model.LibraryCalls}).
      *
      * @return the call, or null if {@code b} is not of that form
      */
     private Expr.Call unresolvedTemplateCall(IASTBinaryExpression b, SourceRange r) {
         if (b.getOperator() != IASTBinaryExpression.op_greaterThan
                 || !(b.getOperand1() instanceof IASTBinaryExpression lt) || lt.getOperator() != IASTBinaryExpression.op_lessThan
-                || !(lt.getOperand1() instanceof IASTIdExpression id)
+                || !(lt.getOperand1() instanceof IASTIdExpression || lt.getOperand1() instanceof IASTFieldReference)
                 || !(b.getOperand2() instanceof IASTUnaryExpression paren)
-                || paren.getOperator() != IASTUnaryExpression.op_bracketedPrimary || paren.getOperand() == null
-                || nameKind(id.getName()) != Expr.NameKind.UNKNOWN) {
+                || paren.getOperator() != IASTUnaryExpression.op_bracketedPrimary || paren.getOperand() == null) {
             return null;
         }
-        Expr callee = name(id.getName(), rangeOr(id, r));
+        // a member function template of an object of a class klap cannot see: BS(t).ExclusiveScan<Op>(x, y, 0, Op())
+        IASTName fname = lt.getOperand1() instanceof IASTIdExpression id ? id.getName()
+            : ((IASTFieldReference) lt.getOperand1()).getFieldName();
+        if (nameKind(fname) != Expr.NameKind.UNKNOWN) {
+            return null;
+        }
+        Expr callee = lt.getOperand1() instanceof IASTIdExpression id ? name(id.getName(), rangeOr(id, r))
+            : expr(lt.getOperand1(), r);
         List<Expr> args = new ArrayList<>();
         if (paren.getOperand() instanceof IASTExpressionList el) {
             for (IASTExpression x : el.getExpressions()) {
@@ -1481,7 +1489,7 @@ final class AstConverter {
             args.add(expr(paren.getOperand(), r));
         }
         SourceRange pr = rangeOr(paren, r);
-        return new Expr.Call(r, callee, stripTemplateArgs(id.getName().toString()), args,
+        return new Expr.Call(r, callee, callee instanceof Expr.Name ? stripTemplateArgs(fname.toString()) : null, args,
             pr.length() >= 2 ? new SourceRange(pr.offset() + 1, pr.length() - 2) : pr);
     }
 

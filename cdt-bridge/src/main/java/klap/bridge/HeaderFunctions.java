@@ -271,7 +271,7 @@ final class HeaderFunctions {
             // klap.model.LibraryCalls), or a type
             Set<Fact> out = EnumSet.noneOf(Fact.class);
             byName.getOrDefault(s, java.util.List.of()).forEach(d -> out.addAll(classify(d)));
-            if (!byName.containsKey(s) && klap.model.LibraryCalls.isCollective(libraries,
+            if (klap.model.LibraryCalls.isCollective(libraries,
                     fn instanceof IASTFieldReference ? null : AstConverter.stripTemplateArgs(name.toString()),
                     fn instanceof IASTFieldReference ? s : null)) {
                 out.add(Fact.SYNC);

@@ -17,9 +17,9 @@ import java.util.Set;
  * hang or wrong result of issue 10, case 1.
  *
  * <p>A call counts when the translation unit includes the library (any of its headers, also through
- * a project header) and the called name is one of the library's collectives below, and the name is
- * no function of the program (the caller checks that: a function of the file or of a project header
- * is judged by its body). Names, not types: klap cannot see the type of the object, so a member call
+ * a project header) and the called name is one of the library's collectives below, and CDT resolved
+ * no function for the call (the caller checks that: a function of the file or of a project header is
+ * judged by its body). Names, not types: klap cannot see the type of the object, so a member call
  * {@code s.Sum(x)} on an object of an unseen class counts in a unit that includes CUB. That is an
  * over-approximation, which costs a coarser aggregation, never a wrong result.
  * <ul>
@@ -138,8 +138,8 @@ public final class LibraryCalls {
     /**
      * Whether a call launches kernels: a function of a CUB device-wide algorithm class
      * ({@code cub::DeviceReduce::Sum}, also {@code DeviceScan::ExclusiveSum} after {@code using namespace
-     * cub}) in a unit that includes CUB. The caller has checked that the name is no function of the
-     * program.
+     * cub}) in a unit that includes CUB. The caller has checked that CDT resolved no function of the
+     * program for the call (a program's {@code DeviceOps::store} is judged by its body).
      *
      * @param libraries  the libraries the translation unit includes
      * @param calleeName the called function's name as written, without template arguments; null for a
@@ -167,7 +167,8 @@ public final class LibraryCalls {
      * {@code cub::GridEvenShare} (it reads {@code blockIdx.x} and {@code gridDim.x}) and {@code Sync}
      * of CUDA 12's {@code cub::GridBarrier} (a barrier of the whole grid). In an aggregated child these
      * would read the aggregated grid's, as {@code asm} reading {@code %ctaid} would (review 2026-11-29:
-     * such a child was aggregated). The caller has checked that the name is no function of the program.
+     * such a child was aggregated). The caller has checked that CDT resolved no function of the
+     * program for the call.
      *
      * @param libraries  the libraries the translation unit includes
      * @param calleeName the called function's name as written, without template arguments, maybe
@@ -185,7 +186,7 @@ public final class LibraryCalls {
         String name = calleeName.replace(" ", "");
         int q = name.lastIndexOf("::");
         String simple = q < 0 ? name : name.substring(q + 2);
-        return SPECIAL_REGISTER.matcher(simple).matches() && (q < 0 || name.substring(0, q).endsWith("ptx"));
+        return SPECIAL_REGISTER.matcher(simple).matches(); // any qualifier: namespace P = cuda::ptx; P::get_sreg_...
     }
 
     /** libcu++'s readers of the special registers of the hardware grid ({@code cuda::ptx::get_sreg_*}). */
@@ -197,8 +198,9 @@ public final class LibraryCalls {
     private static final java.util.regex.Pattern DEVICE_WIDE = java.util.regex.Pattern.compile("Device[A-Z]\\w*");
 
     /**
-     * Whether a call is a collective of one of {@code libraries}. The caller has checked that the
-     * name is no function of the program.
+     * Whether a call is a collective of one of {@code libraries}. The caller has checked that CDT
+     * resolved no function of the program for the call (by name alone, a program's {@code reduce} or
+     * {@code Acc::Sum} hid {@code cg::reduce} and {@code BR(t).Sum}: review 2026-11-29).
      *
      * @param libraries  the libraries the translation unit includes
      * @param calleeName the called function's name as written, without template arguments, maybe

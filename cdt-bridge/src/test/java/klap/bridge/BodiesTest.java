@@ -325,12 +325,18 @@ class BodiesTest {
                   cg::wait_prior<1>(blk);
                   bool w = a < b > (c);
                   bool x = q < 3 > r;
+                  BS(t).ExclusiveScan<MaxOp>(a, b, 0, MaxOp());
                   p[1] = v + w + x;
                 }
                 """);
         List<Expr.Call> calls = exprs(fn(u, "k").body()).stream().filter(e -> e instanceof Expr.Call)
                 .map(e -> (Expr.Call) e).toList();
-        assertEquals(List.of("cub::ShuffleIndex", "cg::wait_prior"), calls.stream().map(Expr.Call::calleeName).toList());
+        calls = calls.stream().filter(c -> c.calleeName() == null || !c.calleeName().equals("BS") && !c.calleeName().equals("MaxOp"))
+                .toList(); // the functional casts BS(t) and MaxOp()
+        assertEquals(java.util.Arrays.asList("cub::ShuffleIndex", "cg::wait_prior", null),
+                calls.stream().map(Expr.Call::calleeName).toList());
+        assertEquals("ExclusiveScan", ((Expr.Member) calls.get(2).callee()).member());
+        assertEquals(4, calls.get(2).args().size());
         assertEquals(3, calls.get(0).args().size());
         assertEquals("p[0], 0, 0xffffffffu", slice(u, calls.get(0).argsRange()));
         assertEquals(1, calls.get(1).args().size());

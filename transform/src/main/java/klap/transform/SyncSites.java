@@ -277,7 +277,7 @@ public final class SyncSites {
         Trees.walkExprs(s, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Lambda l && directLaunch(l.body(), launchFunctions)
                     || e instanceof Expr.Call c && (c.calleeName() != null && RAW_LAUNCHES.contains(simple(c.calleeName()))
-                    || LibraryCalls.launches(unit.libraries(), c.calleeName())
+                    || c.paramModes() == null && LibraryCalls.launches(unit.libraries(), c.calleeName())
                     || calleeKey(c, launchFunctions) != null
                     && launchFunctions.getOrDefault(calleeKey(c, launchFunctions), false))) {
                 out.add(e);
@@ -360,7 +360,8 @@ public final class SyncSites {
         Trees.walkStmts(body, x -> found[0] |= constructs(x, known));
         Trees.walkExprs(body, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Call rc && rc.calleeName() != null
-                    && (RAW_LAUNCHES.contains(simple(rc.calleeName())) || LibraryCalls.launches(unit.libraries(), rc.calleeName()))) {
+                    && (RAW_LAUNCHES.contains(simple(rc.calleeName()))
+                    || rc.paramModes() == null && LibraryCalls.launches(unit.libraries(), rc.calleeName()))) {
                 found[0] = true;
             } else if (e instanceof Expr.Call c && calleeKey(c, known) != null
                     && known.getOrDefault(calleeKey(c, known), false)) {
@@ -396,11 +397,13 @@ public final class SyncSites {
 
     /**
      * @return true if {@code c} calls a collective of a library the unit includes ({@link
-     *         LibraryCalls}: CUB, cooperative groups, libcu++ barriers), by a name that is no
-     *         function of the unit (one of the unit is judged by its body, through {@code known})
+     *         LibraryCalls}: CUB, cooperative groups, libcu++ barriers) and CDT resolved no function
+     *         for it (a resolved one is the program's, judged by its body through {@code known})
      */
     private boolean libraryCollective(Expr.Call c, String key, Map<String, Boolean> known) {
-        if (key != null && known.containsKey(key)) {
+        if (c.paramModes() != null) {
+            // CDT resolved the callee: a function of the program or of a header it reads, judged by its body
+            // (by name, a program's reduce or Acc::Sum hid cg::reduce and BR(t).Sum: review 2026-11-29)
             return false;
         }
         if (c.callee() instanceof Expr.Member m) {

@@ -455,6 +455,9 @@ class WritesAndSyncTest {
                 using BR = cub::BlockReduce<int, 128>;
                 __global__ void c(int x) {}
                 __device__ int Down(int v) { return v + 1; }
+                __device__ int reduce(const int* p, int n) { return p[n]; }
+                struct Acc { __device__ int Sum(int v) const { return v; } };
+                struct MaxOp { __device__ int operator()(int a, int b) const { return a > b ? a : b; } };
                 """;
         java.util.Map<String, String> bodies = new java.util.LinkedHashMap<>();
         bodies.put("shfl", "auto t = cg::tiled_partition<32>(cg::this_thread_block()); if (i >= n) return; int v = t.shfl(i, 0);");
@@ -469,7 +472,9 @@ class WritesAndSyncTest {
         bodies.put("cub_var", "__shared__ BR::TempStorage tmp; if (i >= n) return; BR r(tmp); int v = r.Reduce(i, cub::Max());");
         bodies.put("cub_fn", "if (i >= n) return; int v = cub::ShuffleIndex<32>(i, 0, 0xffffffffu);");
         bodies.put("barrier", "__shared__ cuda::barrier<cuda::thread_scope_block>* bar; if (i >= n) return; int v = i; bar->wait(bar->arrive());");
-        bodies.put("own_down", "if (i >= n) return; int v = Down(i);");
+        // the program's reduce and Acc::Sum hide nothing of the library's (CDT resolves no function for those calls)
+        bodies.put("cub_member_template", "__shared__ BR::TempStorage tmp; if (i >= n) return; int v; BR(tmp).ExclusiveScan<MaxOp>(i, v, 0, MaxOp());");
+        bodies.put("own_down", "if (i >= n) return; int v = Down(i) + Acc().Sum(i) + reduce(p, i);");
         bodies.put("thrust", "if (i >= n) return; int v = thrust::reduce(thrust::seq, p, p + 4);");
         StringBuilder code = new StringBuilder(head);
         // the kernels are named k_<case>: a kernel named shfl would be a function of the unit of that name
@@ -525,16 +530,19 @@ class WritesAndSyncTest {
                 #include <cub/cub.cuh>
                 __global__ void c(int* a) {}
                 __device__ void total(void* t, size_t b, int* a, int* o) { cub::DeviceReduce::Sum(t, b, a, o, 32); }
+                struct DeviceOps { static __device__ void twice(int* a) { a[0] *= 2; } };
                 __global__ void k(int* a, int* o, void* t, size_t b) {
                   c<<<1, 32>>>(a);
                   cub::DeviceScan::ExclusiveSum(t, b, a, o, 32);
                   total(t, b, a, o);
                   int s = Acc(a).Sum(1);
+                  DeviceOps::twice(a);
                 }
                 """);
         SyncSites s = new SyncSites(u);
         assertTrue(s.launches("total"));
-        assertEquals(3, s.launchingOperations(fn(u, "k").body()).size(), "the launch, DeviceScan and total");
+        assertEquals(3, s.launchingOperations(fn(u, "k").body()).size(),
+                "the launch, DeviceScan and total; the program's DeviceOps::twice is no CUB algorithm");
         CudaUnit bare = parse("""
                 __global__ void c(int* a) {}
                 __global__ void k(int* a, int* o, void* t, size_t b) {
