@@ -392,15 +392,15 @@ public final class SyncSites {
         return BARRIER_CALLS.contains(name) || BARRIER_CALLS.contains(s)
                 || s.startsWith("__") && s.endsWith("_sync")
                 || key != null && known.getOrDefault(key, false)
-                || libraryCollective(c, key, known);
+                || libraryCollective(c);
     }
 
     /**
      * @return true if {@code c} calls a collective of a library the unit includes ({@link
      *         LibraryCalls}: CUB, cooperative groups, libcu++ barriers) and CDT resolved no function
-     *         for it (a resolved one is the program's, judged by its body through {@code known})
+     *         for it (a resolved one is the program's, judged by its body)
      */
-    private boolean libraryCollective(Expr.Call c, String key, Map<String, Boolean> known) {
+    private boolean libraryCollective(Expr.Call c) {
         if (c.paramModes() != null) {
             // CDT resolved the callee: a function of the program or of a header it reads, judged by its body
             // (by name, a program's reduce or Acc::Sum hid cg::reduce and BR(t).Sum: review 2026-11-29)
