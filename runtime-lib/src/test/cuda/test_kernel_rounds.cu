@@ -33,8 +33,11 @@ __global__ void parent(unsigned* slots, klap::kstate* ks) {
       klap::krecord_seq<rec>(ks, 0u, 1u, 0u, klap_seq, dim3(1), dim3(r == 0 ? 0 : 32), 0u, (cudaStream_t)0, rec(t, r));
   }();
   klap::kfinish(ks, 1u, [&](const klap::ksite* s, dim3 g, dim3 b, unsigned sm, cudaStream_t st) -> cudaError_t {
+    // as generated launchers do: round 0's empty launch left its configuration error pending
+    // (klap::raise_config_error, as the original launch would), which is not this launch's result
+    const cudaError_t pre = cudaPeekAtLastError();
     child<<<g, b, sm, st>>>(s, slots);
-    return cudaGetLastError();
+    return klap::launch_result(pre);
   });
 }
 

@@ -81,7 +81,10 @@ __device__ void sv_flush(const G& g, S& s, unsigned long long* sums, unsigned* c
 
 // The transformed parent. live_out[t] = the survivor mask a thread saw after the guards (0 if it
 // returned); launches counts the aggregated launches.
-__global__ void sv_parent(unsigned n, unsigned rounds, unsigned long long* sums, unsigned* counts, unsigned* live_out,
+// __launch_bounds__(1024) as klap writes on every kernel it emits: without it sv_parent took 88
+// registers (nvcc 13, sm_90) and its 1024-thread case could not launch ("too many resources
+// requested for launch", H200 2026-11-30).
+__global__ __launch_bounds__(1024) void sv_parent(unsigned n, unsigned rounds, unsigned long long* sums, unsigned* counts, unsigned* live_out,
                           unsigned* left, unsigned* launches, unsigned* errors) {
   const klap::block_group klap_blk = klap::block_group::hardware();
   const unsigned t = klap_blk.rank() + blockIdx.x * klap_blk.size();
@@ -118,7 +121,7 @@ __host__ __device__ inline bool cl_continues(int mode, unsigned t, unsigned r) {
 __host__ __device__ inline bool cl_breaks(int mode, unsigned t, unsigned r) { return mode == CL_ARRIVED && (t * 3u + r) % 7u == 6u; }
 
 template <int Mode>
-__global__ void cl_parent(unsigned long long* sums, unsigned* counts, unsigned* steps_out, unsigned* launches,
+__global__ __launch_bounds__(1024) void cl_parent(unsigned long long* sums, unsigned* counts, unsigned* steps_out, unsigned* launches,
                           unsigned* errors) {
   const klap::block_group klap_blk = klap::block_group::hardware();
   const unsigned t = klap_blk.rank() + blockIdx.x * klap_blk.size();
