@@ -35,7 +35,7 @@ class ChainProgramsTest {
 
     @Test
     void everyChainIsPromotedExactlyWhenItMayBe() {
-        int count = Integer.getInteger("klap.fuzz.chains", 400);
+        int count = Integer.getInteger("klap.fuzz.chains", 250);
         long first = Long.getLong("klap.fuzz.chainFirst", 12_000_001L);
         int promoted = 0;
         int overlapped = 0;

@@ -40,7 +40,7 @@ class GeneratedProgramsTest {
      */
     static final long FIRST_SEED = Long.getLong("klap.fuzz.firstSeed", 200_001);
     /** number of seeds for each issue 10 shape alone; override with -Dklap.fuzz.shapeSeeds=N */
-    static final int SHAPE_SEEDS = Integer.getInteger("klap.fuzz.shapeSeeds", 25);
+    static final int SHAPE_SEEDS = Integer.getInteger("klap.fuzz.shapeSeeds", 15);
     /** the first seed of the shapes alone (shape i uses SHAPE_FIRST_SEED + 1000 * i onwards) */
     static final long SHAPE_FIRST_SEED = 300_001;
 

@@ -122,7 +122,7 @@ class NpProgramsTest {
 
     @Test
     void everyProgramIsTransformedExactlyWhenItMayBe() {
-        int count = Integer.getInteger("klap.fuzz.np", 300);
+        int count = Integer.getInteger("klap.fuzz.np", 200);
         long first = Long.getLong("klap.fuzz.npFirst", 13_000_001L);
         List<String> failures = new ArrayList<>();
         List<String> known = new ArrayList<>();
