@@ -17,7 +17,8 @@
 #   diag/fence.sh run [DIR=build/fence] [REPS=8]         (there, bash + nvcc; fence.tsv in $OUT)
 # Carry DIR. fence.tsv: program, variant, runs, pass, hang, fail (other exit: e.g. an illegal address).
 # About 3 minutes of a 16-core H200 machine with REPS=8 and no --points (16 binaries); --points
-# adds 23 per program (about 10 minutes: use it with one program, e.g. s74000021-block).
+# adds 30 per program (about 10 minutes: use it with one seed, FENCE_SEEDS=74000021 for its warp and
+# block programs).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
@@ -43,7 +44,7 @@ prepare() {
   java -jar "$jar" --emit-runtime "$dir" >/dev/null
   cp "$root/benchmarks/results/2026-11-27-h200/diag/dbg.cuh" "$dir/"
   local gen s g v shape out; gen="$(mktemp -d)"
-  for s in 74000021 74000017 1069; do
+  for s in ${FENCE_SEEDS:-74000021 74000017 1069}; do
     shape=(); [ $s = 1069 ] && shape=(--shape=random)
     java -cp "$jar:$fz" klap.fuzz.Main "$gen" 1 "$s" "${shape[@]}" >/dev/null
     out="$gen/fz_$(printf %06d "$s")"
@@ -56,7 +57,8 @@ prepare() {
   done
   rm -rf "$gen"
   local variants="none fence call sleep"
-  [ $points -eq 1 ] && variants="$variants $(seq -f 'p%g' 1 23 | tr '\n' ' ')"
+  # the parent-side points 1-23 and the child-side ones 32-38 (config.cuh's trace_point)
+  [ $points -eq 1 ] && variants="$variants $(seq -f 'p%g' 1 23 | tr '\n' ' ') $(seq -f 'p%g' 32 38 | tr '\n' ' ')"
   for v in $variants; do hook "$v" >"$dir/hook-$v.cuh"; done
   echo "$variants" >"$dir/variants"
   echo "fence: $(ls "$dir"/s*.cu | wc -l) programs x $(wc -w <"$dir/variants") hooks in $dir"
