@@ -85,14 +85,16 @@ class ChainProgramsTest {
             p.writeTo(dir, "original.cu");
             klap.runtime.RuntimeHeaders.writeTo(dir); // once, before any nvcc of this folder reads them
             names.add(p.dirName() + "/original");
-            procs.add(Nvcc.build(List.of(dir.resolve("original.cu")), dir.resolve("original.bin")));
+            // compiled (-cubin), not linked, as ShapeFixturesTest's one-file programs: the regress
+            // compile tier links every promotion variant of the promotion benchmarks
+            procs.add(Nvcc.cubin(dir.resolve("original.cu"), dir.resolve("original.cubin")));
             CudaUnit u = parse(p);
             for (PromotionPass.Options o : MODES) {
                 String v = o.name().toLowerCase().replace("-", "");
                 Path cu = dir.resolve(v + ".cu");
                 Files.writeString(cu, PromotionPass.run(u, o).text());
                 names.add(p.dirName() + "/" + v);
-                procs.add(Nvcc.build(List.of(cu), dir.resolve(v + ".bin")));
+                procs.add(Nvcc.cubin(cu, dir.resolve(v + ".cubin")));
             }
         }
         for (int i = 0; i < procs.size(); i++) {

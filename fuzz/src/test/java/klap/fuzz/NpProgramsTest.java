@@ -243,7 +243,9 @@ class NpProgramsTest {
                 Path cu = dir.resolve(o.mode().cliName() + ".cu");
                 Files.writeString(cu, r.text());
                 names.add(p.dirName() + "/" + o.mode().cliName());
-                procs.add(Nvcc.build(List.of(cu), dir.resolve(o.mode().cliName() + ".bin")));
+                // compiled (-cubin), not linked, as ShapeFixturesTest's one-file programs: the
+                // regress compile tier links every CUDA-NP variant of the CUDA-NP benchmarks
+                procs.add(Nvcc.cubin(cu, dir.resolve(o.mode().cliName() + ".cubin")));
             }
         }
         List<String> failed = new ArrayList<>();

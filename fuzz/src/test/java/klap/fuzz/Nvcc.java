@@ -123,7 +123,9 @@ final class Nvcc {
      * whole file, host code included; no host compiler pass, no link) into {@code cubin}, on the
      * pool: for programs that are not klap's output (a fixture's original), where a full build
      * would only check what the front end does (a link step checks nothing in a one-file program
-     * that is not klap's). Its result counts as linked when it compiled.
+     * that is not klap's), and for the chain and CUDA-NP samples in every variant (about a third of
+     * a full build's time; the regress compile tier links every promotion and CUDA-NP variant of
+     * the benchmark sets). Its result counts as linked when it compiled.
      */
     static CompletableFuture<Result> cubin(Path source, Path cubin) {
         return cubinNow(source, cubin);
