@@ -5,7 +5,8 @@
 # wrong result, and a wrong RESULT shows as well as a hang. Every binary runs REPS times (the hang
 # and the wrong result of 2026-11-28 were not deterministic), also with CUDA_MODULE_LOADING=EAGER.
 #
-#   diag/leave-one.sh prepare [DIR=build/leave-one]     (here, with Java: klap, the fuzz generator)
+#   diag/leave-one.sh prepare [DIR=build/leave-one]     (here, with Java: klap, the fuzz generator;
+#                                                        LEAVE_SEEDS, LEAVE_SHAPE: other programs)
 #   diag/leave-one.sh run [DIR=build/leave-one] [REPS=5] (there, bash + nvcc; results in $OUT)
 # Carry DIR. Output: leave-one.tsv (program, variant, lazy|eager, runs, pass, wrong, hang, fail) and the
 # outputs of every run in leave-one.tgz. About 5 minutes of a 16-core H200 machine with REPS=5.
@@ -21,8 +22,11 @@ prepare() {
   rm -rf "$dir"; mkdir -p "$dir"
   java -jar "$jar" --emit-runtime "$dir" >/dev/null
   local gen; gen="$(mktemp -d)"
-  for seed in 1038 1069; do
-    java -cp "$jar:$fz" klap.fuzz.Main "$gen" 1 "$seed" --shape=random >/dev/null
+  # LEAVE_SEEDS / LEAVE_SHAPE (2026-11-30): other programs, e.g. LEAVE_SEEDS=74000021 LEAVE_SHAPE=
+  # for a default-mix seed (an empty LEAVE_SHAPE passes no --shape)
+  local shape="${LEAVE_SHAPE---shape=random}"
+  for seed in ${LEAVE_SEEDS:-1038 1069}; do
+    java -cp "$jar:$fz" klap.fuzz.Main "$gen" 1 "$seed" $shape >/dev/null
     local p="$dir/s$seed"; mkdir -p "$p"
     cp "$gen/fz_$(printf %06d "$seed")/original.cu" "$p/original.cu"
     # the device launch sites: lines with `<<<` inside __global__/__device__ functions (main is host code)
