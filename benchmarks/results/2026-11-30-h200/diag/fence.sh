@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Memory ordering or timing? (written 2026-11-30 after that day's GPU session; not yet run.)
+# Memory ordering or timing? (written 2026-11-30 after that day's GPU session; not yet run on a GPU:
+# its prepare and run were checked here, all 16 binaries built, each run stopping at "no CUDA driver")
 # klap's outputs of seeds 74000021 (warp, block) and 74000017 (kernel) hung in 14 of 18 runs without
 # ../../2026-11-28-h200/diag/trace.cuh and in 0 of 9 with it (README.md, calls 3 and 4). The trace
 # hook does two things at each step of an aggregated launch (klap::trace_point): a __noinline__
