@@ -15,7 +15,11 @@
 // Answer (H200, 2026-11-28, ../../2026-11-28-h200/probes.txt): modes 0, 3 and 4 HANG (also with 33
 // and 256 threads), modes 1, 2 and 5 PASS; mode 0 passes with 1 or 2 rounds.
 // Build: nvcc -std=c++17 -rdc=true -arch=sm_90 -o probe tail_launch_loop_if.cu
-// gpu-session: 0 | 1 | 2 | 3 | 4 | 5 | 0 256 6 | 2 256 6 | 5 256 6
+// Added 2026-11-30: `0 1 6` and `0 1 24`, one thread alone (no other lane of its warp, so no
+// divergence inside the warp) making its tail launches under the if: if that passes while `0`
+// hangs, what stops the device runtime is launches from some lanes of a warp while the others are
+// elsewhere (klap's hangs of 2026-11-30 had launcher lanes stuck inside the launch; README there).
+// gpu-session: 0 | 1 | 2 | 3 | 4 | 5 | 0 256 6 | 2 256 6 | 5 256 6 | 0 1 6 | 0 1 24
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
