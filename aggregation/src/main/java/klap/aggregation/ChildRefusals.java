@@ -268,10 +268,7 @@ final class ChildRefusals {
                 } else if (callee != null && ctx.unit.headerIndexReaders().contains(callee)) {
                     found[0] = "calls '" + callee + "', which a header defines and which reads the built-in indices "
                             + "(klap can give the original indices only to functions of this file)";
-                } else if (callee != null && c.paramModes() == null
-                        && klap.model.LibraryCalls.readsIndices(ctx.unit.libraries(),
-                                c.callee() instanceof Expr.Member ? null : c.calleeName(),
-                                c.callee() instanceof Expr.Member m ? m.member() : null)) {
+                } else if (callee != null && klap.model.LibraryCalls.readsIndices(ctx.unit.libraries(), c)) {
                     found[0] = "calls '" + (c.calleeName() != null ? c.calleeName() : callee) + "', a library function "
                             + "that reads the hardware grid's indices (a special register, blockIdx or gridDim)";
                 } else if (c.callee() instanceof Expr.Name n

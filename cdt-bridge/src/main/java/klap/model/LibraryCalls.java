@@ -189,6 +189,40 @@ public final class LibraryCalls {
         return SPECIAL_REGISTER.matcher(simple).matches(); // any qualifier: namespace P = cuda::ptx; P::get_sreg_...
     }
 
+    /**
+     * The three questions above for a call of the model. A call that CDT resolved to a function
+     * ({@link Expr.Call#paramModes()} not null) is the program's own (of the file or of a header it
+     * reads) and is judged by its body: it is none of a library's (by name alone, a program's
+     * {@code reduce} or {@code Acc::Sum} hid {@code cg::reduce} and {@code BR(t).Sum}: review
+     * 2026-11-29). For a collective or an index reader, a member call is asked by its member's name,
+     * another call by its name as written.
+     *
+     * @param libraries the libraries the translation unit includes
+     * @param c         the call
+     * @return true if the call is a collective ({@link #isCollective(Set, String, String)})
+     */
+    public static boolean isCollective(Set<Library> libraries, Expr.Call c) {
+        return c.paramModes() == null && isCollective(libraries, calleeNameOf(c), memberOf(c));
+    }
+
+    /** @return true if the unresolved call {@code c} launches kernels ({@link #launches(Set, String)}) */
+    public static boolean launches(Set<Library> libraries, Expr.Call c) {
+        return c.paramModes() == null && launches(libraries, c.calleeName());
+    }
+
+    /** @return true if the unresolved call {@code c} reads the hardware grid's indices ({@link #readsIndices(Set, String, String)}) */
+    public static boolean readsIndices(Set<Library> libraries, Expr.Call c) {
+        return c.paramModes() == null && readsIndices(libraries, calleeNameOf(c), memberOf(c));
+    }
+
+    private static String calleeNameOf(Expr.Call c) {
+        return c.callee() instanceof Expr.Member ? null : c.calleeName();
+    }
+
+    private static String memberOf(Expr.Call c) {
+        return c.callee() instanceof Expr.Member m ? m.member() : null;
+    }
+
     /** libcu++'s readers of the special registers of the hardware grid ({@code cuda::ptx::get_sreg_*}). */
     private static final java.util.regex.Pattern SPECIAL_REGISTER = java.util.regex.Pattern.compile(
         "get_sreg_(tid|ntid|ctaid|nctaid|clusterid|nclusterid|cluster_ctaid|cluster_nctaid|cluster_ctarank"

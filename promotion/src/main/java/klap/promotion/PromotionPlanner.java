@@ -513,7 +513,7 @@ public final class PromotionPlanner {
                     return;
                 }
                 String simple = simpleName(c.calleeName());
-                if (c.paramModes() == null && klap.model.LibraryCalls.launches(unit.libraries(), c.calleeName())) {
+                if (klap.model.LibraryCalls.launches(unit.libraries(), c)) {
                     why[0] = "it (or a function it calls) calls " + c.calleeName() + ", a CUB device-wide algorithm that "
                             + "launches its kernels from device code into the stream that orders them before its successor; "
                             + "promoted, the successor would not wait for them";

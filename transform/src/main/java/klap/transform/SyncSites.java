@@ -277,7 +277,7 @@ public final class SyncSites {
         Trees.walkExprs(s, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Lambda l && directLaunch(l.body(), launchFunctions)
                     || e instanceof Expr.Call c && (c.calleeName() != null && RAW_LAUNCHES.contains(simple(c.calleeName()))
-                    || c.paramModes() == null && LibraryCalls.launches(unit.libraries(), c.calleeName())
+                    || LibraryCalls.launches(unit.libraries(), c)
                     || calleeKey(c, launchFunctions) != null
                     && launchFunctions.getOrDefault(calleeKey(c, launchFunctions), false))) {
                 out.add(e);
@@ -361,7 +361,7 @@ public final class SyncSites {
         Trees.walkExprs(body, e -> {
             if (e instanceof Expr.Launch || e instanceof Expr.Call rc && rc.calleeName() != null
                     && (RAW_LAUNCHES.contains(simple(rc.calleeName()))
-                    || rc.paramModes() == null && LibraryCalls.launches(unit.libraries(), rc.calleeName()))) {
+                    || LibraryCalls.launches(unit.libraries(), rc))) {
                 found[0] = true;
             } else if (e instanceof Expr.Call c && calleeKey(c, known) != null
                     && known.getOrDefault(calleeKey(c, known), false)) {
@@ -392,24 +392,7 @@ public final class SyncSites {
         return BARRIER_CALLS.contains(name) || BARRIER_CALLS.contains(s)
                 || s.startsWith("__") && s.endsWith("_sync")
                 || key != null && known.getOrDefault(key, false)
-                || libraryCollective(c);
-    }
-
-    /**
-     * @return true if {@code c} calls a collective of a library the unit includes ({@link
-     *         LibraryCalls}: CUB, cooperative groups, libcu++ barriers) and CDT resolved no function
-     *         for it (a resolved one is the program's, judged by its body)
-     */
-    private boolean libraryCollective(Expr.Call c) {
-        if (c.paramModes() != null) {
-            // CDT resolved the callee: a function of the program or of a header it reads, judged by its body
-            // (by name, a program's reduce or Acc::Sum hid cg::reduce and BR(t).Sum: review 2026-11-29)
-            return false;
-        }
-        if (c.callee() instanceof Expr.Member m) {
-            return LibraryCalls.isCollective(unit.libraries(), null, m.member());
-        }
-        return c.calleeName() != null && LibraryCalls.isCollective(unit.libraries(), c.calleeName(), null);
+                || LibraryCalls.isCollective(unit.libraries(), c); // CDT resolved no function for it
     }
 
     /**
