@@ -56,6 +56,11 @@
 //                              launches when the program synchronizes (cudaMemPoolAttrReleaseThreshold):
 //                              memory the program's own cudaMalloc cannot have meanwhile.
 //                              Default 256 MiB.
+//   KLAP_CHUNK_BLOCKS          0 (default): a host launch of a warp/block-granularity parent is cut
+//                              into chunks of blocks only where the whole grid would ask klap's pool
+//                              or pending-launch budget for more than they hold (chunk.cuh); N > 0:
+//                              every such host launch that klap rewrote runs in chunks of N blocks
+//                              (a GPU check of the chunked path on small inputs).
 //   KLAP_TRACE(point)          a hook for diagnosing a hang or a wrong result on a GPU: the runtime
 //                              calls it with a klap::trace_point (below) at each step of an
 //                              aggregated launch (agg_begin, flush, child_enter, child_release;
@@ -104,6 +109,10 @@
 
 #ifndef KLAP_PENDING_LAUNCH_LIMIT
 #define KLAP_PENDING_LAUNCH_LIMIT 32768
+#endif
+
+#ifndef KLAP_CHUNK_BLOCKS
+#define KLAP_CHUNK_BLOCKS 0
 #endif
 
 #ifndef KLAP_TRACE

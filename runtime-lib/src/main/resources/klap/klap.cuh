@@ -10,6 +10,7 @@
 //   aggregate.cuh  klap::launch_cfg, agg_site, agg_begin, child_enter   [KLAP II-A, Fig. 2, Fig. 12]
 //   malloc.cuh     klap::group_malloc, group_free                        [KLAP II-C]
 //   kernel.cuh     klap::kstate, krecord, kfinish, kchild_enter, host_kstate [KLAP II-B on CDP2]
+//   chunk.cuh      klap::host_chunked: a large host launch of a warp/block parent in chunks of blocks
 // Requires nvcc -std=c++17 -rdc=true (device-side launches), compute capability 7.0+ (_sync warp
 // intrinsics, independent thread scheduling); written for CUDA 12/13 "CDP2".
 #ifndef KLAP_KLAP_CUH
@@ -31,5 +32,6 @@
 #include "aggregate.cuh"
 #include "malloc.cuh"
 #include "kernel.cuh"
+#include "chunk.cuh"
 
 #endif  // KLAP_KLAP_CUH

@@ -40,6 +40,9 @@ import klap.transform.Granularity;
  * }
  * int main() { ... parent&lt;&lt;&lt;g, b, 0, klap::host_prepare(0, klap::host_warps(g, b))&gt;&gt;&gt;(...); }  // HostLaunches
  * </pre>
+ * (Where the parent's indices can be given to a copy of its code, the host launch goes through
+ * {@code klap::host_chunked} instead, and {@code parent_klap_chunk} runs a grid too large for klap's
+ * pool in chunks of blocks: {@link ChunkTwins}.)
  * <h2>Parts</h2>
  * <pre>
  * SitePlanner        launch site + facts -&gt; SitePlan, or a refusal (left as written, with a warning)
@@ -49,7 +52,8 @@ import klap.transform.Granularity;
  * GroupAggregation   warp/block (II-A): agg_begin before a region, record at the site, flush after; or in place
  * GridAggregation    kernel (II-B): krecord at the site, kfinish by the grid's last block, the _klap_grid twin
  * MallocAggregation  device cudaMalloc/cudaFree of a group (II-C)
- * HostLaunches       host side: pool preparation, kernel-granularity state, attribute copies
+ * ChunkTwins         warp/block parent -&gt; the _klap_chunk twin for host launches too large for the pool at once
+ * HostLaunches       host side: pool preparation, kernel-granularity state, chunked launches, attribute copies
  * CudaText           the generated C++ they share
  * </pre>
  * This class plans, then runs the emitters over the unit's functions in source order. Launches klap
@@ -113,8 +117,9 @@ public final class AggregationPass {
     private final GroupAggregation group;
     private final GridAggregation grid;
     private final HostLaunches host;
+    private final ChunkTwins chunks;
 
-    private AggregationPass(AggregationContext ctx, SitePlans plans, MallocAggregation mallocs) {
+    private AggregationPass(AggregationContext ctx, SitePlans plans, MallocAggregation mallocs, ChildRefusals refusals) {
         this.ctx = ctx;
         this.plans = plans;
         this.mallocs = mallocs;
@@ -122,7 +127,8 @@ public final class AggregationPass {
         this.variants = new ChildVariants(ctx, plans, cuda);
         this.group = new GroupAggregation(ctx, cuda);
         this.grid = new GridAggregation(ctx, plans, cuda);
-        this.host = new HostLaunches(ctx, plans, variants, cuda, grid);
+        this.chunks = new ChunkTwins(ctx, plans, cuda, refusals);
+        this.host = new HostLaunches(ctx, plans, variants, cuda, grid, chunks);
     }
 
     /**
@@ -138,12 +144,13 @@ public final class AggregationPass {
         if (ctx.hasErrors()) {
             return new Result(ctx.text, ctx.diags, false, 0, "");
         }
-        return new AggregationPass(ctx, planner.keepLaunchOrder(), mallocs).emit();
+        SitePlans plans = planner.keepLaunchOrder();
+        return new AggregationPass(ctx, plans, mallocs, planner.childRefusals()).emit();
     }
 
     private Result emit() {
         host.noteStateReferences();
-        if (!variants.isEmpty()) {
+        if (!variants.isEmpty() || chunks.any()) {
             variants.findClones();
         }
         if (plans.all().isEmpty() && mallocs.isEmpty()) {
@@ -160,6 +167,13 @@ public final class AggregationPass {
                 }
             }
             variants.emit(f, out, () -> bodyEdits(f, Body.VARIANT).render(f.body().range().offset(), f.body().range().end()));
+            chunks.emit(f, out, () -> {
+                EditSet b = bodyEdits(f, Body.VARIANT);
+                if (needsBlockGroup(f)) {
+                    b.insert(f.body().range().offset() + 1, CudaText.hardwareBlockGroup());
+                }
+                return b.render(f.body().range().offset(), f.body().range().end());
+            });
         }
         try {
             return new Result(out.render(), ctx.diags, true, plans.all().size(), summary());

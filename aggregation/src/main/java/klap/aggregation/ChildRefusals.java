@@ -156,6 +156,21 @@ final class ChildRefusals {
     }
 
     /**
+     * @return true if kernel {@code k}'s code can run with other block indices than the hardware's,
+     *         given as the original ones the way an aggregated child variant gets them (shadows of the
+     *         built-ins around its body, {@code klap_v} passed to the clones of the functions it calls
+     *         that read them): the checks of {@link #refusal} that concern the kernel alone, not a
+     *         launch of it (no cooperative groups of the hardware block or grid, none of
+     *         {@link #childRefusal}'s reasons, no index-reading call through a macro). Used for a
+     *         parent's chunk twin ({@link ChunkTwins}); cached with those checks.
+     */
+    boolean indicesReplaceable(FunctionDef k) {
+        return blockGroupUses.computeIfAbsent(k, c -> java.util.Optional.ofNullable(blockGroupUse(c, new HashSet<>()))).isEmpty()
+                && childRefusals.computeIfAbsent(k, c -> java.util.Optional.ofNullable(childRefusal(c))).isEmpty()
+                && macroCalls.computeIfAbsent(k, c -> java.util.Optional.ofNullable(deviceCallViaMacro(c, new HashSet<>()))).isEmpty();
+    }
+
+    /**
      * @return the first cooperative-groups name in {@code f} or the device functions it calls that
      *         reads the hardware block or grid (what an aggregated child must not rely on), or null
      */

@@ -32,7 +32,11 @@ import klap.transform.Trees;
  * {@code klap::host_prepare(0, klap::host_warps(g, b))} as its stream (a stream of its own is passed
  * through: {@code klap::host_prepare(s, ...)}), which sizes the pending-launch limit from the
  * launch's warps; {@code klap::host_prepare()} (the fixed size) where {@code g} or {@code b} has a
- * side effect and must not be evaluated twice. A dynamic shared memory size other than {@code 0}
+ * side effect and must not be evaluated twice. Where {@link ChunkTwins} gives the kernel a chunk
+ * twin and the launch's parts can be evaluated again, the launch becomes
+ * {@code klap::host_chunked(g, b, parent_klap_chunk_need, [&](dim3 klap_g, const klap::chunk* klap_c) { ... })},
+ * which launches {@code parent} once or, for a grid too large for klap's pool, the twin per chunk of
+ * blocks. A dynamic shared memory size other than {@code 0}
  * becomes {@code klap::host_smem(kernel, bytes)}, which raises the kernel's limit where klap's static
  * shared memory left less than the launch asks for (48 KB minus static by default). A host launch of a kernel that makes no aggregated
  * launch, itself or in a {@code __device__} function it calls, is left as written. A launch
@@ -50,17 +54,20 @@ final class HostLaunches {
     private final ChildVariants variants;
     private final CudaText cuda;
     private final GridAggregation grid;
+    private final ChunkTwins chunks;
 
     /**
      * Edits host code after {@code plans} (kernel state), {@code variants} (attribute copies) and
-     * {@code grid} (which twins have a record-arena helper).
+     * {@code grid} (which twins have a record-arena helper) and {@code chunks} (which launches run in chunks).
      */
-    HostLaunches(AggregationContext ctx, SitePlans plans, ChildVariants variants, CudaText cuda, GridAggregation grid) {
+    HostLaunches(AggregationContext ctx, SitePlans plans, ChildVariants variants, CudaText cuda, GridAggregation grid,
+                 ChunkTwins chunks) {
         this.ctx = ctx;
         this.plans = plans;
         this.variants = variants;
         this.cuda = cuda;
         this.grid = grid;
+        this.chunks = chunks;
     }
 
     /**
@@ -145,10 +152,17 @@ final class HostLaunches {
         if (!ctx.deviceClosure(k).stream().anyMatch(plans::hasSites)) {
             return; // k makes no aggregated launch: nothing to prepare
         }
+        if (!twin && chunks.chunked(l, k)) {
+            // a grid too large for klap's pool and budget at once runs in chunks of blocks (ChunkTwins)
+            String smem = l.sharedMem() == null ? "0" : fittedSharedMemory(l, k, null);
+            String twinSmem = l.sharedMem() == null ? "0" : fittedSharedMemory(l, k, ChunkTwins.twinName(k));
+            out.replace(l.range().offset(), l.range().end(), chunks.launch(l, k, smem, twinSmem));
+            return;
+        }
         String launches = Mutations.sideEffectFree(l.grid()) && Mutations.sideEffectFree(l.block())
                 ? ", klap::host_warps(" + cuda.slice(l.grid().range()) + ", " + cuda.slice(l.block().range()) + ")"
                 : "";
-        String smem = l.sharedMem() == null ? null : fittedSharedMemory(l, k, twin);
+        String smem = l.sharedMem() == null ? null : fittedSharedMemory(l, k, twin ? CudaText.twinName(k) : null);
         if (smem != null && l.stream() != null) {
             out.replace(l.sharedMem().range().offset(), l.sharedMem().range().end(), smem);
         }
@@ -174,16 +188,17 @@ final class HostLaunches {
      * has no name a function pointer can be taken of here (a template whose arguments the launch
      * deduces; a name that more than one kernel has).
      *
-     * @param twin the launch goes to {@code k}'s kernel-granularity twin
+     * @param twin the name of {@code k}'s twin the launch goes to (its kernel-granularity or chunk
+     *             twin), or null for {@code k} itself
      */
-    private String fittedSharedMemory(Expr.Launch l, FunctionDef k, boolean twin) {
+    private String fittedSharedMemory(Expr.Launch l, FunctionDef k, String twin) {
         String bytes = cuda.slice(l.sharedMem().range());
         if (bytes.strip().matches("0+[uUlLzZ]*") || ctx.ambiguous(k.name())
                 || (k.templateHeader() != null && l.templateArgs() == null)) {
             return bytes;
         }
         String callee = l.callee();
-        String kernel = twin ? CudaText.renamed(callee, k.name(), CudaText.twinName(k)) : callee;
+        String kernel = twin != null ? CudaText.renamed(callee, k.name(), twin) : callee;
         return "klap::host_smem(" + kernel + ", " + bytes + ")";
     }
 
@@ -242,6 +257,9 @@ final class HostLaunches {
         }
         if (plans.hasKernelState(k)) {
             names.add(CudaText.twinName(k));
+        }
+        if (chunks.twinned(k)) {
+            names.add(ChunkTwins.twinName(k));
         }
         if (names.isEmpty()) {
             return;

@@ -979,6 +979,11 @@ final class SitePlanner {
      *
      * @return the final plans
      */
+    /** @return the child checks the planner used, with what they computed (for {@link ChunkTwins}) */
+    ChildRefusals childRefusals() {
+        return children;
+    }
+
     SitePlans keepLaunchOrder() {
         withdrawHelperSitesInLaneSkippingLoops();
         revertMixedStreams();

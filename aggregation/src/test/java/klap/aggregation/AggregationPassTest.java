@@ -68,8 +68,11 @@ class AggregationPassTest {
                         + "const klap_args_child& klap_a) -> cudaError_t { cudaError_t klap_pre = cudaPeekAtLastError(); "
                         + "child<<<klap_grid, klap_block, klap_smem, klap_stream>>>(klap_a.level, klap_a.adj, klap_a.start, "
                         + "klap_a.count, klap_a.next); return klap::launch_result(klap_pre); }); }",
-                // the host launch sizes the pending-launch limit from its warps
-                "parent<<<10, 256, 0, klap::host_prepare(0, klap::host_warps(10, 256))>>>");
+                // the host launch sizes the pending-launch limit from its warps, and runs in chunks of blocks
+                // (the twin) where the grid is too large for klap's pool (ChunkTwins)
+                "klap::host_chunked(10, 256, parent_klap_chunk_need, [&](dim3 klap_g, const klap::chunk* klap_c) { "
+                        + "if (!klap_c) parent<<<klap_g, 256, 0, klap::host_prepare(0, klap::host_warps(klap_g, 256))>>>(",
+                "else parent_klap_chunk<<<klap_g, 256, 0, klap::host_prepare(0, klap::host_warps(klap_g, 256))>>>(");
         none(r.text(), "return;\n  if (level[v] == cur)", "child<<<(count");
     }
 
@@ -86,12 +89,14 @@ class AggregationPassTest {
                 __global__ void parent(int* p) { helper(p); }
                 __global__ void flat(int* p) { p[threadIdx.x] = 2; }
                 int grid(int n);
+                int blk(int n);
                 void run(int* p, int n, cudaStream_t s, dim3 g) {
-                  parent<<<dim3((n + 255) / 256), 256>>>(p);
+                  parent<<<1, 256>>>(p);
                   parent<<<g, 128, 64>>>(p);
                   parent<<<g, 128, 0, s>>>(p);
                   parent<<<grid(n), 256>>>(p);
-                  parent<<<n++, 32>>>(p);
+                  parent<<<grid(n), blk(n)>>>(p);
+                  parent<<<n++, 32, 0, s>>>(p++);
                   flat<<<n, 256>>>(p);
                   child<<<1, 32, 0, s>>>(p);
                 }
@@ -99,16 +104,24 @@ class AggregationPassTest {
         for (Granularity g : Granularity.values()) {
             var r = Check.run(src, g);
             assertFalse(r.hasErrors(), r.diagnostics().toString());
-            String twin = "parent"; // at kernel granularity too: a launch in a __device__ function is aggregated per warp or block
+            // (at kernel granularity too: a launch in a __device__ function is aggregated per warp or block)
+            String chunked = "klap::host_chunked(";
+            String lambda = ", parent_klap_chunk_need, [&](dim3 klap_g, const klap::chunk* klap_c) { if (!klap_c) ";
             inOrder(r.text(), "void run(",
-                    twin + "<<<dim3((n + 255) / 256), 256, 0, klap::host_prepare(0, klap::host_warps(dim3((n + 255) / 256), 256))>>>",
-                    twin + "<<<g, 128, klap::host_smem(parent, 64), klap::host_prepare(0, klap::host_warps(g, 128))>>>",
-                    twin + "<<<g, 128, 0, klap::host_prepare(s, klap::host_warps(g, 128))>>>",
-                    // a call or an increment must not be evaluated twice: the limit gets its fixed size
-                    twin + "<<<grid(n), 256, 0, klap::host_prepare()>>>",
-                    twin + "<<<n++, 32, 0, klap::host_prepare()>>>",
+                    // a grid of one block cannot be cut into chunks
+                    "parent<<<1, 256, 0, klap::host_prepare(0, klap::host_warps(1, 256))>>>",
+                    chunked + "g, 128" + lambda + "parent<<<klap_g, 128, klap::host_smem(parent, 64), "
+                            + "klap::host_prepare(0, klap::host_warps(klap_g, 128))>>>(p); else parent_klap_chunk<<<klap_g, "
+                            + "128, klap::host_smem(parent_klap_chunk, 64), klap::host_prepare(0, klap::host_warps(klap_g, 128))>>>(p, *klap_c); })",
+                    chunked + "g, 128" + lambda + "parent<<<klap_g, 128, 0, klap::host_prepare(s, klap::host_warps(klap_g, 128))>>>(p);",
+                    // the grid is evaluated once, as host_chunked's argument
+                    chunked + "grid(n), 256" + lambda + "parent<<<klap_g, 256, 0, klap::host_prepare(0, klap::host_warps(klap_g, 256))>>>(p);",
+                    // a call or an increment must not be evaluated twice: one launch, and the limit gets its fixed size
+                    "parent<<<grid(n), blk(n), 0, klap::host_prepare()>>>",
+                    "parent<<<n++, 32, 0, klap::host_prepare(s)>>>(p++)",
                     // kernels that make no aggregated launch are launched as written
                     "flat<<<n, 256>>>(p);", "child<<<1, 32, 0, s>>>(p);");
+            assertEquals(1, r.text().split("grid\\(n\\)", -1).length - 2, "grid(n) is evaluated once per launch: " + r.text());
         }
     }
 
@@ -146,10 +159,13 @@ class AggregationPassTest {
             assertFalse(r.hasErrors(), r.diagnostics().toString());
             String k = g == Granularity.KERNEL ? "parent_klap_grid" : "parent";
             String t = g == Granularity.KERNEL ? "tparent_klap_grid" : "tparent";
+            // at warp and block granularity a launch whose parts can be evaluated again may run in chunks (ChunkTwins)
+            String c = g == Granularity.KERNEL ? k + "<<<n, 256" : "parent<<<klap_g, 256";
+            String w = g == Granularity.KERNEL ? "n" : "klap_g";
             inOrder(r.text(), "void run(",
-                    k + "<<<n, 256, klap::host_smem(" + k + ", 48 * 1024), klap::host_prepare(0, klap::host_warps(n, 256))>>>",
+                    c + ", klap::host_smem(" + k + ", 48 * 1024), klap::host_prepare(0, klap::host_warps(" + w + ", 256))>>>",
                     k + "<<<n, 256, klap::host_smem(" + k + ", bytes(n)), klap::host_prepare(s, klap::host_warps(n, 256))>>>",
-                    k + "<<<n, 256, 0u, klap::host_prepare(s, klap::host_warps(n, 256))>>>",
+                    c + ", 0u, klap::host_prepare(s, klap::host_warps(" + w + ", 256))>>>",
                     t + "<int><<<n, 256, klap::host_smem(" + t + "<int>, 1024), klap::host_prepare(0, klap::host_warps(n, 256))>>>",
                     t + "<<<n, 256, 1024, klap::host_prepare(0, klap::host_warps(n, 256))>>>");
             assertEquals(1, r.text().split("bytes\\(n\\)", -1).length - 1, "the size is evaluated once: " + r.text());
