@@ -2,7 +2,8 @@
 # The next GPU session's check of kernel granularity's record arena (issue 11, "scale"; written on
 # 2026-11-29 without a GPU): the inputs whose records the static pool cannot hold, as the original,
 # at kernel granularity (the arena, by default, for launches whose records would need more than
-# a quarter of the pool) and at block granularity (for comparison), each REPS times:
+# a quarter of the pool) and at warp and block granularity (since 2026-11-30, second session: such
+# host launches run in chunks of blocks, klap/chunk.cuh), each REPS times:
 #   scale -n 16777216 -r 2   (2^24 parent threads, 2 M launches a repetition, 2 repetitions queued)
 #   scale -n 16777216 -e 1 -r 1   (2^24 launches at one site: beyond the 24-bit record index of before)
 #   pool_order               (64 K parents whose children take a 2 KiB argument: 137 MB of records;
@@ -29,6 +30,7 @@ prepare() {
   for c in "$root"/testcases/src/*.cu; do
     n="$(basename "$c" .cu)"
     cp "$c" "$dir/$n-original.cu"
+    java -jar "$jar" -q --no-runtime-headers --granularity=warp "$c" -o "$dir/$n-warp.cu"
     java -jar "$jar" -q --no-runtime-headers --granularity=block "$c" -o "$dir/$n-block.cu"
     java -jar "$jar" -q --no-runtime-headers --granularity=kernel "$c" -o "$dir/$n-kernel.cu"
     sed '1i #define KLAP_KERNEL_ARENA_MIN_BYTES 0ull' "$dir/$n-kernel.cu" >"$dir/$n-arena0.cu"
@@ -52,7 +54,7 @@ run() {
     done
   }
   local v
-  for v in original block kernel; do
+  for v in original warp block kernel; do
     one "scale-$v" -n 16777216 -r 2
     one "scale-$v" -n 16777216 -e 1 -r 1
     one "pool_order-$v"

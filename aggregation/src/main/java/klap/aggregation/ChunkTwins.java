@@ -49,7 +49,8 @@ import klap.transform.Trees;
  * where it is not a template, a class member, or one of several kernels of its name; and where the
  * helper can name every site's record type. A host launch uses it only where the block size, the
  * dynamic shared memory, the stream and every argument have no side effect (each chunk's launch
- * evaluates them again) and the launch writes out every argument the twin needs. Otherwise the
+ * evaluates them again), the launch writes out every argument the twin needs, and none of them names
+ * a structured binding (capturing one in the lambda is C++20: nvcc 13 warns in C++17). Otherwise the
  * launch stays as {@link HostLaunches} writes it, as before: one grid, whatever its size.
  */
 final class ChunkTwins {
@@ -116,6 +117,15 @@ final class ChunkTwins {
         if (l.stream() != null) {
             again.add(l.stream());
         }
+        // capturing a structured binding in the lambda is C++20 (nvcc 13 warns in C++17 mode: #3357-D)
+        Set<String> bound = structuredBindings();
+        boolean[] binds = {false};
+        for (Expr x : again) {
+            Trees.walk(x, e -> binds[0] |= e instanceof Expr.Name n && bound.contains(n.name()));
+        }
+        if (binds[0]) {
+            return false;
+        }
         // a grid of one block (build<<<1, 32>>>) cannot be cut
         boolean one = cuda.slice(l.grid().range()).strip().matches("(dim3\\s*\\(\\s*)?0*1[uUlL]*(\\s*\\))?");
         return !one && l.args().size() == k.params().size() && again.stream().allMatch(Mutations::sideEffectFree);
@@ -176,6 +186,21 @@ final class ChunkTwins {
             }
         }
         return false;
+    }
+
+    /** the names the unit declares by structured bindings ({@code auto [a, b] = ...}), computed once */
+    private Set<String> structuredBindings;
+
+    private Set<String> structuredBindings() {
+        if (structuredBindings == null) {
+            structuredBindings = new java.util.HashSet<>();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\bauto\\s*(?:&&|&)?\\s*\\[([^\\]\\[]*)\\]")
+                    .matcher(Lexical.blankCommentsAndLiterals(ctx.text));
+            while (m.find()) {
+                ChildRefusals.IDENTIFIER.matcher(m.group(1)).results().forEach(r -> structuredBindings.add(r.group()));
+            }
+        }
+        return structuredBindings;
     }
 
     /** whether the unit declares a {@code __shared__} variable outside every function body (computed once) */

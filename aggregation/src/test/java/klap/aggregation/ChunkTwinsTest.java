@@ -135,6 +135,10 @@ class ChunkTwinsTest {
             {"__global__ void child(int* p) { p[threadIdx.x] = 1; }\n__shared__ int tile[256];\n"
                 + "__global__ void parent(int* p) { tile[threadIdx.x] = p[threadIdx.x]; if (tile[0]) child<<<1, 32>>>(p); }\n"
                 + "void run(int* p, int n) { parent<<<n, 256>>>(p); }", "file-scope shared"},
+            // capturing a structured binding in host_chunked's lambda is C++20 (nvcc 13 warns in C++17 mode)
+            {"#include <utility>\n__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+                + "__global__ void parent(int* p, int k) { if (p[threadIdx.x] > k) child<<<1, 32>>>(p); }\n"
+                + "void run(int* p, std::pair<int, int> nk) { auto [n, k] = nk; parent<<<n, 256>>>(p, k); }", "structured binding"},
             // a grid of one block cannot be cut
             {"__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
                 + "__global__ void parent(int* p) { if (p[threadIdx.x]) child<<<1, 32>>>(p); }\n"
