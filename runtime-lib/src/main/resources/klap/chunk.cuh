@@ -83,9 +83,7 @@ __host__ __device__ constexpr unsigned long long agg_slot_bytes() {
 // The original index of block `local` (< 2^31) of chunk c's launch: block c.first + local of the
 // whole grid c.grid, numbered x fastest, then y, then z (as the hardware numbers a grid's blocks).
 // 32-bit arithmetic from c.start: x = start.x + local < 2^32 (start.x < grid.x < 2^31), and the
-// carries stay below 2^31 + 65535. (A 64-bit division here, a call of a division routine, made
-// nvlink count a 48 KiB __shared__ array of one kernel against every kernel calling the same
-// routine: random program 76000027, nvcc 13.0.)
+// carries stay below 2^31 + 65535: no call of the 64-bit division routines on the device.
 __host__ __device__ inline uint3 chunk_block(const chunk& c, unsigned local) {
   uint3 r;
   unsigned x = c.start.x + local;
