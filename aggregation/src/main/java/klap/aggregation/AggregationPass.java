@@ -167,13 +167,8 @@ public final class AggregationPass {
                 }
             }
             variants.emit(f, out, () -> bodyEdits(f, Body.VARIANT).render(f.body().range().offset(), f.body().range().end()));
-            chunks.emit(f, out, () -> {
-                EditSet b = bodyEdits(f, Body.VARIANT);
-                if (needsBlockGroup(f)) {
-                    b.insert(f.body().range().offset() + 1, CudaText.hardwareBlockGroup());
-                }
-                return b.render(f.body().range().offset(), f.body().range().end());
-            });
+            chunks.emit(f, out, () -> withBlockGroup(f, bodyEdits(f, Body.VARIANT))
+                    .render(f.body().range().offset(), f.body().range().end()));
         }
         try {
             return new Result(out.render(), ctx.diags, true, plans.all().size(), summary());
@@ -226,9 +221,7 @@ public final class AggregationPass {
         if (body.isEmpty()) {
             return;
         }
-        if (needsBlockGroup(f)) {
-            body.insert(f.body().range().offset() + 1, CudaText.hardwareBlockGroup());
-        }
+        withBlockGroup(f, body);
         if (plans.hasKernelState(f)) {
             grid.addTwin(f, body, out);
             mallocs.editFrees(f, out);
@@ -253,6 +246,17 @@ public final class AggregationPass {
         if (at >= 0) {
             out.insert(at, CudaText.boundsAt(f, at));
         }
+    }
+
+    /**
+     * @return {@code body}, with the declaration of {@code klap_blk} at the start of {@code f}'s body
+     *         where {@link #needsBlockGroup} (the kernel as edited in place, or its chunk twin)
+     */
+    private EditSet withBlockGroup(FunctionDef f, EditSet body) {
+        if (needsBlockGroup(f)) {
+            body.insert(f.body().range().offset() + 1, CudaText.hardwareBlockGroup());
+        }
+        return body;
     }
 
     /** @return true if kernel {@code f} uses its hardware block group {@code klap_blk} (a region or a block's cudaMalloc) */

@@ -4,13 +4,10 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
 import klap.model.Expr;
 import klap.model.FunctionDef;
-import klap.model.Param;
 import klap.transform.EditSet;
 import klap.transform.Granularity;
 import klap.transform.Lexical;
@@ -144,14 +141,7 @@ final class ChunkTwins {
             return false;
         }
         for (SitePlan s : sites(k)) {
-            if (s.fn().templateHeader() != null || s.fn().memberOf() != null) {
-                return false;
-            }
-            String t = ctx.templateArgs(s.launch());
-            Set<String> params = s.fn().params().stream().map(Param::name).filter(n -> !n.isEmpty())
-                    .collect(Collectors.toSet());
-            if (t != null && ChildRefusals.IDENTIFIER.matcher(Lexical.blankCommentsAndLiterals(t)).results()
-                    .anyMatch(m -> params.contains(m.group()))) {
+            if (s.fn().templateHeader() != null || s.fn().memberOf() != null || cuda.templateArgsNameParams(s, s.fn())) {
                 return false;
             }
         }
@@ -208,7 +198,7 @@ final class ChunkTwins {
 
     /** @return the aggregated sites that one thread of {@code k} may reach: its own and its device functions' */
     private List<SitePlan> sites(FunctionDef k) {
-        return ctx.deviceClosure(k).stream().flatMap(g -> plans.of(g).stream()).filter(Objects::nonNull).toList();
+        return ctx.deviceClosure(k).stream().flatMap(g -> plans.of(g).stream()).toList();
     }
 
     /**

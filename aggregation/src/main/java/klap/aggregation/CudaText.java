@@ -88,6 +88,22 @@ final class CudaText {
         return q < 0 ? "" : callee.substring(0, q + 2);
     }
 
+    /**
+     * @return true if site {@code s}'s template arguments (written or deduced) name one of the
+     *         parameters of {@code fn} ({@code child<decltype(+*p)>}): code outside {@code fn}, such as
+     *         a helper that names the site's record type, cannot name them
+     */
+    boolean templateArgsNameParams(SitePlan s, FunctionDef fn) {
+        String t = ctx.templateArgs(s.launch());
+        if (t == null) {
+            return false;
+        }
+        java.util.Set<String> params = fn.params().stream().map(Param::name).filter(n -> !n.isEmpty())
+                .collect(java.util.stream.Collectors.toSet());
+        return ChildRefusals.IDENTIFIER.matcher(klap.transform.Lexical.blankCommentsAndLiterals(t)).results()
+                .anyMatch(m -> params.contains(m.group()));
+    }
+
     /** @return the argument record type a site fills: {@code ns::klap_args_child<T>} */
     String argsType(SitePlan s) {
         return qualifier(s) + argsName(s.child()) + templateArgs(s);

@@ -2,13 +2,8 @@ package klap.aggregation;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.Set;
-import java.util.stream.Collectors;
 import klap.model.FunctionDef;
-import klap.model.Param;
 import klap.transform.EditSet;
-import klap.transform.Lexical;
 
 /**
  * Kernel granularity (KLAP II-B, Fig. 12, rebuilt for CDP2): the launches of a whole parent grid
@@ -103,10 +98,7 @@ final class GridAggregation {
         if (f.templateHeader() != null || f.memberOf() != null || ctx.ambiguous(f.name())) {
             return false;
         }
-        Set<String> params = f.params().stream().map(Param::name).filter(n -> !n.isEmpty()).collect(Collectors.toSet());
-        return plans.kernelSites(f).stream().map(s -> ctx.templateArgs(s.launch())).filter(Objects::nonNull)
-                .noneMatch(t -> ChildRefusals.IDENTIFIER.matcher(Lexical.blankCommentsAndLiterals(t)).results()
-                        .anyMatch(m -> params.contains(m.group())));
+        return plans.kernelSites(f).stream().noneMatch(s -> cuda.templateArgsNameParams(s, f));
     }
 
     /** @return the name of the record-arena helper of the twin of {@code f}: {@code f_klap_grid_karena} */
