@@ -10,6 +10,12 @@
 #   fence   __threadfence() alone
 #   call    a __noinline__ call that does nothing (changes timing and register allocation only)
 #   sleep   __nanosleep(200) (timing only)
+#   serial  one device launch at a time per warp: a lock (hashed by block and warp) taken before each
+#           launch klap's runtime makes (as written: points 4, 8; aggregated: 11, 20) and given back
+#           after it (5, 9, 12, 21); nothing else. If this alone cures the hangs, what stops the
+#           device runtime is lanes of one warp inside its launch at once (launch_divergence mode 2
+#           hangs, mode 4, the lanes taking turns, passes; active_iterations hung with two lanes of
+#           one warp inside the launch), and klap's flush must take turns per warp.
 # and, with --points, `fence` at ONE trace point at a time (config.cuh's trace_point numbers), to
 # find the step whose missing ordering lets a child grid read stale slots or records.
 # Every binary has the watchdog (dbg.cuh) after each host launch and runs REPS times, 6 s at most.
@@ -17,7 +23,7 @@
 #   diag/fence.sh prepare [DIR=build/fence] [--points]   (here, with Java)
 #   diag/fence.sh run [DIR=build/fence] [REPS=8]         (there, bash + nvcc; fence.tsv in $OUT)
 # Carry DIR. fence.tsv: program, variant, runs, pass, hang, fail (other exit: e.g. an illegal address).
-# About 3 minutes of a 16-core H200 machine with REPS=8 and no --points (16 binaries); --points
+# About 3 minutes of a 16-core H200 machine with REPS=8 and no --points (20 binaries); --points
 # adds 30 per program (about 10 minutes: use it with one seed, FENCE_SEEDS=74000021 for its warp and
 # block programs).
 set -uo pipefail
@@ -32,6 +38,27 @@ hook() {  # variant name -> the header that defines KLAP_TRACE
     fence) printf '#pragma once\n#define KLAP_TRACE(point) __threadfence()\n' ;;
     call) printf '#pragma once\nstatic __device__ __noinline__ void klapf_nop(int) {}\n#define KLAP_TRACE(point) klapf_nop(static_cast<int>(point))\n' ;;
     sleep) printf '#pragma once\n#define KLAP_TRACE(point) __nanosleep(200)\n' ;;
+    serial) cat <<'HOOK'
+#pragma once
+// one launch at a time per warp (fence.sh "serial"); a thread holds at most one lock, and only
+// around a launch, which does not wait for other threads: no cycle, so no deadlock
+static __device__ unsigned klapf_locks[4096];
+static __device__ __forceinline__ void klapf_serial(int p) {
+  const unsigned long long b = blockIdx.x + static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned* l = &klapf_locks[static_cast<unsigned>(((b * 32ull + t / 32u) * 0x9E3779B97F4A7C15ull) >> 52)];
+  if (p == 4 || p == 8 || p == 11 || p == 20) {
+    unsigned ns = 32;
+    while (atomicCAS(l, 0u, 1u) != 0u) { __nanosleep(ns); if (ns < 1024u) ns *= 2u; }
+    __threadfence();
+  } else if (p == 5 || p == 9 || p == 12 || p == 21) {
+    __threadfence();
+    atomicExch(l, 0u);
+  }
+}
+#define KLAP_TRACE(point) klapf_serial(static_cast<int>(point))
+HOOK
+    ;;
     p*) printf '#pragma once\n#define KLAP_TRACE(point) do { if (static_cast<int>(point) == %d) __threadfence(); } while (0)\n' "${1#p}" ;;
   esac
 }
@@ -57,7 +84,7 @@ prepare() {
     done
   done
   rm -rf "$gen"
-  local variants="none fence call sleep"
+  local variants="none fence call sleep serial"
   # the parent-side points 1-23 and the child-side ones 32-38 (config.cuh's trace_point)
   [ $points -eq 1 ] && variants="$variants $(seq -f 'p%g' 1 23 | tr '\n' ' ') $(seq -f 'p%g' 32 38 | tr '\n' ' ')"
   for v in $variants; do hook "$v" >"$dir/hook-$v.cuh"; done
