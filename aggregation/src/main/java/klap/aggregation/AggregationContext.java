@@ -241,44 +241,74 @@ final class AggregationContext {
     }
 
     private java.util.Set<String> computeIndexReaders(java.util.Set<String> builtins) {
+        return callersClosure((f, reading) -> {
+            boolean[] r = {false};
+            klap.transform.Trees.walkExprs(f.body(), e -> r[0] |= e instanceof klap.model.Expr.Name n
+                    && n.kind() == klap.model.Expr.NameKind.BUILTIN && builtins.contains(n.name()));
+            return r[0] || initializersRead(f, builtins, reading);
+        });
+    }
+
+    /** {@link #sharedHolders}, computed once */
+    private java.util.Set<String> sharedHolders;
+
+    /**
+     * @return the names of the unit's {@code __device__} (and {@code __host__ __device__}) functions
+     *         that declare a {@code __shared__} variable in their body, directly or through calls of
+     *         such functions (by unqualified name); computed once. nvlink gives such a variable one
+     *         offset in every kernel that reaches it (ChildVariants: why variants call clones of them).
+     */
+    java.util.Set<String> sharedHolders() {
+        if (sharedHolders == null) {
+            sharedHolders = callersClosure((f, holding) -> declaresShared(f));
+        }
+        return sharedHolders;
+    }
+
+    /** @return true if the body of {@code f} declares a {@code __shared__} variable (static or {@code extern}) */
+    static boolean declaresShared(FunctionDef f) {
+        return f.body() != null && klap.transform.Trees.collect(f.body(), klap.model.Stmt.Decl.class).stream()
+                .anyMatch(d -> d.vars().stream().anyMatch(klap.model.VarDecl::shared));
+    }
+
+    /**
+     * @param direct whether a function has the property itself, given the names found so far (a
+     *               constructor's member initializers may call one of them)
+     * @return the names of the unit's {@code __device__} and {@code __host__ __device__} functions
+     *         that have the property directly or call one that has it (a call by unqualified name,
+     *         a member call, or an implicit call such as a constructor's), to a fixed point
+     */
+    private java.util.Set<String> callersClosure(java.util.function.BiPredicate<FunctionDef, java.util.Set<String>> direct) {
         Map<String, List<FunctionDef>> device = new HashMap<>();
         for (FunctionDef f : unit.functions()) {
             if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
                 device.computeIfAbsent(f.name(), k -> new ArrayList<>()).add(f);
             }
         }
-        java.util.Set<String> reading = new java.util.HashSet<>();
+        java.util.Set<String> found = new java.util.HashSet<>();
         boolean changed = true;
         while (changed) {
             changed = false;
             for (var entry : device.entrySet()) {
-                if (reading.contains(entry.getKey())) {
+                if (found.contains(entry.getKey())) {
                     continue;
                 }
                 for (FunctionDef f : entry.getValue()) {
-                    boolean[] r = {false};
-                    klap.transform.Trees.walkExprs(f.body(), e -> {
-                        if (e instanceof klap.model.Expr.Name n && n.kind() == klap.model.Expr.NameKind.BUILTIN
-                                && builtins.contains(n.name())) {
-                            r[0] = true;
-                        } else if (e instanceof klap.model.Expr.Call c && calleeSimpleName(c) != null
-                                && reading.contains(calleeSimpleName(c))) {
-                            r[0] = true;
-                        }
-                    });
+                    boolean[] r = {direct.test(f, found)};
+                    klap.transform.Trees.walkExprs(f.body(), e -> r[0] |= e instanceof klap.model.Expr.Call c
+                            && calleeSimpleName(c) != null && found.contains(calleeSimpleName(c)));
                     for (klap.model.ImplicitCall c : unit.implicitCallsIn(f.range())) {
-                        r[0] |= c.origin() == klap.model.ImplicitCall.Origin.MAIN && reading.contains(c.name());
+                        r[0] |= c.origin() == klap.model.ImplicitCall.Origin.MAIN && found.contains(c.name());
                     }
-                    r[0] |= initializersRead(f, builtins, reading);
                     if (r[0]) {
-                        reading.add(entry.getKey());
+                        found.add(entry.getKey());
                         changed = true;
                         break;
                     }
                 }
             }
         }
-        return java.util.Set.copyOf(reading);
+        return java.util.Set.copyOf(found);
     }
 
     /**

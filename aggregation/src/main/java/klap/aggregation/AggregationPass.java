@@ -127,7 +127,7 @@ public final class AggregationPass {
         this.variants = new ChildVariants(ctx, plans, cuda);
         this.group = new GroupAggregation(ctx, cuda);
         this.grid = new GridAggregation(ctx, plans, cuda);
-        this.chunks = new ChunkTwins(ctx, plans, cuda, refusals);
+        this.chunks = new ChunkTwins(ctx, plans, cuda, refusals, variants);
         this.host = new HostLaunches(ctx, plans, variants, cuda, grid, chunks);
     }
 

@@ -224,10 +224,7 @@ final class ChildRefusals {
                     && !ctx.deviceFunctionsNamed(Set.of(AggregationContext.simpleName(c.calleeName()))).isEmpty()) {
                 String name = AggregationContext.simpleName(c.calleeName());
                 callees.add(name);
-                // operator+ is written without the blank of its name (operator +)
-                String text = ctx.slice(c.callee().range()).replaceAll("\\s+", "");
-                String bare = name.replaceAll("\\s+", "");
-                if (found[0] == null && reading.contains(name) && !text.equals(bare) && !text.endsWith("::" + bare)) {
+                if (found[0] == null && reading.contains(name) && !ChildVariants.writtenOut(ctx, c)) {
                     found[0] = name;
                 }
             }
@@ -618,6 +615,17 @@ final class ChildRefusals {
                             + "indices, which in an aggregated child would be the aggregated grid's; its launch is not "
                             + "aggregated; pass that argument explicitly to aggregate it", "child-default-builtins");
                 }
+            }
+        }
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            String calleeStatic = g == child || !readers.contains(g.name()) ? null : staticLocal(g);
+            if (calleeStatic != null) {
+                // the variant calls g's clone, a copy of its body with a static local of its own: launches
+                // that run as written (and the kernel's other callers) would no longer share it
+                return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', which reads the "
+                        + "built-in indices and has a static local ('" + calleeStatic + "'): an aggregated child calls a copy of '"
+                        + g.name() + "' with the original indices, whose '" + calleeStatic + "' would not be shared with the "
+                        + "function as written; its launch is not aggregated", "child-callee-static-local");
             }
         }
         String unseen = unseenCallee(child);

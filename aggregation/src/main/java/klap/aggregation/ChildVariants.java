@@ -99,16 +99,92 @@ final class ChildVariants {
      * {@code operator+} with a {@code klap_v} parameter more is ill-formed, and its calls are written
      * without a call to retarget; a child that calls one is not aggregated ({@code ChildRefusals},
      * {@code klap-child-calls-unseen}).
+     * <p>
+     * Also the device functions that declare a {@code __shared__} variable, or reach one that does
+     * ({@link #sharedClones}), so that variants and chunk twins name their own copy of it: nvlink
+     * gives such a variable ONE offset in every kernel that reaches it, and where a second kernel
+     * (a variant) reaches it together with another function's {@code __shared__} variable, it lays one
+     * after the other for every kernel: a kernel that never used the first array then reserved its
+     * bytes too (48 KiB more shared memory per block, or "uses too much shared data" at link time:
+     * random program 76000027, nvcc 13.0). A clone's variable is the same per-block storage for the
+     * variant's blocks as the original's is for the original kernel's (every thread of a block runs
+     * one kernel), and the original kernels' layout is left as it was.
      */
     void findClones() {
         Set<String> reading = ctx.indexReaders(BUILTINS);
+        Set<String> holding = sharedClones();
         for (FunctionDef f : ctx.unit.functions()) {
             if ((f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE)
-                    && reading.contains(f.name()) && f.memberOf() == null && !FunctionDef.isOperatorName(f.name())) {
+                    && (reading.contains(f.name()) || holding.contains(f.name())) && clonable(f)) {
                 clones.add(f);
                 cloneNames.add(f.name());
             }
         }
+    }
+
+    /** @return true if {@code f}'s kind of function can have a clone: not a member or operator function */
+    static boolean clonable(FunctionDef f) {
+        return f.memberOf() == null && !FunctionDef.isOperatorName(f.name());
+    }
+
+    /** {@link #sharedClones}, computed once */
+    private Set<String> sharedClones;
+
+    /**
+     * @return the names among {@link AggregationContext#sharedHolders} that variants call clones
+     *         of: those that no call of the unit names through a macro (the call's callee is not
+     *         written out where it is; retargeting it would edit the macro's expansion), so that
+     *         every call of them in a variant, clone or twin passes {@code klap_v}, and none of whose
+     *         definitions has a {@code static} local (a clone would have one of its own, not shared
+     *         with the function as written)
+     */
+    Set<String> sharedClones() {
+        if (sharedClones == null) {
+            Set<String> holders = ctx.sharedHolders();
+            Set<String> viaMacro = new HashSet<>();
+            for (FunctionDef f : ctx.unit.functions()) {
+                if (f.body() != null) {
+                    Trees.walkExprs(f.body(), x -> {
+                        if (x instanceof Expr.Call c && AggregationContext.calleeSimpleName(c) != null
+                                && holders.contains(AggregationContext.calleeSimpleName(c)) && !writtenOut(ctx, c)) {
+                            viaMacro.add(AggregationContext.calleeSimpleName(c));
+                        }
+                    });
+                }
+            }
+            Set<String> out = new HashSet<>(holders);
+            out.removeAll(viaMacro);
+            for (FunctionDef f : ctx.unit.functions()) {
+                if (f.body() != null && ChildRefusals.staticLocal(f) != null) {
+                    out.remove(f.name());
+                }
+            }
+            sharedClones = Set.copyOf(out);
+        }
+        return sharedClones;
+    }
+
+    /**
+     * @return true if call {@code c} names its callee where it is written: the callee's text is
+     *         its name, or ends with {@code ::name} ({@code operator+} written without the blank of
+     *         its name counts); false for a call that a macro's expansion makes ({@code #define G gid()})
+     *         or a member call
+     */
+    static boolean writtenOut(AggregationContext ctx, Expr.Call c) {
+        if (c.calleeName() == null || !(c.callee() instanceof Expr.Name)) {
+            return false;
+        }
+        String text = ctx.slice(c.callee().range()).replaceAll("\\s+", "");
+        String bare = AggregationContext.simpleName(c.calleeName()).replaceAll("\\s+", "");
+        return text.equals(bare) || text.endsWith("::" + bare);
+    }
+
+    /**
+     * @return true if a variant or chunk twin that reaches {@code f} reaches its clone instead: a
+     *         function of {@link #sharedClones} that can be cloned. Usable before {@link #findClones}.
+     */
+    boolean sharedCloned(FunctionDef f) {
+        return sharedClones().contains(f.name()) && clonable(f);
     }
 
     /** The built-in index variables a variant shadows with the original indices. */

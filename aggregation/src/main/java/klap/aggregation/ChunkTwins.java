@@ -55,17 +55,19 @@ final class ChunkTwins {
     private final SitePlans plans;
     private final CudaText cuda;
     private final ChildRefusals refusals;
+    private final ChildVariants variants;
     /** kernel -> whether it can have a twin (computed once) */
     private final Map<FunctionDef, Boolean> possible = new IdentityHashMap<>();
     /** the kernels some host launch of the unit uses the twin of */
     private final Set<FunctionDef> used = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
 
     /** Finds the host launches of the unit that will use a twin. */
-    ChunkTwins(AggregationContext ctx, SitePlans plans, CudaText cuda, ChildRefusals refusals) {
+    ChunkTwins(AggregationContext ctx, SitePlans plans, CudaText cuda, ChildRefusals refusals, ChildVariants variants) {
         this.ctx = ctx;
         this.plans = plans;
         this.cuda = cuda;
         this.refusals = refusals;
+        this.variants = variants;
         for (FunctionDef f : ctx.unit.functions()) {
             if (f.kind() == FunctionDef.Kind.HOST) {
                 Trees.walkExprs(f.body(), e -> {
@@ -150,11 +152,13 @@ final class ChunkTwins {
 
     /**
      * @return true if the twin of {@code k} would be a second kernel naming one {@code __shared__}
-     *         variable: one that a {@code __device__} function {@code k} calls declares, or one at
-     *         file scope (a variable of the kernel's own body is the twin's own). nvlink lays such a
-     *         variable out once for every kernel, before the shared memory of other kernels: random
-     *         program 76000027 (a 48 KiB array in a helper of one parent) then failed to link with
-     *         "uses too much shared data" for seven kernels that never use it (nvcc 13.0).
+     *         variable: one at file scope, or one of a {@code __device__} function {@code k} reaches
+     *         that the twin cannot reach the clone of instead ({@link ChildVariants#sharedCloned}: a
+     *         member or operator function, or one a macro calls). A variable of the kernel's own body
+     *         is the twin's own. nvlink lays such a variable out once for every kernel, before the
+     *         shared memory of other kernels: random program 76000027 (a 48 KiB array in a helper of
+     *         one parent) then failed to link with "uses too much shared data" for seven kernels that
+     *         never use it (nvcc 13.0).
      */
     private boolean sharesSharedMemory(FunctionDef k) {
         if (fileScopeShared == null) {
@@ -169,9 +173,16 @@ final class ChunkTwins {
         if (fileScopeShared) {
             return true;
         }
+        Set<String> holders = ctx.sharedHolders();
         for (FunctionDef g : ctx.deviceClosure(k)) {
-            if (g != k && Trees.collect(g.body(), klap.model.Stmt.Decl.class).stream()
-                    .anyMatch(d -> d.vars().stream().anyMatch(klap.model.VarDecl::shared))) {
+            if (g != k && holders.contains(g.name()) && !variants.sharedCloned(g)) {
+                return true;
+            }
+            // a member call (s.put()), which the closure does not follow: a member has no clone
+            boolean[] member = {false};
+            Trees.walkExprs(g.body(), e -> member[0] |= e instanceof Expr.Call c && c.calleeName() == null
+                    && AggregationContext.calleeSimpleName(c) != null && holders.contains(AggregationContext.calleeSimpleName(c)));
+            if (member[0]) {
                 return true;
             }
         }

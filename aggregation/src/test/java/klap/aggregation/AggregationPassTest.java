@@ -351,6 +351,41 @@ class AggregationPassTest {
                 "p[gid(klap_v)] = twice(klap_v, 1);");
     }
 
+    /**
+     * A child's {@code __device__} functions with {@code __shared__} variables (that read no index):
+     * the variants call their clones, so that nvlink lays the variables out for the variants alone and
+     * the kernels as written keep their shared memory (shape shared-helpers, random program 76000027).
+     * A function with a static local, or one that a macro calls, keeps one body (no clone).
+     */
+    @Test
+    void functionsWithSharedVariablesAreClonedForAggregatedChildren() {
+        String code = """
+                __device__ unsigned stage(unsigned v, int t) { __shared__ unsigned big[9000]; big[t] = v; __syncthreads(); return big[(t + 1) % 32]; }
+                __device__ unsigned rot(unsigned v, int t) { __shared__ unsigned sm[64]; sm[t] = v; __syncthreads(); return sm[(t + 1) % 32]; }
+                __device__ unsigned count(unsigned v) { static __device__ unsigned calls; __shared__ unsigned c; c = atomicAdd(&calls, 1u); return v + c; }
+                __device__ unsigned peek(unsigned v, int t) { __shared__ unsigned x[32]; x[t] = v; __syncthreads(); return x[0]; }
+                #define PEEK(v) peek(v, 0)
+                __global__ void child(unsigned* p) {
+                  int t = threadIdx.x;
+                  p[t] = stage(p[t], t) + rot(p[t], t) + count(p[t]) + PEEK(p[t]);
+                }
+                __global__ void other(unsigned* p) { p[threadIdx.x] = rot(p[threadIdx.x], threadIdx.x); }
+                __global__ void parent(unsigned* p) { if (rot(p[threadIdx.x], threadIdx.x) % 3) child<<<1, 32>>>(p + 32 * threadIdx.x); }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            inOrder(r.text(), "__device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t);",
+                    "__device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t) {", "__shared__ unsigned big[9000];",
+                    "__device__ unsigned rot(const klap::vctx& klap_v, unsigned v, int t) {", "__shared__ unsigned sm[64];",
+                    // the kernel as written calls the originals, its variant the clones (but count's and peek's)
+                    "void child(unsigned* p) {", "p[t] = stage(p[t], t) + rot(p[t], t) + count(p[t]) + PEEK(p[t]);",
+                    "p[t] = stage(klap_v, p[t], t) + rot(klap_v, p[t], t) + count(p[t]) + PEEK(p[t]);",
+                    "void other(unsigned* p) { p[threadIdx.x] = rot(p[threadIdx.x], threadIdx.x); }");
+            none(r.text(), "count(const klap::vctx&", "peek(const klap::vctx&");
+        }
+    }
+
     @Test
     void dim3ConfigurationsSharedMemoryAndStreamsAreRecorded() {
         String code = """

@@ -126,12 +126,20 @@ class ChunkTwinsTest {
             {"__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
                 + "__global__ void parent(int* p, int k = 2) { if (p[threadIdx.x] > k) child<<<1, 32>>>(p); }\n"
                 + "void run(int* p, int n) { parent<<<n, 256>>>(p); }", "default argument"},
-            // a __shared__ variable of a called function would have two kernels: nvlink then lays it out before
-            // other kernels' shared memory (random program 76000027 no longer linked)
+            // a __shared__ variable of a called function that the twin cannot reach the clone of (a macro
+            // calls it) would have two kernels: nvlink then lays it out before other kernels' shared memory
+            // (random program 76000027 no longer linked)
             {"__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
-                + "__device__ int stash(int v) { __shared__ int big[8192]; big[threadIdx.x] = v; __syncthreads(); return big[0]; }\n"
-                + "__global__ void parent(int* p) { if (stash(p[threadIdx.x])) child<<<1, 32>>>(p); }\n"
-                + "void run(int* p, int n) { parent<<<n, 256>>>(p); }", "shared in a callee"},
+                + "__device__ int stash(int v, int t) { __shared__ int big[8192]; big[t] = v; __syncthreads(); return big[0]; }\n"
+                + "#define STASH(v) stash(v, threadIdx.x)\n"
+                + "__global__ void parent(int* p) { if (STASH(p[threadIdx.x])) child<<<1, 32>>>(p); }\n"
+                + "void run(int* p, int n) { parent<<<n, 256>>>(p); }", "shared in a callee called through a macro"},
+            // a member function's __shared__ variable: a member cannot be cloned
+            {"__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+                + "struct Stash { __device__ int put(int v, int t) { __shared__ int big[8192]; big[t] = v; __syncthreads(); "
+                + "return big[0]; } };\n"
+                + "__global__ void parent(int* p) { Stash s; if (s.put(p[threadIdx.x], threadIdx.x)) child<<<1, 32>>>(p); }\n"
+                + "void run(int* p, int n) { parent<<<n, 256>>>(p); }", "shared in a member function"},
             {"__global__ void child(int* p) { p[threadIdx.x] = 1; }\n__shared__ int tile[256];\n"
                 + "__global__ void parent(int* p) { tile[threadIdx.x] = p[threadIdx.x]; if (tile[0]) child<<<1, 32>>>(p); }\n"
                 + "void run(int* p, int n) { parent<<<n, 256>>>(p); }", "file-scope shared"},
@@ -151,6 +159,33 @@ class ChunkTwinsTest {
                 none(r.text(), "klap_chunk", "host_chunked");
                 inOrder(r.text(), "void run(", "<<<", "klap::host_prepare(");
             }
+        }
+    }
+
+    /**
+     * A {@code __shared__} variable of a function the parent calls (one that reads no index): the twin
+     * calls that function's clone, whose variable is the twin's own, so nvlink lays out the parent's
+     * shared memory as before (random program 76000027). The parent as written calls the original.
+     */
+    @Test
+    void twinCallsClonesOfFunctionsWithSharedVariables() {
+        String src = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __device__ int stash(int v, int t) { __shared__ int big[8192]; big[t] = v; __syncthreads(); return big[0]; }
+                __device__ int twice(int v, int t) { return 2 * stash(v, t); }
+                __global__ void parent(int* p) { if (twice(p[threadIdx.x], threadIdx.x)) child<<<1, 32>>>(p); }
+                void run(int* p, int n) { parent<<<n, 256>>>(p); }
+                """;
+        for (Granularity g : new Granularity[] {Granularity.WARP, Granularity.BLOCK}) {
+            var r = Check.run(src, g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            inOrder(r.text(), "__device__ int stash(const klap::vctx& klap_v, int v, int t);",
+                    "__device__ int stash(const klap::vctx& klap_v, int v, int t) {", "__shared__ int big[8192];",
+                    "__device__ int twice(const klap::vctx& klap_v, int v, int t);",
+                    "__device__ int twice(const klap::vctx& klap_v, int v, int t) {", "return 2 * stash(klap_v, v, t);",
+                    "void parent(int* p) {", "if (twice(p[threadIdx.x], threadIdx.x))",
+                    "void parent_klap_chunk(int* p, klap::chunk klap_chunk) {", "if (twice(klap_v, p[threadIdx.x], threadIdx.x))",
+                    "klap::host_chunked(");
         }
     }
 

@@ -1575,6 +1575,29 @@ class CorrectnessRulesTest {
         }
     }
 
+    /**
+     * A child that calls an index-reading function with a static local: the variant would call the
+     * function's clone, with a static local of its own, which launches as written (a group of one
+     * thread, a pool fallback) and the function's other callers would not share. Left as written.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void childrenCallingIndexReadersWithStaticLocalsAreNotAggregated(Granularity g) {
+        var r = Check.run("""
+                __device__ int next_ticket(int* base) { static int seen = 0; atomicAdd(&seen, 1); return base[blockIdx.x] + seen; }
+                __global__ void child(int* p) { p[threadIdx.x] = next_ticket(p); }
+                __global__ void other(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) { child<<<1, 32>>>(p + i * 32); other<<<1, 32>>>(p); }
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-callee-static-local"), r.diagnostics().toString());
+        none(r.text(), "child_klap_");
+        inOrder(r.text(), "other_klap_");
+    }
+
     @ParameterizedTest
     @EnumSource(Granularity.class)
     void kernelsWithStaticLocalsOrParameterPacksAreNotCopied(Granularity g) {
