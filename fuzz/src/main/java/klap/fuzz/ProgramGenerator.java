@@ -163,6 +163,8 @@ public final class ProgramGenerator {
     private final Random twentySecond;
     /** the generator of the shapes of {@link Shape#generation} 22 (LIBRARY_COLLECTIVES), for the same reason */
     private final Random twentyThird;
+    /** the generator of the shapes of {@link Shape#generation} 23 (SHARED_HELPERS), for the same reason */
+    private final Random twentyFourth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -200,6 +202,7 @@ public final class ProgramGenerator {
         this.twentyFirst = new Random(seed * 0xC2B2AE3D27D4EB4FL + 20231);
         this.twentySecond = new Random(seed * 0x94D049BB133111EBL + 21247);
         this.twentyThird = new Random(seed * 0xFF51AFD7ED558CCDL + 22259);
+        this.twentyFourth = new Random(seed * 0xC4CEB9FE1A85EC53L + 23279);
     }
 
     /**
@@ -2193,6 +2196,71 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#SHARED_HELPERS}: helpers with {@code __shared__} arrays. {@code NAME_stage} holds
+     * a large array (9216 to 10240 words), {@code NAME_rot} a small one (64 words); each stores a
+     * value per thread, meets the block at {@code __syncthreads()} and returns the next thread's
+     * value (the thread index and the block's thread count are parameters: no index is read). The
+     * child {@code NAME_child<<<1, 32>>>} calls both; the parent calls {@code NAME_rot} with all its
+     * threads (blocks of 32 or 64 threads), then threads below {@code n} launch the child with the
+     * neighbour's value. Sometimes the helpers are {@code __noinline__}, sometimes the parent calls
+     * the small helper through a second one.
+     */
+    private Extra makeSharedHelpers(int id) {
+        String name = "fz_sh" + id;
+        int words = 9216 + 256 * pick(5);
+        int salt = pick(1000);
+        boolean noinline = chance(0.5);
+        boolean viaWrapper = chance(0.3);
+        features.add("shared-helpers" + (noinline ? ":noinline" : "") + (viaWrapper ? ":wrapper" : ""));
+        String inl = noinline ? "__noinline__ " : "";
+        StringBuilder dev = new StringBuilder();
+        dev.append("__device__ ").append(inl).append("unsigned ").append(name).append("_stage(unsigned v, int t, int nt) {\n")
+                .append("  __shared__ unsigned ").append(name).append("_big[").append(words).append("];\n")
+                .append("  ").append(name).append("_big[t] = v;\n  __syncthreads();\n")
+                .append("  unsigned w = ").append(name).append("_big[(t + 1) % nt];\n  __syncthreads();\n  return w;\n}\n");
+        dev.append("__device__ ").append(inl).append("unsigned ").append(name).append("_rot(unsigned v, int t, int nt) {\n")
+                .append("  __shared__ unsigned ").append(name).append("_sm[64];\n")
+                .append("  ").append(name).append("_sm[t % 64] = v;\n  __syncthreads();\n")
+                .append("  unsigned w = ").append(name).append("_sm[(t + 1) % nt];\n  __syncthreads();\n  return w;\n}\n");
+        String rot = name + "_rot";
+        if (viaWrapper) {
+            dev.append("__device__ unsigned ").append(name).append("_turn(unsigned v, int t, int nt) { return ").append(rot)
+                    .append("(v, t, nt) ^ 0x5bd1e995u; }\n");
+            rot = name + "_turn";
+        }
+        dev.append("__global__ void ").append(name).append("_child(unsigned* out, const int* p, int i) {\n")
+                .append("  int t = (int)threadIdx.x;\n")
+                .append("  unsigned v = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ").append(salt).append("u);\n")
+                .append("  unsigned a = ").append(name).append("_stage(v, t, 32);\n")
+                .append("  unsigned b = ").append(name).append("_rot(v ^ a, t, 32);\n")
+                .append("  atomicAdd(&out[((unsigned)i * 131u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u], fz_mix(a, b));\n}\n");
+        StringBuilder cpu = new StringBuilder();
+        cpu.append("static void ").append(name).append("_child_cpu(unsigned* out, const int* p, int i) {\n  ++fz_launches;\n")
+                .append("  unsigned v[32], a[32];\n")
+                .append("  for (int t = 0; t < 32; ++t) v[t] = fz_mix((unsigned)p[(i + t) % ").append(DATA_N).append("], (unsigned)i + ")
+                .append(salt).append("u);\n")
+                .append("  for (int t = 0; t < 32; ++t) a[t] = v[(t + 1) % 32];\n")
+                .append("  for (int t = 0; t < 32; ++t) {\n    int u = (t + 1) % 32;\n")
+                .append("    out[((unsigned)i * 131u + (unsigned)t + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u] += fz_mix(a[t], v[u] ^ a[u]);\n  }\n}\n");
+        String value = "(unsigned)gt * 2654435761u + (unsigned)k";
+        String nt = "(int)(blockDim.x * blockDim.y * blockDim.z)";
+        List<Code> body = new ArrayList<>();
+        // every thread of the block calls the helper (a barrier inside), before any return
+        body.add(new Code("  unsigned fz_r = " + rot + "(" + value + ", lt, " + nt + ");",
+                "  int fz_nt = (int)(bD.x * bD.y * bD.z);\n  int fz_ng = bl * fz_nt + (lt + 1) % fz_nt;\n"
+                        + "  unsigned fz_r = (unsigned)fz_ng * 2654435761u + (unsigned)k;"
+                        + (viaWrapper ? "\n  fz_r ^= 0x5bd1e995u;" : "")));
+        body.add(Code.same("  if (gt >= n) return;"));
+        String cond = "if (fz_r % " + (2 + pick(3)) + " != 0) ";
+        body.add(new Code("  " + cond + name + "_child<<<1, 32>>>(out, data, (int)(fz_r % 1000u));",
+                "  " + cond + name + "_child_cpu(out, data, (int)(fz_r % 1000u));"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, new String[] {"1", "2", "3"},
+                new String[] {"32", "64", "dim3(16, 2)", "dim3(8, 8)"}, 1);
+    }
+
+    /**
      * {@link Shape#STREAM_EVENT}: a thread creates streams on the device, launches a producer into
      * the first and consumers (rounds in a loop) either into a second stream that waits on an event
      * recorded into the first after the producer, or into the first stream itself; it then destroys
@@ -2574,6 +2642,7 @@ public final class ProgramGenerator {
             case 20 -> twentyFirst;
             case 21 -> twentySecond;
             case 22 -> twentyThird;
+            case 23 -> twentyFourth;
             default -> rnd;
         };
     }
@@ -2647,6 +2716,7 @@ public final class ProgramGenerator {
                     case EXCLUSIVE_LAUNCHES -> makeExclusiveLaunches(id);
                     case IMPLICIT_CALLS -> makeImplicitCalls(id);
                     case LIBRARY_COLLECTIVES -> makeLibraryCollectives(id);
+                    case SHARED_HELPERS -> makeSharedHelpers(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -298,7 +298,20 @@ public enum Shape {
      * collectives: klap rewrote the return around them as for a parent without barriers. Drawn from a
      * twenty-third generator.
      */
-    LIBRARY_COLLECTIVES("library-collectives", 0.15);
+    LIBRARY_COLLECTIVES("library-collectives", 0.15),
+    /**
+     * Shared memory in helpers (2026-11-30, a third session; random program 76000027): a child whose
+     * {@code __device__} helpers declare {@code __shared__} arrays, a large one (36 to 40 KiB) and a
+     * small one, and a parent that calls the small one's helper itself. nvlink gives a helper's
+     * {@code __shared__} variable one offset in every kernel that reaches it; a variant of the child
+     * that reached the same two helpers made the large array common too, and nvlink laid the small
+     * one after it, so the parent (which never uses the large array) reserved 36-40 KiB more shared
+     * memory per block (and with the block granularity's scratch, did not link). The helpers pass
+     * the thread index as a parameter: they read no index, so klap had no reason to clone them.
+     * The fixture also reads the parent's static shared memory at run time. Drawn from a twenty-fourth
+     * generator.
+     */
+    SHARED_HELPERS("shared-helpers", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -307,7 +320,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -334,6 +347,7 @@ public enum Shape {
             case EXCLUSIVE_LAUNCHES -> 20;
             case IMPLICIT_CALLS -> 21;
             case LIBRARY_COLLECTIVES -> 22;
+            case SHARED_HELPERS -> 23;
             default -> 0;
         };
     }

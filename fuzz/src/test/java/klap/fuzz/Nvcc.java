@@ -146,6 +146,56 @@ final class Nvcc {
         }
     }
 
+    /**
+     * A compiled cubin and its device link: the {@code -cubin} result, and where it compiled, the
+     * static shared memory nvlink gives each entry function (bytes, by mangled name; nvlink's
+     * {@code -v} "Function properties"), or why the device link failed (e.g. "uses too much shared
+     * data": nvlink lays out the {@code __shared__} variables of functions that several kernels reach
+     * only here, so {@code -cubin} alone does not see it).
+     */
+    record Layout(Result result, Map<String, Long> smem, String linkError) {
+    }
+
+    /**
+     * Like {@link #cubin(Path, Path, Map)}, then links the cubin's device code alone ({@code nvcc
+     * -dlink -Xnvlink -v} with the device runtime; about half a second) and reads each entry
+     * function's static shared memory.
+     *
+     * @param compiled the compilations so far, by {@link #buildKey}; one map per set of programs
+     */
+    static CompletableFuture<Layout> cubinLayout(Path source, Path cubin, Map<String, CompletableFuture<Layout>> compiled) {
+        java.util.function.Supplier<CompletableFuture<Layout>> now = () -> cubinNow(source, cubin)
+                .thenApplyAsync(r -> r.linked() ? deviceLink(r, cubin) : new Layout(r, Map.of(), null), POOL);
+        try {
+            return compiled.computeIfAbsent(buildKey(List.of(source)), k -> now.get());
+        } catch (IOException e) {
+            return now.get();
+        }
+    }
+
+    private static final java.util.regex.Pattern PROPERTIES = java.util.regex.Pattern.compile(
+            "Function properties for '([^']+)':\\s*\\n[^\\n]*?(\\d+) bytes smem");
+
+    private static Layout deviceLink(Result compiled, Path cubin) {
+        List<String> cmd = List.of("nvcc", "-arch=sm_90", "-dlink", "-Xnvlink", "-v", "-o", cubin + ".dlink.o", cubin.toString(),
+                "-lcudadevrt");
+        try {
+            Ran r = execute(cmd);
+            if (!r.ok()) {
+                return new Layout(compiled, Map.of(), String.join(" ", cmd) + "\n" + r.log());
+            }
+            String log = r.log();
+            Map<String, Long> smem = new java.util.TreeMap<>();
+            java.util.regex.Matcher m = PROPERTIES.matcher(log);
+            while (m.find()) {
+                smem.put(m.group(1), Long.parseLong(m.group(2)));
+            }
+            return new Layout(compiled, smem, null);
+        } catch (IOException | InterruptedException e) {
+            return new Layout(compiled, Map.of(), "could not run nvcc -dlink: " + e);
+        }
+    }
+
     private static CompletableFuture<Result> cubinNow(Path source, Path cubin) {
         return CompletableFuture.supplyAsync(() -> {
             try {
@@ -188,15 +238,24 @@ final class Nvcc {
         }
     }
 
-    /** @return null if the command succeeded, else its output */
+    /** @return null if the command succeeded, else the command and its output */
     private static String run(List<String> cmd) throws IOException, InterruptedException {
+        Ran r = execute(cmd);
+        return r.ok() ? null : String.join(" ", cmd) + "\n" + r.log();
+    }
+
+    /** What a command printed (stdout and stderr), and whether it exited with 0 within 5 minutes. */
+    private record Ran(boolean ok, String log) {
+    }
+
+    private static Ran execute(List<String> cmd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(5, TimeUnit.MINUTES)) {
             p.destroyForcibly();
-            return "nvcc timed out: " + String.join(" ", cmd);
+            return new Ran(false, "timed out: " + String.join(" ", cmd));
         }
-        return p.exitValue() == 0 ? null : String.join(" ", cmd) + "\n" + log;
+        return new Ran(p.exitValue() == 0, log);
     }
 
     /**

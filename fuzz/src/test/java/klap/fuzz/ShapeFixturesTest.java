@@ -2,6 +2,7 @@ package klap.fuzz;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -27,8 +28,11 @@ import org.junit.jupiter.api.TestFactory;
  * variant of a two-file fixture is built and linked (main.cu untouched next to each variant of
  * kernels.cu: the kernels' names and signatures must still link), and so is the fixture as written;
  * a one-file fixture, as written and in each variant, is compiled with {@code -cubin} ({@link
- * Nvcc#cubin}: the front end reads the whole file, host code included, and ptxas compiles the device
- * code; no host compiler pass, no link, about half the time of a full build). Full builds and links
+ * Nvcc#cubinLayout}: the front end reads the whole file, host code included, and ptxas compiles the
+ * device code; no host compiler pass, about half the time of a full build) and its device code
+ * linked alone ({@code nvcc -dlink}, half a second), where nvlink lays out {@code __shared__}
+ * variables: each variant must link, and each kernel of the fixture as written must keep its static
+ * shared memory, up to klap's scratch ({@link #checkSharedMemory}). Full builds and links
  * of klap's one-file output are the cli compile tier's (every testcases/src program at every
  * granularity), NvccSampleTest's (random programs with every shape) and the GPU tier's. The fixtures are left in {@code fuzz/target/fuzz-fixtures/}
  * with a run.sh that builds and runs them on a GPU machine ({@code klap.fuzz.Main OUTDIR
@@ -78,7 +82,7 @@ class ShapeFixturesTest {
         List<DynamicTest> tests = new ArrayList<>();
         // a variant that nvcc would build exactly as an earlier one is not built again
         java.util.Map<String, Nvcc.Built> built = new java.util.HashMap<>();
-        java.util.Map<String, CompletableFuture<Nvcc.Result>> compiled = new java.util.HashMap<>();
+        java.util.Map<String, CompletableFuture<Nvcc.Layout>> compiled = new java.util.HashMap<>();
         try (Stream<Path> s = Files.list(OUT)) {
             for (Path pd : s.filter(p -> p.getFileName().toString().startsWith("fx_")).sorted().toList()) {
                 boolean two = Files.exists(pd.resolve(ProgramGenerator.MAIN_FILE));
@@ -101,24 +105,68 @@ class ShapeFixturesTest {
                 for (Granularity g : Granularity.values()) {
                     variants.add(g.cliName());
                 }
+                CompletableFuture<Nvcc.Layout> asWritten = null;
                 for (String v : variants) {
                     List<Path> src = Nvcc.sources(pd, v.equals("original") && !two ? "original" : v);
                     if (!Files.exists(src.get(0))) {
                         tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built", () -> fail("missing " + src.get(0))));
                         continue;
                     }
-                    // a one-file fixture (as written and klap's variants) is compiled, not linked
-                    // (Nvcc.cubin; the GPU tier builds and runs it); a two-file one is linked with main.cu
-                    CompletableFuture<Nvcc.Result> r = !two
-                            ? Nvcc.cubin(src.get(0), pd.resolve(v + ".cubin"), compiled)
+                    // a one-file fixture (as written and klap's variants) is compiled and its device code
+                    // linked alone (Nvcc.cubinLayout; the GPU tier builds and runs it); a two-file one is
+                    // linked with main.cu
+                    CompletableFuture<Nvcc.Layout> layout = two ? null : Nvcc.cubinLayout(src.get(0), pd.resolve(v + ".cubin"), compiled);
+                    CompletableFuture<Nvcc.Result> r = !two ? layout.thenApply(Nvcc.Layout::result)
                             : Nvcc.build(src, pd.resolve(v + ".bin"), built);
                     tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built",
                             () -> Nvcc.check(pd + " " + v, two, v, r.get())));
+                    if (two) {
+                        continue;
+                    }
+                    if (v.equals("original")) {
+                        asWritten = layout;
+                    } else if (asWritten != null) {
+                        CompletableFuture<Nvcc.Layout> original = asWritten;
+                        tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] shared memory",
+                                () -> checkSharedMemory(pd + " " + v, original.get(), layout.get())));
+                    }
                 }
             }
         }
         assertEquals(Shape.values().length - 1, tests.stream().filter(t -> t.getDisplayName().endsWith("--granularity=warp")).count(),
                 "expected one fixture per shape other than random");
         return tests.stream();
+    }
+
+    /**
+     * The most static shared memory klap's output may add to a kernel of the program: the scan
+     * scratch of a block-granularity parent (about 1.8 KiB; docs/robustness.md, "Shared memory klap
+     * adds to a kernel"), and what nvlink's layout of its scratch next to a helper's {@code
+     * __shared__} variable that the kernel shares with a parent adds (up to that scratch again).
+     */
+    static final long KLAP_SHARED_ALLOWANCE = 4096;
+
+    /**
+     * Checks that klap's {@code variant} of a one-file program links its device code (nvlink lays out
+     * the {@code __shared__} variables of functions several kernels reach: "uses too much shared
+     * data") and that every kernel of the program as written keeps its static shared memory, up to
+     * {@link #KLAP_SHARED_ALLOWANCE}: a variant or twin that reaches a helper's {@code __shared__}
+     * variable made nvlink lay another helper's after it, in every kernel (shape shared-helpers).
+     */
+    static void checkSharedMemory(String what, Nvcc.Layout original, Nvcc.Layout variant) {
+        if (!original.result().linked() || !variant.result().linked()) {
+            return; // a compile failure: reported by the "built" test
+        }
+        assertNull(original.linkError(), "the device code of " + what + " as written does not link: " + original.linkError());
+        assertNull(variant.linkError(), "the device code of " + what + " does not link: " + variant.linkError());
+        assertFalse(original.smem().isEmpty(), "nvlink reported no entry function of " + what + " as written");
+        for (var e : original.smem().entrySet()) {
+            Long now = variant.smem().get(e.getKey());
+            if (now == null) {
+                continue; // an instantiation of a template kernel that only the host launch klap rewrote named
+            }
+            assertTrue(now <= e.getValue() + KLAP_SHARED_ALLOWANCE, what + ": kernel " + e.getKey() + " reserves " + now
+                    + " bytes of static shared memory, " + e.getValue() + " as written");
+        }
     }
 }
