@@ -241,6 +241,23 @@ final class ChildRefusals {
         return null;
     }
 
+    /**
+     * @return the name of a function of {@code readers} that a lambda in {@code f}'s body calls, or
+     *         null (a call outside every lambda is rewritten to the clone; one inside is not)
+     */
+    private static String readerCalledInLambda(FunctionDef f, Set<String> readers) {
+        Set<Expr> outside = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Trees.walkExprs(f.body(), outside::add);
+        String[] found = {null};
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (found[0] == null && !outside.contains(e) && e instanceof Expr.Call c && AggregationContext.calleeSimpleName(c) != null
+                    && readers.contains(AggregationContext.calleeSimpleName(c))) {
+                found[0] = AggregationContext.calleeSimpleName(c);
+            }
+        });
+        return found[0];
+    }
+
     /** @return the name of a {@code static} (not {@code __shared__}) local of {@code f}, or null */
     static String staticLocal(FunctionDef f) {
         for (Stmt.Decl d : Trees.collect(f.body(), Stmt.Decl.class)) {
@@ -618,6 +635,14 @@ final class ChildRefusals {
             }
         }
         for (FunctionDef g : ctx.deviceClosure(child)) {
+            String inLambda = readerCalledInLambda(g, readers);
+            if (inLambda != null) {
+                // klap rewrites no call inside a lambda body (ChildVariants.retarget): the variant's lambda
+                // would call the original, which reads the aggregated grid's indices (review 2026-11-30)
+                return new Refusal("child kernel '" + child.name() + "' calls '" + inLambda + "', which reads the "
+                        + "built-in indices, inside a lambda: in an aggregated child it would see the aggregated "
+                        + "grid's indices; its launch is not aggregated", "child-lambda-calls-index-reader");
+            }
             String calleeStatic = g == child || !readers.contains(g.name()) ? null : staticLocal(g);
             if (calleeStatic != null) {
                 // the variant calls g's clone, a copy of its body with a static local of its own: launches

@@ -18,7 +18,8 @@ import klap.transform.Trees;
 /**
  * A child kernel's aggregated variants (KLAP II-A warp/block, II-B kernel), with uniform arguments
  * passed as scalars (II-C), and the clones of the device functions they call that read the
- * thread and block indices. The original kernel is kept unchanged.
+ * thread and block indices or declare {@code __shared__} variables ({@link #findClones}). The
+ * original kernel is kept unchanged.
  * <h2>Input</h2>
  * <pre>
  * __device__ int helper() { return blockIdx.x; }
@@ -131,32 +132,74 @@ final class ChildVariants {
     private Set<String> sharedClones;
 
     /**
-     * @return the names among {@link AggregationContext#sharedHolders} that variants call clones
-     *         of: those that no call of the unit names through a macro (the call's callee is not
-     *         written out where it is; retargeting it would edit the macro's expansion), so that
-     *         every call of them in a variant, clone or twin passes {@code klap_v}, and none of whose
-     *         definitions has a {@code static} local (a clone would have one of its own, not shared
-     *         with the function as written)
+     * @return the names among {@link AggregationContext#sharedHolders} that variants and twins call
+     *         clones of. A variant must reach ONE copy of each {@code __shared__} variable: a clone
+     *         and the original both reached from one variant would be two arrays (one written, the
+     *         other read). So a holder is cloned only if every path to it can be retargeted: none of
+     *         its definitions has a {@code static} local (a clone would have its own) or is a member
+     *         or operator function; every call of it names it where it is written (not through a
+     *         macro), outside any lambda (retarget does not enter lambda bodies), with all its
+     *         arguments (a default from a separate declaration would not reach the clone's); its
+     *         address is not taken; and every {@code __device__} function that calls it is cloned too
+     *         (to a fixed point; index-reading functions are cloned anyway)
      */
     Set<String> sharedClones() {
         if (sharedClones == null) {
             Set<String> holders = ctx.sharedHolders();
-            Set<String> viaMacro = new HashSet<>();
+            Set<String> out = new HashSet<>(holders);
+            Map<String, Set<String>> callers = new HashMap<>();
             for (FunctionDef f : ctx.unit.functions()) {
-                if (f.body() != null) {
-                    Trees.walkExprs(f.body(), x -> {
-                        if (x instanceof Expr.Call c && AggregationContext.calleeSimpleName(c) != null
-                                && holders.contains(AggregationContext.calleeSimpleName(c)) && !writtenOut(ctx, c)) {
-                            viaMacro.add(AggregationContext.calleeSimpleName(c));
-                        }
-                    });
+                if (f.body() == null) {
+                    continue;
+                }
+                if (holders.contains(f.name()) && (!clonable(f) || ChildRefusals.staticLocal(f) != null)) {
+                    out.remove(f.name());
+                }
+                java.util.Set<Expr.Call> outside = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+                Trees.walkExprs(f.body(), x -> {
+                    if (x instanceof Expr.Call c) {
+                        outside.add(c);
+                    }
+                });
+                Trees.walkExprsAndLambdas(f.body(), x -> {
+                    String name = x instanceof Expr.Call c ? AggregationContext.calleeSimpleName(c) : null;
+                    if (name == null || !holders.contains(name)) {
+                        return;
+                    }
+                    Expr.Call c = (Expr.Call) x;
+                    callers.computeIfAbsent(name, k -> new HashSet<>()).add(f.name());
+                    List<FunctionDef> defs = ctx.deviceFunctionsNamed(Set.of(name));
+                    boolean allArgs = defs.stream().allMatch(d -> c.args().size() >= d.params().size());
+                    if (!outside.contains(c) || !writtenOut(ctx, c) || !allArgs) {
+                        out.remove(name);
+                    }
+                });
+                for (klap.model.ImplicitCall c : ctx.unit.implicitCallsIn(f.range())) {
+                    if (holders.contains(c.name())) {
+                        out.remove(c.name());
+                    }
                 }
             }
-            Set<String> out = new HashSet<>(holders);
-            out.removeAll(viaMacro);
+            out.removeAll(klap.transform.AddressTaken.of(ctx.unit, holders));
+            Set<String> reading = ctx.indexReaders(BUILTINS);
+            Set<String> deviceNames = new HashSet<>();
             for (FunctionDef f : ctx.unit.functions()) {
-                if (f.body() != null && ChildRefusals.staticLocal(f) != null) {
-                    out.remove(f.name());
+                if (f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE) {
+                    deviceNames.add(f.name());
+                }
+            }
+            boolean changed = true;
+            while (changed) {
+                changed = false;
+                for (String name : List.copyOf(out)) {
+                    for (String caller : callers.getOrDefault(name, Set.of())) {
+                        // a device function that stays one body (not cloned) would call the original
+                        if (deviceNames.contains(caller) && !out.contains(caller) && !reading.contains(caller)) {
+                            out.remove(name);
+                            changed = true;
+                            break;
+                        }
+                    }
                 }
             }
             sharedClones = Set.copyOf(out);
@@ -167,8 +210,8 @@ final class ChildVariants {
     /**
      * @return true if call {@code c} names its callee where it is written: the callee's text is
      *         its name, or ends with {@code ::name} ({@code operator+} written without the blank of
-     *         its name counts); false for a call that a macro's expansion makes ({@code #define G gid()})
-     *         or a member call
+     *         its name counts), with or without explicit template arguments ({@code stage<16>});
+     *         false for a call that a macro's expansion makes ({@code #define G gid()}) or a member call
      */
     static boolean writtenOut(AggregationContext ctx, Expr.Call c) {
         if (c.calleeName() == null || !(c.callee() instanceof Expr.Name)) {
@@ -176,15 +219,11 @@ final class ChildVariants {
         }
         String text = ctx.slice(c.callee().range()).replaceAll("\\s+", "");
         String bare = AggregationContext.simpleName(c.calleeName()).replaceAll("\\s+", "");
+        int angle = text.indexOf('<', text.endsWith(">") && !bare.contains("<") ? 0 : text.length());
+        if (angle > 0 && !bare.startsWith("operator")) {
+            text = text.substring(0, angle); // explicit template arguments: stage<10240>(...)
+        }
         return text.equals(bare) || text.endsWith("::" + bare);
-    }
-
-    /**
-     * @return true if a variant or chunk twin that reaches {@code f} reaches its clone instead: a
-     *         function of {@link #sharedClones} that can be cloned. Usable before {@link #findClones}.
-     */
-    boolean sharedCloned(FunctionDef f) {
-        return sharedClones().contains(f.name()) && clonable(f);
     }
 
     /** The built-in index variables a variant shadows with the original indices. */
@@ -313,9 +352,22 @@ final class ChildVariants {
         return sb.toString();
     }
 
+    /**
+     * @return {@code static } for the clone of a function with {@code __shared__} variables (unless
+     *         its declaration already has a storage class): a clone that no variant calls (an
+     *         overload of the same name, a call inside a lambda) is then dropped by the compiler; an
+     *         external one would still have its variables laid out by nvlink, in other kernels too
+     */
+    private String cloneLinkage(FunctionDef f) {
+        String head = cuda.declaration(f, f.paramsRange().offset());
+        return ctx.sharedHolders().contains(f.name()) && !head.matches("(?s).*\\b(static|extern)\\b.*") ? "static " : "";
+    }
+
     private String clonePrototype(FunctionDef f) {
-        StringBuilder sb = new StringBuilder(cuda.templateHeader(f))
-                .append(cuda.declaration(f, f.paramsRange().offset())).append("const klap::vctx& klap_v");
+        String linkage = cloneLinkage(f);
+        String head = cuda.declaration(f, f.paramsRange().offset());
+        StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(linkage)
+                .append(linkage.isEmpty() ? head : head.stripLeading()).append("const klap::vctx& klap_v");
         for (String p : cuda.paramDecls(f)) {
             sb.append(", ").append(p);
         }
@@ -326,7 +378,7 @@ final class ChildVariants {
         String params = cuda.slice(f.paramsRange()).trim();
         boolean none = params.isEmpty() || params.equals("void");
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cuda.templateHeaderOfDefinition(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
+                + cuda.templateHeaderOfDefinition(f) + cloneLinkage(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
                 + "const klap::vctx& klap_v" + (none ? "" : ", " + params)
                 + cuda.afterParams(f).trim() + " { " + shadows(f) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body + "\n}\n";

@@ -151,14 +151,19 @@ final class ChunkTwins {
     }
 
     /**
-     * @return true if the twin of {@code k} would be a second kernel naming one {@code __shared__}
-     *         variable: one at file scope, or one of a {@code __device__} function {@code k} reaches
-     *         that the twin cannot reach the clone of instead ({@link ChildVariants#sharedCloned}: a
-     *         member or operator function, or one a macro calls). A variable of the kernel's own body
-     *         is the twin's own. nvlink lays such a variable out once for every kernel, before the
-     *         shared memory of other kernels: random program 76000027 (a 48 KiB array in a helper of
-     *         one parent) then failed to link with "uses too much shared data" for seven kernels that
-     *         never use it (nvcc 13.0).
+     * @return true if a twin could change how nvlink lays out {@code __shared__} variables: the unit
+     *         declares one at file scope, or in a function that variants and twins do not call a
+     *         clone of ({@link ChildVariants#sharedClones}: a member function, one with a static local,
+     *         one called through a macro, a lambda or a pointer, ...), or a project header defines a
+     *         synchronizing {@code __device__} function (which may hold one). nvlink gives such a variable one
+     *         offset in every kernel that reaches it, and once one kernel reaches two variables that
+     *         other kernels share, it lays them one after the other, in every kernel that reaches
+     *         either: random program 76000027 (a 48 KiB array in a helper of one parent) then failed
+     *         to link with "uses too much shared data" for seven kernels that never use it (nvcc
+     *         13.0); a twin reaching klap's scan scratch with the parent, next to a helper's 40 KiB
+     *         array that a child and its variant share, added the 40 KiB to the parent and to a kernel
+     *         klap never touched (review of 2026-11-30). Checked for the whole unit, not the parent's
+     *         calls alone: the array that moves may be any kernel's.
      */
     private boolean sharesSharedMemory(FunctionDef k) {
         if (fileScopeShared == null) {
@@ -170,23 +175,10 @@ final class ChunkTwins {
                 fileScopeShared = ctx.unit.functions().stream().noneMatch(f -> f.body() != null && f.body().range().contains(at));
             }
         }
-        if (fileScopeShared) {
-            return true;
-        }
-        Set<String> holders = ctx.sharedHolders();
-        for (FunctionDef g : ctx.deviceClosure(k)) {
-            if (g != k && holders.contains(g.name()) && !variants.sharedCloned(g)) {
-                return true;
-            }
-            // a member call (s.put()), which the closure does not follow: a member has no clone
-            boolean[] member = {false};
-            Trees.walkExprs(g.body(), e -> member[0] |= e instanceof Expr.Call c && c.calleeName() == null
-                    && AggregationContext.calleeSimpleName(c) != null && holders.contains(AggregationContext.calleeSimpleName(c)));
-            if (member[0]) {
-                return true;
-            }
-        }
-        return false;
+        // a project header's synchronizing function (headerSyncFunctions) may hold a __shared__
+        // array klap cannot clone either: a twin there moved it into two other kernels (review)
+        return fileScopeShared || !variants.sharedClones().containsAll(ctx.sharedHolders())
+                || !ctx.unit.headerSyncFunctions().isEmpty();
     }
 
     /** the names the unit declares by structured bindings ({@code auto [a, b] = ...}), computed once */

@@ -375,15 +375,64 @@ class AggregationPassTest {
         for (Granularity g : Granularity.values()) {
             var r = Check.run(code, g);
             assertFalse(r.hasErrors(), r.diagnostics().toString());
-            inOrder(r.text(), "__device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t);",
-                    "__device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t) {", "__shared__ unsigned big[9000];",
-                    "__device__ unsigned rot(const klap::vctx& klap_v, unsigned v, int t) {", "__shared__ unsigned sm[64];",
+            inOrder(r.text(), "static __device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t);",
+                    "static __device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t) {", "__shared__ unsigned big[9000];",
+                    "static __device__ unsigned rot(const klap::vctx& klap_v, unsigned v, int t) {", "__shared__ unsigned sm[64];",
                     // the kernel as written calls the originals, its variant the clones (but count's and peek's)
                     "void child(unsigned* p) {", "p[t] = stage(p[t], t) + rot(p[t], t) + count(p[t]) + PEEK(p[t]);",
                     "p[t] = stage(klap_v, p[t], t) + rot(klap_v, p[t], t) + count(p[t]) + PEEK(p[t]);",
                     "void other(unsigned* p) { p[threadIdx.x] = rot(p[threadIdx.x], threadIdx.x); }");
             none(r.text(), "count(const klap::vctx&", "peek(const klap::vctx&");
         }
+    }
+
+    /**
+     * A variant must reach one copy of each {@code __shared__} variable (review of 2026-11-30): where
+     * some path to a function with one cannot be retargeted to its clone (a member function, a
+     * static local, a macro, a lambda or a pointer calls it), the function keeps one body and the
+     * variant calls the original. A call with explicit template arguments is retargeted; one
+     * relying on a default argument of a separate declaration is not (the clone has no default).
+     */
+    @Test
+    void aFunctionWithSharedVariablesIsClonedOnlyWhereEveryPathReachesTheClone() {
+        String scratch = "__device__ __noinline__ unsigned* scratch() { __shared__ unsigned s[64]; return s; }\n";
+        String tail = "__global__ void parent(unsigned* out) { if (threadIdx.x % 3) child<<<1, 32>>>(out, threadIdx.x); }\n";
+        String[][] oneCopy = {
+            {"struct W { __device__ void put(int t, unsigned v) { scratch()[t] = v; } };\n"
+                + "__global__ void child(unsigned* out, int i) { int t = threadIdx.x; W w; w.put(t, i + t); __syncthreads(); "
+                + "out[t] += scratch()[(t + 1) % 32]; }\n", "member caller"},
+            {"__device__ void put(int t, unsigned v) { static __device__ unsigned calls; calls++; scratch()[t] = v; }\n"
+                + "__global__ void child(unsigned* out, int i) { int t = threadIdx.x; put(t, i + t); __syncthreads(); "
+                + "out[t] += scratch()[(t + 1) % 32]; }\n", "caller with a static local"},
+            {"#define PUT(t, v) (scratch()[t] = (v))\n"
+                + "__global__ void child(unsigned* out, int i) { int t = threadIdx.x; PUT(t, i + t); __syncthreads(); "
+                + "out[t] += scratch()[(t + 1) % 32]; }\n", "macro"},
+            {"__global__ void child(unsigned* out, int i) { int t = threadIdx.x; auto put = [&](unsigned v) { scratch()[t] = v; }; "
+                + "put(i + t); __syncthreads(); out[t] += scratch()[(t + 1) % 32]; }\n", "lambda"},
+            {"__device__ void put(int t, unsigned v) { scratch()[t] = v; }\n"
+                + "__global__ void child(unsigned* out, int i) { int t = threadIdx.x; void (*p)(int, unsigned) = put; p(t, i + t); "
+                + "__syncthreads(); out[t] += scratch()[(t + 1) % 32]; }\n", "pointer"},
+        };
+        for (String[] c : oneCopy) {
+            for (Granularity g : Granularity.values()) {
+                var r = Check.run(scratch + c[0] + tail, g);
+                assertFalse(r.hasErrors(), c[1] + ": " + r.diagnostics());
+                inOrder(r.text(), "child_klap_");
+                none(r.text(), "scratch(klap_v", "scratch(const klap::vctx&");
+            }
+        }
+        var template = Check.run("template <int N> __device__ unsigned stage(unsigned v, int t) { __shared__ unsigned big[N]; "
+                + "big[t] = v; __syncthreads(); return big[(t + 1) % 32]; }\n"
+                + "__global__ void child(unsigned* out, int i) { int t = threadIdx.x; out[t] = stage<4096>(i + t, t); }\n" + tail,
+                Granularity.BLOCK);
+        inOrder(template.text(), "static __device__ unsigned stage(const klap::vctx& klap_v, unsigned v, int t);",
+                "out[t] = stage<4096>(klap_v, i + t, t);");
+        var prototype = Check.run("__device__ unsigned stage(unsigned v, int t = 0);\n"
+                + "__global__ void child(unsigned* out, int i) { out[threadIdx.x] = stage(i); }\n" + tail
+                + "__device__ unsigned stage(unsigned v, int t) { __shared__ unsigned big[4096]; big[t] = v; __syncthreads(); "
+                + "return big[1]; }\n", Granularity.BLOCK);
+        assertFalse(prototype.hasErrors(), prototype.diagnostics().toString());
+        none(prototype.text(), "stage(klap_v", "stage(const klap::vctx&");
     }
 
     @Test

@@ -1598,6 +1598,26 @@ class CorrectnessRulesTest {
         inOrder(r.text(), "other_klap_");
     }
 
+    /**
+     * A child whose lambda calls a function that reads the indices: klap rewrites no call inside a
+     * lambda body, so the variant's lambda would call the original, which reads the aggregated
+     * grid's indices (review of 2026-11-30). Left as written; a call outside the lambda is fine.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void childrenCallingIndexReadersInsideLambdasAreNotAggregated(Granularity g) {
+        String gid = "__device__ unsigned gid() { return blockIdx.x * blockDim.x + threadIdx.x; }\n";
+        String parent = "__global__ void parent(unsigned* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                + "if (i < n) child<<<2, 32>>>(out, i); }\n";
+        var inLambda = Check.run(gid + "__global__ void child(unsigned* out, int i) { auto f = [&]() { return gid(); }; "
+                + "out[f() % 1024] += i; }\n" + parent, g);
+        assertEquals(0, inLambda.sites(), inLambda.diagnostics().toString());
+        assertTrue(Check.hasDiag(inLambda, Severity.WARNING, "child-lambda-calls-index-reader"), inLambda.diagnostics().toString());
+        var outside = Check.run(gid + "__global__ void child(unsigned* out, int i) { unsigned x = gid(); "
+                + "auto f = [&]() { return x; }; out[f() % 1024] += i; }\n" + parent, g);
+        assertEquals(1, outside.sites(), outside.diagnostics().toString());
+    }
+
     @ParameterizedTest
     @EnumSource(Granularity.class)
     void kernelsWithStaticLocalsOrParameterPacksAreNotCopied(Granularity g) {
