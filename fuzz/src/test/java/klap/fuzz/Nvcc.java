@@ -157,15 +157,16 @@ final class Nvcc {
     }
 
     /**
-     * Like {@link #cubin(Path, Path, Map)}, then links the cubin's device code alone ({@code nvcc
-     * -dlink -Xnvlink -v} with the device runtime; about half a second) and reads each entry
-     * function's static shared memory.
+     * Like {@link #cubin(Path, Path, Map)}, then, if {@code link}, links the cubin's device code
+     * alone ({@code nvcc -dlink -Xnvlink -v} with the device runtime; about half a second) and reads
+     * each entry function's static shared memory (else the layout is empty).
      *
      * @param compiled the compilations so far, by {@link #buildKey}; one map per set of programs
      */
-    static CompletableFuture<Layout> cubinLayout(Path source, Path cubin, Map<String, CompletableFuture<Layout>> compiled) {
+    static CompletableFuture<Layout> cubinLayout(Path source, Path cubin, boolean link,
+            Map<String, CompletableFuture<Layout>> compiled) {
         java.util.function.Supplier<CompletableFuture<Layout>> now = () -> cubinNow(source, cubin)
-                .thenApplyAsync(r -> r.linked() ? deviceLink(r, cubin) : new Layout(r, Map.of(), null), POOL);
+                .thenApplyAsync(r -> r.linked() && link ? deviceLink(r, cubin) : new Layout(r, Map.of(), null), POOL);
         try {
             return compiled.computeIfAbsent(buildKey(List.of(source)), k -> now.get());
         } catch (IOException e) {

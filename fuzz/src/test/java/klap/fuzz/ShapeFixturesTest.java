@@ -30,9 +30,9 @@ import org.junit.jupiter.api.TestFactory;
  * a one-file fixture, as written and in each variant, is compiled with {@code -cubin} ({@link
  * Nvcc#cubinLayout}: the front end reads the whole file, host code included, and ptxas compiles the
  * device code; no host compiler pass, about half the time of a full build) and its device code
- * linked alone ({@code nvcc -dlink}, half a second), where nvlink lays out {@code __shared__}
- * variables: each variant must link, and each kernel of the fixture as written must keep its static
- * shared memory, up to klap's scratch ({@link #checkSharedMemory}). Full builds and links
+ * linked alone where it declares {@code __shared__} variables ({@code nvcc -dlink}, half a second;
+ * nvlink lays them out): each variant must link, and each kernel of the fixture as written must keep
+ * its static shared memory, up to klap's scratch ({@link #checkSharedMemory}). Full builds and links
  * of klap's one-file output are the cli compile tier's (every testcases/src program at every
  * granularity), NvccSampleTest's (random programs with every shape) and the GPU tier's. The fixtures are left in {@code fuzz/target/fuzz-fixtures/}
  * with a run.sh that builds and runs them on a GPU machine ({@code klap.fuzz.Main OUTDIR
@@ -105,6 +105,9 @@ class ShapeFixturesTest {
                 for (Granularity g : Granularity.values()) {
                     variants.add(g.cliName());
                 }
+                // only where the fixture declares __shared__ variables can a variant move them into
+                // other kernels (otherwise only klap's parents reach shared memory: its scan scratch)
+                boolean shared = !two && Files.readString(in).contains("__shared__");
                 CompletableFuture<Nvcc.Layout> asWritten = null;
                 for (String v : variants) {
                     List<Path> src = Nvcc.sources(pd, v.equals("original") && !two ? "original" : v);
@@ -115,12 +118,13 @@ class ShapeFixturesTest {
                     // a one-file fixture (as written and klap's variants) is compiled and its device code
                     // linked alone (Nvcc.cubinLayout; the GPU tier builds and runs it); a two-file one is
                     // linked with main.cu
-                    CompletableFuture<Nvcc.Layout> layout = two ? null : Nvcc.cubinLayout(src.get(0), pd.resolve(v + ".cubin"), compiled);
+                    CompletableFuture<Nvcc.Layout> layout = two ? null
+                            : Nvcc.cubinLayout(src.get(0), pd.resolve(v + ".cubin"), shared, compiled);
                     CompletableFuture<Nvcc.Result> r = !two ? layout.thenApply(Nvcc.Layout::result)
                             : Nvcc.build(src, pd.resolve(v + ".bin"), built);
                     tests.add(DynamicTest.dynamicTest(pd.getFileName() + " [" + v + "] built",
                             () -> Nvcc.check(pd + " " + v, two, v, r.get())));
-                    if (two) {
+                    if (!shared) {
                         continue;
                     }
                     if (v.equals("original")) {
