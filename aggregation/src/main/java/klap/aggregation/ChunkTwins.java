@@ -43,8 +43,9 @@ import klap.transform.Trees;
  * A kernel gets a twin only where the twin's indices are provably the original ones, by the checks
  * an aggregated child variant passes ({@link ChildRefusals#indicesReplaceable}: no cooperative
  * groups of the hardware grid, no code klap cannot see that may read the indices, no static local);
- * where it is not a template, a class member, or one of several kernels of its name; and where the
- * helper can name every site's record type. A host launch uses it only where the block size, the
+ * where it is not a template, a class member, or one of several kernels of its name; where the
+ * helper can name every site's record type; and where the twin cannot move a {@code __shared__}
+ * variable into other kernels ({@link #sharesSharedMemory}). A host launch uses it only where the block size, the
  * dynamic shared memory, the stream and every argument have no side effect (each chunk's launch
  * evaluates them again), the launch writes out every argument the twin needs, and none of them names
  * a structured binding (capturing one in the lambda is C++20: nvcc 13 warns in C++17). Otherwise the
