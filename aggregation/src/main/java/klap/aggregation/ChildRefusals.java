@@ -246,8 +246,7 @@ final class ChildRefusals {
      *         null (a call outside every lambda is rewritten to the clone; one inside is not)
      */
     private static String readerCalledInLambda(FunctionDef f, Set<String> readers) {
-        Set<Expr> outside = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        Trees.walkExprs(f.body(), outside::add);
+        Set<Expr> outside = ChildVariants.outsideLambdas(f);
         String[] found = {null};
         Trees.walkExprsAndLambdas(f.body(), e -> {
             if (found[0] == null && !outside.contains(e) && e instanceof Expr.Call c && AggregationContext.calleeSimpleName(c) != null

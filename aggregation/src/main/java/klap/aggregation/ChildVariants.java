@@ -155,12 +155,7 @@ final class ChildVariants {
                 if (holders.contains(f.name()) && (!clonable(f) || ChildRefusals.staticLocal(f) != null)) {
                     out.remove(f.name());
                 }
-                java.util.Set<Expr.Call> outside = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-                Trees.walkExprs(f.body(), x -> {
-                    if (x instanceof Expr.Call c) {
-                        outside.add(c);
-                    }
-                });
+                Set<Expr> outside = outsideLambdas(f);
                 Trees.walkExprsAndLambdas(f.body(), x -> {
                     String name = x instanceof Expr.Call c ? AggregationContext.calleeSimpleName(c) : null;
                     if (name == null || !holders.contains(name)) {
@@ -208,6 +203,16 @@ final class ChildVariants {
     }
 
     /**
+     * @return the expressions of {@code f}'s body outside every lambda body, by identity (calls
+     *         there are retargeted to clones; {@link #retarget} does not enter lambda bodies)
+     */
+    static Set<Expr> outsideLambdas(FunctionDef f) {
+        Set<Expr> outside = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Trees.walkExprs(f.body(), outside::add);
+        return outside;
+    }
+
+    /**
      * @return true if call {@code c} names its callee where it is written: the callee's text is
      *         its name, or ends with {@code ::name} ({@code operator+} written without the blank of
      *         its name counts), with or without explicit template arguments ({@code stage<16>});
@@ -219,9 +224,8 @@ final class ChildVariants {
         }
         String text = ctx.slice(c.callee().range()).replaceAll("\\s+", "");
         String bare = AggregationContext.simpleName(c.calleeName()).replaceAll("\\s+", "");
-        int angle = text.indexOf('<', text.endsWith(">") && !bare.contains("<") ? 0 : text.length());
-        if (angle > 0 && !bare.startsWith("operator")) {
-            text = text.substring(0, angle); // explicit template arguments: stage<10240>(...)
+        if (!bare.startsWith("operator") && text.endsWith(">") && text.indexOf('<') > 0) {
+            text = text.substring(0, text.indexOf('<')); // explicit template arguments: stage<10240>(...)
         }
         return text.equals(bare) || text.endsWith("::" + bare);
     }
