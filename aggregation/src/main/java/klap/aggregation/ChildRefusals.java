@@ -134,14 +134,14 @@ final class ChildRefusals {
                     + child.params().size() + " parameters; it is not aggregated", "argument-count");
         }
         for (int i = l.args().size(); i < child.params().size(); i++) {
-            // the record's constructor repeats the definition's default arguments (CudaText.argsStruct)
-            if (!child.params().get(i).hasDefault()) {
+            // the record's constructor repeats the default arguments, the definition's or a prototype's
+            // (CudaText.argsStruct)
+            String def = child.defaultArgument(i, ctx.text);
+            if (def.isEmpty()) {
                 return new Refusal("launch of '" + l.kernelName() + "' passes " + l.args().size() + " arguments for "
-                        + child.params().size() + " parameters, and the definition of '" + l.kernelName()
-                        + "' gives no default for parameter " + (i + 1) + " (an earlier declaration does?); "
-                        + "it is not aggregated", "argument-count");
+                        + child.params().size() + " parameters, and klap finds no default for parameter " + (i + 1)
+                        + " of '" + l.kernelName() + "'; it is not aggregated", "argument-count");
             }
-            String def = child.params().get(i).defaultArgument(ctx.text);
             for (Param q : child.params()) {
                 if (!q.name().isEmpty() && Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(q.name())
                         + "(?![A-Za-z0-9_])").matcher(def).find()) {
@@ -620,14 +620,14 @@ final class ChildRefusals {
         }
         Set<String> readers = builtinReaders();
         for (FunctionDef g : ctx.deviceClosure(child)) {
-            for (Param q : g == child ? List.<Param>of() : g.params()) {
-                String def = q.hasDefault() ? q.defaultArgument(ctx.text) : "";
+            for (int qi = 0; g != child && qi < g.params().size(); qi++) {
+                String def = g.defaultArgument(qi, ctx.text);
                 if (!def.isEmpty() && (BUILTIN_NAME.matcher(def).find() || readers.stream().anyMatch(r -> Pattern.compile(
                         "(?<![A-Za-z0-9_])" + Pattern.quote(r) + "\\s*\\(").matcher(def).find()))) {
                     // a default argument is bound where the function is declared, outside the body in which
                     // the variant shadows the built-ins: it would read the aggregated grid's indices
                     return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', whose default "
-                            + "argument '" + q.defaultArgument(ctx.text).substring(1).strip() + "' reads the built-in "
+                            + "argument '" + def.substring(1).strip() + "' reads the built-in "
                             + "indices, which in an aggregated child would be the aggregated grid's; its launch is not "
                             + "aggregated; pass that argument explicitly to aggregate it", "child-default-builtins");
                 }

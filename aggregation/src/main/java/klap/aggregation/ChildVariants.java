@@ -372,8 +372,12 @@ final class ChildVariants {
         String head = cuda.declaration(f, f.paramsRange().offset());
         StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(linkage)
                 .append(linkage.isEmpty() ? head : head.stripLeading()).append("const klap::vctx& klap_v");
-        for (String p : cuda.paramDecls(f)) {
-            sb.append(", ").append(p);
+        List<String> decls = cuda.paramDecls(f);
+        for (int i = 0; i < decls.size(); i++) {
+            // the clone's first declaration: it takes the defaults a prototype gives (the definition's
+            // own stay on the definition, which copies its parameter list)
+            String given = f.params().get(i).hasDefault() ? "" : f.declaredDefaults().get(i);
+            sb.append(", ").append(decls.get(i)).append(given.isEmpty() ? "" : " " + given);
         }
         return sb.append(cuda.afterParams(f).trim()).append(";\n").toString();
     }

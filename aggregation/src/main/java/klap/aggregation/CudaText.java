@@ -400,7 +400,8 @@ final class CudaText {
             Param p = ps.get(i);
             sb.append(' ').append(paramDecl(p, i)).append(';');
             // a launch may leave trailing parameters to their defaults (SitePlanner): the constructor evaluates them
-            ctorParams.add(paramWithName(p, "klap_p" + i) + (p.hasDefault() ? " " + p.defaultArgument(text) : ""));
+            String def = k.defaultArgument(i, text);
+            ctorParams.add(paramWithName(p, "klap_p" + i) + (def.isEmpty() ? "" : " " + def));
             inits.add(fieldName(p, i) + "(klap_p" + i + ")");
         }
         sb.append(" __device__ ").append(argsName(k)).append('(').append(String.join(", ", ctorParams)).append(')');

@@ -131,8 +131,8 @@ final class HostLaunches {
                     + "tell which one this host launch calls, so it runs it as written, not aggregated", "child-ambiguous");
         } else if (plans.hasKernelState(k) && defaults == null) {
             ctx.warn(l.range().offset(), "host launch of '" + k.name() + "' leaves parameters to default arguments that "
-                    + "klap cannot repeat here (a default given only by an earlier declaration, or a kernel in a "
-                    + "namespace or class, whose defaults may name what this scope does not see); it runs '" + k.name()
+                    + "klap cannot repeat here (a kernel in a namespace or class, whose defaults may name what this "
+                    + "scope does not see); it runs '" + k.name()
                     + "' as written, not aggregated: pass every argument to aggregate it", "argument-count");
         }
         boolean twin = plans.hasKernelState(k) && !ctx.ambiguous(k.name()) && defaults != null;
@@ -205,18 +205,19 @@ final class HostLaunches {
     /**
      * @return the text of the default arguments that host launch {@code l} leaves out, each
      *         preceded by {@code ", "} (or none first if {@code l} passes no argument): empty if it
-     *         passes every argument; null if one of them is not given by {@code k}'s definition, or
+     *         passes every argument; null if klap knows no default for one of them (from {@code k}'s
+     *         definition or a prototype: {@link FunctionDef#defaultArgument}), or
      *         {@code k} is in a namespace or class (its defaults may name what the call's scope does
      *         not see)
      */
     private String omittedDefaults(Expr.Launch l, FunctionDef k) {
         StringBuilder sb = new StringBuilder();
         for (int i = l.args().size(); i < k.params().size(); i++) {
-            Param p = k.params().get(i);
-            if (!p.hasDefault() || !k.namespace().isEmpty() || k.memberOf() != null) {
+            String given = k.defaultArgument(i, ctx.text);
+            if (given.isEmpty() || !k.namespace().isEmpty() || k.memberOf() != null) {
                 return null;
             }
-            String def = p.defaultArgument(ctx.text).substring(1).strip();
+            String def = given.substring(1).strip();
             sb.append(i == 0 ? "" : ", ").append('(').append(def).append(')');
         }
         return sb.toString();

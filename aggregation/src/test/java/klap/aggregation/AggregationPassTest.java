@@ -610,24 +610,47 @@ class AggregationPassTest {
         }
     }
 
+    /**
+     * Defaults given only by prototypes ([dcl.fct.default]/4: once per parameter, in any declaration):
+     * the record's constructor repeats them, the clone of an index-reading function declares them,
+     * and a kernel-granularity host launch writes them out before the state argument.
+     */
+    @Test
+    void defaultArgumentsOfPrototypesAreRepeated() {
+        String code = """
+                #define SCALE 3
+                __device__ int gid(int scale = SCALE);
+                __global__ void child(int* out, int d = 7);
+                __global__ void parent(int* out, int n = 64);
+                __global__ void child(int* out, int d) { out[gid()] = d + gid(2); }
+                __device__ int gid(int scale) { return (blockIdx.x * blockDim.x + threadIdx.x) * scale; }
+                __global__ void parent(int* out, int n) { if (threadIdx.x < n) child<<<1, 4>>>(out + 4 * threadIdx.x); }
+                int main() { parent<<<1, 32>>>(nullptr); }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            assertTrue(r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING), r.diagnostics().toString());
+            inOrder(r.text(), "__device__ int gid(const klap::vctx& klap_v, int scale = SCALE);", "__device__ int gid(int scale = SCALE);",
+                    "__device__ klap_args_child(int* klap_p0, int klap_p1 = 7)", "gid(klap_v)", "gid(klap_v, 2)",
+                    "__device__ int gid(const klap::vctx& klap_v, int scale) {");
+            if (g == Granularity.KERNEL) {
+                inOrder(r.text(), "int main()", "(nullptr, (64), klap::host_kstate(");
+            }
+        }
+    }
+
     /** Where the record cannot repeat a default argument, the one launch stays as written, with the reason. */
     @Test
     void defaultArgumentsTheRecordCannotRepeatLeaveTheLaunchAsWritten() {
-        String onlyInPrototype = """
-                __global__ void child(int* out, int d = 7);
-                __global__ void child(int* out, int d) { out[threadIdx.x] = d; }
-                __global__ void parent(int* out) { child<<<1, 4>>>(out + 4 * threadIdx.x); }
-                """;
         String namesAParameter = """
                 __device__ int width = 5;
                 __global__ void child(int* out, int d = width, int width = 3) { out[threadIdx.x] = d + width; }
                 __global__ void parent(int* out) { child<<<1, 4>>>(out + 4 * threadIdx.x); }
                 """;
-        for (String code : new String[] {onlyInPrototype, namesAParameter}) {
-            var r = Check.run(code, Granularity.BLOCK);
-            assertTrue(Check.hasDiag(r, Severity.WARNING, "argument-count"), r.diagnostics().toString());
-            assertEquals(0, r.sites());
-        }
+        var r = Check.run(namesAParameter, Granularity.BLOCK);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "argument-count"), r.diagnostics().toString());
+        assertEquals(0, r.sites());
     }
 
     /** A child with a function parameter pack has no fixed record: its launch stays as written, and the warning says why. */

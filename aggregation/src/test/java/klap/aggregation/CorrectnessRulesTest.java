@@ -1377,6 +1377,20 @@ class CorrectnessRulesTest {
                 """, g);
         assertEquals(0, r.sites(), r.diagnostics().toString());
         assertTrue(Check.hasDiag(r, Severity.WARNING, "child-default-builtins"), r.diagnostics().toString());
+        // the default given only by a prototype: the helper's body reads no index, so it has no clone,
+        // and the variant's call 'lane()' evaluated 'blockIdx.x' of the aggregated grid (the prototype's
+        // default was not in the model: a silent miscompile until 2026-11-30)
+        var proto = Check.run("""
+                __device__ int lane(unsigned b = blockIdx.x);
+                __global__ void child(int* p) { p[threadIdx.x] = lane(); }
+                __device__ int lane(unsigned b) { return b % 7; }
+                __global__ void parent(int* p, int n) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (i < n) child<<<2, 32>>>(p + 64 * i);
+                }
+                """, g);
+        assertEquals(0, proto.sites(), proto.diagnostics().toString());
+        assertTrue(Check.hasDiag(proto, Severity.WARNING, "child-default-builtins"), proto.diagnostics().toString());
     }
 
     @ParameterizedTest

@@ -479,7 +479,8 @@ final class AstConverter {
         SourceRange first = firstDeclaration(fullName, start);
         Stmt.Block b = block(body);
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
-            ctx.externC(), ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName));
+            ctx.externC(), ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
+            declaredDefaults(fullName, params));
     }
 
     /** @return the range of {@code template<...>} of {@code td} (from {@code template} to the closing {@code >}) */
@@ -565,6 +566,81 @@ final class AstConverter {
         } catch (RuntimeException e) {
             return false; // unresolved: the text check of the aggregation still reads the written-out forms
         }
+    }
+
+    /** the default arguments that declarations without body give, per function (binding), computed once */
+    private Map<IBinding, List<String>> prototypeDefaults;
+
+    /**
+     * @return for each of {@code params} (the definition's), the default argument with its {@code =}
+     *         that a declaration without body of the same function gives (the main file's or a
+     *         header's, as written there), or empty where none does or the definition gives its own
+     */
+    private List<String> declaredDefaults(IASTName name, List<Param> params) {
+        List<String> out = new ArrayList<>(java.util.Collections.nCopies(params.size(), ""));
+        if (prototypeDefaults == null) {
+            prototypeDefaults = collectPrototypeDefaults();
+        }
+        if (prototypeDefaults.isEmpty()) {
+            return out;
+        }
+        List<String> given;
+        try {
+            IBinding b = name.resolveBinding();
+            given = b == null ? null : prototypeDefaults.get(b);
+        } catch (RuntimeException e) {
+            return out; // unresolved: no default known beyond the definition's
+        }
+        for (int i = 0; given != null && i < params.size() && i < given.size(); i++) {
+            if (!params.get(i).hasDefault()) {
+                out.set(i, given.get(i));
+            }
+        }
+        return out;
+    }
+
+    private Map<IBinding, List<String>> collectPrototypeDefaults() {
+        Map<IBinding, List<String>> out = new HashMap<>();
+        forEachSimpleDeclaration(sd -> {
+            for (IASTDeclarator dd : sd.getDeclarators()) {
+                if (!(dd instanceof ICPPASTFunctionDeclarator fd) || dd.getNestedDeclarator() != null) {
+                    continue;
+                }
+                ICPPASTParameterDeclaration[] ps = fd.getParameters();
+                List<String> defaults = new ArrayList<>();
+                boolean any = false;
+                for (ICPPASTParameterDeclaration p : ps) {
+                    String d = "";
+                    for (IASTDeclarator pd = p.getDeclarator(); pd != null; pd = pd.getNestedDeclarator()) {
+                        if (pd.getInitializer() instanceof IASTEqualsInitializer ei && ei.getInitializerClause() != null) {
+                            d = "= " + ei.getInitializerClause().getRawSignature().strip();
+                        }
+                    }
+                    any |= !d.isEmpty();
+                    defaults.add(d);
+                }
+                if (!any) {
+                    continue;
+                }
+                IBinding b;
+                try {
+                    b = dd.getName().resolveBinding();
+                } catch (RuntimeException e) {
+                    continue;
+                }
+                if (b == null || b instanceof IProblemBinding) {
+                    continue;
+                }
+                // each parameter's default is given once, by one of the declarations ([dcl.fct.default]/4)
+                List<String> merged = out.computeIfAbsent(b, k -> new ArrayList<>(java.util.Collections.nCopies(ps.length, "")));
+                for (int i = 0; i < ps.length && i < merged.size(); i++) {
+                    if (merged.get(i).isEmpty()) {
+                        merged.set(i, defaults.get(i));
+                    }
+                }
+            }
+        });
+        return out;
     }
 
     private Set<IBinding> collectBoundedPrototypes() {

@@ -24,11 +24,44 @@ import java.util.List;
  *                         translation unit, gives launch bounds or a register limit ({@code
  *                         __launch_bounds__}, {@code __maxnreg__}), also where a macro writes them
  *                         (read from the attributes CDT parsed, not from the text)
+ * @param declaredDefaults for each parameter, the default argument that another declaration of the
+ *                         function gives (a prototype in the main file or a header), with its
+ *                         {@code =} as written ({@code "= 1"}), or empty; empty for every parameter
+ *                         whose default the definition gives itself. A default argument may be given
+ *                         once per parameter, in any declaration (C++ [dcl.fct.default]/4), and calls
+ *                         after that declaration may leave the parameter out
  */
 public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
-                          String namespace, String memberOf, boolean bounded) {
+                          String namespace, String memberOf, boolean bounded, List<String> declaredDefaults) {
+
+    public FunctionDef {
+        if (declaredDefaults.size() != params.size()) {
+            throw new IllegalArgumentException(declaredDefaults.size() + " declared defaults for " + params.size() + " parameters");
+        }
+        declaredDefaults = List.copyOf(declaredDefaults);
+    }
+
+    /** A function none of whose other declarations gives a default argument. */
+    public FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
+                       SourceRange nameRange, List<Param> params, SourceRange paramsRange,
+                       Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
+                       String namespace, String memberOf, boolean bounded) {
+        this(name, kind, range, templateHeader, nameRange, params, paramsRange, body, firstDeclaration, isStatic,
+            externC, namespace, memberOf, bounded, java.util.Collections.nCopies(params.size(), ""));
+    }
+
+    /**
+     * @param i        a parameter's index
+     * @param unitText the main file's text
+     * @return the default argument of parameter {@code i} with its {@code =} ({@code "= 1"}), from the
+     *         definition or from another declaration ({@link #declaredDefaults}), or empty if none
+     */
+    public String defaultArgument(int i, String unitText) {
+        Param p = params.get(i);
+        return p.hasDefault() ? p.defaultArgument(unitText) : declaredDefaults.get(i);
+    }
 
     /**
      * @return true if {@code name} (as {@link #name()} gives it) is an operator function's: an

@@ -20,6 +20,34 @@ class DiagnosticsAndIncludesTest {
     @TempDir
     Path dir;
 
+    /**
+     * A default argument may be given by any one declaration of a function ([dcl.fct.default]/4):
+     * the model gives each parameter's, from a prototype in the main file or a header, where the
+     * definition gives none (a clone or argument record of klap must repeat it).
+     */
+    @Test
+    void defaultArgumentsOfPrototypesInTheMainFileAndHeaders() throws Exception {
+        Files.writeString(dir.resolve("decl.cuh"), "#define SCALE 3\n__device__ int gid(int s, int o = 0);\n");
+        String src = """
+            #include "decl.cuh"
+            __device__ int gid(int s = SCALE, int o);
+            __device__ int n0();
+            __global__ void k(int *p, int n = 4, int m = n0());
+            __device__ int gid(int s, int o) { return s + o; }
+            __global__ void k(int *p, int n, int m) { p[0] = n + m + gid(); }
+            __device__ int own(int s = 2) { return s; }
+            __device__ int none(int s) { return s; }
+            """;
+        CudaUnit u = CudaParser.parse(dir.resolve("d.cu"), src, List.of());
+        assertEquals(List.of("= SCALE", "= 0"), fn(u, "gid").declaredDefaults());
+        assertEquals("= SCALE", fn(u, "gid").defaultArgument(0, u.file().text()));
+        assertEquals(List.of("", "= 4", "= n0()"), fn(u, "k").declaredDefaults());
+        assertEquals(List.of(""), fn(u, "own").declaredDefaults(), "the definition's own default is the parameter's");
+        assertEquals("= 2", fn(u, "own").defaultArgument(0, u.file().text()));
+        assertEquals(List.of(""), fn(u, "none").declaredDefaults());
+        assertEquals("", fn(u, "none").defaultArgument(0, u.file().text()));
+    }
+
     @Test
     void quotedHeaderMacroUsedInLaunch() throws Exception {
         Files.createDirectories(dir.resolve("inc"));

@@ -945,10 +945,19 @@ class ConstructsTableTest {
                 }
                 """, ALL);
         outs.values().forEach(o -> assertTrue(o.contains("int klap_p1 = 1)"), o));
-        // a default given only by an earlier declaration is not in the definition the record copies
-        unchangedWithWarning("defaultproto.cu", """
+        // a default given only by an earlier declaration: the record repeats the prototype's
+        Map<String, String> protos = transformed("defaultproto.cu", """
                 __global__ void child(int* p, int k = 1);
                 __global__ void child(int* p, int k) { p[threadIdx.x] = k; }
+                __global__ void parent(int* p) {
+                  child<<<1, 32>>>(p + threadIdx.x);
+                }
+                """, ALL);
+        protos.values().forEach(o -> assertTrue(o.contains("int klap_p1 = 1)"), o));
+        // one that names a parameter of the child (class scope would find the record's member)
+        unchangedWithWarning("defaultparam.cu", """
+                __device__ int k0 = 5;
+                __global__ void child(int* p, int d = k0, int k0 = 3) { p[threadIdx.x] = d + k0; }
                 __global__ void parent(int* p) {
                   child<<<1, 32>>>(p + threadIdx.x);
                 }
