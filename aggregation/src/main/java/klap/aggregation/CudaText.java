@@ -202,9 +202,35 @@ final class CudaText {
         return (f.namespace() == null || f.namespace().isEmpty()) && f.memberOf() == null;
     }
 
-    /** @return {@code f}'s template header and a newline, or empty */
+    /**
+     * @return {@code f}'s template header and a newline, or empty; with the default template
+     *         arguments that a prototype gives where the definition's header has none
+     *         ({@link FunctionDef#declaredTemplateDefaults}): for the first declaration of a variant,
+     *         clone, twin or record that klap adds
+     */
     String templateHeader(FunctionDef f) {
-        return f.templateHeader() == null ? "" : slice(f.templateHeader()) + "\n";
+        if (f.templateHeader() == null) {
+            return "";
+        }
+        String header = slice(f.templateHeader());
+        List<String> given = f.declaredTemplateDefaults();
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        if (given.stream().allMatch(String::isEmpty) || lt < 0 || gt <= lt) {
+            return header + "\n";
+        }
+        // a prototype's default template arguments ([temp.param]/10): the first declaration klap adds
+        // repeats them, or a call that leaves them to their defaults would not deduce (gid() of
+        // template <int S = 2> __device__ int gid(); defined as template <int S> ...)
+        List<String> parts = klap.transform.TemplateParams.splitTopLevel(header.substring(lt + 1, gt));
+        if (parts.size() != given.size()) {
+            return header + "\n";
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i++) {
+            out.add(parts.get(i).strip() + (given.get(i).isEmpty() ? "" : " " + given.get(i)));
+        }
+        return header.substring(0, lt + 1) + String.join(", ", out) + header.substring(gt) + "\n";
     }
 
     /**

@@ -611,19 +611,20 @@ class AggregationPassTest {
     }
 
     /**
-     * Defaults given only by prototypes ([dcl.fct.default]/4: once per parameter, in any declaration):
-     * the record's constructor repeats them, the clone of an index-reading function declares them,
+     * Defaults given only by prototypes ([dcl.fct.default]/4: once per parameter, in any declaration;
+     * [temp.param]/10 for template arguments): the record's constructor repeats them, the clone of
+     * an index-reading function declares them,
      * and a kernel-granularity host launch writes them out before the state argument.
      */
     @Test
     void defaultArgumentsOfPrototypesAreRepeated() {
         String code = """
                 #define SCALE 3
-                __device__ int gid(int scale = SCALE);
+                template <int S = 1> __device__ int gid(int scale = SCALE);
                 __global__ void child(int* out, int d = 7);
                 __global__ void parent(int* out, int n = 64);
                 __global__ void child(int* out, int d) { out[gid()] = d + gid(2); }
-                __device__ int gid(int scale) { return (blockIdx.x * blockDim.x + threadIdx.x) * scale; }
+                template <int S> __device__ int gid(int scale) { return (blockIdx.x * blockDim.x + threadIdx.x) * scale * S; }
                 __global__ void parent(int* out, int n) { if (threadIdx.x < n) child<<<1, 4>>>(out + 4 * threadIdx.x); }
                 int main() { parent<<<1, 32>>>(nullptr); }
                 """;
@@ -631,9 +632,11 @@ class AggregationPassTest {
             var r = Check.run(code, g);
             assertEquals(1, r.sites(), r.diagnostics().toString());
             assertTrue(r.diagnostics().stream().noneMatch(d -> d.severity() == Severity.WARNING), r.diagnostics().toString());
-            inOrder(r.text(), "__device__ int gid(const klap::vctx& klap_v, int scale = SCALE);", "__device__ int gid(int scale = SCALE);",
+            // the default template argument too ([temp.param]/10), and the clone's definition repeats none
+            inOrder(r.text(), "template <int S = 1>\n __device__ int gid(const klap::vctx& klap_v, int scale = SCALE);",
+                    "template <int S = 1> __device__ int gid(int scale = SCALE);",
                     "__device__ klap_args_child(int* klap_p0, int klap_p1 = 7)", "gid(klap_v)", "gid(klap_v, 2)",
-                    "__device__ int gid(const klap::vctx& klap_v, int scale) {");
+                    "template <int S>\n__device__ int gid(const klap::vctx& klap_v, int scale) {");
             if (g == Granularity.KERNEL) {
                 inOrder(r.text(), "int main()", "(nullptr, (64), klap::host_kstate(");
             }

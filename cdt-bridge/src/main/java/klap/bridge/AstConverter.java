@@ -480,7 +480,7 @@ final class AstConverter {
         Stmt.Block b = block(body);
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
             ctx.externC(), ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
-            declaredDefaults(fullName, params));
+            declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)));
     }
 
     /** @return the range of {@code template<...>} of {@code td} (from {@code template} to the closing {@code >}) */
@@ -599,8 +599,68 @@ final class AstConverter {
         return out;
     }
 
+    /** the default template arguments that declarations without body give, per function template, computed once */
+    private Map<IBinding, List<String>> prototypeTemplateDefaults;
+
+    /**
+     * @return for each template parameter of the definition's header {@code header} (null: no
+     *         template), the default that a declaration without body gives, where the definition's
+     *         header gives none; empty list for a function that is no template
+     */
+    private List<String> declaredTemplateDefaults(IASTName name, IASTNode header) {
+        if (!(header instanceof ICPPASTTemplateDeclaration td)) {
+            return List.of();
+        }
+        ICPPASTTemplateParameter[] own = td.getTemplateParameters();
+        List<String> out = new ArrayList<>(java.util.Collections.nCopies(own.length, ""));
+        if (prototypeDefaults == null) {
+            prototypeDefaults = collectPrototypeDefaults();
+        }
+        List<String> given;
+        try {
+            IBinding b = name.resolveBinding();
+            given = b == null ? null : prototypeTemplateDefaults.get(b);
+        } catch (RuntimeException e) {
+            return out;
+        }
+        for (int i = 0; given != null && i < own.length && i < given.size(); i++) {
+            if (templateParamDefault(own[i]).isEmpty()) {
+                out.set(i, given.get(i));
+            }
+        }
+        return out;
+    }
+
+    /** @return the default argument of template parameter {@code p} with its {@code =}, or empty */
+    private static String templateParamDefault(ICPPASTTemplateParameter p) {
+        IASTNode d = null;
+        if (p instanceof ICPPASTSimpleTypeTemplateParameter t) {
+            d = t.getDefaultType();
+        } else if (p instanceof ICPPASTTemplatedTypeTemplateParameter t) {
+            d = t.getDefaultValue();
+        } else if (p instanceof ICPPASTParameterDeclaration pd) {
+            for (IASTDeclarator dd = pd.getDeclarator(); dd != null; dd = dd.getNestedDeclarator()) {
+                if (dd.getInitializer() instanceof IASTEqualsInitializer ei) {
+                    d = ei.getInitializerClause();
+                }
+            }
+        }
+        return d == null ? "" : "= " + d.getRawSignature().strip();
+    }
+
+    /** merges {@code defaults} into {@code out}'s list for {@code b}: each position keeps the first default given */
+    private static void merge(Map<IBinding, List<String>> out, IBinding b, List<String> defaults) {
+        List<String> merged = out.computeIfAbsent(b, k -> new ArrayList<>(java.util.Collections.nCopies(defaults.size(), "")));
+        for (int i = 0; i < defaults.size() && i < merged.size(); i++) {
+            if (merged.get(i).isEmpty()) {
+                merged.set(i, defaults.get(i));
+            }
+        }
+    }
+
     private Map<IBinding, List<String>> collectPrototypeDefaults() {
         Map<IBinding, List<String>> out = new HashMap<>();
+        prototypeTemplateDefaults = new HashMap<>();
         forEachSimpleDeclaration(sd -> {
             for (IASTDeclarator dd : sd.getDeclarators()) {
                 if (!(dd instanceof ICPPASTFunctionDeclarator fd) || dd.getNestedDeclarator() != null) {
@@ -619,7 +679,14 @@ final class AstConverter {
                     any |= !d.isEmpty();
                     defaults.add(d);
                 }
-                if (!any) {
+                List<String> tdefaults = new ArrayList<>();
+                if (templateOf(sd) instanceof ICPPASTTemplateDeclaration td) {
+                    for (ICPPASTTemplateParameter tp : td.getTemplateParameters()) {
+                        tdefaults.add(templateParamDefault(tp));
+                    }
+                }
+                boolean anyTemplate = tdefaults.stream().anyMatch(t -> !t.isEmpty());
+                if (!any && !anyTemplate) {
                     continue;
                 }
                 IBinding b;
@@ -631,12 +698,13 @@ final class AstConverter {
                 if (b == null || b instanceof IProblemBinding) {
                     continue;
                 }
-                // each parameter's default is given once, by one of the declarations ([dcl.fct.default]/4)
-                List<String> merged = out.computeIfAbsent(b, k -> new ArrayList<>(java.util.Collections.nCopies(ps.length, "")));
-                for (int i = 0; i < ps.length && i < merged.size(); i++) {
-                    if (merged.get(i).isEmpty()) {
-                        merged.set(i, defaults.get(i));
-                    }
+                // each parameter's default is given once, by one of the declarations ([dcl.fct.default]/4,
+                // [temp.param]/10)
+                if (any) {
+                    merge(out, b, defaults);
+                }
+                if (anyTemplate) {
+                    merge(prototypeTemplateDefaults, b, tdefaults);
                 }
             }
         });

@@ -30,13 +30,19 @@ import java.util.List;
  *                         whose default the definition gives itself. A default argument may be given
  *                         once per parameter, in any declaration (C++ [dcl.fct.default]/4), and calls
  *                         after that declaration may leave the parameter out
+ * @param declaredTemplateDefaults for a function template, the same for each template parameter
+ *                         ({@code "= 2"} of {@code template <int S = 2> __device__ int f();}, where
+ *                         the definition's header has none: [temp.param]/10 merges the defaults of
+ *                         every declaration); empty for a function that is no template
  */
 public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
-                          String namespace, String memberOf, boolean bounded, List<String> declaredDefaults) {
+                          String namespace, String memberOf, boolean bounded, List<String> declaredDefaults,
+                          List<String> declaredTemplateDefaults) {
 
     public FunctionDef {
+        declaredTemplateDefaults = List.copyOf(declaredTemplateDefaults);
         if (declaredDefaults.size() != params.size()) {
             throw new IllegalArgumentException(declaredDefaults.size() + " declared defaults for " + params.size() + " parameters");
         }
@@ -49,7 +55,7 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
                        Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
                        String namespace, String memberOf, boolean bounded) {
         this(name, kind, range, templateHeader, nameRange, params, paramsRange, body, firstDeclaration, isStatic,
-            externC, namespace, memberOf, bounded, java.util.Collections.nCopies(params.size(), ""));
+            externC, namespace, memberOf, bounded, java.util.Collections.nCopies(params.size(), ""), List.of());
     }
 
     /**

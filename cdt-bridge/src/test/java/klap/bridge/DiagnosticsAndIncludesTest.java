@@ -37,6 +37,8 @@ class DiagnosticsAndIncludesTest {
             __global__ void k(int *p, int n, int m) { p[0] = n + m + gid(); }
             __device__ int own(int s = 2) { return s; }
             __device__ int none(int s) { return s; }
+            template <int S = 2, typename T = float, int R> __device__ T tg(T x, int r = 1);
+            template <int S, typename T, int R = 4> __device__ T tg(T x, int r) { return x * S * R + r; }
             """;
         CudaUnit u = CudaParser.parse(dir.resolve("d.cu"), src, List.of());
         assertEquals(List.of("= SCALE", "= 0"), fn(u, "gid").declaredDefaults());
@@ -46,6 +48,10 @@ class DiagnosticsAndIncludesTest {
         assertEquals("= 2", fn(u, "own").defaultArgument(0, u.file().text()));
         assertEquals(List.of(""), fn(u, "none").declaredDefaults());
         assertEquals("", fn(u, "none").defaultArgument(0, u.file().text()));
+        assertEquals(List.of(), fn(u, "none").declaredTemplateDefaults());
+        // default template arguments of a prototype ([temp.param]/10), where the definition gives none
+        assertEquals(List.of("= 2", "= float", ""), fn(u, "tg").declaredTemplateDefaults());
+        assertEquals(List.of("", "= 1"), fn(u, "tg").declaredDefaults());
     }
 
     @Test
