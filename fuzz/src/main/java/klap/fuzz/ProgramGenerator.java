@@ -165,6 +165,8 @@ public final class ProgramGenerator {
     private final Random twentyThird;
     /** the generator of the shapes of {@link Shape#generation} 23 (SHARED_HELPERS), for the same reason */
     private final Random twentyFourth;
+    /** the generator of the shapes of {@link Shape#generation} 24 (PROTOTYPE_DEFAULTS), for the same reason */
+    private final Random twentyFifth;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -203,6 +205,7 @@ public final class ProgramGenerator {
         this.twentySecond = new Random(seed * 0x94D049BB133111EBL + 21247);
         this.twentyThird = new Random(seed * 0xFF51AFD7ED558CCDL + 22259);
         this.twentyFourth = new Random(seed * 0xC4CEB9FE1A85EC53L + 23279);
+        this.twentyFifth = new Random(seed * 0xD1B54A32D192ED03L + 24281);
     }
 
     /**
@@ -2261,6 +2264,67 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#PROTOTYPE_DEFAULTS}: defaults that only prototypes give. {@code NAME_gid(unsigned
+     * scale = 1u)} reads the indices (its clone takes {@code klap_v}, and must repeat the default);
+     * the child {@code NAME_child(out, p, i, w = NAME_W, salt = S)} gets its defaults from one
+     * prototype or two (one per parameter, in either order); the parent's threads below {@code n}
+     * launch it {@code <<<2, 32>>>}, leaving out one or both trailing arguments. Sometimes the child
+     * also calls {@code NAME_lane()}, whose prototype's default is {@code blockIdx.x}: bound where the
+     * prototype is, it reads the aggregated grid's index in a variant, so klap must leave that launch.
+     */
+    private Extra makePrototypeDefaults(int id) {
+        String name = "fz_pd" + id;
+        int salt = pick(1000);
+        int w = 2 + pick(5);
+        boolean split = chance(0.4);
+        boolean lane = chance(0.4);
+        int passed = pick(3); // trailing arguments the launch passes: 0, w, or w and salt
+        features.add("prototype-defaults" + (split ? ":split" : "") + (lane ? ":index-default" : "") + ":passes-" + passed);
+        String child = name + "_child";
+        StringBuilder dev = new StringBuilder();
+        dev.append("#define ").append(name.toUpperCase()).append("_W ").append(w).append('\n');
+        dev.append("__device__ unsigned ").append(name).append("_gid(unsigned scale = 1u);\n");
+        if (lane) {
+            dev.append("__device__ unsigned ").append(name).append("_lane(unsigned b = blockIdx.x);\n");
+        }
+        String head = "__global__ void " + child + "(unsigned* out, const int* p, int i, ";
+        if (split) {
+            // the later declaration adds the earlier parameter's default ([dcl.fct.default]/4)
+            dev.append(head).append("int w, unsigned salt = ").append(salt).append("u);\n");
+            dev.append(head).append("int w = ").append(name.toUpperCase()).append("_W, unsigned salt);\n");
+        } else {
+            dev.append(head).append("int w = ").append(name.toUpperCase()).append("_W, unsigned salt = ").append(salt).append("u);\n");
+        }
+        dev.append(head).append("int w, unsigned salt) {\n")
+                .append("  unsigned g = ").append(name).append("_gid();\n")
+                .append("  unsigned h = ").append(name).append("_gid((unsigned)w);\n")
+                .append("  unsigned l = ").append(lane ? name + "_lane()" : "0u").append(";\n")
+                .append("  atomicAdd(&out[((unsigned)i * 131u + g + salt) % ").append(OUT_N)
+                .append("u], fz_mix(g + h, (unsigned)p[((unsigned)i + g) % ").append(DATA_N).append("u]) + l);\n}\n");
+        dev.append("__device__ unsigned ").append(name).append("_gid(unsigned scale) { return (blockIdx.x * blockDim.x + threadIdx.x) * scale; }\n");
+        if (lane) {
+            dev.append("__device__ unsigned ").append(name).append("_lane(unsigned b) { return b % 5u; }\n");
+        }
+        StringBuilder cpu = new StringBuilder();
+        cpu.append("static void ").append(child).append("_cpu(unsigned* out, const int* p, int i, int w, unsigned salt) {\n  ++fz_launches;\n")
+                .append("  for (unsigned b = 0; b < 2; ++b) for (unsigned t = 0; t < 32; ++t) {\n")
+                .append("    unsigned g = b * 32u + t, h = g * (unsigned)w, l = ").append(lane ? "b % 5u" : "0u").append(";\n")
+                .append("    out[((unsigned)i * 131u + g + salt) % ").append(OUT_N).append("u] += fz_mix(g + h, (unsigned)p[((unsigned)i + g) % ")
+                .append(DATA_N).append("u]) + l;\n  }\n}\n");
+        int explicitW = 1 + pick(9);
+        int explicitSalt = pick(1000);
+        String args = "out, data, (int)((unsigned)gt * 7u + (unsigned)k)" + (passed >= 1 ? ", " + explicitW : "")
+                + (passed >= 2 ? ", " + explicitSalt + "u" : "");
+        String cpuArgs = "out, data, (int)((unsigned)gt * 7u + (unsigned)k), " + (passed >= 1 ? explicitW : w) + ", "
+                + (passed >= 2 ? explicitSalt : salt) + "u";
+        String cond = "if ((gt + k) % " + (2 + pick(3)) + " != 1) ";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        body.add(new Code("  " + cond + child + "<<<2, 32>>>(" + args + ");", "  " + cond + child + "_cpu(" + cpuArgs + ");"));
+        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
+    }
+
+    /**
      * {@link Shape#STREAM_EVENT}: a thread creates streams on the device, launches a producer into
      * the first and consumers (rounds in a loop) either into a second stream that waits on an event
      * recorded into the first after the producer, or into the first stream itself; it then destroys
@@ -2643,6 +2707,7 @@ public final class ProgramGenerator {
             case 21 -> twentySecond;
             case 22 -> twentyThird;
             case 23 -> twentyFourth;
+            case 24 -> twentyFifth;
             default -> rnd;
         };
     }
@@ -2717,6 +2782,7 @@ public final class ProgramGenerator {
                     case IMPLICIT_CALLS -> makeImplicitCalls(id);
                     case LIBRARY_COLLECTIVES -> makeLibraryCollectives(id);
                     case SHARED_HELPERS -> makeSharedHelpers(id);
+                    case PROTOTYPE_DEFAULTS -> makePrototypeDefaults(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -311,7 +311,18 @@ public enum Shape {
      * The fixture also reads the parent's static shared memory at run time. Drawn from a twenty-fourth
      * generator.
      */
-    SHARED_HELPERS("shared-helpers", 0.15);
+    SHARED_HELPERS("shared-helpers", 0.15),
+    /**
+     * Default arguments given only by prototypes (2026-11-30, a fourth session): C++ lets any one
+     * declaration give a parameter's default ([dcl.fct.default]/4), and calls after it may leave the
+     * parameter out. The child kernel's trailing parameters get theirs from one or two prototypes
+     * (a launch leaves some out), an index-reading {@code __device__} helper's from its prototype
+     * (its clone must declare it: without, nvcc rejected the variant), and sometimes a second helper
+     * has a prototype whose default reads {@code blockIdx.x} (the variant's call would evaluate it in
+     * the aggregated grid: a silent miscompile until klap saw prototypes' defaults; now that launch
+     * stays as written). Drawn from a twenty-fifth generator.
+     */
+    PROTOTYPE_DEFAULTS("prototype-defaults", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -320,7 +331,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS (a fourth). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -348,6 +359,7 @@ public enum Shape {
             case IMPLICIT_CALLS -> 21;
             case LIBRARY_COLLECTIVES -> 22;
             case SHARED_HELPERS -> 23;
+            case PROTOTYPE_DEFAULTS -> 24;
             default -> 0;
         };
     }

@@ -96,7 +96,8 @@ class GeneratedProgramsTest {
             "library-collectives:cg-all", "library-collectives:cub-block-reduce", "library-collectives:cub-warp-reduce",
             "library-collectives:cg-shfl:device-function", "library-collectives:cub-warp-reduce:alias",
             "library-collectives:cub-block-reduce:alias:device-function:divergent",
-            "shared-helpers", "shared-helpers:noinline", "shared-helpers:wrapper", "shared-helpers:noinline:wrapper");
+            "shared-helpers", "shared-helpers:noinline", "shared-helpers:wrapper", "shared-helpers:noinline:wrapper",
+            "prototype-defaults:passes-0", "prototype-defaults:split:passes-1", "prototype-defaults:index-default:passes-2");
 
     @TempDir
     Path dir;
@@ -215,11 +216,12 @@ class GeneratedProgramsTest {
         // of the pinned ones, only gained lines, the other 171 are byte-identical with 70e399a's; the
         // 31 that draw library-collectives, none of the pinned ones, only gained lines, the other 169
         // are byte-identical with d673b03's; the 25 that draw shared-helpers, 1001 and 1003 among
-        // them, only gained lines, the other 175 are byte-identical with 580ec6c's: 1001 is pinned
-        // as it is now)
+        // them, only gained lines, the other 175 are byte-identical with 580ec6c's; the 33 that draw
+        // prototype-defaults, 1000, 1001 and 1006 among them, only gained lines, the other 167 are
+        // byte-identical with d204926's: 1000 and 1001 are pinned as they are now)
         Map<Long, String> sha = Map.of(
-                1000L, "59d2aad964a4efb3f0aa279b78db628b933520a11fcb0217ef6a136cb70e06d1",
-                1001L, "be6663f53752b4b051c71fa6a391f40579966a8e8ba12a19e92d794c17751d31",
+                1000L, "f3e7e840345ce8f48bd0e59d87faf0e56ce7a01e9364c4bba704269ca9a71e5f",
+                1001L, "184ee42f4a28bb354c947fae45f3026f805a4cd7614ca3af9c11478e3fde3e9b",
                 1009L, "7c0e230c4e0e75da208ae29ef0d545b8ba4cac4f005246f6425200a054c46695");
         for (Map.Entry<Long, String> e : sha.entrySet()) {
             ProgramGenerator.Program p = ProgramGenerator.generate(e.getKey());
@@ -232,7 +234,8 @@ class GeneratedProgramsTest {
         assertEquals(EnumSet.of(Shape.RANDOM, Shape.IN_PLACE_LOOP, Shape.COND_ASSIGN, Shape.DEPENDENT_AFTER_RETURN),
                 ProgramGenerator.generate(1005).shapes(), "seed 1005");
         assertEquals(EnumSet.of(Shape.RANDOM, Shape.BARRIER_RETURN, Shape.IN_PLACE_LOOP, Shape.GOTO_LOOP, Shape.COND_DECL,
-                Shape.CONVERGENT_LOOP, Shape.BARRIER_SPELLINGS), ProgramGenerator.generate(1006).shapes(), "seed 1006");
+                Shape.CONVERGENT_LOOP, Shape.BARRIER_SPELLINGS, Shape.PROTOTYPE_DEFAULTS), ProgramGenerator.generate(1006).shapes(),
+                "seed 1006");
         assertEquals(EnumSet.of(Shape.RANDOM, Shape.BARRIER_RETURN, Shape.FF_LOOP, Shape.ALIASES, Shape.STREAM_EVENT,
                 Shape.SURVIVOR_LOOP, Shape.KERNEL_NAME_MACRO), ProgramGenerator.generate(1008).shapes(), "seed 1008");
     }
