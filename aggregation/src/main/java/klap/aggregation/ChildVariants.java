@@ -278,7 +278,9 @@ final class ChildVariants {
         int declStart = cuda.declStartBeforeUses(f);
         int end = f.range().end();
         if (variants.containsKey(f)) {
-            out.insert(declStart, cuda.argsStruct(f) + cuda.deductionChecks(f) + variantPrototypes(f) + cuda.lineDirective(declStart));
+            // in f's namespace: a launch names the record and the variants as it names f (a::klap_args_child)
+            out.insert(declStart, cuda.prototypeWhereDeclared(f, cuda.argsStruct(f) + cuda.deductionChecks(f) + variantPrototypes(f))
+                    + cuda.lineDirective(declStart));
             out.insert(end, variantDefinitions(f, variantBody.get()) + cuda.lineDirective(end));
         }
         if (clones.contains(f)) {
@@ -292,7 +294,9 @@ final class ChildVariants {
      * list; {@code definition}: without default template arguments (the prototype has them).
      */
     private String variantHead(FunctionDef k, String key, boolean definition) {
-        String head = cuda.boundedDeclaration(k, k.nameRange().offset()).trim();
+        // the prototype names the variant unqualified (CudaText.prototypeWhereDeclared); a definition
+        // a::child(...) {...} outside the namespace defines a::child_klap_agg_...
+        String head = cuda.boundedDeclaration(k, definition ? k.nameRange().offset() : cuda.qualifiedNameStart(k)).trim();
         String mask = CudaText.maskOf(key);
         StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(k) : cuda.templateHeader(k))
                 .append(head).append(' ')
@@ -369,7 +373,7 @@ final class ChildVariants {
 
     private String clonePrototype(FunctionDef f) {
         String linkage = cloneLinkage(f);
-        String head = cuda.declaration(f, f.paramsRange().offset());
+        String head = cuda.declaration(f, cuda.qualifiedNameStart(f)) + ctx.text.substring(f.nameRange().offset(), f.paramsRange().offset());
         StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(linkage)
                 .append(linkage.isEmpty() ? head : head.stripLeading()).append("const klap::vctx& klap_v");
         List<String> decls = cuda.paramDecls(f);
@@ -379,7 +383,7 @@ final class ChildVariants {
             String given = f.params().get(i).hasDefault() ? "" : f.declaredDefaults().get(i);
             sb.append(", ").append(decls.get(i)).append(given.isEmpty() ? "" : " " + given);
         }
-        return sb.append(cuda.afterParams(f).trim()).append(";\n").toString();
+        return cuda.prototypeWhereDeclared(f, sb.append(cuda.afterParams(f).trim()).append(";\n").toString());
     }
 
     private String cloneDefinition(FunctionDef f, String body) {

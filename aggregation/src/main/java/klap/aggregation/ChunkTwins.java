@@ -217,19 +217,19 @@ final class ChunkTwins {
             return;
         }
         int declStart = cuda.declStartBeforeUses(f);
-        out.insert(declStart, head(f, false) + ";\n" + needHead(f) + ";\n" + cuda.lineDirective(declStart));
+        out.insert(declStart, cuda.prototypeWhereDeclared(f, head(f, false) + ";\n" + needHead(f) + ";\n") + cuda.lineDirective(declStart));
         out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' for host launches whose grid asks klap's pool or "
                 + "pending-launch budget for more than they hold at once: run in chunks of blocks, with the original "
                 + "indices (klap/chunk.cuh); '" + f.name() + "' itself stays for the other launches */\n"
                 + head(f, true) + " {\n  klap::vctx klap_v = klap::chunk_enter(klap_chunk);\n  "
                 + ChildVariants.shadows(f) + "\n" + cuda.lineDirective(f.body().range().offset()) + body.get() + "\n}\n"
-                + needDefinition(f) + cuda.lineDirective(f.range().end()));
+                + cuda.inDefinitionNamespace(f, needDefinition(f)) + cuda.lineDirective(f.range().end()));
     }
 
     /** The twin's declaration: {@code f}'s head (with klap's launch bounds), name and parameters plus the chunk. */
     private String head(FunctionDef f, boolean definition) {
         StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(f) : cuda.templateHeader(f))
-                .append(cuda.boundedDeclaration(f, f.nameRange().offset())).append(twinName(f))
+                .append(cuda.boundedDeclaration(f, definition ? f.nameRange().offset() : cuda.qualifiedNameStart(f))).append(twinName(f))
                 .append(ctx.text, f.nameRange().end(), f.paramsRange().offset());
         List<String> ps = new ArrayList<>(cuda.paramDecls(f));
         ps.add("klap::chunk klap_chunk");
@@ -279,7 +279,7 @@ final class ChunkTwins {
         String stream = l.stream() == null ? "0" : cuda.slice(l.stream().range());
         String prepare = ", klap::host_prepare(" + stream + ", klap::host_warps(klap_g, " + block + "))>>>(";
         String args = cuda.slice(l.argsRange());
-        return "klap::host_chunked(" + cuda.slice(l.grid().range()) + ", " + block + ", " + needName(k)
+        return "klap::host_chunked(" + cuda.slice(l.grid().range()) + ", " + block + ", " + CudaText.renamed(l.callee(), k.name(), needName(k))
                 + ", [&](dim3 klap_g, const klap::chunk* klap_c) { if (!klap_c) " + cuda.slice(l.calleeRange())
                 + "<<<klap_g, " + block + ", " + smem + prepare + args + "); else "
                 + CudaText.renamed(l.callee(), k.name(), twinName(k)) + "<<<klap_g, " + block + ", " + twinSmem + prepare

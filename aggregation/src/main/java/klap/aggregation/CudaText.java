@@ -241,6 +241,64 @@ final class CudaText {
         return f.templateHeader() == null ? "" : TemplateParams.withoutDefaults(slice(f.templateHeader())) + "\n";
     }
 
+    /**
+     * @return where {@code f}'s declarator-id starts, its namespace qualifier included: at {@code a}
+     *         of {@code __device__ int a::b::gid(int s) {...}}, a definition outside its namespace
+     *         (C++ [namespace.memdef]/2); {@code f.nameRange().offset()} for an unqualified name
+     */
+    int qualifiedNameStart(FunctionDef f) {
+        int i = f.nameRange().offset();
+        while (true) {
+            int j = i;
+            while (j > 0 && Character.isWhitespace(text.charAt(j - 1))) {
+                j--;
+            }
+            if (j < 2 || !text.startsWith("::", j - 2)) {
+                return i;
+            }
+            int k = j - 2;
+            while (k > 0 && Character.isWhitespace(text.charAt(k - 1))) {
+                k--;
+            }
+            int end = k;
+            while (k > 0 && Character.isJavaIdentifierPart(text.charAt(k - 1))) {
+                k--;
+            }
+            i = k;
+            if (k == end) {
+                return i; // ::gid, the global namespace's
+            }
+        }
+    }
+
+    /**
+     * Declarations klap adds for {@code f} (the prototypes of its variants, clone or twin, its
+     * argument record), written with {@code f}'s name unqualified, made valid where they go
+     * ({@link #declStartBeforeUses}): as they are for a
+     * function defined with its plain name or first declared in this file inside its namespace
+     * (they go there); for a definition {@code a::b::gid(...) {...}} whose first declaration is
+     * in a header, wrapped in {@code namespace a::b { ... }} (a qualified name cannot declare a
+     * function: "should have been declared inside 'a'", nvcc 13; and a launch names the record
+     * {@code a::klap_args_child}, as it names the kernel)
+     */
+    String prototypeWhereDeclared(FunctionDef f, String prototype) {
+        return f.firstDeclaration() != null && declStartBeforeUses(f) == f.firstDeclaration().offset()
+                ? prototype : inDefinitionNamespace(f, prototype);
+    }
+
+    /**
+     * @return {@code code} (definitions of klap's helpers for {@code f}, which a launch names as it
+     *         names {@code f}: {@code a::parent_klap_chunk_need}) made to declare its names in
+     *         {@code f}'s namespace where it follows {@code f}'s definition: as it is after a
+     *         definition inside the namespace, wrapped in {@code namespace a::b { ... }} after a
+     *         definition {@code a::b::parent(...) {...}} outside it
+     */
+    String inDefinitionNamespace(FunctionDef f, String code) {
+        String qualifier = text.substring(qualifiedNameStart(f), f.nameRange().offset()).replaceAll("\\s+", "");
+        String ns = qualifier.startsWith("::") ? qualifier.substring(2) : qualifier;
+        return ns.isEmpty() || code.isBlank() ? code : "namespace " + ns.substring(0, ns.length() - 2) + " { " + code.strip() + " }\n";
+    }
+
     /** @return the text of {@code f}'s declaration after its template header, up to {@code upTo} */
     String declaration(FunctionDef f, int upTo) {
         int headStart = f.templateHeader() != null ? f.templateHeader().end() : f.range().offset();

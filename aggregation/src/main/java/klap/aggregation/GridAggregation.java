@@ -78,12 +78,12 @@ final class GridAggregation {
         int declStart = cuda.declStartBeforeUses(f);
         // the arena helper is defined after the twin; a host launch before the kernel's definition names it
         String arena = hasArenaHelper(f) ? arenaHead(f) + ";\n" : "";
-        out.insert(declStart, twinHead(f, false) + ";\n" + (declStart < CudaText.declStart(f) ? arena : "")
+        out.insert(declStart, cuda.prototypeWhereDeclared(f, twinHead(f, false) + ";\n" + (declStart < CudaText.declStart(f) ? arena : ""))
                 + cuda.lineDirective(declStart));
         out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
                 + "' itself stays as written for code klap does not see */\n" + twinHead(f, true) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
-                + "\n" + arenaHelper(f) + cuda.lineDirective(f.range().end()));
+                + "\n" + cuda.inDefinitionNamespace(f, arenaHelper(f)) + cuda.lineDirective(f.range().end()));
     }
 
     /**
@@ -135,7 +135,7 @@ final class GridAggregation {
      * {@code klap::kstate* klap_ks}; {@code definition}: without default template arguments.
      */
     private String twinHead(FunctionDef f, boolean definition) {
-        StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(f) : cuda.templateHeader(f)).append(cuda.boundedDeclaration(f, f.nameRange().offset()))
+        StringBuilder sb = new StringBuilder(definition ? cuda.templateHeaderOfDefinition(f) : cuda.templateHeader(f)).append(cuda.boundedDeclaration(f, definition ? f.nameRange().offset() : cuda.qualifiedNameStart(f)))
                 .append(CudaText.twinName(f)).append(ctx.text, f.nameRange().end(), f.paramsRange().offset());
         List<String> ps = new ArrayList<>(cuda.paramDecls(f));
         ps.add("klap::kstate* klap_ks");

@@ -24,6 +24,37 @@ class ChunkTwinsTest {
             }
             """;
 
+    /**
+     * A parent in a namespace, launched from the host as {@code a::parent}: the launch names the
+     * twin's helpers as it names the kernel ({@code a::parent_klap_chunk_need}, and at kernel
+     * granularity {@code a::parent_klap_grid_karena}), so they are declared in the namespace, also
+     * after a definition {@code a::parent(...) {...}} outside it. klap named the need helper
+     * unqualified (nvcc: identifier "parent_klap_chunk_need" is undefined) and defined the helpers
+     * of an out-of-line definition at file scope.
+     */
+    @Test
+    void helpersOfANamespaceParentAreDeclaredInItsNamespace() {
+        String inside = "namespace a {\n" + PARENT + "}\nvoid run(int* p, int n) { a::parent<<<(n + 255) / 256, 256>>>(p, n); }\n";
+        String outside = "namespace a { __global__ void parent(int* p, int n); }\n"
+                + PARENT.replace("__global__ void parent(", "__global__ void a::parent(")
+                + "void run(int* p, int n) { a::parent<<<(n + 255) / 256, 256>>>(p, n); }\n";
+        for (String src : new String[] {inside, outside}) {
+            for (Granularity g : Granularity.values()) {
+                var r = Check.run(src, g);
+                assertFalse(r.hasErrors(), r.diagnostics().toString());
+                if (g == Granularity.KERNEL) {
+                    inOrder(r.text(), src == inside ? "static inline unsigned long long parent_klap_grid_karena("
+                                    : "namespace a { static inline unsigned long long parent_klap_grid_karena(",
+                            "klap::host_kstate(1, a::parent_klap_grid_karena)");
+                } else {
+                    inOrder(r.text(), src == inside ? "static inline klap::chunk_need parent_klap_chunk_need(dim3 klap_block) {"
+                                    : "namespace a { static inline klap::chunk_need parent_klap_chunk_need(dim3 klap_block) {",
+                            "klap::host_chunked((n + 255) / 256, 256, a::parent_klap_chunk_need,");
+                }
+            }
+        }
+    }
+
     @Test
     void twinRunsTheAggregatedBodyWithTheChunksIndices() {
         String src = PARENT + """

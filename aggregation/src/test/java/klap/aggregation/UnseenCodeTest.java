@@ -351,6 +351,52 @@ class UnseenCodeTest {
     }
 
     /**
+     * Functions defined outside their namespace ({@code __global__ void a::child(...) {...}}, C++
+     * [namespace.memdef]/2): the prototypes klap adds name them unqualified, inside the namespace
+     * where the file declares them, or in a {@code namespace a { }} of their own where only a header
+     * does (with the record, which a launch names {@code a::klap_args_child}); the definitions keep
+     * the qualified name. klap wrote {@code a::child_klap_agg_uu(...);} inside {@code namespace a}
+     * (nvcc: "should have been declared inside 'a'") and the record at file scope.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void declarationsOfFunctionsDefinedOutsideTheirNamespace(Granularity g) throws IOException {
+        String body = """
+                __global__ void parent(int* p, int n) { if (threadIdx.x == 0) a::child<<<2, 32>>>(p, n); }
+                __device__ int a::b::gid(int s) { return (blockIdx.x * blockDim.x + threadIdx.x) * s; }
+                __global__ void a::child(int* p, int n) { int i = a::b::gid(); if (i < n) p[i] += a::b::gid(2); }
+                int main() { parent<<<1, 32>>>(0, 64); }
+                """;
+        String decls = "namespace a { namespace b { __device__ int gid(int s = 1); }\n"
+                + "__global__ void child(int* p, int n); }\n";
+        Files.writeString(dir.resolve("ns.cuh"), "#pragma once\n" + decls);
+        Path main = dir.resolve("ns.cu");
+        for (String code : new String[] {"#include \"ns.cuh\"\n" + body, decls + body}) {
+            Files.writeString(main, code);
+            CudaUnit u = CudaParser.parse(main, code, List.of());
+            assertFalse(u.hasErrors(), u.diagnostics().toString());
+            AggregationPass.Result r = AggregationPass.run(u, new AggregationPass.Options(g, true, null));
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            String t = r.text();
+            String variant = g == Granularity.KERNEL ? "child_klap_kagg_uu(" : "child_klap_agg_uu(";
+            if (code.startsWith("#include")) {
+                Check.inOrder(t, "namespace a { /* klap: per-parent-thread arguments of 'child' */", "struct klap_args_child {",
+                        "void " + variant, "void parent(", "namespace a::b { __device__ int gid(const klap::vctx& klap_v, int s = 1); }",
+                        "__device__ int a::b::gid(int s)", "__device__ int a::b::gid(const klap::vctx& klap_v, int s) {",
+                        "void a::child(", "void a:: " + variant);
+            } else {
+                Check.inOrder(t, "namespace a { namespace b { __device__ int gid(const klap::vctx& klap_v, int s = 1);",
+                        "__device__ int gid(int s = 1); }", "struct klap_args_child {", "void " + variant,
+                        "__global__ void child(int* p, int n); }", "void parent(", "__device__ int a::b::gid(const klap::vctx& klap_v, int s) {",
+                        "void a:: " + variant);
+            }
+            // the qualified names only on the definitions (klap wrote them on the prototypes too)
+            assertEquals(1, Check.count(t, "a:: " + variant), t);
+            assertEquals(1, Check.count(t, "int a::b::gid(const klap::vctx& klap_v"), t);
+        }
+    }
+
+    /**
      * A child and a parent declared only in an included header and defined after their first use in
      * the file (public code, 2026-11-29): klap's record type and variant prototypes go before the
      * parent that launches the child, and at kernel granularity the twin's prototype (and its arena
