@@ -108,9 +108,14 @@ final class AggregationContext {
 
     /** @return the function of the unit whose body holds {@code l} (the innermost one), or null */
     FunctionDef holder(klap.model.Expr.Launch l) {
+        return holder(l.range());
+    }
+
+    /** @return the function of the unit whose body holds range {@code r} (the innermost one), or null */
+    FunctionDef holder(klap.model.SourceRange r) {
         FunctionDef best = null;
         for (FunctionDef f : unit.functions()) {
-            if (f.body() != null && f.body().range().contains(l.range())
+            if (f.body() != null && f.body().range().contains(r)
                     && (best == null || best.body().range().contains(f.body().range()))) {
                 best = f;
             }

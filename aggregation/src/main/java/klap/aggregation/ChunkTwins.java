@@ -279,10 +279,11 @@ final class ChunkTwins {
         String stream = l.stream() == null ? "0" : cuda.slice(l.stream().range());
         String prepare = ", klap::host_prepare(" + stream + ", klap::host_warps(klap_g, " + block + "))>>>(";
         String args = cuda.slice(l.argsRange());
-        return "klap::host_chunked(" + cuda.slice(l.grid().range()) + ", " + block + ", " + CudaText.renamed(l.callee(), k.name(), needName(k))
+        FunctionDef at = ctx.holder(l);
+        return "klap::host_chunked(" + cuda.slice(l.grid().range()) + ", " + block + ", " + cuda.renamedAt(l.callee(), k, needName(k), at)
                 + ", [&](dim3 klap_g, const klap::chunk* klap_c) { if (!klap_c) " + cuda.slice(l.calleeRange())
                 + "<<<klap_g, " + block + ", " + smem + prepare + args + "); else "
-                + CudaText.renamed(l.callee(), k.name(), twinName(k)) + "<<<klap_g, " + block + ", " + twinSmem + prepare
+                + cuda.renamedAt(l.callee(), k, twinName(k), at) + "<<<klap_g, " + block + ", " + twinSmem + prepare
                 + args + (l.args().isEmpty() ? "" : ", ") + "*klap_c); })";
     }
 }

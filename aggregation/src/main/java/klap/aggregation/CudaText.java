@@ -81,11 +81,56 @@ final class CudaText {
         return m.find() ? callee.substring(0, m.start()) + replacement + callee.substring(m.end()) : callee;
     }
 
-    /** @return the namespace qualifier of the site's callee as written ({@code ns::}), or empty */
+    /**
+     * @return the namespace qualifier of the site's callee as written ({@code ns::}), or, for a
+     *         callee written unqualified, the one {@link #qualifierFor} gives (a using-declaration)
+     */
     String qualifier(SitePlan s) {
         String callee = s.launch().kernelName();
         int q = callee.lastIndexOf("::");
-        return q < 0 ? "" : callee.substring(0, q + 2);
+        return q < 0 ? qualifierFor(s.child(), s.fn()) : callee.substring(0, q + 2);
+    }
+
+    /**
+     * @return the namespace {@code f} is a member of ({@code a::b}): the namespaces around its
+     *         definition and the qualifier of a definition outside them ({@code a::b::gid(...) {...}});
+     *         empty at global scope (an unnamed namespace counts as its enclosing one: its members are
+     *         found there)
+     */
+    String namespaceOf(FunctionDef f) {
+        String q = text.substring(qualifiedNameStart(f), f.nameRange().offset()).replaceAll("\\s+", "");
+        q = q.startsWith("::") ? q.substring(2) : q;
+        q = q.isEmpty() ? "" : q.substring(0, q.length() - 2);
+        String lexical = f.namespace() == null ? "" : f.namespace();
+        return lexical.isEmpty() ? q : q.isEmpty() ? lexical : lexical + "::" + q;
+    }
+
+    /**
+     * @return the qualifier that a name klap declares beside kernel {@code k} (a variant, twin,
+     *         record or helper, declared in {@code k}'s namespace) needs where code in {@code where}
+     *         (null: file scope) names {@code k} without a qualifier: empty where {@code where} is
+     *         in {@code k}'s namespace (unqualified lookup finds it), else {@code ::a::b::}, since
+     *         {@code k} was found through a using-declaration ({@code using a::parent;}), which
+     *         does not bring klap's names along (nvcc: identifier "parent_klap_chunk" is undefined)
+     */
+    String qualifierFor(FunctionDef k, FunctionDef where) {
+        String ns = namespaceOf(k);
+        String at = where == null ? "" : namespaceOf(where);
+        return ns.isEmpty() || at.equals(ns) || at.startsWith(ns + "::") ? "" : "::" + ns + "::";
+    }
+
+    /**
+     * @return {@link #renamed}, with {@link #qualifierFor} before the name where {@code text} does
+     *         not qualify it itself: {@code parent} -> {@code ::a::parent_klap_chunk} in a host
+     *         function after {@code using a::parent;}
+     */
+    String renamedAt(String text, FunctionDef k, String replacement, FunctionDef where) {
+        Matcher m = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(k.name()) + "(?![A-Za-z0-9_])").matcher(text);
+        if (!m.find()) {
+            return text;
+        }
+        String before = text.substring(0, m.start());
+        return before + (before.stripTrailing().endsWith("::") ? "" : qualifierFor(k, where)) + replacement + text.substring(m.end());
     }
 
     /**

@@ -142,11 +142,11 @@ final class HostLaunches {
             // the state is freed in stream order right after the launch (no host synchronization)
             // the record arena's helper is defined after the twin: a launch before it gets no arena
             String arena = grid.hasArenaHelper(k) && l.range().offset() > k.range().end()
-                    ? ", " + CudaText.renamed(l.callee(), k.name(), GridAggregation.arenaName(k)) : "";
+                    ? ", " + cuda.renamedAt(l.callee(), k, GridAggregation.arenaName(k), ctx.holder(l)) : "";
             out.insert(l.argsRange().end(), defaults + (l.args().isEmpty() && defaults.isEmpty() ? "" : ", ")
                     + "klap::host_kstate(" + plans.stateSize(k) + arena + ")");
             out.replace(l.calleeRange().offset(), l.calleeRange().end(),
-                    "(" + CudaText.renamed(l.callee(), k.name(), CudaText.twinName(k)));
+                    "(" + cuda.renamedAt(l.callee(), k, CudaText.twinName(k), ctx.holder(l)));
             out.insert(l.range().end(), ", klap::host_kstate_done())");
         }
         if (!ctx.deviceClosure(k).stream().anyMatch(plans::hasSites)) {
@@ -198,7 +198,7 @@ final class HostLaunches {
             return bytes;
         }
         String callee = l.callee();
-        String kernel = twin != null ? CudaText.renamed(callee, k.name(), twin) : callee;
+        String kernel = twin != null ? cuda.renamedAt(callee, k, twin, ctx.holder(l)) : callee;
         return "klap::host_smem(" + kernel + ", " + bytes + ")";
     }
 
@@ -267,7 +267,7 @@ final class HostLaunches {
         }
         List<String> firsts = new ArrayList<>();
         for (String n : names) {
-            String first = at == null ? null : renamedArgument(at[2], at[3], target, k, n);
+            String first = at == null ? null : renamedArgument(at[2], at[3], target, k, n, ctx.holder(c.range()));
             if (first == null) {
                 ctx.warn(c.range().offset(), c.calleeName() + "(" + k.name() + ", ...) is written in a macro, or names "
                         + "the kernel through one, in a way klap cannot rewrite (in the macro's body, more than once in "
@@ -348,18 +348,19 @@ final class HostLaunches {
      *         macro's, inside the argument), the macro replaced by what it expands to, renamed; null
      *         if neither
      */
-    private String renamedArgument(int start, int end, Expr.Name target, FunctionDef k, String variant) {
+    private String renamedArgument(int start, int end, Expr.Name target, FunctionDef k, String variant, FunctionDef where) {
         String arg = ctx.text.substring(start, end);
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(
                 k.name()) + "(?![A-Za-z0-9_])").matcher(klap.transform.Lexical.blankCommentsAndLiterals(arg));
         if (m.find()) {
-            return arg.substring(0, m.start()) + variant + arg.substring(m.end());
+            String before = arg.substring(0, m.start());
+            return before + (before.stripTrailing().endsWith("::") ? "" : cuda.qualifierFor(k, where)) + variant + arg.substring(m.end());
         }
         if (target == null || target.range().length() == 0 || target.range().offset() < start
                 || target.range().end() > end) {
             return null;
         }
-        String expanded = CudaText.renamed(target.name(), k.name(), variant);
+        String expanded = cuda.renamedAt(target.name(), k, variant, where);
         return expanded.equals(target.name()) ? null : ctx.text.substring(start, target.range().offset()) + expanded
                 + ctx.text.substring(target.range().end(), end);
     }

@@ -2,6 +2,7 @@ package klap.aggregation;
 
 import static klap.aggregation.Check.inOrder;
 import static klap.aggregation.Check.none;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import klap.transform.Granularity;
@@ -42,6 +43,7 @@ class ChunkTwinsTest {
             for (Granularity g : Granularity.values()) {
                 var r = Check.run(src, g);
                 assertFalse(r.hasErrors(), r.diagnostics().toString());
+                assertEquals(1, r.sites(), r.diagnostics().toString());
                 if (g == Granularity.KERNEL) {
                     inOrder(r.text(), src == inside ? "static inline unsigned long long parent_klap_grid_karena("
                                     : "namespace a { static inline unsigned long long parent_klap_grid_karena(",
@@ -51,6 +53,21 @@ class ChunkTwinsTest {
                                     : "namespace a { static inline klap::chunk_need parent_klap_chunk_need(dim3 klap_block) {",
                             "klap::host_chunked((n + 255) / 256, 256, a::parent_klap_chunk_need,");
                 }
+            }
+        }
+        // launched through a using-declaration: klap's names are not brought along, so they are qualified
+        String using = inside.replace("void run(int* p, int n) { a::parent<<<", "using a::parent;\n"
+                + "void run(int* p, int n) { cudaFuncSetAttribute(parent, cudaFuncAttributePreferredSharedMemoryCarveout, 50); parent<<<");
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(using, g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            if (g == Granularity.KERNEL) {
+                inOrder(r.text(), "(cudaFuncSetAttribute(::a::parent_klap_grid, cudaFuncAttributePreferredSharedMemoryCarveout, 50), "
+                        + "cudaFuncSetAttribute(parent,", "(::a::parent_klap_grid<<<", "klap::host_kstate(1, ::a::parent_klap_grid_karena)");
+            } else {
+                inOrder(r.text(), "(cudaFuncSetAttribute(::a::parent_klap_chunk, cudaFuncAttributePreferredSharedMemoryCarveout, 50), "
+                        + "cudaFuncSetAttribute(parent,", "klap::host_chunked((n + 255) / 256, 256, ::a::parent_klap_chunk_need,",
+                        "if (!klap_c) parent<<<", "else ::a::parent_klap_chunk<<<");
             }
         }
     }

@@ -394,6 +394,14 @@ class UnseenCodeTest {
             assertEquals(1, Check.count(t, "a:: " + variant), t);
             assertEquals(1, Check.count(t, "int a::b::gid(const klap::vctx& klap_v"), t);
         }
+        // a child found through a using-declaration: the record and the variant are named with the
+        // child's namespace (the declaration brings only 'child' along)
+        String using = decls + "using a::child;\n" + body.replace("a::child<<<", "child<<<");
+        Files.writeString(main, using);
+        AggregationPass.Result r = AggregationPass.run(CudaParser.parse(main, using, List.of()), new AggregationPass.Options(g, true, null));
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        Check.inOrder(r.text(), "void parent(", g == Granularity.KERNEL ? "::a::klap_args_child" : "klap::agg_begin<::a::klap_args_child>",
+                g == Granularity.KERNEL ? "::a::child_klap_kagg_uu<<<" : "::a::child_klap_agg_uu<<<");
     }
 
     /**
