@@ -367,13 +367,32 @@ final class ChildVariants {
      *         external one would still have its variables laid out by nvlink, in other kernels too
      */
     private String cloneLinkage(FunctionDef f) {
-        String head = cuda.declaration(f, f.paramsRange().offset());
+        String head = withoutCLinkage(cuda.declaration(f, f.paramsRange().offset()));
         return ctx.sharedHolders().contains(f.name()) && !head.matches("(?s).*\\b(static|extern)\\b.*") ? "static " : "";
+    }
+
+    /** {@code extern "C"} written in a declaration's text */
+    private static final java.util.regex.Pattern C_LINKAGE = java.util.regex.Pattern.compile("\\bextern\\s*\"C\"\\s*");
+
+    /** @return {@code head} without an {@code extern "C"} it writes */
+    private static String withoutCLinkage(String head) {
+        return C_LINKAGE.matcher(head).replaceAll("");
+    }
+
+    /**
+     * @return {@code decl} (a clone's prototype or definition) with C++ language linkage where
+     *         {@code f} has C linkage ({@code extern "C"}, or in an {@code extern "C" { }} block): the
+     *         clone overloads {@code f}'s name, and at most one function of a name may have C linkage
+     *         ([dcl.link]/6; nvcc: more than one instance of overloaded function "gid" has "C" linkage)
+     */
+    private static String cppLinkage(FunctionDef f, String decl) {
+        return f.externC() ? "extern \"C++\" {\n" + decl.strip() + "\n}\n" : decl;
     }
 
     private String clonePrototype(FunctionDef f) {
         String linkage = cloneLinkage(f);
-        String head = cuda.declaration(f, cuda.qualifiedNameStart(f)) + ctx.text.substring(f.nameRange().offset(), f.paramsRange().offset());
+        String head = withoutCLinkage(cuda.declaration(f, cuda.qualifiedNameStart(f)))
+                + ctx.text.substring(f.nameRange().offset(), f.paramsRange().offset());
         StringBuilder sb = new StringBuilder(cuda.templateHeader(f)).append(linkage)
                 .append(linkage.isEmpty() ? head : head.stripLeading()).append("const klap::vctx& klap_v");
         List<String> decls = cuda.paramDecls(f);
@@ -383,16 +402,17 @@ final class ChildVariants {
             String given = f.params().get(i).hasDefault() ? "" : f.declaredDefaults().get(i);
             sb.append(", ").append(decls.get(i)).append(given.isEmpty() ? "" : " " + given);
         }
-        return cuda.prototypeWhereDeclared(f, sb.append(cuda.afterParams(f).trim()).append(";\n").toString());
+        return cuda.prototypeWhereDeclared(f, cppLinkage(f, sb.append(cuda.afterParams(f).trim()).append(";\n").toString()));
     }
 
     private String cloneDefinition(FunctionDef f, String body) {
         String params = cuda.slice(f.paramsRange()).trim();
         boolean none = params.isEmpty() || params.equals("void");
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cuda.templateHeaderOfDefinition(f) + cloneLinkage(f) + cuda.declaration(f, f.paramsRange().offset()).trim()
+                + cppLinkage(f, cuda.templateHeaderOfDefinition(f) + cloneLinkage(f)
+                + withoutCLinkage(cuda.declaration(f, f.paramsRange().offset())).trim()
                 + "const klap::vctx& klap_v" + (none ? "" : ", " + params)
                 + cuda.afterParams(f).trim() + " { " + shadows(f) + "\n"
-                + cuda.lineDirective(f.body().range().offset()) + body + "\n}\n";
+                + cuda.lineDirective(f.body().range().offset()) + body + "\n}\n");
     }
 }

@@ -643,6 +643,33 @@ class AggregationPassTest {
         }
     }
 
+    /**
+     * An index-reading helper with C linkage ({@code extern "C"}, or in an {@code extern "C" { }}
+     * block): its clone overloads the name, so it is declared with C++ linkage ([dcl.link]/6; nvcc:
+     * more than one instance of overloaded function "gid" has "C" linkage).
+     */
+    @Test
+    void clonesOfFunctionsWithCLinkageHaveCppLinkage() {
+        String code = """
+                extern "C" __device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
+                extern "C" {
+                __device__ int lane();
+                __global__ void child(int* out) { out[gid()] = lane(); }
+                __device__ int lane() { return threadIdx.x % 32; }
+                }
+                __global__ void parent(int* out) { child<<<1, 32>>>(out + 32 * threadIdx.x); }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            inOrder(r.text(), "extern \"C++\" {\n__device__ int gid(const klap::vctx& klap_v);\n}",
+                    "extern \"C\" __device__ int gid() {", "extern \"C++\" {\n__device__ int gid(const klap::vctx& klap_v) {",
+                    "extern \"C++\" {\n__device__ int lane(const klap::vctx& klap_v);\n}", "__device__ int lane();",
+                    "extern \"C++\" {\n__device__ int lane(const klap::vctx& klap_v) {");
+            none(r.text(), "extern \"C\" __device__ int gid(const");
+        }
+    }
+
     /** Where the record cannot repeat a default argument, the one launch stays as written, with the reason. */
     @Test
     void defaultArgumentsTheRecordCannotRepeatLeaveTheLaunchAsWritten() {
