@@ -167,6 +167,10 @@ public final class ProgramGenerator {
     private final Random twentyFourth;
     /** the generator of the shapes of {@link Shape#generation} 24 (PROTOTYPE_DEFAULTS), for the same reason */
     private final Random twentyFifth;
+    /** the generator of the shapes of {@link Shape#generation} 25 (NAMESPACES), for the same reason */
+    private final Random twentySixth;
+    /** whether the program being built is a {@link Shape#TWO_FILES} one (known before its shapes' kernels are made) */
+    private boolean twoFiles;
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
@@ -206,6 +210,7 @@ public final class ProgramGenerator {
         this.twentyThird = new Random(seed * 0xFF51AFD7ED558CCDL + 22259);
         this.twentyFourth = new Random(seed * 0xC4CEB9FE1A85EC53L + 23279);
         this.twentyFifth = new Random(seed * 0xD1B54A32D192ED03L + 24281);
+        this.twentySixth = new Random(seed * 0xAEF17502108EF2D9L + 25303);
     }
 
     /**
@@ -2325,6 +2330,60 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#NAMESPACES}: {@code NAME_space} declares the child {@code NAME_child} and its
+     * index-reading helper {@code NAME_gid}, each defined inside it or outside it ({@code __global__
+     * void NAME_space::NAME_child(...) {...}}). The parent {@code NAME} either is in the namespace
+     * too, launched by {@code main} through {@code using NAME_space::NAME;} (not in a two-file
+     * program, whose main.cu declares the parent at file scope), or is at file scope and launches the
+     * child through {@code using NAME_space::NAME_child;} or as {@code NAME_space::NAME_child}.
+     * Sometimes the helper has C linkage ({@code extern "C"}).
+     */
+    private Extra makeNamespaces(int id) {
+        String name = "fz_ns" + id;
+        String space = name + "_space";
+        String child = name + "_child";
+        String gid = name + "_gid";
+        int salt = pick(1000);
+        boolean childOutside = chance(0.6);
+        boolean gidOutside = chance(0.5);
+        boolean parentInside = !twoFiles && chance(0.5);
+        boolean qualified = !parentInside && chance(0.4);
+        boolean cLinkage = chance(0.3);
+        features.add("namespaces" + (cLinkage ? ":c-linkage" : "") + (childOutside ? ":child-outside" : "") + (gidOutside ? ":helper-outside" : "")
+                + (parentInside ? ":parent-using" : qualified ? ":qualified" : ":child-using"));
+        String gidBody = " { return blockIdx.x * blockDim.x + threadIdx.x; }\n";
+        String childHead = "(unsigned* out, const int* p, int i)";
+        String childBody = " {\n  unsigned g = " + gid + "();\n  atomicAdd(&out[((unsigned)i * 131u + g + " + salt + "u) % " + OUT_N
+                + "u], fz_mix(g, (unsigned)p[((unsigned)i + g) % " + DATA_N + "u]));\n}\n";
+        StringBuilder in = new StringBuilder("namespace ").append(space).append(" {\n");
+        // extern "C": klap's clone of the helper overloads its name, which C linkage forbids twice
+        in.append(cLinkage ? "extern \"C\" " : "").append("__device__ unsigned ").append(gid).append("()").append(gidOutside ? ";\n" : gidBody);
+        in.append("__global__ void ").append(child).append(childHead).append(childOutside ? ";\n" : childBody);
+        StringBuilder outside = new StringBuilder();
+        if (gidOutside) {
+            outside.append("__device__ unsigned ").append(space).append("::").append(gid).append("()").append(gidBody);
+        }
+        if (childOutside) {
+            // inside the definition, unqualified names are looked up in the namespace (the helper)
+            outside.append("__global__ void ").append(space).append("::").append(child).append(childHead).append(childBody);
+        }
+        String cpu = "static void " + child + "_cpu(unsigned* out, const int* p, int i) {\n  ++fz_launches;\n"
+                + "  for (unsigned g = 0; g < 64u; ++g) out[((unsigned)i * 131u + g + " + salt + "u) % " + OUT_N
+                + "u] += fz_mix(g, (unsigned)p[((unsigned)i + g) % " + DATA_N + "u]);\n}\n";
+        String before = parentInside ? in.toString()
+                : in + "}\n" + outside + (qualified ? "" : "using " + space + "::" + child + ";\n");
+        String callee = qualified ? space + "::" + child : child;
+        String cond = "if ((gt + k) % " + (2 + pick(3)) + " != 0) ";
+        String arg = "(int)((unsigned)gt * 7u + (unsigned)k)";
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        body.add(new Code("  " + cond + callee + "<<<2, 32>>>(out, data, " + arg + ");", "  " + cond + child + "_cpu(out, data, " + arg + ");"));
+        Extra e = perThreadExtra(name, before + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
+        return !parentInside ? e : new Extra(e.name(), e.device() + "}\n" + outside + "using " + space + "::" + name + ";\n",
+                e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem(), e.attrChild());
+    }
+
+    /**
      * {@link Shape#STREAM_EVENT}: a thread creates streams on the device, launches a producer into
      * the first and consumers (rounds in a loop) either into a second stream that waits on an event
      * recorded into the first after the producer, or into the first stream itself; it then destroys
@@ -2708,6 +2767,7 @@ public final class ProgramGenerator {
             case 22 -> twentyThird;
             case 23 -> twentyFourth;
             case 24 -> twentyFifth;
+            case 25 -> twentySixth;
             default -> rnd;
         };
     }
@@ -2739,6 +2799,7 @@ public final class ProgramGenerator {
             }
         }
         List<Extra> extras = new ArrayList<>();
+        twoFiles = shapes.contains(Shape.TWO_FILES);
         for (Shape s : shapes) {
             if (s == Shape.RANDOM || !s.addsKernels()) {
                 continue;
@@ -2783,6 +2844,7 @@ public final class ProgramGenerator {
                     case LIBRARY_COLLECTIVES -> makeLibraryCollectives(id);
                     case SHARED_HELPERS -> makeSharedHelpers(id);
                     case PROTOTYPE_DEFAULTS -> makePrototypeDefaults(id);
+                    case NAMESPACES -> makeNamespaces(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

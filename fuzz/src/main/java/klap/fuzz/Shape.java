@@ -322,7 +322,21 @@ public enum Shape {
      * the aggregated grid: a silent miscompile until klap saw prototypes' defaults; now that launch
      * stays as written). Drawn from a twenty-fifth generator.
      */
-    PROTOTYPE_DEFAULTS("prototype-defaults", 0.15);
+    PROTOTYPE_DEFAULTS("prototype-defaults", 0.15),
+    /**
+     * Kernels in a namespace (2026-11-30, a fourth session): a child, and sometimes its
+     * index-reading helper, defined outside the namespace that declares them ({@code __global__
+     * void ns::child(...) {...}}); either the parent is in the namespace too and the host launches it
+     * through a using-declaration ({@code using ns::parent;}), or the parent is at file scope and
+     * launches the child through one, or by its qualified name. klap declared its variants' and
+     * clones' prototypes with the qualified name (nvcc: "should have been declared inside"), and named
+     * its twin, chunk helper, record and variants unqualified where a using-declaration had brought
+     * only the kernel's name (undefined identifiers). Two-file programs keep the parent at file scope
+     * (main.cu declares it there). Sometimes the helper is {@code extern "C"}: klap's clone
+     * overloaded a C-linkage name ("more than one instance ... has "C" linkage"). Drawn from a
+     * twenty-sixth generator.
+     */
+    NAMESPACES("namespaces", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -331,7 +345,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS (a fourth). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS and 25 for NAMESPACES (a fourth). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -360,6 +374,7 @@ public enum Shape {
             case LIBRARY_COLLECTIVES -> 22;
             case SHARED_HELPERS -> 23;
             case PROTOTYPE_DEFAULTS -> 24;
+            case NAMESPACES -> 25;
             default -> 0;
         };
     }

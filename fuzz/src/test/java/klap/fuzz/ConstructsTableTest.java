@@ -936,6 +936,26 @@ class ConstructsTableTest {
     }
 
     @Test
+    void kernelsDefinedOutsideTheirNamespaceOrFoundThroughAUsingDeclaration() throws IOException {
+        // the prototypes klap adds name the kernel unqualified inside the namespace; a launch through
+        // a using-declaration names klap's forms with the namespace (the declaration brings only 'child')
+        Map<String, String> outs = transformed("namespaces.cu", """
+                namespace ns { __global__ void child(int* p); }
+                __global__ void ns::child(int* p) { p[threadIdx.x] = 1; }
+                using ns::child;
+                __global__ void parent(int* p) {
+                  child<<<1, 32>>>(p + 32 * threadIdx.x);
+                }
+                """, ALL);
+        for (Map.Entry<String, String> e : outs.entrySet()) {
+            String v = e.getKey().equals("kernel") ? "child_klap_kagg_" : "child_klap_agg_";
+            String o = e.getValue();
+            assertTrue(o.contains("namespace ns { /* klap: per-parent-thread arguments of 'child' */") && o.contains("void ns:: " + v)
+                    && o.contains("::ns::" + v) && o.contains("::ns::klap_args_child"), o);
+        }
+    }
+
+    @Test
     void launchRelyingOnDefaultArguments() throws IOException {
         // the record's constructor repeats the definition's default
         Map<String, String> outs = transformed("defaultarg.cu", """
