@@ -77,8 +77,13 @@ final class CudaText {
 
     /** @return {@code callee} ({@code k}, {@code ns::k}, {@code k<T>}, {@code &k}) with the kernel name {@code k} replaced */
     static String renamed(String callee, String k, String replacement) {
-        Matcher m = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(k) + "(?![A-Za-z0-9_])").matcher(callee);
+        Matcher m = nameIn(callee, k);
         return m.find() ? callee.substring(0, m.start()) + replacement + callee.substring(m.end()) : callee;
+    }
+
+    /** @return a matcher of the identifier {@code name} (not part of a longer one) in {@code text} */
+    private static Matcher nameIn(String text, String name) {
+        return Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + "(?![A-Za-z0-9_])").matcher(text);
     }
 
     /**
@@ -98,9 +103,7 @@ final class CudaText {
      *         found there)
      */
     String namespaceOf(FunctionDef f) {
-        String q = text.substring(qualifiedNameStart(f), f.nameRange().offset()).replaceAll("\\s+", "");
-        q = q.startsWith("::") ? q.substring(2) : q;
-        q = q.isEmpty() ? "" : q.substring(0, q.length() - 2);
+        String q = outOfLineQualifier(f);
         String lexical = f.namespace() == null ? "" : f.namespace();
         return lexical.isEmpty() ? q : q.isEmpty() ? lexical : lexical + "::" + q;
     }
@@ -125,7 +128,7 @@ final class CudaText {
      *         function after {@code using a::parent;}
      */
     String renamedAt(String text, FunctionDef k, String replacement, FunctionDef where) {
-        Matcher m = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(k.name()) + "(?![A-Za-z0-9_])").matcher(text);
+        Matcher m = nameIn(text, k.name());
         if (!m.find()) {
             return text;
         }
@@ -339,9 +342,19 @@ final class CudaText {
      *         definition {@code a::b::parent(...) {...}} outside it
      */
     String inDefinitionNamespace(FunctionDef f, String code) {
-        String qualifier = text.substring(qualifiedNameStart(f), f.nameRange().offset()).replaceAll("\\s+", "");
-        String ns = qualifier.startsWith("::") ? qualifier.substring(2) : qualifier;
-        return ns.isEmpty() || code.isBlank() ? code : "namespace " + ns.substring(0, ns.length() - 2) + " { " + code.strip() + " }\n";
+        String ns = outOfLineQualifier(f);
+        return ns.isEmpty() || code.isBlank() ? code : "namespace " + ns + " { " + code.strip() + " }\n";
+    }
+
+    /**
+     * @return the namespace qualifier with which {@code f}'s definition names it outside its
+     *         namespace, without the last {@code ::} ({@code a::b} of {@code a::b::gid(...) {...}}),
+     *         or empty ({@code gid}, {@code ::gid})
+     */
+    private String outOfLineQualifier(FunctionDef f) {
+        String q = text.substring(qualifiedNameStart(f), f.nameRange().offset()).replaceAll("\\s+", "");
+        q = q.startsWith("::") ? q.substring(2) : q;
+        return q.isEmpty() ? "" : q.substring(0, q.length() - 2);
     }
 
     /** @return the text of {@code f}'s declaration after its template header, up to {@code upTo} */

@@ -624,15 +624,19 @@ final class AstConverter {
             return out;
         }
         for (int i = 0; given != null && i < own.length && i < given.size(); i++) {
-            if (templateParamDefault(own[i]).isEmpty()) {
+            if (defaultOf(own[i]).isEmpty()) {
                 out.set(i, given.get(i));
             }
         }
         return out;
     }
 
-    /** @return the default argument of template parameter {@code p} with its {@code =}, or empty */
-    private static String templateParamDefault(ICPPASTTemplateParameter p) {
+    /**
+     * @return the default argument of template or function parameter {@code p} (a function
+     *         parameter is an {@link ICPPASTParameterDeclaration}, as is a non-type template
+     *         parameter) with its {@code =}, as written, or empty
+     */
+    private static String defaultOf(ICPPASTTemplateParameter p) {
         IASTNode d = null;
         if (p instanceof ICPPASTSimpleTypeTemplateParameter t) {
             d = t.getDefaultType();
@@ -640,7 +644,7 @@ final class AstConverter {
             d = t.getDefaultValue();
         } else if (p instanceof ICPPASTParameterDeclaration pd) {
             for (IASTDeclarator dd = pd.getDeclarator(); dd != null; dd = dd.getNestedDeclarator()) {
-                if (dd.getInitializer() instanceof IASTEqualsInitializer ei) {
+                if (dd.getInitializer() instanceof IASTEqualsInitializer ei && ei.getInitializerClause() != null) {
                     d = ei.getInitializerClause();
                 }
             }
@@ -670,19 +674,14 @@ final class AstConverter {
                 List<String> defaults = new ArrayList<>();
                 boolean any = false;
                 for (ICPPASTParameterDeclaration p : ps) {
-                    String d = "";
-                    for (IASTDeclarator pd = p.getDeclarator(); pd != null; pd = pd.getNestedDeclarator()) {
-                        if (pd.getInitializer() instanceof IASTEqualsInitializer ei && ei.getInitializerClause() != null) {
-                            d = "= " + ei.getInitializerClause().getRawSignature().strip();
-                        }
-                    }
+                    String d = defaultOf(p);
                     any |= !d.isEmpty();
                     defaults.add(d);
                 }
                 List<String> tdefaults = new ArrayList<>();
                 if (templateOf(sd) instanceof ICPPASTTemplateDeclaration td) {
                     for (ICPPASTTemplateParameter tp : td.getTemplateParameters()) {
-                        tdefaults.add(templateParamDefault(tp));
+                        tdefaults.add(defaultOf(tp));
                     }
                 }
                 boolean anyTemplate = tdefaults.stream().anyMatch(t -> !t.isEmpty());

@@ -49,15 +49,6 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
         declaredDefaults = List.copyOf(declaredDefaults);
     }
 
-    /** A function none of whose other declarations gives a default argument. */
-    public FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
-                       SourceRange nameRange, List<Param> params, SourceRange paramsRange,
-                       Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
-                       String namespace, String memberOf, boolean bounded) {
-        this(name, kind, range, templateHeader, nameRange, params, paramsRange, body, firstDeclaration, isStatic,
-            externC, namespace, memberOf, bounded, java.util.Collections.nCopies(params.size(), ""), List.of());
-    }
-
     /**
      * @param i        a parameter's index
      * @param unitText the main file's text
