@@ -584,13 +584,8 @@ final class AstConverter {
         if (prototypeDefaults.isEmpty()) {
             return out;
         }
-        List<String> given;
-        try {
-            IBinding b = name.resolveBinding();
-            given = b == null ? null : prototypeDefaults.get(b);
-        } catch (RuntimeException e) {
-            return out; // unresolved: no default known beyond the definition's
-        }
+        IBinding b = bindingOf(name); // unresolved: no default known beyond the definition's
+        List<String> given = b == null ? null : prototypeDefaults.get(b);
         for (int i = 0; given != null && i < params.size() && i < given.size(); i++) {
             if (!params.get(i).hasDefault()) {
                 out.set(i, given.get(i));
@@ -616,13 +611,8 @@ final class AstConverter {
         if (prototypeDefaults == null) {
             prototypeDefaults = collectPrototypeDefaults();
         }
-        List<String> given;
-        try {
-            IBinding b = name.resolveBinding();
-            given = b == null ? null : prototypeTemplateDefaults.get(b);
-        } catch (RuntimeException e) {
-            return out;
-        }
+        IBinding b = bindingOf(name);
+        List<String> given = b == null ? null : prototypeTemplateDefaults.get(b);
         for (int i = 0; given != null && i < own.length && i < given.size(); i++) {
             if (defaultOf(own[i]).isEmpty()) {
                 out.set(i, given.get(i));
@@ -685,16 +675,8 @@ final class AstConverter {
                     }
                 }
                 boolean anyTemplate = tdefaults.stream().anyMatch(t -> !t.isEmpty());
-                if (!any && !anyTemplate) {
-                    continue;
-                }
-                IBinding b;
-                try {
-                    b = dd.getName().resolveBinding();
-                } catch (RuntimeException e) {
-                    continue;
-                }
-                if (b == null || b instanceof IProblemBinding) {
+                IBinding b = any || anyTemplate ? bindingOf(dd.getName()) : null;
+                if (b == null) {
                     continue;
                 }
                 // each parameter's default is given once, by one of the declarations ([dcl.fct.default]/4,
