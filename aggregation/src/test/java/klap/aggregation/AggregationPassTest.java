@@ -645,7 +645,7 @@ class AggregationPassTest {
 
     /**
      * An index-reading helper with C linkage ({@code extern "C"}, or in an {@code extern "C" { }}
-     * block): its clone overloads the name, so it is declared with C++ linkage ([dcl.link]/6; nvcc:
+     * block, or first declared so and defined outside): its clone overloads the name, so it is declared with C++ linkage ([dcl.link]/6; nvcc:
      * more than one instance of overloaded function "gid" has "C" linkage).
      */
     @Test
@@ -654,9 +654,11 @@ class AggregationPassTest {
                 extern "C" __device__ int gid() { return blockIdx.x * blockDim.x + threadIdx.x; }
                 extern "C" {
                 __device__ int lane();
-                __global__ void child(int* out) { out[gid()] = lane(); }
+                __device__ int blk();
+                __global__ void child(int* out) { out[gid()] = lane() + blk(); }
                 __device__ int lane() { return threadIdx.x % 32; }
                 }
+                __device__ int blk() { return blockIdx.x; }
                 __global__ void parent(int* out) { child<<<1, 32>>>(out + 32 * threadIdx.x); }
                 """;
         for (Granularity g : Granularity.values()) {
@@ -665,7 +667,9 @@ class AggregationPassTest {
             inOrder(r.text(), "extern \"C++\" {\n__device__ int gid(const klap::vctx& klap_v);\n}",
                     "extern \"C\" __device__ int gid() {", "extern \"C++\" {\n__device__ int gid(const klap::vctx& klap_v) {",
                     "extern \"C++\" {\n__device__ int lane(const klap::vctx& klap_v);\n}", "__device__ int lane();",
-                    "extern \"C++\" {\n__device__ int lane(const klap::vctx& klap_v) {");
+                    "extern \"C++\" {\n__device__ int lane(const klap::vctx& klap_v) {",
+                    // C linkage from the prototype alone (C++ [dcl.link]/5)
+                    "extern \"C++\" {\n__device__ int blk(const klap::vctx& klap_v) {");
             none(r.text(), "extern \"C\" __device__ int gid(const");
         }
     }

@@ -478,8 +478,11 @@ final class AstConverter {
         SourceRange whole = SourceRange.of(start, own.end());
         SourceRange first = firstDeclaration(fullName, start);
         Stmt.Block b = block(body);
+        // C linkage is the first declaration's ([dcl.link]/5): extern "C" on a prototype, or a prototype in
+        // an extern "C" { } block, gives it to a definition written without
+        boolean externC = ctx.externC() || (bindingOf(fullName) instanceof ICPPFunction cf && cf.isExternC());
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
-            ctx.externC(), ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
+            externC, ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
             declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)));
     }
 

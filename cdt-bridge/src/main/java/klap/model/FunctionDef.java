@@ -17,7 +17,9 @@ import java.util.List;
  *                         file (a prototype, template header included, terminating semicolon
  *                         included), or null if the definition is the first
  * @param isStatic         declared {@code static}
- * @param externC          inside or declared with {@code extern "C"}
+ * @param externC          has C language linkage: inside or declared with {@code extern "C"}, or
+ *                         first declared so (a prototype with it, or in an {@code extern "C" { }}
+ *                         block; C++ [dcl.link]/5)
  * @param namespace        the enclosing namespace qualifier ({@code a::b}), empty at global scope
  * @param memberOf         the enclosing class name for member functions, or null
  * @param bounded          the definition, or a declaration of the same function anywhere in the
