@@ -2336,7 +2336,8 @@ public final class ProgramGenerator {
      * too, launched by {@code main} through {@code using NAME_space::NAME;} (not in a two-file
      * program, whose main.cu declares the parent at file scope), or is at file scope and launches the
      * child through {@code using NAME_space::NAME_child;} or as {@code NAME_space::NAME_child}.
-     * Sometimes the helper has C linkage ({@code extern "C"}).
+     * Sometimes the helper has C linkage ({@code extern "C"}, or an {@code extern "C" { }} block
+     * around its first declaration).
      */
     private Extra makeNamespaces(int id) {
         String name = "fz_ns" + id;
@@ -2349,15 +2350,18 @@ public final class ProgramGenerator {
         boolean parentInside = !twoFiles && chance(0.5);
         boolean qualified = !parentInside && chance(0.4);
         boolean cLinkage = chance(0.3);
-        features.add("namespaces" + (cLinkage ? ":c-linkage" : "") + (childOutside ? ":child-outside" : "") + (gidOutside ? ":helper-outside" : "")
+        boolean cBlock = cLinkage && chance(0.5);
+        features.add("namespaces" + (cLinkage ? cBlock ? ":c-linkage-block" : ":c-linkage" : "") + (childOutside ? ":child-outside" : "") + (gidOutside ? ":helper-outside" : "")
                 + (parentInside ? ":parent-using" : qualified ? ":qualified" : ":child-using"));
         String gidBody = " { return blockIdx.x * blockDim.x + threadIdx.x; }\n";
         String childHead = "(unsigned* out, const int* p, int i)";
         String childBody = " {\n  unsigned g = " + gid + "();\n  atomicAdd(&out[((unsigned)i * 131u + g + " + salt + "u) % " + OUT_N
                 + "u], fz_mix(g, (unsigned)p[((unsigned)i + g) % " + DATA_N + "u]));\n}\n";
         StringBuilder in = new StringBuilder("namespace ").append(space).append(" {\n");
-        // extern "C": klap's clone of the helper overloads its name, which C linkage forbids twice
-        in.append(cLinkage ? "extern \"C\" " : "").append("__device__ unsigned ").append(gid).append("()").append(gidOutside ? ";\n" : gidBody);
+        // extern "C": klap's clone of the helper overloads its name, which C linkage forbids twice; in an
+        // extern "C" { } block, a definition outside it (helper-outside) has C linkage from the prototype
+        in.append(cBlock ? "extern \"C\" { " : cLinkage ? "extern \"C\" " : "").append("__device__ unsigned ").append(gid).append("()")
+                .append(gidOutside ? ";" : gidBody.stripTrailing()).append(cBlock ? " }\n" : "\n");
         in.append("__global__ void ").append(child).append(childHead).append(childOutside ? ";\n" : childBody);
         StringBuilder outside = new StringBuilder();
         if (gidOutside) {

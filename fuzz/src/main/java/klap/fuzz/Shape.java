@@ -332,8 +332,10 @@ public enum Shape {
      * clones' prototypes with the qualified name (nvcc: "should have been declared inside"), and named
      * its twin, chunk helper, record and variants unqualified where a using-declaration had brought
      * only the kernel's name (undefined identifiers). Two-file programs keep the parent at file scope
-     * (main.cu declares it there). Sometimes the helper is {@code extern "C"}: klap's clone
-     * overloaded a C-linkage name ("more than one instance ... has "C" linkage"). Drawn from a
+     * (main.cu declares it there). Sometimes the helper is {@code extern "C"}, or first declared in
+     * an {@code extern "C" { }} block: klap's clone overloaded a C-linkage name ("more than one
+     * instance ... has "C" linkage"), also where the definition outside the block had its C linkage
+     * from the prototype alone. Drawn from a
      * twenty-sixth generator.
      */
     NAMESPACES("namespaces", 0.15);

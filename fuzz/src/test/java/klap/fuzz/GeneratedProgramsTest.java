@@ -98,7 +98,8 @@ class GeneratedProgramsTest {
             "library-collectives:cub-block-reduce:alias:device-function:divergent",
             "shared-helpers", "shared-helpers:noinline", "shared-helpers:wrapper", "shared-helpers:noinline:wrapper",
             "prototype-defaults:passes-0", "prototype-defaults:split:passes-1", "prototype-defaults:index-default:passes-2",
-            "namespaces:child-outside:helper-outside:parent-using", "namespaces:child-using", "namespaces:helper-outside:qualified");
+            "namespaces:child-outside:helper-outside:parent-using", "namespaces:child-using", "namespaces:helper-outside:qualified",
+            "namespaces:c-linkage-block:helper-outside:parent-using");
 
     @TempDir
     Path dir;
