@@ -351,6 +351,32 @@ class UnseenCodeTest {
     }
 
     /**
+     * An overload declared and defined nowhere in the unit (its body in another file), beside a
+     * defined overload of the same name that reads the indices: klap matched calls by name, so the
+     * variant's {@code gid(2.5f)} became {@code gid(klap_v, 2.5f)}, which called the clone of
+     * {@code gid(int)} with 2 (a silent wrong call). The name now counts as a function whose body
+     * klap cannot see, and the launch stays as written.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void anOverloadDefinedInAnotherFileKeepsTheChildAsWritten(Granularity g) throws IOException {
+        String code = """
+                __device__ int gid(int s) { return (blockIdx.x * blockDim.x + threadIdx.x) * s; }
+                __device__ int gid(float x, int k = 0);
+                __global__ void child(int* out) { out[gid(1)] = gid(2.5f); }
+                __global__ void parent(int* out) { child<<<1, 32>>>(out + 32 * threadIdx.x); }
+                """;
+        assertTrue(parse(code).deviceFunctionsWithoutBody().contains("gid"));
+        var r = run(code, g);
+        assertEquals(0, r.sites(), r.diagnostics().toString());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-calls-unseen"), r.diagnostics().toString());
+        // every overload defined (a prototype and its definition): the launch is aggregated
+        var defined = run(code.replace("__device__ int gid(float x, int k = 0);",
+                "__device__ int gid(float x, int k = 0);\n__device__ int gid(float x, int k) { return (int)x + k; }"), g);
+        assertEquals(1, defined.sites(), defined.diagnostics().toString());
+    }
+
+    /**
      * Functions defined outside their namespace ({@code __global__ void a::child(...) {...}}, C++
      * [namespace.memdef]/2): the prototypes klap adds name them unqualified, inside the namespace
      * where the file declares them, or in a {@code namespace a { }} of their own where only a header

@@ -1072,8 +1072,11 @@ final class AstConverter {
      *         translation unit (headers included) defines: defined in another file
      */
     Set<String> deviceFunctionsWithoutBody() {
-        Set<String> declared = new LinkedHashSet<>();
+        // each declaration in order: its simple name and the function CDT resolves it to (or null)
+        List<Map.Entry<String, IBinding>> declared = new ArrayList<>();
         Set<String> defined = new HashSet<>();
+        Set<IBinding> definedFunctions = new HashSet<>();
+        Set<String> definedUnresolved = new HashSet<>();
         tu.accept(new ASTVisitor() {
             {
                 shouldVisitDeclarations = true;
@@ -1090,19 +1093,38 @@ final class AstConverter {
                         if (dd instanceof IASTFunctionDeclarator) {
                             FunctionDef.Kind k = kindOf(attributes(sd, sd.getDeclSpecifier(), dd, templateOf(sd)));
                             if (k == FunctionDef.Kind.DEVICE || k == FunctionDef.Kind.HOST_DEVICE) {
-                                declared.add(simpleOf(innermost(dd).getName()));
+                                IASTName n = innermost(dd).getName();
+                                declared.add(new java.util.AbstractMap.SimpleEntry<>(simpleOf(n), bindingOf(n)));
                             }
                         }
                     }
                 } else if (d instanceof IASTFunctionDefinition fd) {
-                    defined.add(simpleOf(innermost(fd.getDeclarator()).getName()));
+                    IASTName n = innermost(fd.getDeclarator()).getName();
+                    IBinding fb = bindingOf(n);
+                    defined.add(simpleOf(n));
+                    if (fb != null) {
+                        definedFunctions.add(fb);
+                    } else {
+                        definedUnresolved.add(simpleOf(n));
+                    }
                     return PROCESS_SKIP;
                 }
                 return PROCESS_CONTINUE;
             }
         });
-        declared.removeAll(defined);
-        return declared;
+        // by function where CDT resolves the declaration and every definition of its name: an
+        // overload declared and defined nowhere in the unit keeps its name here even where another
+        // overload of the name is defined (gid(float, int) beside a defined gid(int): klap's clone
+        // gid(klap_v, int) took the call gid(2.5f), a silent wrong call, 2026-11-30); by name otherwise
+        Set<String> out = new LinkedHashSet<>();
+        for (Map.Entry<String, IBinding> e : declared) {
+            String name = e.getKey();
+            boolean byFunction = e.getValue() != null && !definedUnresolved.contains(name);
+            if (byFunction ? !definedFunctions.contains(e.getValue()) : !defined.contains(name)) {
+                out.add(name);
+            }
+        }
+        return out;
     }
 
     private static String simpleOf(IASTName n) {

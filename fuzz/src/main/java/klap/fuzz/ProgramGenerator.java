@@ -2276,6 +2276,8 @@ public final class ProgramGenerator {
      * launch it {@code <<<2, 32>>>}, leaving out one or both trailing arguments. Sometimes the child
      * also calls {@code NAME_lane()}, whose prototype's default is {@code blockIdx.x}: bound where the
      * prototype is, it reads the aggregated grid's index in a variant, so klap must leave that launch.
+     * Sometimes the child also calls {@code NAME_gid(2.5f)}, an overload defined with the CPU
+     * reference (in main.cu of a two-file program, where klap cannot see it).
      */
     private Extra makePrototypeDefaults(int id) {
         String name = "fz_pd" + id;
@@ -2326,7 +2328,21 @@ public final class ProgramGenerator {
         List<Code> body = new ArrayList<>();
         body.add(Code.same("  if (gt >= n) return;"));
         body.add(new Code("  " + cond + child + "<<<2, 32>>>(" + args + ");", "  " + cond + child + "_cpu(" + cpuArgs + ");"));
-        return perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
+        Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
+        if (!chance(0.4)) { // (drawn last: the draws above are those of the shape's first version)
+            return e;
+        }
+        // an overload of the index-reading helper, defined with the CPU reference: in main.cu of a
+        // two-file program, which klap never sees (its clone of gid(unsigned) took gid(2.5f) there)
+        features.add("prototype-defaults:overload");
+        String l = "  unsigned l = " + (lane ? name + "_lane()" : "0u") + ";\n";
+        String device = e.device().replace("__device__ unsigned " + name + "_gid(unsigned scale = 1u);\n",
+                "__device__ unsigned " + name + "_gid(unsigned scale = 1u);\n__device__ unsigned " + name + "_gid(float x, unsigned k = 0u);\n")
+                .replace(l, l.replace(";\n", " + " + name + "_gid(2.5f);\n"));
+        String cpuL = "l = " + (lane ? "b % 5u" : "0u") + ";";
+        String cpuText = "__device__ unsigned " + name + "_gid(float x, unsigned k) { return (unsigned)(x * 4.0f) + k; }\n"
+                + e.cpu().replace(cpuL, cpuL.replace(";", " + 10u;"));
+        return new Extra(e.name(), device, cpuText, e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem(), e.attrChild());
     }
 
     /**

@@ -320,7 +320,9 @@ public enum Shape {
      * (its clone must declare it: without, nvcc rejected the variant), and sometimes a second helper
      * has a prototype whose default reads {@code blockIdx.x} (the variant's call would evaluate it in
      * the aggregated grid: a silent miscompile until klap saw prototypes' defaults; now that launch
-     * stays as written). Drawn from a twenty-fifth generator.
+     * stays as written). Sometimes the child also calls an overload of the helper that a two-file
+     * program defines in main.cu, which klap never sees (klap matched calls by name, and its clone
+     * of the other overload took the call: a silent wrong call). Drawn from a twenty-fifth generator.
      */
     PROTOTYPE_DEFAULTS("prototype-defaults", 0.15),
     /**
