@@ -133,7 +133,15 @@ final class CudaText {
             return text;
         }
         String before = text.substring(0, m.start());
-        return before + (before.stripTrailing().endsWith("::") ? "" : qualifierFor(k, where)) + replacement + text.substring(m.end());
+        return before + qualifierAfter(before, k, where) + replacement + text.substring(m.end());
+    }
+
+    /**
+     * @return {@link #qualifierFor}, or empty where {@code before} (the text before the kernel's
+     *         name) already ends with a qualifier ({@code a::})
+     */
+    String qualifierAfter(String before, FunctionDef k, FunctionDef where) {
+        return before.stripTrailing().endsWith("::") ? "" : qualifierFor(k, where);
     }
 
     /**

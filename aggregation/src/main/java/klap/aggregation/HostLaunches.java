@@ -354,7 +354,7 @@ final class HostLaunches {
                 k.name()) + "(?![A-Za-z0-9_])").matcher(klap.transform.Lexical.blankCommentsAndLiterals(arg));
         if (m.find()) {
             String before = arg.substring(0, m.start());
-            return before + (before.stripTrailing().endsWith("::") ? "" : cuda.qualifierFor(k, where)) + variant + arg.substring(m.end());
+            return before + cuda.qualifierAfter(before, k, where) + variant + arg.substring(m.end());
         }
         if (target == null || target.range().length() == 0 || target.range().offset() < start
                 || target.range().end() > end) {

@@ -580,21 +580,7 @@ final class AstConverter {
      *         header's, as written there), or empty where none does or the definition gives its own
      */
     private List<String> declaredDefaults(IASTName name, List<Param> params) {
-        List<String> out = new ArrayList<>(java.util.Collections.nCopies(params.size(), ""));
-        if (prototypeDefaults == null) {
-            prototypeDefaults = collectPrototypeDefaults();
-        }
-        if (prototypeDefaults.isEmpty()) {
-            return out;
-        }
-        IBinding b = bindingOf(name); // unresolved: no default known beyond the definition's
-        List<String> given = b == null ? null : prototypeDefaults.get(b);
-        for (int i = 0; given != null && i < params.size() && i < given.size(); i++) {
-            if (!params.get(i).hasDefault()) {
-                out.set(i, given.get(i));
-            }
-        }
-        return out;
+        return inherited(name, false, params.size(), i -> params.get(i).hasDefault());
     }
 
     /** the default template arguments that declarations without body give, per function template, computed once */
@@ -610,14 +596,27 @@ final class AstConverter {
             return List.of();
         }
         ICPPASTTemplateParameter[] own = td.getTemplateParameters();
-        List<String> out = new ArrayList<>(java.util.Collections.nCopies(own.length, ""));
+        return inherited(name, true, own.length, i -> !defaultOf(own[i]).isEmpty());
+    }
+
+    /**
+     * @param template   the template parameters' defaults, else the function parameters'
+     * @param n          the number of the definition's parameters
+     * @param ownDefault whether the definition gives parameter {@code i} a default itself
+     * @return for each of the {@code n} parameters, the default the prototypes of the function that
+     *         {@code name} defines give it (empty where none does, the definition gives its own, or
+     *         CDT does not resolve the name)
+     */
+    private List<String> inherited(IASTName name, boolean template, int n, java.util.function.IntPredicate ownDefault) {
+        List<String> out = new ArrayList<>(java.util.Collections.nCopies(n, ""));
         if (prototypeDefaults == null) {
             prototypeDefaults = collectPrototypeDefaults();
         }
-        IBinding b = bindingOf(name);
-        List<String> given = b == null ? null : prototypeTemplateDefaults.get(b);
-        for (int i = 0; given != null && i < own.length && i < given.size(); i++) {
-            if (defaultOf(own[i]).isEmpty()) {
+        Map<IBinding, List<String>> all = template ? prototypeTemplateDefaults : prototypeDefaults;
+        IBinding b = all.isEmpty() ? null : bindingOf(name);
+        List<String> given = b == null ? null : all.get(b);
+        for (int i = 0; given != null && i < n && i < given.size(); i++) {
+            if (!ownDefault.test(i)) {
                 out.set(i, given.get(i));
             }
         }
