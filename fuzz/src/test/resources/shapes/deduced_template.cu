@@ -7,7 +7,10 @@
 // a qualifier (the parent's `T w`, a typedef), the type traits' spelling
 // (`<cuda::std::decay_t<T>>`, `<cuda::std::decay_t<real_t>>`). A wrong deduction would either not build or change the
 // children's arithmetic (an int weight would truncate the 0.5 steps), so the result is checked
-// against the CPU's.
+// against the CPU's. Template parameters that no child parameter names take their defaults
+// (2026-11-30: `ones<<<1, 4>>>(...)` of `template <int S = 4>`, and `stride`'s `S = 3`, which only
+// its prototype gives): klap writes the deduced prefix (`<>`, `<float>`) and repeats the defaults;
+// such launches used to be left as written.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
@@ -33,12 +36,21 @@ __global__ void bump(float* out, T w, int i) {
   atomicAdd(&out[(i * 5 + (int)threadIdx.x) % N_OUT], (float)w * 2.0f + (float)threadIdx.x);
 }
 
+template <int S = 4>
+__global__ void ones(float* out, int i) {
+  atomicAdd(&out[(i * 3 + (int)threadIdx.x) % N_OUT], (float)S);
+}
+
+template <typename T, int S = 3>
+__global__ void stride(float* out, const T* in, int i);
+
 template <typename T>
 __global__ void tparent(T* out, const T* in, T w, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   if (i % 3 != 0) scale<<<1, 8>>>(out, in, w, i);
   if (i % 5 == 1) bump<<<1, 3>>>((float*)out, w, i);
+  if (i % 7 == 2) ones<<<1, 4>>>((float*)out, i);
 }
 
 __global__ void fparent(float* out, const float* __restrict__ in, real_t w, int n) {
@@ -47,6 +59,12 @@ __global__ void fparent(float* out, const float* __restrict__ in, real_t w, int 
   if (i % 2 == 0) peek<<<1, 4>>>(in, out, i);
   scale<<<1, 2>>>(out, in, 1.5f, i);
   if (i % 4 == 3) bump<<<1, 3>>>(out, w, i);
+  if (i % 6 == 5) stride<<<1, 2>>>(out, in, i);
+}
+
+template <typename T, int S>
+__global__ void stride(float* out, const T* in, int i) {
+  atomicAdd(&out[(i * 11 + (int)threadIdx.x) % N_OUT], (float)in[i % 97] * (float)S + 0.5f);
 }
 
 int main() {
@@ -59,6 +77,8 @@ int main() {
       for (int t = 0; t < 8; ++t) expected[(i * 13 + t) % N_OUT] += in[i % 97] * 2.5f + t * 0.5f;
     if (i % 5 == 1)
       for (int t = 0; t < 3; ++t) expected[(i * 5 + t) % N_OUT] += 2.5f * 2.0f + t;
+    if (i % 7 == 2)
+      for (int t = 0; t < 4; ++t) expected[(i * 3 + t) % N_OUT] += 4.0f;
   }
   for (int i = 0; i < n; ++i) {
     if (i % 2 == 0)
@@ -66,6 +86,8 @@ int main() {
     for (int t = 0; t < 2; ++t) expected[(i * 13 + t) % N_OUT] += in[i % 97] * 1.5f + t * 0.5f;
     if (i % 4 == 3)
       for (int t = 0; t < 3; ++t) expected[(i * 5 + t) % N_OUT] += 0.75f * 2.0f + t;
+    if (i % 6 == 5)
+      for (int t = 0; t < 2; ++t) expected[(i * 11 + t) % N_OUT] += in[i % 97] * 3.0f + 0.5f;
   }
   float *out, *d;
   cudaMalloc(&out, sizeof(float) * N_OUT);

@@ -639,15 +639,26 @@ final class CudaText {
      * @return the declarations the deduction checks of {@code k}'s sites call ({@link #checked}): per
      *         argument count, a function template with {@code k}'s template header and its first
      *         parameters (adjusted types, no defaults), never defined, that returns the deduced
-     *         arguments: {@code template <typename T> __device__ klap::deduced<T> klap_deduce_child(T* klap_d0, int klap_d1);}
+     *         arguments (those klap deduced: the others take their defaults): {@code template <typename T> __device__ klap::deduced<T> klap_deduce_child(T* klap_d0, int klap_d1);}
      */
     String deductionChecks(FunctionDef k) {
         java.util.TreeSet<Integer> counts = new java.util.TreeSet<>();
+        int deduced = -1;
         for (SitePlan s : plans.all()) {
             if (s.child() == k && checksDeduction(s)) {
                 counts.add(s.launch().args().size());
+                String written = ctx.templateArgs(s.launch());
+                deduced = TemplateParams.splitTopLevel(written.substring(1, written.length() - 1)).size();
             }
         }
+        if (counts.isEmpty()) {
+            return "";
+        }
+        // the parameters klap deduced: a prefix, the same at every site (the rest take their defaults,
+        // as no parameter names them: TemplateDeduction)
+        String names = TemplateParams.argumentList(slice(k.templateHeader()));
+        List<String> all = TemplateParams.splitTopLevel(names.substring(1, Math.max(1, names.length() - 1)));
+        String returned = "<" + String.join(",", all.subList(0, Math.max(0, Math.min(deduced, all.size())))) + ">";
         StringBuilder sb = new StringBuilder();
         for (int argc : counts) {
             List<String> ps = new ArrayList<>();
@@ -656,7 +667,7 @@ final class CudaText {
             }
             sb.append("/* klap: checks the template arguments klap deduced for launches of '").append(k.name())
                     .append("' (never called) */\n").append(templateHeader(k)).append("__device__ klap::deduced")
-                    .append(TemplateParams.argumentList(slice(k.templateHeader()))).append(' ').append(deduceName(k, argc))
+                    .append(returned).append(' ').append(deduceName(k, argc))
                     .append('(').append(String.join(", ", ps)).append(");\n");
         }
         return sb.toString();

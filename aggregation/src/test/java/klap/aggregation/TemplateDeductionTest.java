@@ -81,7 +81,18 @@ class TemplateDeductionTest {
             typename T | T* p                           | int q[4]                            | q         | NONE
             typename T | T* p                           | int q                               | q         | NONE
             int N      | int* p                         | int* q                              | q         | NONE
-            typename T = int | int* p                   | int* q                              | q         | NONE
+            typename T = int | int* p                   | int* q                              | q         | <>
+            int N = 4  | int* p                         | int* q                              | q         | <>
+            typename T, int N = 2 | T* p                | float* q                            | q         | <float>
+            typename T, int N = 2, class U = T | T* p   | float* q                            | q         | <float>
+            int M, int N = M * 2 | int* p               | int* q                              | q         | NONE
+            typename U = int, typename T | T* p         | float* q                            | q         | NONE
+            typename T, typename U = int | T* p, U x    | float* q, double m                  | q, m      | <float, double>
+            typename T, typename U = int | T* p, U x    | float* q, double m                  | q, 2      | NONE
+            typename T, typename U = int | T* p, Box<U> b | float* q, Box<int> s              | q, s      | NONE
+            typename T, int N = 4 | T* p, ns::Vec<T, N> v | float* q, ns::Vec<float, 4> s     | q, s      | NONE
+            typename T, int N = 4 | T* p, ns::Vec<int, N> v | float* q, ns::Vec<int, 8> s    | q, s      | NONE
+            template <class> class C = Box | int* p     | int* q                              | q         | NONE
             typename... Ts | Ts... p                    | int q                               | q         | NONE
             """)
     void deducesTheArgumentsCppDeduces(String header, String params, String holder, String args, String expected) {
@@ -197,6 +208,28 @@ class TemplateDeductionTest {
                 """, Granularity.BLOCK);
         Check.inOrder(r.text(), "__device__ klap::deduced<T> klap_deduce_child_1(T* klap_d0);",
                 "static_assert(cuda::std::is_same<decltype(klap_deduce_child_1(p)), klap::deduced<float>>::value");
+    }
+
+    /**
+     * Template parameters that no child parameter names take their defaults, from the header or from a
+     * prototype ([temp.param]/10), also non-type ones: the launch is aggregated with the deduced prefix
+     * written, the check returns that prefix, and the first declaration of the variant, record and
+     * check repeats the defaults (until 2026-11-30 such a launch was left as written).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void parametersNoChildParameterNamesTakeTheirDefaults(Granularity g) {
+        AggregationPass.Result r = Check.run("""
+                template <typename T, int N = 2, class U = T> __global__ void child(T* p, int n);
+                template <typename T, int N, class U> __global__ void child(T* p, int n) { p[threadIdx.x] = U(N * n); }
+                template <int S = 4> __global__ void tile(int* p) { p[threadIdx.x] = S; }
+                __global__ void parent(float* p, int* q, int n) { child<<<1, 32>>>(p, n); tile<<<1, 32>>>(q + 32 * threadIdx.x); }
+                """, g);
+        assertEquals(2, r.sites(), r.diagnostics().toString());
+        Check.inOrder(r.text(), "template <typename T, int N = 2, class U = T>\n__device__ klap::deduced<T> klap_deduce_child(T* klap_d0, int klap_d1);",
+                "template <int S = 4>\n__device__ klap::deduced<> klap_deduce_tile(int* klap_d0);",
+                "klap_deduce_child(p, n)), klap::deduced<float>>::value", "klap_args_child<float>",
+                "klap_deduce_tile(q + 32 * threadIdx.x)), klap::deduced<>>::value", "klap_args_tile<>");
     }
 
     /** Arguments written out need no check. */

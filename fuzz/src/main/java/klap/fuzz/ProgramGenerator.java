@@ -1535,7 +1535,9 @@ public final class ProgramGenerator {
      * ({@code const int*}) and a weight that is the parameter {@code k} (deduces {@code int} too) or
      * a per-thread {@code (int)...} (deduces nothing; {@code data} does); sometimes {@code data +
      * offset} (a pointer plus an offset: deduces like {@code data}), with {@code k}. After a guard, in a loop of uniform trip count,
-     * into {@code cudaStreamFireAndForget}. The CPU reference is the same template.
+     * into {@code cudaStreamFireAndForget}. Sometimes the child has a third template parameter
+     * {@code unsigned S} that scales the sum and that no parameter names, left to its default, which
+     * the child's header or only a prototype gives. The CPU reference is the same template.
      */
     private Extra makeDeducedTemplate(int id) {
         String name = "fz_td" + id;
@@ -1545,21 +1547,34 @@ public final class ProgramGenerator {
         boolean loop = chance(0.4);
         boolean guard = chance(0.5);
         boolean ff = chance(0.3);
+        String block = new String[] {"32", "1 + gt % 40", "64"}[pick(3)];
+        // from a generator of its own, so that a kernel of this shape that does not draw it keeps its
+        // text and the program its other draws (2026-11-30): a non-type template parameter that no
+        // child parameter names, left to its default (given by the child's header or only by a prototype)
+        Random own = new Random(seed * 1_000_003L + id);
+        int defaulted = own.nextInt(3);
+        String sv = (2 + own.nextInt(3)) + "u";
         features.add("deduced-template:" + new String[] {"all", "weight-per-thread", "offset-source"}[form]
-                + (loop ? ":loop" : "") + (guard ? ":guard" : "") + (ff ? ":fire-and-forget" : ""));
-        String dev = "template <typename T, typename U>\n__global__ void " + child + "(U* out, const T* src, T w, unsigned tag) {\n"
+                + (loop ? ":loop" : "") + (guard ? ":guard" : "") + (ff ? ":fire-and-forget" : "")
+                + new String[] {"", ":default", ":prototype-default"}[defaulted]);
+        String tp = defaulted == 0 ? "typename T, typename U" : "typename T, typename U, unsigned S";
+        String scale = defaulted == 0 ? "" : " * S";
+        String proto = defaulted == 2 ? "template <" + tp + " = " + sv + ">\n__global__ void " + child
+                + "(U* out, const T* src, T w, unsigned tag);\n" : "";
+        String dev = proto + "template <" + tp + (defaulted == 1 ? " = " + sv : "") + ">\n__global__ void " + child
+                + "(U* out, const T* src, T w, unsigned tag) {\n"
                 + "  unsigned t = threadIdx.x, b = blockIdx.x;\n"
-                + "  atomicAdd(&out[(tag * 31u + b * blockDim.x + t) % " + OUT_N + "u], (unsigned)src[(t + b) % 64u] * (unsigned)w + t);\n}\n";
-        String cpu = "template <typename T, typename U>\nstatic void " + child + "_cpu(dim3 gD, dim3 bD, U* out, const T* src, T w, unsigned tag) {\n"
+                + "  atomicAdd(&out[(tag * 31u + b * blockDim.x + t) % " + OUT_N + "u], (unsigned)src[(t + b) % 64u] * (unsigned)w" + scale + " + t);\n}\n";
+        String cpu = "template <" + tp + (defaulted == 0 ? "" : " = " + sv) + ">\nstatic void " + child
+                + "_cpu(dim3 gD, dim3 bD, U* out, const T* src, T w, unsigned tag) {\n"
                 + "  ++fz_launches;\n"
                 + "  for (unsigned b = 0; b < gD.x; ++b) for (unsigned t = 0; t < bD.x; ++t)\n"
-                + "    out[(tag * 31u + b * bD.x + t) % " + OUT_N + "u] += (unsigned)src[(t + b) % 64u] * (unsigned)w + t;\n}\n";
+                + "    out[(tag * 31u + b * bD.x + t) % " + OUT_N + "u] += (unsigned)src[(t + b) % 64u] * (unsigned)w" + scale + " + t;\n}\n";
         String r = loop ? " + r * 7919" : "";
         String in = loop ? "    " : "  ";
         String src = form == 2 ? "data + gt % 128" : "data";
         String w = form == 1 ? "(int)(gt % 13)" : "k";
         String grid = "1 + gt % 2";
-        String block = new String[] {"32", "1 + gt % 40", "64"}[pick(3)];
         List<Code> body = new ArrayList<>();
         guardAndLoop(body, guard, loop, "r");
         String args = "(out, " + src + ", " + w + ", " + tag(site, r) + ");";

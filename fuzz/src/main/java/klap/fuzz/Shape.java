@@ -261,7 +261,10 @@ public enum Shape {
      * <typename T, typename U> __global__ void fz_tdc0(U* out, const T* src, T w, unsigned tag)}), as
      * a public quicksort writes them. klap left them as written (klap-template-args); it now writes
      * the arguments C++ deduces from the parent's parameters ({@code <int, unsigned>}), which must
-     * be the ones nvcc deduces. Drawn from a twentieth generator.
+     * be the ones nvcc deduces. Drawn from a twentieth generator. Since 2026-11-30 the child sometimes
+     * has a third template parameter {@code unsigned S} that no parameter names, left to its default
+     * (in the child's header, or only in a prototype): klap left such launches as written; it now
+     * writes the deduced prefix ({@code <int, unsigned>}) and S takes its default.
      */
     DEDUCED_TEMPLATE("deduced-template", 0.15),
     /**

@@ -414,6 +414,23 @@ class ConstructsTableTest {
     }
 
     @Test
+    void templateParametersLeftToTheirDefaults() throws IOException {
+        Map<String, String> out = transformed("tmpl_defaults.cu", """
+                template <typename T, int N = 2> __global__ void child(T* p, int n);
+                template <typename T, int N> __global__ void child(T* p, int n) { p[threadIdx.x] = T(N * n); }
+                template <int S = 4> __global__ void tile(int* p) { p[threadIdx.x] = S; }
+                __global__ void parent(float* p, int* q, int n) {
+                  child<<<1, 32>>>(p, n);
+                  tile<<<1, 32>>>(q + 32 * threadIdx.x);
+                }
+                """, ALL);
+        String b = out.get("block");
+        assertTrue(b.contains("child_klap_agg_uu<float><<<") && b.contains("tile_klap_agg_v<><<<")
+                && b.contains("template <typename T, int N = 2>\n__global__ __launch_bounds__(1024) void child_klap_agg_uu("), b);
+        assertTrue(out.get("kernel").contains("tile_klap_kagg_v<><<<"), out.get("kernel"));
+    }
+
+    @Test
     void launchInTemplateParent() throws IOException {
         Map<String, String> out = transformed("tmpl_parent.cu", CHILD + """
                 template <int N> __global__ void parent(int* p) {

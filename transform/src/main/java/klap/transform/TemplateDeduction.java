@@ -35,7 +35,13 @@ import klap.model.VarDecl;
  * </pre>
  * The argument list, or null where klap cannot prove it (the launch is then left as written with the
  * warning, as before). Every template parameter of the child must be a type parameter (not a pack)
- * that one of the child's parameters deduces from its argument, where
+ * that one of the child's parameters deduces from its argument; from the first one that is not, every
+ * template parameter must be one (of any kind) with a default argument, in the header or another
+ * declaration, that no child parameter's type names, so that nothing deduces it and C++ takes its
+ * default
+ * ({@code template <int N = 4> __global__ void child(int*)} launched {@code child<<<...>>>(p)} gives
+ * {@code <>}; the list names the deduced prefix, the variant's header repeats the defaults). The
+ * deduced parameters are those where
  * <ul>
  * <li>the child's parameter has the type {@code P}, {@code cv P}, {@code cv P*} or {@code cv P* cv}
  * (cv: {@code const}/{@code volatile}; {@code __restrict__} and {@code __grid_constant__} do not take
@@ -99,11 +105,17 @@ public final class TemplateDeduction {
      *                    arguments holding a lambda, the variant was instantiated for the wrong type)
      * @return the template argument list, e.g. {@code <Type>}, or null (see the class comment)
      */
-    public static String deduce(String header, List<Param> childParams, Expr.Launch launch, FunctionDef holder, String text,
-                                List<klap.model.ImplicitCall> implicit) {
-        List<String> names = typeParameters(header);
-        if (names == null || names.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
+    public static String deduce(String header, List<String> declaredDefaults, List<Param> childParams, Expr.Launch launch,
+                                FunctionDef holder, String text, List<klap.model.ImplicitCall> implicit) {
+        List<TemplateParam> params = templateParameters(header, declaredDefaults);
+        if (params == null || params.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
             return null;
+        }
+        List<String> names = new ArrayList<>();
+        for (TemplateParam tp : params) {
+            if (tp.type()) {
+                names.add(tp.name());
+            }
         }
         Set<String> locals = new java.util.HashSet<>();
         for (Stmt.Decl d : Trees.collect(holder.body(), Stmt.Decl.class)) {
@@ -150,33 +162,71 @@ public final class TemplateDeduction {
             }
         }
         List<String> out = new ArrayList<>();
-        for (String n : names) {
-            String p = exact.containsKey(n) ? exact.get(n) : traits.get(n);
-            if (p == null) {
+        boolean defaulted = false;
+        for (TemplateParam tp : params) {
+            String p = !tp.type() ? null : exact.containsKey(tp.name()) ? exact.get(tp.name()) : traits.get(tp.name());
+            if (p != null && !defaulted) {
+                out.add(p);
+            } else if (tp.hasDefault() && !namedByAny(tp.name(), childParams, text)) {
+                // no function parameter names it, so nothing deduces it and its default applies
+                // ([temp.deduct.type]/5, [temp.arg.explicit]/4); left out of the list, as is every
+                // parameter after it (they must be the same: the list names a prefix)
+                defaulted = true;
+            } else {
                 return null;
             }
-            out.add(p);
         }
         return "<" + String.join(", ", out) + ">";
     }
 
-    /** @return the names of the header's parameters if every one is a named type parameter, else null */
-    static List<String> typeParameters(String header) {
+    /**
+     * A parameter of a template header.
+     *
+     * @param name       its name
+     * @param type       a type parameter ({@code typename T}, {@code class T}), else a non-type one
+     * @param hasDefault the header or another declaration of the template gives it a default argument
+     */
+    record TemplateParam(String name, boolean type, boolean hasDefault) {
+    }
+
+    /**
+     * @param header   a template header, e.g. {@code template <typename T, int N = 4>}
+     * @param declared for each parameter, the default that another declaration gives ({@link
+     *                 FunctionDef#declaredTemplateDefaults}), or an empty list
+     * @return its parameters, or null where one is a pack, a template template parameter or unnamed
+     */
+    static List<TemplateParam> templateParameters(String header, List<String> declared) {
         int lt = header.indexOf('<');
         int gt = header.lastIndexOf('>');
         if (lt < 0 || gt <= lt) {
             return null;
         }
-        List<String> names = new ArrayList<>();
-        for (String part : TemplateParams.splitTopLevel(header.substring(lt + 1, gt))) {
+        List<String> parts = TemplateParams.splitTopLevel(header.substring(lt + 1, gt));
+        List<TemplateParam> out = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i++) {
+            String part = parts.get(i);
             int eq = TemplateParams.topLevelIndex(part, '=');
             List<String> t = tokens(eq >= 0 ? part.substring(0, eq) : part);
-            if (t.size() != 2 || !(t.get(0).equals("typename") || t.get(0).equals("class")) || !isWord(t.get(1))) {
-                return null;  // a non-type or template template parameter, a pack, an unnamed one
+            if (t.size() < 2 || !isWord(t.get(t.size() - 1)) || t.contains("...") || t.contains("template")
+                    || KEYWORD_TYPES.contains(t.get(t.size() - 1))) {
+                return null;  // a pack, a template template parameter, an unnamed one
             }
-            names.add(t.get(1));
+            boolean type = t.size() == 2 && (t.get(0).equals("typename") || t.get(0).equals("class"));
+            boolean given = i < declared.size() && !declared.get(i).isEmpty();
+            out.add(new TemplateParam(t.get(t.size() - 1), type, eq >= 0 || given));
         }
-        return names;
+        return out;
+    }
+
+    /** @return true if the type of one of {@code childParams} names {@code name} (comments and literals aside) */
+    private static boolean namedByAny(String name, List<Param> childParams, String text) {
+        Pattern word = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + "(?![A-Za-z0-9_])");
+        for (Param q : childParams) {
+            if (word.matcher(Lexical.blankCommentsAndLiterals(q.type(text))).find()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
