@@ -23,9 +23,10 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * The compile tier (shared/design/ARCHITECTURE.md, "Tests", tier 2): every test case under
  * {@code testcases/src}, in every variant (the original and each granularity), is transformed by
- * the real CLI and compiled with {@code nvcc -std=c++17 -rdc=true -arch=sm_90}. This catches most
- * mistakes in generated code without a GPU. The compiled programs and the transformed sources are
- * left in {@code cli/target/compile-tier/} (scripts/gpu-tier runs them when a GPU is lent).
+ * the real CLI and compiled with {@code nvcc -std=c++17 -rdc=true -arch=sm_90} (the original with
+ * {@code -cubin}, see {@link #compile}). This catches most mistakes in generated code without a GPU.
+ * The compiled programs and the transformed sources are left in {@code cli/target/compile-tier/}
+ * (scripts/gpu-tier builds and runs every variant itself when a GPU is lent).
  */
 class CompileTierTest {
     static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -73,7 +74,8 @@ class CompileTierTest {
                 String key = name + "\0" + GRANULARITY_COMMENT.matcher(Files.readString(src)).replaceFirst("$1");
                 Built earlier = built.get(key);
                 if (earlier == null) {
-                    CompletableFuture<String> r = CompletableFuture.supplyAsync(() -> compile(src, dir.resolve(name)), NVCC);
+                    boolean asWritten = v.equals("original");
+                    CompletableFuture<String> r = CompletableFuture.supplyAsync(() -> compile(src, dir.resolve(name), asWritten), NVCC);
                     built.put(key, new Built(r, dir.resolve(name)));
                     results.add(r);
                 } else {
@@ -136,14 +138,21 @@ class CompileTierTest {
 
     /**
      * Builds {@code src} into {@code bin} with {@code nvcc -std=c++17 -rdc=true -arch=sm_90}, the
-     * test cases' folder on the include path.
+     * test cases' folder on the include path; with {@code cubin} (a case as written) only its device
+     * code ({@code -cubin}: the front end reads the whole file, ptxas compiles the device code; no
+     * host compiler pass and no link, about half the time), into {@code bin.cubin}: it is a
+     * hand-written one-file program; only klap's variants change host code and what links
+     * (scripts/gpu-tier builds every variant itself).
      *
      * @return "" on success, else what failed
      */
-    static String compile(Path src, Path bin) {
+    static String compile(Path src, Path bin, boolean cubin) {
         try {
-            List<String> cmd = List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-I" + CASES,
-                    "-o", bin.toString(), src.toString());
+            List<String> cmd = new ArrayList<>(List.of("nvcc", "-std=c++17", "-rdc=true", "-arch=sm_90", "-I" + CASES));
+            if (cubin) {
+                cmd.add("-cubin");
+            }
+            cmd.addAll(List.of("-o", bin + (cubin ? ".cubin" : ""), src.toString()));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
