@@ -56,15 +56,6 @@ struct launch_cfg {
   cudaStream_t stream;
 };
 
-// The template arguments of a launch of a template child that klap deduced itself (the launch wrote
-// none: klap's TemplateDeduction), as a type: generated code checks them against the compiler's own
-// deduction with a never-defined function template of the child's parameters,
-//   static_assert(cuda::std::is_same<decltype(klap_deduce_child(p, n)), klap::deduced<T>>::value, "...");
-// so a deduction klap got wrong stops the build at the launch instead of instantiating the aggregated
-// variant for other types. Never constructed.
-template <class... Ts>
-struct deduced {};
-
 namespace detail {
 
 __device__ inline unsigned long long align16(unsigned long long b) { return (b + 15ull) & ~15ull; }

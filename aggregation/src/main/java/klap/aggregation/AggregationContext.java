@@ -101,8 +101,7 @@ final class AggregationContext {
             if (child == null || child.templateHeader() == null || ambiguous(x.kernelName())) {
                 return java.util.Optional.empty();
             }
-            return java.util.Optional.ofNullable(TemplateDeduction.deduce(slice(child.templateHeader()), child.declaredTemplateDefaults(), child.params(),
-                    x, holder(x), text, unit.implicitCalls()));
+            return java.util.Optional.ofNullable(TemplateDeduction.deduce(child, x, holder(x), text, unit.implicitCalls()));
         }).orElse(null);
     }
 

@@ -111,9 +111,9 @@ final class ChildRefusals {
         String partial = child.templateHeader() == null || ctx.templateArgs(l) == null ? null : partialTemplateArgs(child, l);
         if (partial != null) {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' writes " + ctx.templateArgs(l)
-                    + ", fewer template arguments than the kernel has, and C++ deduces '" + partial + "' from the "
-                    + "arguments; klap would take its default instead, so the launch is not aggregated; write every "
-                    + "template argument (" + l.kernelName() + "<...><<<...>>>(...)) to aggregate it", "template-args");
+                    + ", fewer template arguments than the kernel has, and " + partial + "; klap would take the default "
+                    + "in its own declarations instead, so the launch is not aggregated; write every template argument ("
+                    + l.kernelName() + "<...><<<...>>>(...)) to aggregate it", "template-args");
         }
         if (child.templateHeader() != null && ctx.templateArgs(l) == null) {
             return new Refusal("launch of template kernel '" + l.kernelName() + "' without explicit template arguments "
@@ -374,31 +374,25 @@ final class ChildRefusals {
     }
 
     /**
-     * @return the first template parameter that launch {@code l}'s explicit template arguments leave out
-     *         and that the child's parameters name (so C++ deduces it from the launch's arguments:
-     *         {@code child<float><<<...>>>(p, x)} of {@code template <typename T, typename U = int>
-     *         __global__ void child(T* p, U x)} has U = decltype(x), review 2026-11-29), or a parameter pack
-     *         left out; null if the arguments written name every parameter, or the ones left out take their
-     *         defaults. klap's record and variant are written with the arguments as written.
+     * @return why the template parameters that launch {@code l}'s explicit template arguments leave out
+     *         do not all take their defaults in klap's record and variant, which are written with the
+     *         arguments as written ({@link klap.transform.TemplateDeduction#notLeftToDefaults}): the child's
+     *         parameters name one, so C++ deduces it from the launch's arguments ({@code child<float><<<...>>>(p, x)}
+     *         of {@code template <typename T, typename U = int> __global__ void child(T* p, U x)} has U =
+     *         decltype(x), review 2026-11-29), its default is one klap cannot repeat where it declares them
+     *         (given by a later declaration, naming the parameters otherwise, or holding {@code __LINE__}:
+     *         review 2026-11-30, the output did not build), or one left out is a pack; null if the
+     *         arguments written name every parameter, or the ones left out take their defaults
      */
     private String partialTemplateArgs(FunctionDef child, Expr.Launch l) {
         String written = ctx.templateArgs(l);
-        String header = ctx.slice(child.templateHeader());
-        String names = klap.transform.TemplateParams.argumentList(header);
+        String names = klap.transform.TemplateParams.argumentList(ctx.slice(child.templateHeader()));
         if (names.length() < 2 || written.length() < 2) {
             return null;
         }
         List<String> params = klap.transform.TemplateParams.splitTopLevel(names.substring(1, names.length() - 1));
         int given = klap.transform.TemplateParams.splitTopLevel(written.substring(1, written.length() - 1)).size();
-        String paramText = klap.transform.Lexical.blankCommentsAndLiterals(ctx.slice(child.paramsRange()));
-        for (String n : params.subList(Math.min(given, params.size()), params.size())) {
-            String name = n.strip();
-            if (name.endsWith("...") || Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + "(?![A-Za-z0-9_])")
-                    .matcher(paramText).find()) {
-                return name;
-            }
-        }
-        return null;
+        return given >= params.size() ? null : klap.transform.TemplateDeduction.notLeftToDefaults(child, given, ctx.text);
     }
 
     /**

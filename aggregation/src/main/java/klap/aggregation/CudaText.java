@@ -269,6 +269,16 @@ final class CudaText {
             return "";
         }
         String header = slice(f.templateHeader());
+        if (f.firstDeclaration() != null) {
+            // klap's declarations go before the first declaration (declStart): they repeat its header,
+            // whose defaults name what is visible there, or, where it names the parameters otherwise,
+            // none (a default the definition or a later declaration gives may name what is declared
+            // after it: review 2026-11-30, "identifier kS is undefined"; launches that need one are
+            // left as written, TemplateDeduction.notLeftToDefaults)
+            String first = TemplateParams.headerOf(slice(f.firstDeclaration()));
+            return (first != null && TemplateParams.argumentList(first).equals(TemplateParams.argumentList(header))
+                    ? first : TemplateParams.withoutDefaults(header)) + "\n";
+        }
         List<String> given = f.declaredTemplateDefaults();
         int lt = header.indexOf('<');
         int gt = header.lastIndexOf('>');
@@ -618,10 +628,11 @@ final class CudaText {
 
     /**
      * @return {@code statement}, and where the site's template arguments were deduced by klap, before it
-     *         a {@code static_assert} that the compiler deduces the same ones from the same arguments,
+     *         a {@code static_assert} that the compiler deduces the same ones from the same arguments
+     *         (the record types compared: the parameters klap leaves to their defaults are checked too),
      *         both in braces: {@code { static_assert(cuda::std::is_same<decltype(klap_deduce_child(p, n)),
-     *         klap::deduced<T>>::value, "..."); klap_s0.record(...); }}. A deduction klap got wrong is a
-     *         build error at the launch, never a variant instantiated for other types.
+     *         klap_args_child<float>*>::value, "..."); klap_s0.record(...); }}. A deduction klap got wrong
+     *         is a build error at the launch, never a variant instantiated for other types.
      */
     private String checked(SitePlan s, EditSet fine, String statement) {
         if (!checksDeduction(s)) {
@@ -629,8 +640,8 @@ final class CudaText {
         }
         Expr.Launch l = s.launch();
         return "{ static_assert(cuda::std::is_same<decltype(" + qualifier(s) + deduceName(s.child(), l.args().size()) + "("
-                + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")), klap::deduced" + ctx.templateArgs(l)
-                + ">::value, \"klap: the template arguments klap wrote for this launch of '" + s.child().name()
+                + fine.render(l.argsRange().offset(), l.argsRange().end()) + ")), " + argsType(s)
+                + "*>::value, \"klap: the template arguments klap wrote for this launch of '" + s.child().name()
                 + "' are not the ones the compiler deduces; write them out (" + s.child().name()
                 + "<...><<<...>>>) and please report it\"); " + statement + " }";
     }
@@ -638,27 +649,19 @@ final class CudaText {
     /**
      * @return the declarations the deduction checks of {@code k}'s sites call ({@link #checked}): per
      *         argument count, a function template with {@code k}'s template header and its first
-     *         parameters (adjusted types, no defaults), never defined, that returns the deduced
-     *         arguments (those klap deduced: the others take their defaults): {@code template <typename T> __device__ klap::deduced<T> klap_deduce_child(T* klap_d0, int klap_d1);}
+     *         parameters (adjusted types, no defaults), never defined, that returns a pointer to the
+     *         argument record of the arguments the compiler deduces, every template parameter of the
+     *         child included (those that take their defaults too: a parameter named through a macro
+     *         is deduced where klap saw no name, review 2026-11-30): {@code template <typename T, int N
+     *         = 2> __device__ klap_args_child<T, N>* klap_deduce_child(T* klap_d0, int klap_d1);}
      */
     String deductionChecks(FunctionDef k) {
         java.util.TreeSet<Integer> counts = new java.util.TreeSet<>();
-        int deduced = -1;
         for (SitePlan s : plans.all()) {
             if (s.child() == k && checksDeduction(s)) {
                 counts.add(s.launch().args().size());
-                String written = ctx.templateArgs(s.launch());
-                deduced = TemplateParams.splitTopLevel(written.substring(1, written.length() - 1)).size();
             }
         }
-        if (counts.isEmpty()) {
-            return "";
-        }
-        // the parameters klap deduced: a prefix, the same at every site (the rest take their defaults,
-        // as no parameter names them: TemplateDeduction)
-        String names = TemplateParams.argumentList(slice(k.templateHeader()));
-        List<String> all = TemplateParams.splitTopLevel(names.substring(1, Math.max(1, names.length() - 1)));
-        String returned = "<" + String.join(",", all.subList(0, Math.max(0, Math.min(deduced, all.size())))) + ">";
         StringBuilder sb = new StringBuilder();
         for (int argc : counts) {
             List<String> ps = new ArrayList<>();
@@ -666,8 +669,8 @@ final class CudaText {
                 ps.add(paramWithName(k.params().get(i), "klap_d" + i));
             }
             sb.append("/* klap: checks the template arguments klap deduced for launches of '").append(k.name())
-                    .append("' (never called) */\n").append(templateHeader(k)).append("__device__ klap::deduced")
-                    .append(returned).append(' ').append(deduceName(k, argc))
+                    .append("' (never called) */\n").append(templateHeader(k)).append("__device__ ")
+                    .append(selfArgs(k)).append("* ").append(deduceName(k, argc))
                     .append('(').append(String.join(", ", ps)).append(");\n");
         }
         return sb.toString();

@@ -496,7 +496,10 @@ final class AstConverter {
         if (lt < 0 || lt >= r.end()) {
             return null;
         }
-        int depth = 0;
+        // angle brackets count only outside parentheses: there a '>' is a comparison (bool B = (3 > 2)),
+        // and the header ends at the first '>' nested in no parentheses ([temp.names]/3)
+        int paren = 0;
+        int angle = 0;
         for (int i = lt; i < r.end(); i++) {
             int s = Prepass.skipLexical(pp, i);
             if (s > i) {
@@ -504,11 +507,15 @@ final class AstConverter {
                 continue;
             }
             char c = pp.charAt(i);
-            if (c == '<' || c == '(' || c == '[' || c == '{') {
-                depth++;
-            } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-                depth--;
-                if (depth == 0) {
+            if (c == '(' || c == '[' || c == '{') {
+                paren++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                paren--;
+            } else if (paren == 0 && c == '<') {
+                angle++;
+            } else if (paren == 0 && c == '>') {
+                angle--;
+                if (angle == 0) {
                     return SourceRange.of(r.offset(), i + 1);
                 }
             }

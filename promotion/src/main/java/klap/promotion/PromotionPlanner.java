@@ -164,8 +164,7 @@ public final class PromotionPlanner {
             // without arguments: what C++ deduces ([temp.deduct.call]) names the own instantiation where
             // a parameter T* passes a T* of this kernel for every T (TemplateDeduction's exact forms)
             String args = l.templateArgs() != null ? l.templateArgs()
-                    : TemplateDeduction.deduce(src.slice(k.templateHeader()), k.declaredTemplateDefaults(), k.params(), l, k, src.text(),
-                            unit.implicitCalls());
+                    : TemplateDeduction.deduce(k, l, k, src.text(), unit.implicitCalls());
             if (args == null || !compactText(args).equals(own)) {
                 throw new Refusal(at, l.templateArgs() != null ? "the launch names '" + l.templateArgs()
                         + "', not the kernel's own '" + own + "': it starts another instantiation, not the next "

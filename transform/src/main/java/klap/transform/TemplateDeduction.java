@@ -36,9 +36,9 @@ import klap.model.VarDecl;
  * The argument list, or null where klap cannot prove it (the launch is then left as written with the
  * warning, as before). Every template parameter of the child must be a type parameter (not a pack)
  * that one of the child's parameters deduces from its argument; from the first one that is not, every
- * template parameter must be one (of any kind) with a default argument, in the header or another
- * declaration, that no child parameter's type names, so that nothing deduces it and C++ takes its
- * default
+ * template parameter must be one (of any kind) with a default argument that the child's first
+ * declaration in the file gives (where klap repeats it; {@link #templateParameters}) and that no
+ * child parameter's type names, so that nothing deduces it and C++ takes its default
  * ({@code template <int N = 4> __global__ void child(int*)} launched {@code child<<<...>>>(p)} gives
  * {@code <>}; the list names the deduced prefix, the variant's header repeats the defaults). The
  * deduced parameters are those where
@@ -94,8 +94,9 @@ public final class TemplateDeduction {
             "decltype", "typeof", "__typeof__", "=");
 
     /**
-     * @param header      the child's template header text, e.g. {@code template <typename T>}
-     * @param childParams the child's parameters
+     * @param child       the child: its template header (e.g. {@code template <typename T>}), first
+     *                    declaration and parameters (no parameter declared {@code auto}: C++20 makes it a
+     *                    template parameter that the header does not show)
      * @param launch      the launch, without explicit template arguments
      * @param holder      the function whose body holds the launch
      * @param text        the unit's text (every range refers to it)
@@ -105,9 +106,21 @@ public final class TemplateDeduction {
      *                    arguments holding a lambda, the variant was instantiated for the wrong type)
      * @return the template argument list, e.g. {@code <Type>}, or null (see the class comment)
      */
-    public static String deduce(String header, List<String> declaredDefaults, List<Param> childParams, Expr.Launch launch,
-                                FunctionDef holder, String text, List<klap.model.ImplicitCall> implicit) {
-        List<TemplateParam> params = templateParameters(header, declaredDefaults);
+    public static String deduce(FunctionDef child, Expr.Launch launch, FunctionDef holder, String text,
+                                List<klap.model.ImplicitCall> implicit) {
+        if (child.templateHeader() == null) {
+            return null;
+        }
+        String header = text.substring(child.templateHeader().offset(), child.templateHeader().end());
+        List<Param> childParams = child.params();
+        for (Param q : childParams) {
+            if (tokens(q.type(text)).contains("auto")) {
+                return null;  // C++20: a parameter declared auto is a template parameter the header does not show
+            }
+        }
+        String first = child.firstDeclaration() == null ? header
+                : TemplateParams.headerOf(text.substring(child.firstDeclaration().offset(), child.firstDeclaration().end()));
+        List<TemplateParam> params = templateParameters(header, first);
         if (params == null || params.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
             return null;
         }
@@ -162,21 +175,50 @@ public final class TemplateDeduction {
             }
         }
         List<String> out = new ArrayList<>();
-        boolean defaulted = false;
         for (TemplateParam tp : params) {
             String p = !tp.type() ? null : exact.containsKey(tp.name()) ? exact.get(tp.name()) : traits.get(tp.name());
-            if (p != null && !defaulted) {
-                out.add(p);
-            } else if (tp.hasDefault() && !namedByAny(tp.name(), childParams, text)) {
-                // no function parameter names it, so nothing deduces it and its default applies
-                // ([temp.deduct.type]/5, [temp.arg.explicit]/4); left out of the list, as is every
-                // parameter after it (they must be the same: the list names a prefix)
-                defaulted = true;
-            } else {
-                return null;
+            if (p == null) {
+                // the rest must take their defaults: the list names a prefix
+                return notLeftToDefaults(child, out.size(), text) == null ? "<" + String.join(", ", out) + ">" : null;
             }
+            out.add(p);
         }
         return "<" + String.join(", ", out) + ">";
+    }
+
+    /**
+     * @param child a template kernel
+     * @param from  how many of its template parameters a launch names (written or deduced)
+     * @param text  the unit's text
+     * @return null if every template parameter of {@code child} from index {@code from} on takes its
+     *         default at a launch that names the ones before, in the declarations klap writes too: it
+     *         has a default that klap may repeat ({@link #templateParameters}: given by the child's first
+     *         declaration, which names the parameters as the definition does, and holding no
+     *         {@code __LINE__} or {@code __COUNTER__}) and no child parameter's type names it (nothing
+     *         deduces it, [temp.deduct.type]/5, [temp.arg.explicit]/4; a type written with a macro of
+     *         the file may name any); else why not, naming the first such parameter (e.g.
+     *         {@code C++ deduces 'U' from the arguments}). Also for a pack, a template template
+     *         parameter or an unnamed parameter
+     */
+    public static String notLeftToDefaults(FunctionDef child, int from, String text) {
+        String header = text.substring(child.templateHeader().offset(), child.templateHeader().end());
+        String first = child.firstDeclaration() == null ? header
+                : TemplateParams.headerOf(text.substring(child.firstDeclaration().offset(), child.firstDeclaration().end()));
+        List<TemplateParam> params = templateParameters(header, first);
+        if (params == null) {
+            return "it has a parameter pack, a template template parameter or an unnamed parameter";
+        }
+        for (TemplateParam tp : params.subList(Math.min(from, params.size()), params.size())) {
+            if (namedByAny(tp.name(), child.params(), text)) {
+                return "C++ deduces '" + tp.name() + "' from the arguments";
+            }
+            if (!tp.hasDefault()) {
+                return "'" + tp.name() + "' takes a default that the kernel's first declaration in this file does not "
+                        + "give as its definition names it, or that holds __LINE__ or __COUNTER__ (klap repeats the "
+                        + "defaults in its own declarations, before that one)";
+            }
+        }
+        return null;
     }
 
     /**
@@ -184,24 +226,33 @@ public final class TemplateDeduction {
      *
      * @param name       its name
      * @param type       a type parameter ({@code typename T}, {@code class T}), else a non-type one
-     * @param hasDefault the header or another declaration of the template gives it a default argument
+     * @param hasDefault the child's first declaration gives it a default argument that klap may repeat
+     *                   (see {@link #templateParameters})
      */
     record TemplateParam(String name, boolean type, boolean hasDefault) {
     }
 
+    /** tokens whose value depends on where they are written: a default holding one changes where klap repeats it */
+    private static final Set<String> POSITIONAL = Set.of("__LINE__", "__COUNTER__");
+
     /**
-     * @param header   a template header, e.g. {@code template <typename T, int N = 4>}
-     * @param declared for each parameter, the default that another declaration gives ({@link
-     *                 FunctionDef#declaredTemplateDefaults}), or an empty list
-     * @return its parameters, or null where one is a pack, a template template parameter or unnamed
+     * @param header a template header, e.g. {@code template <typename T, int N = 4>}: the definition's
+     * @param first  the header of the function's first declaration in the file (where klap writes the
+     *               declarations that repeat the defaults: {@link FunctionDef#firstDeclaration}), the
+     *               same as {@code header} when the definition is the first, or null
+     * @return its parameters, or null where one is a pack, a template template parameter or unnamed. A
+     *         parameter has a default klap may use where the first declaration gives it one and names
+     *         every parameter as the definition does (a default from a later declaration or a header may
+     *         name what klap's earlier declarations do not see, or a parameter by another name: review
+     *         2026-11-30) and the default holds no {@code __LINE__} or {@code __COUNTER__}
      */
-    static List<TemplateParam> templateParameters(String header, List<String> declared) {
-        int lt = header.indexOf('<');
-        int gt = header.lastIndexOf('>');
-        if (lt < 0 || gt <= lt) {
+    static List<TemplateParam> templateParameters(String header, String first) {
+        List<String> parts = parts(header);
+        List<String> firstParts = first == null ? null : parts(first);
+        if (parts == null) {
             return null;
         }
-        List<String> parts = TemplateParams.splitTopLevel(header.substring(lt + 1, gt));
+        boolean sameNames = firstParts != null && TemplateParams.argumentList(header).equals(TemplateParams.argumentList(first));
         List<TemplateParam> out = new ArrayList<>();
         for (int i = 0; i < parts.size(); i++) {
             String part = parts.get(i);
@@ -212,18 +263,38 @@ public final class TemplateDeduction {
                 return null;  // a pack, a template template parameter, an unnamed one
             }
             boolean type = t.size() == 2 && (t.get(0).equals("typename") || t.get(0).equals("class"));
-            boolean given = i < declared.size() && !declared.get(i).isEmpty();
-            out.add(new TemplateParam(t.get(t.size() - 1), type, eq >= 0 || given));
+            int feq = sameNames ? TemplateParams.topLevelIndex(firstParts.get(i), '=') : -1;
+            boolean usable = feq >= 0 && tokens(firstParts.get(i).substring(feq + 1)).stream().noneMatch(POSITIONAL::contains);
+            out.add(new TemplateParam(t.get(t.size() - 1), type, usable));
         }
         return out;
     }
 
-    /** @return true if the type of one of {@code childParams} names {@code name} (comments and literals aside) */
+    /** @return the parameters of template header {@code header} as written, or null if it has no list */
+    private static List<String> parts(String header) {
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        return lt < 0 || gt <= lt ? null : TemplateParams.splitTopLevel(header.substring(lt + 1, gt));
+    }
+
+    /**
+     * @return true if the type of one of {@code childParams} names {@code name} (comments and literals
+     *         aside), or may: it names a macro that the file defines ({@code #define ELEM U} and a
+     *         parameter {@code ELEM v}, review 2026-11-30; a macro of a header is not seen, and the
+     *         generated deduction check stops the build where it hides a name)
+     */
     private static boolean namedByAny(String name, List<Param> childParams, String text) {
         Pattern word = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(name) + "(?![A-Za-z0-9_])");
         for (Param q : childParams) {
-            if (word.matcher(Lexical.blankCommentsAndLiterals(q.type(text))).find()) {
+            String type = Lexical.blankCommentsAndLiterals(q.type(text));
+            if (word.matcher(type).find()) {
                 return true;
+            }
+            for (String t : tokens(type)) {
+                if (isWord(t) && Pattern.compile("(?m)^[ \\t]*#[ \\t]*define[ \\t]+" + Pattern.quote(t) + "(?![A-Za-z0-9_])")
+                        .matcher(text).find()) {
+                    return true;
+                }
             }
         }
         return false;

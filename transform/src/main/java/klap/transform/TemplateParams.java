@@ -56,6 +56,21 @@ public final class TemplateParams {
         return header.substring(0, lt + 1) + String.join(", ", parts) + header.substring(gt);
     }
 
+    /**
+     * @param declaration a declaration's text that starts with its template header, e.g.
+     *                    {@code template <typename T, int N = 4> __global__ void k(T*);}
+     * @return the header ({@code template <typename T, int N = 4>}), or null if it has none; its
+     *         {@code >} is the first one outside parentheses that closes the first {@code <}
+     */
+    public static String headerOf(String declaration) {
+        int lt = declaration.indexOf('<');
+        if (lt < 0 || !declaration.substring(0, lt).strip().equals("template")) {
+            return null;
+        }
+        int end = topLevelIndex(declaration.substring(lt + 1), '>');
+        return end < 0 ? null : declaration.substring(0, lt + 1 + end + 1);
+    }
+
     /** @return the parts of {@code s} between its commas outside brackets (a blank last part is dropped) */
     public static List<String> splitTopLevel(String s) {
         List<String> out = new ArrayList<>();
@@ -70,16 +85,26 @@ public final class TemplateParams {
         return out;
     }
 
-    /** @return the index of {@code ch} outside brackets, or -1 */
+    /**
+     * @return the index of {@code ch} outside brackets, or -1. Angle brackets count only outside
+     *         parentheses, square brackets and braces: inside them a {@code >} is a comparison
+     *         ({@code bool B = (3 > 2)}; a template argument list ends at the first {@code >} that is
+     *         not nested in parentheses, C++ [temp.names]/3)
+     */
     public static int topLevelIndex(String s, char ch) {
-        int depth = 0;
+        int paren = 0;
+        int angle = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
-            if (c == '<' || c == '(' || c == '[' || c == '{') {
-                depth++;
-            } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-                depth--;
-            } else if (c == ch && depth == 0) {
+            if (c == '(' || c == '[' || c == '{') {
+                paren++;
+            } else if (c == ')' || c == ']' || c == '}') {
+                paren--;
+            } else if (paren == 0 && c == '<') {
+                angle++;
+            } else if (paren == 0 && c == '>' && angle > 0) {
+                angle--;
+            } else if (c == ch && paren == 0 && angle == 0) {
                 return i;
             }
         }
