@@ -259,43 +259,66 @@ final class CudaText {
     }
 
     /**
-     * @return {@code f}'s template header and a newline, or empty; with the default template
-     *         arguments that a prototype gives where the definition's header has none
-     *         ({@link FunctionDef#declaredTemplateDefaults}): for the first declaration of a variant,
-     *         clone, twin or record that klap adds
+     * @return {@code f}'s template header and a newline, or empty: for the first declaration of a
+     *         variant, clone, twin or record that klap adds: the definition's, with the default template
+     *         arguments of the prototype in the file before it where there is one (klap's declarations
+     *         go before that: {@link TemplateParams#defaultsFrom}), else those of the definition and of
+     *         a declaration in a header ({@link FunctionDef#declaredTemplateDefaults})
      */
     String templateHeader(FunctionDef f) {
+        return templateHeader(f, false);
+    }
+
+    /**
+     * @param forClass for a class template (the argument record): its defaults must be trailing
+     *                 ([temp.param]/11), so a default before a parameter without one is dropped (no launch
+     *                 klap aggregates leaves such a parameter out: the arguments name a prefix,
+     *                 TemplateDeduction.notLeftToDefaults); a function template keeps it (a call of a
+     *                 clone may leave it to its default and deduce the later ones)
+     * @return as {@link #templateHeader(FunctionDef)}
+     */
+    String templateHeader(FunctionDef f, boolean forClass) {
         if (f.templateHeader() == null) {
             return "";
         }
         String header = slice(f.templateHeader());
+        List<String> parts = TemplateParams.inner(header);
+        if (parts == null) {
+            return header + "\n";
+        }
+        List<String> defaults = new ArrayList<>();
         if (f.firstDeclaration() != null) {
-            // klap's declarations go before the first declaration (declStart): they repeat its header,
-            // whose defaults name what is visible there, or, where it names the parameters otherwise,
-            // none (a default the definition or a later declaration gives may name what is declared
-            // after it: review 2026-11-30, "identifier kS is undefined"; launches that need one are
-            // left as written, TemplateDeduction.notLeftToDefaults)
-            String first = TemplateParams.headerOf(slice(f.firstDeclaration()));
-            return (first != null && TemplateParams.argumentList(first).equals(TemplateParams.argumentList(header))
-                    ? first : TemplateParams.withoutDefaults(header)) + "\n";
+            // klap's declarations go before the first declaration (declStart): they repeat its defaults,
+            // which name what is visible there (but for those naming its parameters where it names them
+            // otherwise), and no other (a default the definition or a later declaration gives may name
+            // what is declared after it: review 2026-11-30, "identifier kS is undefined"; launches that
+            // need one are left as written, TemplateDeduction.notLeftToDefaults)
+            defaults.addAll(TemplateParams.defaultsFrom(header, TemplateParams.headerOf(slice(f.firstDeclaration()))));
+        } else {
+            // the definition's own, and a header's prototype's ([temp.param]/10): a call that leaves
+            // them to their defaults would not deduce without them (gid() of template <int S = 2>
+            // __device__ int gid(); defined as template <int S> ...)
+            List<String> given = f.declaredTemplateDefaults();
+            for (int i = 0; i < parts.size(); i++) {
+                int eq = TemplateParams.topLevelIndex(parts.get(i), '=');
+                defaults.add(eq >= 0 ? "= " + parts.get(i).substring(eq + 1).strip() : i < given.size() ? given.get(i) : "");
+            }
         }
-        List<String> given = f.declaredTemplateDefaults();
-        int lt = header.indexOf('<');
-        int gt = header.lastIndexOf('>');
-        if (given.stream().allMatch(String::isEmpty) || lt < 0 || gt <= lt) {
-            return header + "\n";
-        }
-        // a prototype's default template arguments ([temp.param]/10): the first declaration klap adds
-        // repeats them, or a call that leaves them to their defaults would not deduce (gid() of
-        // template <int S = 2> __device__ int gid(); defined as template <int S> ...)
-        List<String> parts = klap.transform.TemplateParams.splitTopLevel(header.substring(lt + 1, gt));
-        if (parts.size() != given.size()) {
-            return header + "\n";
+        boolean trailing = true;
+        for (int i = parts.size() - 1; forClass && i >= 0; i--) {
+            trailing &= i < defaults.size() && !defaults.get(i).isEmpty();
+            if (!trailing && i < defaults.size()) {
+                defaults.set(i, "");
+            }
         }
         List<String> out = new ArrayList<>();
         for (int i = 0; i < parts.size(); i++) {
-            out.add(parts.get(i).strip() + (given.get(i).isEmpty() ? "" : " " + given.get(i)));
+            int eq = TemplateParams.topLevelIndex(parts.get(i), '=');
+            String decl = (eq >= 0 ? parts.get(i).substring(0, eq) : parts.get(i)).strip();
+            out.add(decl + (i < defaults.size() && !defaults.get(i).isEmpty() ? " " + defaults.get(i) : ""));
         }
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
         return header.substring(0, lt + 1) + String.join(", ", out) + header.substring(gt) + "\n";
     }
 
@@ -552,7 +575,7 @@ final class CudaText {
     /** The per-slot argument record of child {@code k}: one field per parameter, built with a constructor. */
     String argsStruct(FunctionDef k) {
         StringBuilder sb = new StringBuilder("/* klap: per-parent-thread arguments of '" + k.name() + "' */\n");
-        sb.append(templateHeader(k)).append("struct ").append(argsName(k)).append(" {");
+        sb.append(templateHeader(k, true)).append("struct ").append(argsName(k)).append(" {");
         List<Param> ps = k.params();
         List<String> ctorParams = new ArrayList<>();
         List<String> inits = new ArrayList<>();

@@ -285,6 +285,32 @@ class TemplateDeductionTest {
                 "klap_deduce_c1(out)), klap_args_c1<float>*>::value");
     }
 
+    /**
+     * A prototype that names the parameters otherwise still gives the defaults that name none of them:
+     * klap repeats them with the definition's names (a default naming one, {@code L = sizeof(X)}, is
+     * not repeated, and a launch that needs it keeps the warning).
+     */
+    @Test
+    void aRenamingPrototypesPlainDefaultsAreRepeated() {
+        AggregationPass.Result r = Check.run("""
+                template <typename X, int K = 3, int L = sizeof(X)> __global__ void child(X* out);
+                template <typename T, int N, int M> __global__ void child(T* out) { out[threadIdx.x] = N + M; }
+                __global__ void parent(float* out) { child<float, 1, 2><<<1, 4>>>(out); child<<<1, 4>>>(out + 4); }
+                """, Granularity.BLOCK);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        // the record, a class template, keeps trailing defaults only ([temp.param]/11); a function
+        // template's declaration keeps them all (before 2026-11-30 a kernel's non-trailing default made a
+        // record nvcc rejected: "default argument not at end of parameter list")
+        Check.inOrder(r.text(), "template <typename T, int N, int M>\nstruct klap_args_child",
+                "template <typename T, int N = 3, int M>\n__global__ __launch_bounds__(1024) void child_klap_agg_u(");
+        AggregationPass.Result lead = Check.run("""
+                template <int N = 3, typename T> __global__ void child(T* out) { out[threadIdx.x] = N; }
+                __global__ void parent(float* out) { child<4, float><<<1, 4>>>(out); }
+                """, Granularity.BLOCK);
+        assertEquals(1, lead.sites(), lead.diagnostics().toString());
+        Check.inOrder(lead.text(), "template <int N, typename T>\nstruct klap_args_child");
+    }
+
     /** Arguments written out need no check. */
     @Test
     void writtenArgumentsAreNotChecked() {

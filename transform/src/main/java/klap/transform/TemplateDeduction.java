@@ -193,7 +193,7 @@ public final class TemplateDeduction {
      * @return null if every template parameter of {@code child} from index {@code from} on takes its
      *         default at a launch that names the ones before, in the declarations klap writes too: it
      *         has a default that klap may repeat ({@link #templateParameters}: given by the child's first
-     *         declaration, which names the parameters as the definition does, and holding no
+     *         declaration, naming no parameter if that declaration names them otherwise, and holding no
      *         {@code __LINE__} or {@code __COUNTER__}) and no child parameter's type names it (nothing
      *         deduces it, [temp.deduct.type]/5, [temp.arg.explicit]/4; a type written with a macro of
      *         the file may name any); else why not, naming the first such parameter (e.g.
@@ -214,8 +214,8 @@ public final class TemplateDeduction {
             }
             if (!tp.hasDefault()) {
                 return "'" + tp.name() + "' takes a default that the kernel's first declaration in this file does not "
-                        + "give as its definition names it, or that holds __LINE__ or __COUNTER__ (klap repeats the "
-                        + "defaults in its own declarations, before that one)";
+                        + "give, that names a parameter by another name than the definition's, or that holds __LINE__ "
+                        + "or __COUNTER__ (klap repeats the defaults in its own declarations, before that one)";
             }
         }
         return null;
@@ -241,18 +241,18 @@ public final class TemplateDeduction {
      *               declarations that repeat the defaults: {@link FunctionDef#firstDeclaration}), the
      *               same as {@code header} when the definition is the first, or null
      * @return its parameters, or null where one is a pack, a template template parameter or unnamed. A
-     *         parameter has a default klap may use where the first declaration gives it one and names
-     *         every parameter as the definition does (a default from a later declaration or a header may
-     *         name what klap's earlier declarations do not see, or a parameter by another name: review
-     *         2026-11-30) and the default holds no {@code __LINE__} or {@code __COUNTER__}
+     *         parameter has a default klap may use where the first declaration gives it one
+     *         ({@link TemplateParams#defaultsFrom}: naming no parameter where that declaration names them
+     *         otherwise) that holds no {@code __LINE__} or {@code __COUNTER__} (a default from a later
+     *         declaration or a header may name what klap's earlier declarations do not see, or a
+     *         parameter by another name: review 2026-11-30)
      */
     static List<TemplateParam> templateParameters(String header, String first) {
-        List<String> parts = parts(header);
-        List<String> firstParts = first == null ? null : parts(first);
+        List<String> parts = TemplateParams.inner(header);
         if (parts == null) {
             return null;
         }
-        boolean sameNames = firstParts != null && TemplateParams.argumentList(header).equals(TemplateParams.argumentList(first));
+        List<String> defaults = TemplateParams.defaultsFrom(header, first);
         List<TemplateParam> out = new ArrayList<>();
         for (int i = 0; i < parts.size(); i++) {
             String part = parts.get(i);
@@ -263,18 +263,11 @@ public final class TemplateDeduction {
                 return null;  // a pack, a template template parameter, an unnamed one
             }
             boolean type = t.size() == 2 && (t.get(0).equals("typename") || t.get(0).equals("class"));
-            int feq = sameNames ? TemplateParams.topLevelIndex(firstParts.get(i), '=') : -1;
-            boolean usable = feq >= 0 && tokens(firstParts.get(i).substring(feq + 1)).stream().noneMatch(POSITIONAL::contains);
+            String d = defaults.get(i);
+            boolean usable = !d.isEmpty() && tokens(d).stream().noneMatch(POSITIONAL::contains);
             out.add(new TemplateParam(t.get(t.size() - 1), type, usable));
         }
         return out;
-    }
-
-    /** @return the parameters of template header {@code header} as written, or null if it has no list */
-    private static List<String> parts(String header) {
-        int lt = header.indexOf('<');
-        int gt = header.lastIndexOf('>');
-        return lt < 0 || gt <= lt ? null : TemplateParams.splitTopLevel(header.substring(lt + 1, gt));
     }
 
     /**

@@ -71,6 +71,44 @@ public final class TemplateParams {
         return end < 0 ? null : declaration.substring(0, lt + 1 + end + 1);
     }
 
+    /**
+     * @param header the definition's template header, e.g. {@code template <typename T, int N>}
+     * @param first  the header of the function's first declaration, e.g. {@code template <typename X,
+     *               int N = 4>}, or null
+     * @return for each parameter of {@code header}, the default {@code first} gives it with its
+     *         {@code =} ({@code "= 4"}), or empty: where {@code first} names the parameters otherwise,
+     *         only defaults that name none of {@code first}'s parameters (such a name would mean another
+     *         parameter, or nothing, in {@code header}); every default empty where the two differ in
+     *         their number of parameters or {@code first} is null
+     */
+    public static List<String> defaultsFrom(String header, String first) {
+        List<String> own = inner(header);
+        List<String> theirs = first == null ? null : inner(first);
+        List<String> out = new ArrayList<>();
+        boolean same = theirs != null && argumentList(header).equals(argumentList(first));
+        List<String> names = theirs == null ? List.of() : splitTopLevel(argumentList(first).replaceAll("^<|>$", ""));
+        for (int i = 0; own != null && i < own.size(); i++) {
+            String d = "";
+            if (theirs != null && theirs.size() == own.size()) {
+                int eq = topLevelIndex(theirs.get(i), '=');
+                String text = eq < 0 ? "" : theirs.get(i).substring(eq + 1).strip();
+                boolean renamed = !same && names.stream().map(String::strip)
+                        .anyMatch(n -> java.util.regex.Pattern.compile("(?<![A-Za-z0-9_])"
+                                + java.util.regex.Pattern.quote(n.replace("...", "")) + "(?![A-Za-z0-9_])").matcher(text).find());
+                d = text.isEmpty() || renamed ? "" : "= " + text;
+            }
+            out.add(d);
+        }
+        return out;
+    }
+
+    /** @return the parameters of template header {@code header} as written, or null if it has no list */
+    public static List<String> inner(String header) {
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        return lt < 0 || gt <= lt ? null : splitTopLevel(header.substring(lt + 1, gt));
+    }
+
     /** @return the parts of {@code s} between its commas outside brackets (a blank last part is dropped) */
     public static List<String> splitTopLevel(String s) {
         List<String> out = new ArrayList<>();
