@@ -496,31 +496,9 @@ final class AstConverter {
         if (lt < 0 || lt >= r.end()) {
             return null;
         }
-        // angle brackets count only outside parentheses: there a '>' is a comparison (bool B = (3 > 2)),
-        // and the header ends at the first '>' nested in no parentheses ([temp.names]/3)
-        int paren = 0;
-        int angle = 0;
-        for (int i = lt; i < r.end(); i++) {
-            int s = Prepass.skipLexical(pp, i);
-            if (s > i) {
-                i = s - 1;
-                continue;
-            }
-            char c = pp.charAt(i);
-            if (c == '(' || c == '[' || c == '{') {
-                paren++;
-            } else if (c == ')' || c == ']' || c == '}') {
-                paren--;
-            } else if (paren == 0 && c == '<') {
-                angle++;
-            } else if (paren == 0 && c == '>') {
-                angle--;
-                if (angle == 0) {
-                    return SourceRange.of(r.offset(), i + 1);
-                }
-            }
-        }
-        return null;
+        // the '>' that closes the list: a '>' in parentheses is a comparison (bool B = (3 > 2))
+        int gt = Brackets.topLevelIndex(pp, lt + 1, r.end(), '>');
+        return gt < 0 ? null : SourceRange.of(r.offset(), gt + 1);
     }
 
     /** @return the offset of the {@code )} matching the {@code (} at {@code open} in the pre-passed text, or -1 */

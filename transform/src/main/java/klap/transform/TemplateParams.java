@@ -124,28 +124,11 @@ public final class TemplateParams {
     }
 
     /**
-     * @return the index of {@code ch} outside brackets, or -1. Angle brackets count only outside
-     *         parentheses, square brackets and braces: inside them a {@code >} is a comparison
-     *         ({@code bool B = (3 > 2)}; a template argument list ends at the first {@code >} that is
-     *         not nested in parentheses, C++ [temp.names]/3)
+     * @return the index of {@code ch} outside brackets, comments and literals, or -1
+     *         ({@link klap.bridge.Brackets#topLevelIndex}: angle brackets count only outside
+     *         parentheses, where a {@code >} is a comparison)
      */
     public static int topLevelIndex(String s, char ch) {
-        int paren = 0;
-        int angle = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '(' || c == '[' || c == '{') {
-                paren++;
-            } else if (c == ')' || c == ']' || c == '}') {
-                paren--;
-            } else if (paren == 0 && c == '<') {
-                angle++;
-            } else if (paren == 0 && c == '>' && angle > 0) {
-                angle--;
-            } else if (c == ch && paren == 0 && angle == 0) {
-                return i;
-            }
-        }
-        return -1;
+        return klap.bridge.Brackets.topLevelIndex(s, 0, s.length(), ch);
     }
 }
