@@ -111,16 +111,13 @@ public final class TemplateDeduction {
         if (child.templateHeader() == null) {
             return null;
         }
-        String header = text.substring(child.templateHeader().offset(), child.templateHeader().end());
         List<Param> childParams = child.params();
         for (Param q : childParams) {
             if (tokens(q.type(text)).contains("auto")) {
                 return null;  // C++20: a parameter declared auto is a template parameter the header does not show
             }
         }
-        String first = child.firstDeclaration() == null ? header
-                : TemplateParams.headerOf(text.substring(child.firstDeclaration().offset(), child.firstDeclaration().end()));
-        List<TemplateParam> params = templateParameters(header, first);
+        List<TemplateParam> params = templateParameters(child, text);
         if (params == null || params.isEmpty() || holder == null || holder.body() == null || insideLambda(holder, launch)) {
             return null;
         }
@@ -201,10 +198,7 @@ public final class TemplateDeduction {
      *         parameter or an unnamed parameter
      */
     public static String notLeftToDefaults(FunctionDef child, int from, String text) {
-        String header = text.substring(child.templateHeader().offset(), child.templateHeader().end());
-        String first = child.firstDeclaration() == null ? header
-                : TemplateParams.headerOf(text.substring(child.firstDeclaration().offset(), child.firstDeclaration().end()));
-        List<TemplateParam> params = templateParameters(header, first);
+        List<TemplateParam> params = templateParameters(child, text);
         if (params == null) {
             return "it has a parameter pack, a template template parameter or an unnamed parameter";
         }
@@ -230,6 +224,18 @@ public final class TemplateDeduction {
      *                   (see {@link #templateParameters})
      */
     record TemplateParam(String name, boolean type, boolean hasDefault) {
+    }
+
+    /**
+     * @return {@link #templateParameters(String, String)} of template {@code child}'s definition header
+     *         and the header of its first declaration in the file ({@link FunctionDef#firstDeclaration}:
+     *         the definition's own where it is the first)
+     */
+    private static List<TemplateParam> templateParameters(FunctionDef child, String text) {
+        String header = text.substring(child.templateHeader().offset(), child.templateHeader().end());
+        String first = child.firstDeclaration() == null ? header
+                : TemplateParams.headerOf(text.substring(child.firstDeclaration().offset(), child.firstDeclaration().end()));
+        return templateParameters(header, first);
     }
 
     /** tokens whose value depends on where they are written: a default holding one changes where klap repeats it */
