@@ -1,18 +1,12 @@
 package klap.regress;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import klap.runtime.NvccBuildRecord;
 
 /**
  * The hand-written variants of the benchmark sets ({@code cdp}, {@code flat}, {@code base}) that
@@ -29,30 +23,21 @@ final class KnownBuilds {
     static final Path FILE = Path.of("src", "test", "resources", "known-builds.tsv");
     /** run.sh's compile flags, part of the key; {@link CompileTierTest} checks that run.sh still uses them */
     static final String FLAGS = "-std=c++17 -O3 -rdc=true -lineinfo -arch=\"$arch\"";
-    private static String nvccRelease;
 
-    private final Set<String> lines;
+    private final NvccBuildRecord record;
 
-    private KnownBuilds(Set<String> lines) {
-        this.lines = lines;
+    private KnownBuilds(NvccBuildRecord record) {
+        this.record = record;
     }
 
     /** @return the record ({@link #FILE}; empty if absent), lines starting with {@code #} skipped */
     static KnownBuilds load() throws IOException {
-        Set<String> lines = new HashSet<>();
-        if (Files.isRegularFile(FILE)) {
-            for (String l : Files.readAllLines(FILE, StandardCharsets.UTF_8)) {
-                if (!l.isBlank() && !l.startsWith("#")) {
-                    lines.add(l.strip());
-                }
-            }
-        }
-        return new KnownBuilds(lines);
+        return new KnownBuilds(NvccBuildRecord.load(FILE));
     }
 
     /** @return true if the record has {@code b}'s variant {@code v} of {@code set} with {@code key} */
     boolean contains(Path set, Benchmark b, Variant v, String key) {
-        return lines.contains(line(set, b.name(), v.name(), key));
+        return record.contains(line(set, b.name(), v.name(), key));
     }
 
     /** @return the record's line: the set's folder name, the benchmark, the variant and the key, tab-separated */
@@ -61,20 +46,12 @@ final class KnownBuilds {
     }
 
     /**
-     * @return the SHA-256 (hex) of what a build of {@code b}'s hand-written variants reads: the nvcc
-     *         release ({@code nvcc --version}'s last line), {@link #FLAGS}, and every file under the
-     *         set's {@code common/} folder and under {@code b}'s folder (relative path and bytes, in
-     *         path order)
+     * @return the {@link NvccBuildRecord#key} of what a build of {@code b}'s hand-written variants
+     *         reads: {@link #FLAGS}, and every file under the set's {@code common/} folder and under
+     *         {@code b}'s folder (paths relative to the set)
      * @throws IOException if a file cannot be read or nvcc cannot be run
      */
     static String key(Path set, Benchmark b) throws IOException {
-        MessageDigest md;
-        try {
-            md = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        md.update((nvccRelease() + "\n" + FLAGS + "\n").getBytes(StandardCharsets.UTF_8));
         List<Path> files = new ArrayList<>();
         for (Path dir : List.of(set.resolve("common"), b.dir())) {
             if (Files.isDirectory(dir)) {
@@ -83,33 +60,6 @@ final class KnownBuilds {
                 }
             }
         }
-        files.sort(null);
-        for (Path f : files) {
-            md.update((set.relativize(f).toString().replace('\\', '/') + "\0").getBytes(StandardCharsets.UTF_8));
-            md.update(Files.readAllBytes(f));
-            md.update((byte) 0);
-        }
-        return HexFormat.of().formatHex(md.digest());
-    }
-
-    /** @return the last line of {@code nvcc --version} (NVCC from the environment, else nvcc on the PATH) */
-    static synchronized String nvccRelease() throws IOException {
-        if (nvccRelease == null) {
-            String env = System.getenv("NVCC");
-            Process p = new ProcessBuilder(env != null && !env.isBlank() ? env : "nvcc", "--version")
-                    .redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            try {
-                if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                    throw new IOException("nvcc --version failed: " + text);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException(e);
-            }
-            List<String> l = text.lines().filter(x -> !x.isBlank()).toList();
-            nvccRelease = l.get(l.size() - 1).strip();
-        }
-        return nvccRelease;
+        return NvccBuildRecord.key(FLAGS, set, files);
     }
 }

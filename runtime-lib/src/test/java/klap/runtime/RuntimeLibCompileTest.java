@@ -25,14 +25,23 @@ import org.junit.jupiter.api.Test;
  * are compiled and linked together (e.g. {@code multi_tu/}: several translation units with -rdc) --
  * must compile with {@code nvcc -std=c++17 -rdc=true -arch=sm_90}
  * against the headers in {@code src/main/resources} (output binaries go to
- * {@code target/cuda-tests/}; they are run on a GPU separately, each prints PASS or FAIL).
- * Fails (does not skip) when nvcc is missing: nvcc is part of every build machine here.
- * Set the environment variable {@code NVCC} to use a specific nvcc.
+ * {@code target/cuda-tests/}; {@code scripts/gpu-session} builds and runs them on a GPU, each prints
+ * PASS or FAIL). A program is built only when {@link #RECORD} lacks its line: the {@link
+ * NvccBuildRecord#key} of its sources, every header under {@code src/main/resources} and {@code
+ * src/test/cuda}, the flags and the nvcc release. After a build the test prints the line to add
+ * there; a changed header or program therefore builds every program it may reach again, and an
+ * unchanged one is not rebuilt on every CI run (26 builds, about 2.5 minutes of the 2-core CI
+ * machine). klap's output, which includes the same headers, is built by the cli, regress and fuzz
+ * compile tiers in any case. Fails (does not skip) when nvcc is missing: nvcc is part of every
+ * build machine here. Set the environment variable {@code NVCC} to use a specific nvcc.
  */
 class RuntimeLibCompileTest {
   private static final Path CUDA_TESTS = Paths.get("src", "test", "cuda");
   private static final Path HEADERS = Paths.get("src", "main", "resources");
   private static final Path OUT = Paths.get("target", "cuda-tests");
+  /** The record of test programs built as they are now ({@link NvccBuildRecord}): program name, tab, key. */
+  static final Path RECORD = Paths.get("src", "test", "resources", "known-builds.tsv");
+  private static final List<String> FLAGS = List.of("-std=c++17", "-rdc=true", "-arch=sm_90");
 
   /** One test program: its name (the output binary) and its source files. */
   private record Program(String name, List<Path> sources) {}
@@ -48,6 +57,17 @@ class RuntimeLibCompileTest {
     try (Stream<Path> s = Files.list(dir)) {
       return s.filter(p -> p.toString().endsWith(".cu") && Files.isRegularFile(p)).sorted().toList();
     }
+  }
+
+  /** @return every header a test program may include: the runtime's and the test programs' own (*.cuh) */
+  private static List<Path> headers() throws IOException {
+    List<Path> headers = new ArrayList<>();
+    for (Path dir : List.of(HEADERS, CUDA_TESTS)) {
+      try (Stream<Path> s = Files.walk(dir)) {
+        s.filter(p -> Files.isRegularFile(p) && (dir.equals(HEADERS) || p.toString().matches(".*\\.(cuh|h|hpp)"))).forEach(headers::add);
+      }
+    }
+    return headers;
   }
 
   private static List<Program> programs() throws IOException {
@@ -67,8 +87,9 @@ class RuntimeLibCompileTest {
   }
 
   private static Result compile(Program prog) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of(nvcc(), "-std=c++17", "-rdc=true", "-arch=sm_90",
-        "-I", HEADERS.toString(), "-o", OUT.resolve(prog.name()).toString()));
+    List<String> cmd = new ArrayList<>(List.of(nvcc()));
+    cmd.addAll(FLAGS);
+    cmd.addAll(List.of("-I", HEADERS.toString(), "-o", OUT.resolve(prog.name()).toString()));
     for (Path src : prog.sources()) cmd.add(src.toString());
     long t0 = System.nanoTime();
     Process p;
@@ -91,8 +112,26 @@ class RuntimeLibCompileTest {
   @Test
   void everyCudaTestProgramCompiles() throws Exception {
     Files.createDirectories(OUT);
-    List<Program> programs = programs();
-    assertFalse(programs.isEmpty(), "no .cu test programs under " + CUDA_TESTS);
+    List<Program> all = programs();
+    assertFalse(all.isEmpty(), "no .cu test programs under " + CUDA_TESTS);
+    NvccBuildRecord record = NvccBuildRecord.load(RECORD);
+    List<Path> headers = headers();
+    List<Program> programs = new ArrayList<>();
+    java.util.Map<String, String> lines = new java.util.HashMap<>();
+    for (Program prog : all) {
+      List<Path> read = new ArrayList<>(prog.sources());
+      read.addAll(headers);
+      String line = prog.name() + "\t" + NvccBuildRecord.key(String.join(" ", FLAGS), Paths.get(""), read);
+      if (record.contains(line)) {
+        System.out.printf("nvcc %s: built before as it is now (%s)%n", prog.name(), RECORD);
+      } else {
+        programs.add(prog);
+        lines.put(prog.name(), line);
+      }
+    }
+    if (programs.isEmpty()) {
+      return;
+    }
     int threads = Math.max(2, Math.min(programs.size(), Runtime.getRuntime().availableProcessors()));
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
@@ -102,7 +141,10 @@ class RuntimeLibCompileTest {
       for (Future<Result> f : futures) {
         Result r = f.get();
         System.out.printf("nvcc %s: exit %d in %d ms%n", r.program().name(), r.exit(), r.millis());
-        if (r.exit() != 0) {
+        if (r.exit() == 0) {
+          System.out.printf("[known-builds] built; to build it only when it changes, add to %s: %s%n", RECORD,
+              lines.get(r.program().name()));
+        } else {
           failures.append("\n--- ").append(r.program().sources()).append(": nvcc exit ").append(r.exit())
               .append('\n').append(r.output());
         }
