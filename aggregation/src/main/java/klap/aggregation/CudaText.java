@@ -269,57 +269,9 @@ final class CudaText {
         return templateHeader(f, false);
     }
 
-    /**
-     * @param forClass for a class template (the argument record): its defaults must be trailing
-     *                 ([temp.param]/11), so a default before a parameter without one is dropped (no launch
-     *                 klap aggregates leaves such a parameter out: the arguments name a prefix,
-     *                 TemplateDeduction.notLeftToDefaults); a function template keeps it (a call of a
-     *                 clone may leave it to its default and deduce the later ones)
-     * @return as {@link #templateHeader(FunctionDef)}
-     */
+    /** @return {@link TemplateParams#declarationHeader} of {@code f} in this unit (forClass: for the argument record) */
     String templateHeader(FunctionDef f, boolean forClass) {
-        if (f.templateHeader() == null) {
-            return "";
-        }
-        String header = slice(f.templateHeader());
-        List<String> parts = TemplateParams.inner(header);
-        if (parts == null) {
-            return header + "\n";
-        }
-        List<String> defaults = new ArrayList<>();
-        if (f.firstDeclaration() != null) {
-            // klap's declarations go before the first declaration (declStart): they repeat its defaults,
-            // which name what is visible there (but for those naming its parameters where it names them
-            // otherwise), and no other (a default the definition or a later declaration gives may name
-            // what is declared after it: review 2026-11-30, "identifier kS is undefined"; launches that
-            // need one are left as written, TemplateDeduction.notLeftToDefaults)
-            defaults.addAll(TemplateParams.defaultsFrom(header, TemplateParams.headerOf(slice(f.firstDeclaration()))));
-        } else {
-            // the definition's own, and a header's prototype's ([temp.param]/10): a call that leaves
-            // them to their defaults would not deduce without them (gid() of template <int S = 2>
-            // __device__ int gid(); defined as template <int S> ...)
-            List<String> given = f.declaredTemplateDefaults();
-            for (int i = 0; i < parts.size(); i++) {
-                int eq = TemplateParams.topLevelIndex(parts.get(i), '=');
-                defaults.add(eq >= 0 ? "= " + parts.get(i).substring(eq + 1).strip() : i < given.size() ? given.get(i) : "");
-            }
-        }
-        boolean trailing = true;
-        for (int i = parts.size() - 1; forClass && i >= 0; i--) {
-            trailing &= i < defaults.size() && !defaults.get(i).isEmpty();
-            if (!trailing && i < defaults.size()) {
-                defaults.set(i, "");
-            }
-        }
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < parts.size(); i++) {
-            int eq = TemplateParams.topLevelIndex(parts.get(i), '=');
-            String decl = (eq >= 0 ? parts.get(i).substring(0, eq) : parts.get(i)).strip();
-            out.add(decl + (i < defaults.size() && !defaults.get(i).isEmpty() ? " " + defaults.get(i) : ""));
-        }
-        int lt = header.indexOf('<');
-        int gt = header.lastIndexOf('>');
-        return header.substring(0, lt + 1) + String.join(", ", out) + header.substring(gt) + "\n";
+        return TemplateParams.declarationHeader(f, text, forClass);
     }
 
     /**

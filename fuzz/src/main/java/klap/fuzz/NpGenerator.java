@@ -44,6 +44,8 @@ import java.util.TreeSet;
  *       and read by another after a barrier;</li>
  *   <li>{@code continue}, non-np inner loops, calls of pure {@code __device__} functions,
  *       {@code atomicAdd} to a global counter, {@code copyin} and {@code num_slaves} clauses;</li>
+ *   <li>both kernels as templates ({@code template <typename fz_T, int fz_S = 1>}, the default on the
+ *       definition or on a prototype before it) launched without template arguments;</li>
  *   <li>1-D, 2-D and 3-D blocks of 1..1024 threads (sometimes so many that the grown block exceeds
  *       1024 threads and the launch must fall back to the original kernel), 1..8 blocks, launches
  *       with a stream.</li>
@@ -1220,8 +1222,35 @@ public final class NpGenerator {
             p.append("__device__ unsigned fz_f2(unsigned a, unsigned b)\n{\n    unsigned x = a;\n"
                     + "    for (int k = 0; k < 3; ++k) x = (x * 33u) ^ b;\n    return x;\n}\n\n");
             String params = "(const unsigned* in, unsigned* out, unsigned* cnt, int n, int m)";
-            p.append("__global__ void np_k").append(params).append("\n{\n").append(kernelBody).append("}\n\n");
-            p.append("__global__ void ref_k").append(params).append("\n{\n").append(withoutNpPragmas(kernelBody)).append("}\n\n");
+            // about one program in four makes both kernels templates that main launches without template
+            // arguments (C++ deduces fz_T = unsigned from out; fz_S takes its default, given by the
+            // definition or by a prototype before it); drawn from a generator of its own, so the other
+            // draws stay. Not with a local array klap must place in shared memory (klap keeps such a loop
+            // of a template kernel sequential, with a warning); in is never fz_T, which would make
+            // integer reductions of its elements dependent (left sequential: klap cannot show them integers)
+            String header = "";
+            boolean sharedArray = shapes.stream().anyMatch(t -> t.startsWith("array:") && !t.equals("array:register"));
+            switch (sharedArray ? -1 : new SplittableRandom(seed * 1_000_003L + 7).nextInt(8)) {
+                case 0 -> {
+                    header = "template <typename fz_T, int fz_S = 1>\n";
+                    shapes.add("template:definition-default");
+                }
+                case 1 -> {
+                    header = "template <typename fz_T, int fz_S>\n";
+                    shapes.add("template:prototype-default");
+                }
+                default -> {
+                }
+            }
+            if (!header.isEmpty()) {
+                params = "(const unsigned* in, fz_T* out, unsigned* cnt, int n, int m)";
+                if (header.contains("fz_S>")) {
+                    p.append("template <typename fz_T, int fz_S = 1> __global__ void np_k").append(params).append(";\n");
+                    p.append("template <typename fz_T, int fz_S = 1> __global__ void ref_k").append(params).append(";\n\n");
+                }
+            }
+            p.append(header).append("__global__ void np_k").append(params).append("\n{\n").append(kernelBody).append("}\n\n");
+            p.append(header).append("__global__ void ref_k").append(params).append("\n{\n").append(withoutNpPragmas(kernelBody)).append("}\n\n");
             int nslots = Math.max(1, slots);
             p.append("static int fz_check(const char* what)\n{\n");
             p.append("    cudaError_t e = cudaGetLastError();\n");

@@ -166,7 +166,8 @@ class NpProgramsTest {
                     "reduce:&&", "reduce:||", "scan:+", "scan:*", "store-only", "array:register", "array:shared-index",
                     "array:shared-lo", "array:shared-seq", "array:shared-seq-init", "in-seq-loop", "divergent",
                     "early-return", "syncthreads", "shared-read", "continue", "inner-loop", "atomic", "devfn", "dims:3",
-                    "fallback", "num_slaves", "copyin", "bound-zero-trips", "bound-lo-gt-hi", "broadcast")) {
+                    "fallback", "num_slaves", "copyin", "bound-zero-trips", "bound-lo-gt-hi", "broadcast",
+                    "template:definition-default", "template:prototype-default")) {
                 assertTrue(tags.containsKey(t), "no program with " + t);
             }
             for (NpGenerator.Refusal x : NpGenerator.Refusal.values()) {

@@ -15,6 +15,7 @@ import klap.np.NpPlanner.NpPlan;
 import klap.np.NpPlanner.Place;
 import klap.np.NpPlanner.Var;
 import klap.transform.EditSet;
+import klap.transform.TemplateParams;
 
 /**
  * Emits one CUDA-NP variant of a planned kernel (CUDA-NP sections 3.1-3.5, preprocessor 1 of
@@ -130,16 +131,27 @@ final class NpKernel {
     }
 
     /** @return the kernel's header (template header, attributes, name, parameters) without body */
-    String header() {
+    String header(boolean definition) {
         FunctionDef k = plan.kernel();
         int base = k.range().offset();
         String h = src.text().substring(base, k.body().range().offset());
+        String template = "";
+        if (!definition && k.templateHeader() != null && k.templateHeader().offset() >= base) {
+            // the variant's prototype, after the kernel's first declaration, has that declaration's
+            // default template arguments (TemplateParams.declarationHeader); its definition has the
+            // kernel definition's header as written, with the defaults the definition adds, as C++
+            // merges them ([temp.param]/10; a default is never given twice, [temp.param]/12)
+            template = TemplateParams.declarationHeader(k, src.text(), false).stripTrailing();
+            int cut = k.templateHeader().end() - base;
+            h = h.substring(cut);
+            base += cut;
+        }
         int nameAt = k.nameRange().offset() - base;
         int paramsEnd = k.paramsRange().end() - base;
         String params = src.slice(k.paramsRange()).strip();
         String extra = "dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem";
         String newParams = params.isEmpty() || params.equals("void") ? extra : null;
-        StringBuilder sb = new StringBuilder();
+        StringBuilder sb = new StringBuilder(template);
         sb.append(h, 0, nameAt).append(name()).append(h, k.nameRange().end() - base, k.paramsRange().offset() - base);
         if (newParams != null) {
             sb.append(newParams);
@@ -193,7 +205,7 @@ final class NpKernel {
                 .append(k.name()).append(", ").append(slaves).append(" threads per group (CUDA-NP, PPoPP 2014) */\n");
         sb.append(arraysHelper());
         sb.append(src.lineDirective(k.range().offset()));
-        sb.append(header()).append("\n{\n");
+        sb.append(header(true)).append("\n{\n");
         sb.append("    const unsigned klap_np_m = klap_np_bd.x * klap_np_bd.y * klap_np_bd.z;\n");
         if (usesSmem()) {
             sb.append("    extern __shared__ __align__(16) unsigned char klap_np_smem[];\n");
@@ -455,9 +467,41 @@ final class NpKernel {
     }
 
     /** @return the prototype of the generated kernel, for a kernel declared before its definition */
+    /** @return the name of the never-defined function that deduces this template variant's arguments ({@link #deduction}) */
+    String deduceName() {
+        return name() + "_deduce";
+    }
+
+    /**
+     * For a host launch of a template kernel that leaves its template arguments to deduction
+     * ({@code k<<<g, b>>>(a, o, n)}): C++ deduces them for a never-defined function template with the
+     * kernel's template header (and the defaults of its first declaration: {@link
+     * TemplateParams#declarationHeader}) and parameters, whose return type names the variant's
+     * instantiation for them. Placed where the variant's first declaration is.
+     * <pre>
+     * template &lt;typename T, int B&gt; struct k_klap_npi_ref { static constexpr auto kernel = &amp;k_klap_npi&lt;T, B&gt;; };
+     * template &lt;typename T, int B = 64&gt; k_klap_npi_ref&lt;T, B&gt; *k_klap_npi_deduce(const T *a, T *out, int n);
+     * </pre>
+     * The launch takes {@code cuda::std::remove_pointer_t<decltype(k_klap_npi_deduce(a, o, n))>::kernel}
+     * (an unevaluated operand: the arguments are evaluated once, by the launch itself).
+     *
+     * @return the two declarations, or "" for a kernel that is not a template
+     */
+    String deduction() {
+        FunctionDef k = plan.kernel();
+        if (k.templateHeader() == null) {
+            return "";
+        }
+        String first = TemplateParams.declarationHeader(k, src.text(), false).stripTrailing();
+        String params = src.slice(k.paramsRange()).replaceAll("\\b__grid_constant__\\b", "");
+        return "\n" + TemplateParams.withoutDefaults(first) + " struct " + name() + "_ref { static constexpr auto kernel = &"
+                + name() + TemplateParams.argumentList(first) + "; };\n" + first + " " + name() + "_ref"
+                + TemplateParams.argumentList(first) + " *" + deduceName() + "(" + params + ");\n";
+    }
+
     String prototype() {
         String helper = sharedArrays().isEmpty() ? ""
                 : "\nstatic __host__ __device__ constexpr size_t " + name() + "_arrays(size_t klap_np_m);";
-        return helper + "\n" + header() + ";\n";
+        return helper + "\n" + header(false) + ";\n";
     }
 }

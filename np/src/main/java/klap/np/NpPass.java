@@ -15,6 +15,8 @@ import klap.model.SourceFile;
 import klap.model.Stmt;
 import klap.np.NpPlanner.NpPlan;
 import klap.transform.EditSet;
+import klap.transform.TemplateDeduction;
+import klap.transform.TemplateParams;
 import klap.transform.Trees;
 
 /**
@@ -158,9 +160,20 @@ public final class NpPass {
             FunctionDef k = e.getKey();
             StringBuilder defs = new StringBuilder();
             StringBuilder protos = new StringBuilder();
+            // a host launch that leaves the template arguments to deduction names the variant through
+            // the deduction helper (NpKernel.deduction), unless klap cannot repeat the defaults
+            String noDeduction = k.templateHeader() == null ? null
+                    : TemplateDeduction.redeclaredWithItsDefaults(k, src.text());
+            boolean deduce = k.templateHeader() != null && noDeduction == null && !hostLaunches(unit, k).stream()
+                    .allMatch(l -> l.templateArgs() != null);
             for (Variant v : e.getValue()) {
                 defs.append(v.kernel().emit());
                 protos.append(v.kernel().prototype());
+                if (deduce && k.firstDeclaration() != null) {
+                    protos.append(v.kernel().deduction());
+                } else if (deduce) {
+                    defs.append(v.kernel().deduction()).append(src.lineDirective(k.range().end()));
+                }
             }
             out.insert(k.range().end(), defs.toString());
             if (k.firstDeclaration() != null) {
@@ -169,7 +182,7 @@ public final class NpPass {
                 out.insert(next, protos + src.lineDirective(next));
             }
             names.add(k.name());
-            launches += rewriteLaunches(unit, k, e.getValue(), opt, out, diags);
+            launches += rewriteLaunches(unit, k, e.getValue(), opt, noDeduction, out, diags);
         }
         StringBuilder sum = new StringBuilder();
         sum.append(names.size()).append(names.size() == 1 ? " kernel" : " kernels").append(" transformed (--np=")
@@ -243,11 +256,39 @@ public final class NpPass {
         return out;
     }
 
-    /** @return the number of host launches of {@code k} rewritten */
-    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Variant> vs, Options opt, EditSet out,
-                                       List<Diagnostic> diags) {
+    /**
+     * @return the launches of {@code k} that klap rewrites: statements of their own in host functions
+     *         (lambda bodies included), written outside macros, naming {@code k} unqualified or with
+     *         {@code ::}
+     */
+    private static List<Expr.Launch> hostLaunches(CudaUnit unit, FunctionDef k) {
+        List<Expr.Launch> out = new ArrayList<>();
+        for (FunctionDef f : unit.functions()) {
+            if (f.kind() != FunctionDef.Kind.HOST) {
+                continue;
+            }
+            List<Stmt> stmts = new ArrayList<>();
+            collect(f.body(), stmts);
+            for (Stmt s : stmts) {
+                if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l && !l.inMacro()
+                        && l.kernelName().replaceFirst("^::", "").equals(k.name())) {
+                    out.add(l);
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param noDeduction null where the variants of template kernel {@code k} have deduction helpers
+     *                    (or {@code k} is no template), else why not
+     * @return the number of host launches of {@code k} rewritten
+     */
+    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Variant> vs, Options opt, String noDeduction,
+                                       EditSet out, List<Diagnostic> diags) {
         SourceFile src = unit.file();
         int n = 0;
+        List<Expr.Launch> mine = hostLaunches(unit, k);
         for (FunctionDef f : unit.functions()) {
             if (f.kind() != FunctionDef.Kind.HOST) {
                 continue;
@@ -256,15 +297,20 @@ public final class NpPass {
             collect(f.body(), stmts);
             List<Expr.Launch> rewritten = new ArrayList<>();
             for (Stmt s : stmts) {
-                if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l && !l.inMacro()
-                        && l.kernelName().replaceFirst("^::", "").equals(k.name())) {
-                    if (k.templateHeader() != null && l.templateArgs() == null) {
-                        diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch of "
-                                + "template kernel '" + k.name() + "' runs the original kernel: give its template "
-                                + "arguments explicitly (" + k.name() + "<...><<<...>>>) so klap can name the CUDA-NP "
-                                + "variant", "np"));
-                        rewritten.add(l);
-                        continue;
+                if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l && mine.contains(l)) {
+                    if (k.templateHeader() != null && (l.templateArgs() == null || noDeduction != null
+                            && leavesToDefaults(l, k, src))) {
+                        String why = noDeduction != null ? noDeduction : holdsLambda(l)
+                                ? "an argument holds a lambda, which C++17 does not allow where klap's deduction reads "
+                                + "the arguments (decltype)" : null;
+                        if (why != null) {
+                            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
+                                    + "of template kernel '" + k.name() + "' runs the original kernel: klap cannot name "
+                                    + "the CUDA-NP variant's instantiation that C++ picks (" + why + "); give every "
+                                    + "template argument explicitly (" + k.name() + "<...><<<...>>>)", "np"));
+                            rewritten.add(l);
+                            continue;
+                        }
                     }
                     out.replace(s.range().offset(), s.range().end(), launch(src, k, l, vs, opt));
                     rewritten.add(l);
@@ -285,6 +331,25 @@ public final class NpPass {
             }
         }
         return n;
+    }
+
+    /**
+     * @return true if launch {@code l} of template kernel {@code k} writes fewer template arguments
+     *         than {@code k} has parameters (the others are deduced or take their defaults)
+     */
+    private static boolean leavesToDefaults(Expr.Launch l, FunctionDef k, SourceFile src) {
+        List<String> params = TemplateParams.inner(src.slice(k.templateHeader()));
+        List<String> written = TemplateParams.inner(l.templateArgs());
+        return params == null || written == null || written.size() < params.size();
+    }
+
+    /** @return true if an argument of {@code l} holds a lambda expression */
+    private static boolean holdsLambda(Expr.Launch l) {
+        boolean[] found = {false};
+        for (Expr a : l.args()) {
+            Trees.walk(a, x -> found[0] |= x instanceof Expr.Lambda);
+        }
+        return found[0];
     }
 
     /** Collects the statements of a host function, those of lambda bodies included. */
@@ -319,12 +384,21 @@ public final class NpPass {
                 + "const size_t klap_np_shm = (size_t)(" + shm + "); const size_t klap_np_base = klap::np::align16(klap_np_shm); "
                 + "const cudaStream_t klap_np_st = (" + (l.stream() == null ? "0" : src.slice(l.stream().range())) + "); "
                 + "klap::np::LaunchMemory klap_np_mem; ");
+        boolean deduced = k.templateHeader() != null && l.templateArgs() == null;
+        if (deduced) {
+            // C++ deduces each variant's template arguments as it does the kernel's (NpKernel.deduction)
+            String qual = l.kernelName().startsWith("::") ? "::" : "";
+            for (int i = 0; i < vs.size(); i++) {
+                sb.append("const auto klap_np_k").append(i).append(" = cuda::std::remove_pointer_t<decltype(").append(qual)
+                        .append(vs.get(i).kernel().deduceName()).append("(").append(args).append("))>::kernel; ");
+            }
+        }
         if (opt.mode() == NpMode.ALL) {
             sb.append("const klap::np::Variant klap_np_v = klap::np::chosen(\"").append(k.name())
                     .append("\", klap::np::Variant::").append(vs.get(0).inter() ? "inter_warp" : "intra_warp").append("); ");
         }
         for (Variant v : vs) {
-            String name = v.kernel().name() + targs;
+            String name = deduced ? "klap_np_k" + vs.indexOf(v) : v.kernel().name() + targs;
             sb.append("if (");
             if (opt.mode() == NpMode.ALL) {
                 sb.append("klap_np_v == klap::np::Variant::").append(v.inter() ? "inter_warp" : "intra_warp").append(" && ");

@@ -43,7 +43,8 @@ class NpCompileTest {
         all.put("divergent", NpPassTest.DIVERGENT_LOOPS_HAVE_NO_INTER_WARP_VARIANT);
         all.put("early_return", NpPassTest.EARLY_RETURN_OF_SOME_THREADS_BLOCKS_INTER_WARP);
         all.put("load_after_store", NpPassTest.INTER_WARP_REFUSES_A_LOAD_AFTER_A_MASTER_ONLY_STORE);
-        all.put("template", NpPassTest.TEMPLATE_KERNELS_NEED_EXPLICIT_TEMPLATE_ARGUMENTS);
+        all.put("template", NpPassTest.TEMPLATE_KERNELS);
+        all.put("template_prototype", NpPassTest.TEMPLATE_PROTOTYPE_DEFAULTS);
         all.put("prototype", NpPassTest.A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE);
         all.put("user_shared", NpPassTest.USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST);
         all.put("broadcast", NpPassTest.BROADCAST);

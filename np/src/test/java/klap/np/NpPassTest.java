@@ -1,6 +1,7 @@
 package klap.np;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -135,7 +136,7 @@ class NpPassTest {
                     }
                     """ + HOST;
 
-    static final String TEMPLATE_KERNELS_NEED_EXPLICIT_TEMPLATE_ARGUMENTS = """
+    static final String TEMPLATE_KERNELS = """
                     template <typename T, int B = 64>
                     __global__ void __launch_bounds__(B) k(const T *a, T *y, int n) {
                         T s = 0;
@@ -146,6 +147,34 @@ class NpPassTest {
                     int main() {
                         k<float, 64><<<1, 64>>>(nullptr, nullptr, 1);
                         k<<<1, 64>>>((const int *)nullptr, (int *)nullptr, 1);
+                        int *p = nullptr;
+                        k<<<1, 32>>>(p + 1, p, 2);
+                        return 0;
+                    }
+                    """;
+
+    /**
+     * A template kernel whose default template argument only its prototype gives (the definition,
+     * after a host function that launches it, cannot repeat it), launched with explicit and deduced
+     * template arguments before and after the definition.
+     */
+    static final String TEMPLATE_PROTOTYPE_DEFAULTS = """
+                    template <typename T, int B = 64> __global__ void k(const T *a, T *y, int n);
+                    void run(float *a, float *y, int n) {
+                        k<float><<<2, 32>>>(a, y, n);
+                        k<<<2, 32>>>(a, y, n);
+                    }
+                    template <typename T, int B>
+                    __global__ void k(const T *a, T *y, int n) {
+                        T s = 0;
+                    #pragma np parallel for reduction(+:s)
+                        for (int i = 0; i < n; i++) s += a[i] * B;
+                        y[threadIdx.x] = s;
+                    }
+                    int main() {
+                        double *d = nullptr;
+                        k<<<1, 32>>>(d, d, 3);
+                        run(nullptr, nullptr, 1);
                         return 0;
                     }
                     """;
@@ -395,15 +424,86 @@ class NpPassTest {
                 "const float x = a[threadIdx.x + 1];");
     }
 
+    /**
+     * A host launch that leaves a template kernel's arguments to deduction runs the variant that C++
+     * deduces for the same arguments (a never-defined helper with the kernel's template header and
+     * parameters names it; until 2026-11-30 such a launch ran the original kernel, with a warning).
+     */
     @Test
-    void templateKernelsNeedExplicitTemplateArguments() {
-        String code = TEMPLATE_KERNELS_NEED_EXPLICIT_TEMPLATE_ARGUMENTS;
+    void templateKernelsLaunchTheVariantThatCppDeduces() {
+        String code = TEMPLATE_KERNELS;
+        for (NpMode mode : List.of(NpMode.INTRA_WARP, NpMode.ALL)) {
+            NpPass.Result r = run(code, mode, 8);
+            assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+            inOrder(r.text(), "template <typename T, int B = 64>", "__global__ void __launch_bounds__((B) * 8) k_klap_npi(",
+                    "template <typename T, int B> struct k_klap_npi_ref { static constexpr auto kernel = &k_klap_npi<T, B>; };",
+                    "template <typename T, int B = 64> k_klap_npi_ref<T, B> *k_klap_npi_deduce(const T *a, T *y, int n);",
+                    "k_klap_npi<float, 64><<<klap_np_gd, klap_np_m * 8,",
+                    "const auto klap_np_k0 = cuda::std::remove_pointer_t<decltype(k_klap_npi_deduce((const int *)nullptr, "
+                            + "(int *)nullptr, 1))>::kernel;",
+                    "klap::np::launch_memory(klap_np_k0, klap_np_m * 8,", "klap_np_k0<<<klap_np_gd, klap_np_m * 8,",
+                    // the original kernel, where the variant cannot run the launch, as written
+                    "k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>((const int *)nullptr, (int *)nullptr, 1);",
+                    "decltype(k_klap_npi_deduce(p + 1, p, 2))", "klap_np_k0<<<");
+            assertTrue(warnings(r).isEmpty(), warnings(r).toString());
+            assertTrue(r.summary().contains("3 host launches rewritten"), r.summary());
+            if (mode == NpMode.ALL) {
+                inOrder(r.text(), "k_klap_npw_deduce(", "const auto klap_np_k0 = cuda::std::remove_pointer_t<decltype("
+                        + "k_klap_npi_deduce(p + 1, p, 2))>::kernel; const auto klap_np_k1 = cuda::std::remove_pointer_t<"
+                        + "decltype(k_klap_npw_deduce(p + 1, p, 2))>::kernel;", "klap_np_k1<<<");
+            }
+        }
+    }
+
+    /**
+     * The variant's prototype repeats the default template arguments of the kernel's prototype and
+     * its definition does not (the explicit {@code k<float>} used to name a variant without the
+     * default: an nvcc error); the deduction helper sits with the prototypes, before a launch that
+     * precedes the definition.
+     */
+    @Test
+    void aTemplatePrototypesDefaultsReachTheVariantAndItsDeduction() {
+        NpPass.Result r = run(TEMPLATE_PROTOTYPE_DEFAULTS, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        assertTrue(warnings(r).isEmpty(), warnings(r).toString());
+        inOrder(r.text(), "template <typename T, int B = 64> __global__ void k(const T *a, T *y, int n);",
+                "template <typename T, int B = 64> __global__ void k_klap_npi(const T *a, T *y, int n, dim3 klap_np_bd",
+                "k_klap_npi_deduce(const T *a, T *y, int n);", "void run(", "k_klap_npi<float><<<",
+                "decltype(k_klap_npi_deduce(a, y, n))", "template <typename T, int B>\n__global__ void k(",
+                "template <typename T, int B>\n__global__ void k_klap_npi(", "decltype(k_klap_npi_deduce(d, d, 3))");
+        assertTrue(r.summary().contains("3 host launches rewritten"), r.summary());
+    }
+
+    /**
+     * Where klap cannot repeat a default template argument (the definition adds it after a prototype
+     * without it, so the helper by the prototype would lack it), a launch that leaves arguments to
+     * deduction or to their defaults runs the original kernel, with a warning; a launch that writes
+     * every argument runs the variant.
+     */
+    @Test
+    void aDefaultKlapCannotRepeatKeepsTheLaunchesThatNeedIt() {
+        String code = TEMPLATE_PROTOTYPE_DEFAULTS.replace("template <typename T, int B = 64> __global__ void k(const T *a, T *y, int n);",
+                "template <typename T, int B> __global__ void k(const T *a, T *y, int n);")
+                .replace("template <typename T, int B>\n__global__", "template <typename T, int B = 64>\n__global__")
+                .replace("k<float><<<2, 32>>>(a, y, n);\n", "k<float, 8><<<2, 32>>>(a, y, n);\n")
+                .replace("run(nullptr, nullptr, 1);", "run(nullptr, nullptr, 1);\n    k<double><<<1, 32>>>(d, d, 3);");
         NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
-        inOrder(r.text(), "template <typename T, int B = 64>", "__global__ void __launch_bounds__((B) * 8) k_klap_npi(",
-                "k_klap_npi<float, 64><<<klap_np_gd, klap_np_m * 8,");
-        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("give its template arguments explicitly")));
+        inOrder(r.text(), "k_klap_npi<float, 8><<<", "k<<<2, 32>>>(a, y, n);", "k<<<1, 32>>>(d, d, 3);",
+                "k<double><<<1, 32>>>(d, d, 3);");
+        assertFalse(r.text().contains("_deduce"), r.text());
+        assertEquals(3, warnings(r).stream().filter(w -> w.contains("runs the original kernel") && w.contains("the default of 'B'")
+                && w.contains("give every template argument explicitly")).count(), warnings(r).toString());
         assertTrue(r.summary().contains("1 host launch rewritten"), r.summary());
+    }
+
+    /** A lambda in a launch's arguments cannot be read in decltype in C++17: that launch runs the original kernel. */
+    @Test
+    void aLambdaArgumentKeepsTheDeducedLaunch() {
+        String code = TEMPLATE_KERNELS.replace("k<<<1, 32>>>(p + 1, p, 2);", "k<<<1, 32>>>(p + 1, p, [] { return 2; }());");
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
+        assertTrue(warnings(r).stream().anyMatch(w -> w.contains("an argument holds a lambda")), warnings(r).toString());
+        assertTrue(r.summary().contains("2 host launches rewritten"), r.summary());
     }
 
     @Test

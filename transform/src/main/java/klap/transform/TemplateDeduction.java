@@ -216,6 +216,42 @@ public final class TemplateDeduction {
     }
 
     /**
+     * Whether a new function template with {@code f}'s parameters, declared with
+     * {@link TemplateParams#declarationHeader} where {@code f}'s first declaration is, deduces at every
+     * call what a call of {@code f} with the same arguments deduces: C++ does the deduction of both
+     * ([temp.deduct.call]), so they agree where the two have the same template parameters, function
+     * parameter types and default template arguments. The defaults are the ones klap may repeat
+     * ({@link #templateParameters}); a default that only a later declaration, a header or a
+     * renaming prototype gives, or one that holds {@code __LINE__}, would be missing or differ.
+     *
+     * @param f    a function template
+     * @param text the unit's text
+     * @return null if so; else why not (for a header klap cannot read, or a default it cannot repeat,
+     *         naming the parameter)
+     */
+    public static String redeclaredWithItsDefaults(FunctionDef f, String text) {
+        if (f.templateHeader() == null) {
+            return null;
+        }
+        String header = text.substring(f.templateHeader().offset(), f.templateHeader().end());
+        List<String> parts = TemplateParams.inner(header);
+        List<TemplateParam> params = templateParameters(f, text);
+        if (parts == null || params == null || params.size() != parts.size()) {
+            return "it has a parameter pack, a template template parameter or an unnamed parameter";
+        }
+        for (int i = 0; i < params.size(); i++) {
+            boolean given = TemplateParams.topLevelIndex(parts.get(i), '=') >= 0
+                    || i < f.declaredTemplateDefaults().size() && !f.declaredTemplateDefaults().get(i).isEmpty();
+            if (given && !params.get(i).hasDefault()) {
+                return "the default of '" + params.get(i).name() + "' is given by a declaration after its first one "
+                        + "in this file or by a header, names a parameter by another name, or holds __LINE__ or "
+                        + "__COUNTER__ (klap repeats the defaults in its own declarations)";
+            }
+        }
+        return null;
+    }
+
+    /**
      * A parameter of a template header.
      *
      * @param name       its name

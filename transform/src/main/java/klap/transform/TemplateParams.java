@@ -2,6 +2,7 @@ package klap.transform;
 
 import java.util.ArrayList;
 import java.util.List;
+import klap.model.FunctionDef;
 
 /** Reads the parameter names of a {@code template<...>} header, to name a template's own instantiation. */
 public final class TemplateParams {
@@ -34,6 +35,69 @@ public final class TemplateParams {
             names.add(pack ? name + "..." : name);
         }
         return "<" + String.join(", ", names) + ">";
+    }
+
+    /**
+     * The template header of the first declaration klap adds of a function derived from template
+     * {@code f} (a variant, clone, twin, argument record or deduction helper), placed where {@code f}'s
+     * first declaration in the file is (before it, or right after it).
+     *
+     * @param f        a function (a template or not)
+     * @param text     the unit's text (every range refers to it)
+     * @param forClass for a class template (the argument record): its defaults must be trailing
+     *                 ([temp.param]/11), so a default before a parameter without one is dropped (no launch
+     *                 klap aggregates leaves such a parameter out: the arguments name a prefix,
+     *                 TemplateDeduction.notLeftToDefaults); a function template keeps it (a call of a
+     *                 clone may leave it to its default and deduce the later ones)
+     * @return {@code f}'s template header and a newline, or "" for a function that is not a template:
+     *         the definition's, with the default template arguments of the first declaration in the file
+     *         where that is a prototype ({@link #defaultsFrom}), else those of the definition and of a
+     *         declaration in a header ({@link FunctionDef#declaredTemplateDefaults})
+     */
+    public static String declarationHeader(FunctionDef f, String text, boolean forClass) {
+        if (f.templateHeader() == null) {
+            return "";
+        }
+        String header = text.substring(f.templateHeader().offset(), f.templateHeader().end());
+        List<String> parts = inner(header);
+        if (parts == null) {
+            return header + "\n";
+        }
+        List<String> defaults = new ArrayList<>();
+        if (f.firstDeclaration() != null) {
+            // klap's declarations go next to the first declaration (aggregation's CudaText.declStart puts them
+            // before it, CUDA-NP's right after it): they repeat its defaults,
+            // which name what is visible there (but for those naming its parameters where it names them
+            // otherwise), and no other (a default the definition or a later declaration gives may name
+            // what is declared after it: review 2026-11-30, "identifier kS is undefined"; launches that
+            // need one are left as written, TemplateDeduction.notLeftToDefaults)
+            defaults.addAll(defaultsFrom(header, headerOf(text.substring(f.firstDeclaration().offset(), f.firstDeclaration().end()))));
+        } else {
+            // the definition's own, and a header's prototype's ([temp.param]/10): a call that leaves
+            // them to their defaults would not deduce without them (gid() of template <int S = 2>
+            // __device__ int gid(); defined as template <int S> ...)
+            List<String> given = f.declaredTemplateDefaults();
+            for (int i = 0; i < parts.size(); i++) {
+                int eq = topLevelIndex(parts.get(i), '=');
+                defaults.add(eq >= 0 ? "= " + parts.get(i).substring(eq + 1).strip() : i < given.size() ? given.get(i) : "");
+            }
+        }
+        boolean trailing = true;
+        for (int i = parts.size() - 1; forClass && i >= 0; i--) {
+            trailing &= i < defaults.size() && !defaults.get(i).isEmpty();
+            if (!trailing && i < defaults.size()) {
+                defaults.set(i, "");
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i++) {
+            int eq = topLevelIndex(parts.get(i), '=');
+            String decl = (eq >= 0 ? parts.get(i).substring(0, eq) : parts.get(i)).strip();
+            out.add(decl + (i < defaults.size() && !defaults.get(i).isEmpty() ? " " + defaults.get(i) : ""));
+        }
+        int lt = header.indexOf('<');
+        int gt = header.lastIndexOf('>');
+        return header.substring(0, lt + 1) + String.join(", ", out) + header.substring(gt) + "\n";
     }
 
     /**
