@@ -1225,12 +1225,11 @@ public final class NpGenerator {
             // about one program in four makes both kernels templates that main launches without template
             // arguments (C++ deduces fz_T = unsigned from out; fz_S takes its default, given by the
             // definition or by a prototype before it); drawn from a generator of its own, so the other
-            // draws stay. Not with a local array klap must place in shared memory (klap keeps such a loop
-            // of a template kernel sequential, with a warning); in is never fz_T, which would make
-            // integer reductions of its elements dependent (left sequential: klap cannot show them integers)
+            // draws stay. in is never fz_T, which would make integer reductions of its elements dependent
+            // (left sequential: klap cannot show them integers); the local arrays' element types and sizes
+            // name no template parameter (klap places them in shared memory in template kernels too)
             String header = "";
-            boolean sharedArray = shapes.stream().anyMatch(t -> t.startsWith("array:") && !t.equals("array:register"));
-            switch (sharedArray ? -1 : new SplittableRandom(seed * 1_000_003L + 7).nextInt(8)) {
+            switch (new SplittableRandom(seed * 1_000_003L + 7).nextInt(8)) {
                 case 0 -> {
                     header = "template <typename fz_T, int fz_S = 1>\n";
                     shapes.add("template:definition-default");

@@ -1986,8 +1986,10 @@ final class NpPlanner {
                     }
                 }
             }
-            if (why == null && k.templateHeader() != null) {
-                why = "shared-memory placement is not supported in template kernels";
+            if (why == null && k.templateHeader() != null && namesTemplateParameter(elem + " " + dim, k)) {
+                // the host sizes the array (K_klap_npX_arrays, one function for every instantiation)
+                why = "its element type or size names a template parameter of the kernel (klap sizes the array on "
+                        + "the host, for every instantiation alike)";
             }
             if (why == null && !fileScopeText(dim, scopes)) {
                 why = "its size '" + dim + "' is not a constant klap can evaluate on the host";
@@ -2013,6 +2015,39 @@ final class NpPlanner {
             return writer;
         }
         return null;
+    }
+
+    /**
+     * @return true if an identifier of {@code text} is the name of a template parameter of kernel
+     *         {@code k} (which hides a file-scope name of the same spelling), or {@code k}'s template
+     *         header cannot be read
+     */
+    private boolean namesTemplateParameter(String text, FunctionDef k) {
+        List<String> params = klap.transform.TemplateParams.inner(src.slice(k.templateHeader()));
+        if (params == null) {
+            return true;
+        }
+        Set<String> names = new HashSet<>();
+        for (String part : params) {
+            int eq = klap.transform.TemplateParams.topLevelIndex(part, '=');
+            Matcher m = IDENT.matcher(eq >= 0 ? part.substring(0, eq) : part);
+            String last = null;
+            int words = 0;
+            while (m.find()) {
+                last = m.group();
+                words++;
+            }
+            if (words > 1) {
+                names.add(last);  // one word is an unnamed parameter ("int", "typename")
+            }
+        }
+        Matcher m = IDENT.matcher(text);
+        while (m.find()) {
+            if (names.contains(m.group())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return true if an identifier of {@code type} names a struct, class, union, typedef or alias declared in {@code k} */

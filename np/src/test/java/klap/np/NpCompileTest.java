@@ -45,6 +45,7 @@ class NpCompileTest {
         all.put("load_after_store", NpPassTest.INTER_WARP_REFUSES_A_LOAD_AFTER_A_MASTER_ONLY_STORE);
         all.put("template", NpPassTest.TEMPLATE_KERNELS);
         all.put("template_prototype", NpPassTest.TEMPLATE_PROTOTYPE_DEFAULTS);
+        all.put("template_shared", NpPassTest.TEMPLATE_SHARED_ARRAY);
         all.put("prototype", NpPassTest.A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE);
         all.put("user_shared", NpPassTest.USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST);
         all.put("broadcast", NpPassTest.BROADCAST);
@@ -57,7 +58,7 @@ class NpCompileTest {
             jobs.add(new Job(n, all.get(n), NpMode.INTER_WARP, 4));
         }
         jobs.add(new Job("broadcast_inter", NpPassTest.BROADCAST_INTER, NpMode.INTER_WARP, 4));
-        for (String n : List.of("scan", "template")) {
+        for (String n : List.of("scan", "template", "template_shared")) {
             jobs.add(new Job(n, all.get(n), NpMode.ALL, 8));
         }
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(2, Runtime.getRuntime().availableProcessors()));

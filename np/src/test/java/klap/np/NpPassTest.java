@@ -497,6 +497,52 @@ class NpPassTest {
         assertTrue(r.summary().contains("1 host launch rewritten"), r.summary());
     }
 
+    /**
+     * A template kernel's local array that goes to shared memory (it is written at another index than
+     * the loop variable), of an element type and size that name no template parameter.
+     */
+    static final String TEMPLATE_SHARED_ARRAY = """
+                    #define W 16
+                    template <typename T, int B = 2>
+                    __global__ void k(const T *a, T *y, int n) {
+                        float la[W];
+                        for (int i = 0; i < W; i++) la[i] = 0;
+                    #pragma np parallel for
+                        for (int i = 0; i < W; i++) la[(i + 1) % W] = a[i] * B;
+                        T s = 0;
+                        for (int i = 0; i < W; i++) s += la[i];
+                        y[threadIdx.x] = s;
+                    }
+                    int main() {
+                        float *a = nullptr, *y = nullptr;
+                        k<<<1, 32>>>(a, y, 3);
+                        k<double, 3><<<1, 32>>>((const double *)nullptr, (double *)nullptr, 3);
+                        return 0;
+                    }
+                    """;
+
+    /**
+     * The host sizes a shared-memory array with one function for every instantiation of a template
+     * kernel: an element type or size that names a template parameter keeps the loop sequential, also
+     * where the parameter hides a file-scope name of the same spelling (until 2026-11-30 no array of a
+     * template kernel went to shared memory).
+     */
+    @Test
+    void aTemplateKernelsArrayGoesToSharedMemoryUnlessItNamesATemplateParameter() {
+        NpPass.Result r = run(TEMPLATE_SHARED_ARRAY, NpMode.ALL, 8);
+        assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+        assertTrue(warnings(r).isEmpty(), warnings(r).toString());
+        inOrder(r.text(), "static __host__ __device__ constexpr size_t k_klap_npi_arrays(size_t klap_np_m) { return "
+                + "klap::np::align16(sizeof(float) * (size_t)(W) * (klap_np_m)); }", "k_klap_npi(",
+                "float *const la = reinterpret_cast<float *>(klap_np_a0)", "k_klap_npw_arrays(");
+        String why = "its element type or size names a template parameter of the kernel";
+        refused(TEMPLATE_SHARED_ARRAY.replace("float la[W];", "T la[W];"), NpMode.INTRA_WARP, why);
+        refused(TEMPLATE_SHARED_ARRAY.replace("float la[W];", "float la[B * 4];"), NpMode.INTRA_WARP, why);
+        // a file-scope B that the template parameter hides
+        refused("const int B = 8;\n" + TEMPLATE_SHARED_ARRAY.replace("float la[W];", "float la[B];")
+                .replace("i < W; i++) la", "i < B; i++) la").replace("% W]", "% B]"), NpMode.INTRA_WARP, why);
+    }
+
     /** A lambda in a launch's arguments cannot be read in decltype in C++17: that launch runs the original kernel. */
     @Test
     void aLambdaArgumentKeepsTheDeducedLaunch() {
