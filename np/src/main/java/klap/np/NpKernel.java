@@ -130,7 +130,10 @@ final class NpKernel {
                 .sorted(java.util.Comparator.comparingInt(a -> a.var().decl().nameRange().offset())).toList();
     }
 
-    /** @return the kernel's header (template header, attributes, name, parameters) without body */
+    /**
+     * @param definition for the variant's definition (else its prototype)
+     * @return the variant's header (template header, attributes, name, parameters) without body
+     */
     String header(boolean definition) {
         FunctionDef k = plan.kernel();
         int base = k.range().offset();
@@ -466,7 +469,6 @@ final class NpKernel {
         return i;
     }
 
-    /** @return the prototype of the generated kernel, for a kernel declared before its definition */
     /** @return the name of the never-defined function that deduces this template variant's arguments ({@link #deduction}) */
     String deduceName() {
         return name() + "_deduce";
@@ -499,6 +501,7 @@ final class NpKernel {
                 + TemplateParams.argumentList(first) + " *" + deduceName() + "(" + params + ");\n";
     }
 
+    /** @return the prototype of the generated kernel, for a kernel declared before its definition */
     String prototype() {
         String helper = sharedArrays().isEmpty() ? ""
                 : "\nstatic __host__ __device__ constexpr size_t " + name() + "_arrays(size_t klap_np_m);";
