@@ -130,6 +130,9 @@ final class NpKernel {
                 .sorted(java.util.Comparator.comparingInt(a -> a.var().decl().nameRange().offset())).toList();
     }
 
+    /** The parameters a variant takes after the kernel's: the block shape, dynamic shared bytes, global memory. */
+    static final String EXTRA_PARAMS = "dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem";
+
     /**
      * @param definition for the variant's definition (else its prototype)
      * @return the variant's header (template header, attributes, name, parameters) without body
@@ -152,7 +155,7 @@ final class NpKernel {
         int nameAt = k.nameRange().offset() - base;
         int paramsEnd = k.paramsRange().end() - base;
         String params = src.slice(k.paramsRange()).strip();
-        String extra = "dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem";
+        String extra = EXTRA_PARAMS;
         String newParams = params.isEmpty() || params.equals("void") ? extra : null;
         StringBuilder sb = new StringBuilder(template);
         sb.append(h, 0, nameAt).append(name()).append(h, k.nameRange().end() - base, k.paramsRange().offset() - base);
@@ -485,20 +488,40 @@ final class NpKernel {
      * template &lt;typename T, int B = 64&gt; k_klap_npi_ref&lt;T, B&gt; *k_klap_npi_deduce(const T *a, T *out, int n);
      * </pre>
      * The launch takes {@code cuda::std::remove_pointer_t<decltype(k_klap_npi_deduce(a, o, n))>::kernel}
-     * (an unevaluated operand: the arguments are evaluated once, by the launch itself).
+     * (an unevaluated operand: the arguments are evaluated once, by the launch itself). With a
+     * {@code condition} on the template parameters (the types klap checked the variant with), the
+     * reference is a null pointer where it does not hold, and the launch runs the original kernel:
+     * <pre>
+     * template &lt;typename T, int B, bool = (::cuda::std::is_same&lt;T, float&gt;::value)&gt; struct k_klap_npi_ref { static constexpr void (*kernel)(const T *a, T *out, int n, dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem) = nullptr; };
+     * template &lt;typename T, int B&gt; struct k_klap_npi_ref&lt;T, B, true&gt; { static constexpr auto kernel = &amp;k_klap_npi&lt;T, B&gt;; };
+     * </pre>
      *
-     * @return the two declarations, or "" for a kernel that is not a template
+     * @param condition null, or a constant expression on the template parameters
+     * @return the declarations, or "" for a kernel that is not a template
      */
-    String deduction() {
+    String deduction(String condition) {
         FunctionDef k = plan.kernel();
         if (k.templateHeader() == null) {
             return "";
         }
         String first = TemplateParams.declarationHeader(k, src.text(), false).stripTrailing();
+        String bare = TemplateParams.withoutDefaults(first);
+        String args = TemplateParams.argumentList(first);
         String params = src.slice(k.paramsRange()).replaceAll("\\b__grid_constant__\\b", "");
-        return "\n" + TemplateParams.withoutDefaults(first) + " struct " + name() + "_ref { static constexpr auto kernel = &"
-                + name() + TemplateParams.argumentList(first) + "; };\n" + first + " " + name() + "_ref"
-                + TemplateParams.argumentList(first) + " *" + deduceName() + "(" + params + ");\n";
+        String ref;
+        if (condition == null) {
+            ref = bare + " struct " + name() + "_ref { static constexpr auto kernel = &" + name() + args + "; };\n";
+        } else {
+            int gt = bare.lastIndexOf('>');
+            // the null pointer's type is spelled out: naming the variant's instantiation for a type klap did
+            // not check, even in decltype, makes nvcc want its definition (warning 20280-D without -rdc)
+            String all = params.strip().isEmpty() || params.strip().equals("void") ? EXTRA_PARAMS : params + ", " + EXTRA_PARAMS;
+            ref = bare.substring(0, gt) + ", bool = (" + condition + ")" + bare.substring(gt) + " struct " + name()
+                    + "_ref { static constexpr void (*kernel)(" + all + ") = nullptr; };\n" + bare + " struct "
+                    + name() + "_ref" + args.substring(0, args.length() - 1) + ", true> { static constexpr auto kernel = &"
+                    + name() + args + "; };\n";
+        }
+        return "\n" + ref + first + " " + name() + "_ref" + args + " *" + deduceName() + "(" + params + ");\n";
     }
 
     /** @return the prototype of the generated kernel, for a kernel declared before its definition */

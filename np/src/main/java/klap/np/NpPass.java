@@ -160,19 +160,26 @@ public final class NpPass {
             FunctionDef k = e.getKey();
             StringBuilder defs = new StringBuilder();
             StringBuilder protos = new StringBuilder();
-            // a host launch that leaves the template arguments to deduction names the variant through
-            // the deduction helper (NpKernel.deduction), unless klap cannot repeat the defaults
-            String noDeduction = k.templateHeader() == null ? null
-                    : TemplateDeduction.redeclaredWithItsDefaults(k, src.text());
-            boolean deduce = k.templateHeader() != null && noDeduction == null && !hostLaunches(unit, k).stream()
-                    .allMatch(l -> l.templateArgs() != null);
+            // a host launch that leaves template arguments to deduction (or defaults) names the variant
+            // through the deduction helper (NpKernel.deduction), unless klap cannot repeat the defaults
+            // or checked the variant only with the template arguments the file writes out
+            java.util.Set<String> consulted = planner.consultedTemplateParameters(k);
+            List<String> checked = List.of();
+            if (consulted.size() == 1 && hostLaunches(unit, k).stream().anyMatch(l -> l.templateArgs() == null)) {
+                checked = checkedTypes(unit, k, consulted.iterator().next(), np, e.getValue(), opt);
+            }
+            Kept kept = new Kept(k, src, k.templateHeader() == null ? null
+                    : TemplateDeduction.redeclaredWithItsDefaults(k, src.text()), consulted, checked);
+            boolean deduce = hostLaunches(unit, k).stream().anyMatch(l -> kept.leaves(l) && kept.why(l) == null);
+            String condition = checked.isEmpty() ? null : checked.stream().map(t -> "::cuda::std::is_same<"
+                    + consulted.iterator().next() + ", " + t + ">::value").collect(java.util.stream.Collectors.joining(" || "));
             for (Variant v : e.getValue()) {
                 defs.append(v.kernel().emit());
                 protos.append(v.kernel().prototype());
                 if (deduce && k.firstDeclaration() != null) {
-                    protos.append(v.kernel().deduction());
+                    protos.append(v.kernel().deduction(condition));
                 } else if (deduce) {
-                    defs.append(v.kernel().deduction()).append(src.lineDirective(k.range().end()));
+                    defs.append(v.kernel().deduction(condition)).append(src.lineDirective(k.range().end()));
                 }
             }
             out.insert(k.range().end(), defs.toString());
@@ -182,7 +189,7 @@ public final class NpPass {
                 out.insert(next, protos + src.lineDirective(next));
             }
             names.add(k.name());
-            launches += rewriteLaunches(unit, k, e.getValue(), opt, noDeduction, out, diags);
+            launches += rewriteLaunches(unit, k, e.getValue(), opt, kept, out, diags);
         }
         StringBuilder sum = new StringBuilder();
         sum.append(names.size()).append(names.size() == 1 ? " kernel" : " kernels").append(" transformed (--np=")
@@ -280,11 +287,92 @@ public final class NpPass {
     }
 
     /**
-     * @param noDeduction null where the variants of template kernel {@code k} have deduction helpers
-     *                    (or {@code k} is no template), else why not
+     * Which host launches of kernel {@code k} keep running the original kernel, and why.
+     *
+     * @param k          the kernel
+     * @param src        the unit's file
+     * @param noDefaults null, or why klap cannot repeat a default template argument of {@code k}
+     *                   ({@link TemplateDeduction#redeclaredWithItsDefaults})
+     * @param consulted  the template type parameters whose written arguments the plan was checked with
+     *                   ({@link NpPlanner#consultedTemplateParameters})
+     * @param checked    where one was, the types with which klap would have emitted the same variants
+     *                   ({@link #checkedTypes}): a deduced launch runs the variant for those only (the
+     *                   deduction helper's condition), else the original kernel
+     */
+    private record Kept(FunctionDef k, SourceFile src, String noDefaults, java.util.Set<String> consulted,
+                        List<String> checked) {
+        /** @return true if {@code l} writes fewer template arguments than template {@code k} has */
+        boolean leaves(Expr.Launch l) {
+            return k.templateHeader() != null && leavesToDefaults(l, k, src);
+        }
+
+        /** @return why launch {@code l} runs the original kernel, or null if it runs the variant */
+        String why(Expr.Launch l) {
+            int declared = k.firstDeclaration() != null ? k.firstDeclaration().end() : k.range().end();
+            if (l.range().offset() < declared) {
+                return "it comes before the kernel's first declaration in this file, where klap declares the CUDA-NP "
+                        + "variant; declare the kernel before it";
+            }
+            if (!leaves(l)) {
+                return null;
+            }
+            String give = "; give every template argument explicitly (" + k.name() + "<...><<<...>>>)";
+            if (noDefaults != null) {
+                return "klap cannot name the variant's instantiation that C++ picks: " + noDefaults + give;
+            }
+            if (l.templateArgs() == null && !consulted.isEmpty() && checked.isEmpty()) {
+                return "klap checked the variant's uses of " + String.join(", ", consulted) + " only with the template "
+                        + "arguments this file writes out (k<...>), not with what C++ deduces here" + give;
+            }
+            if (holdsLambda(l)) {
+                return "an argument holds a lambda, which C++17 does not allow where klap's deduction reads the "
+                        + "arguments (decltype)" + give;
+            }
+            return null;
+        }
+    }
+
+    /** The arithmetic types a deduced template type parameter is checked with ({@link #checkedTypes}). */
+    private static final List<String> CANDIDATE_TYPES = List.of("bool", "char", "signed char", "unsigned char", "short",
+            "unsigned short", "int", "unsigned int", "long", "unsigned long", "long long", "unsigned long long", "float",
+            "double");
+
+    /**
+     * For a template kernel whose plan read the template arguments the file writes for its type
+     * parameter {@code param} (a reduction variable or local of that type): the types for which klap
+     * would have emitted exactly the variants {@code vs} had the file also written {@code k<type>}
+     * (each of {@link #CANDIDATE_TYPES} is planned again). A launch that leaves the arguments to
+     * deduction runs the variant only when C++ deduces one of them (a compile-time condition of the
+     * deduction helper), else the original kernel: the variant is then proven by the same rules as
+     * for an explicit {@code k<type>}.
+     *
+     * @return those types, in {@link #CANDIDATE_TYPES}' order
+     */
+    private static List<String> checkedTypes(CudaUnit unit, FunctionDef k, String param, List<Pragma> np, List<Variant> vs,
+                                             Options opt) {
+        List<Pragma> mine = np.stream().filter(p -> k.body().range().contains(p.range())).toList();
+        List<String> out = new ArrayList<>();
+        for (String type : CANDIDATE_TYPES) {
+            List<Diagnostic> scratch = new ArrayList<>();
+            NpPlan plan = new NpPlanner(unit, scratch, k, param, type).plan(k, mine);
+            List<Variant> again = plan == null ? List.of() : variants(plan, opt, unit.file(), scratch);
+            boolean same = again.size() == vs.size();
+            for (int i = 0; same && i < vs.size(); i++) {
+                same = again.get(i).inter() == vs.get(i).inter() && again.get(i).slaves() == vs.get(i).slaves()
+                        && again.get(i).kernel().emit().equals(vs.get(i).kernel().emit());
+            }
+            if (same) {
+                out.add(type);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param kept which launches run the original kernel
      * @return the number of host launches of {@code k} rewritten
      */
-    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Variant> vs, Options opt, String noDeduction,
+    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Variant> vs, Options opt, Kept kept,
                                        EditSet out, List<Diagnostic> diags) {
         SourceFile src = unit.file();
         int n = 0;
@@ -298,21 +386,15 @@ public final class NpPass {
             List<Expr.Launch> rewritten = new ArrayList<>();
             for (Stmt s : stmts) {
                 if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l && mine.contains(l)) {
-                    if (k.templateHeader() != null && (l.templateArgs() == null || noDeduction != null
-                            && leavesToDefaults(l, k, src))) {
-                        String why = noDeduction != null ? noDeduction : holdsLambda(l)
-                                ? "an argument holds a lambda, which C++17 does not allow where klap's deduction reads "
-                                + "the arguments (decltype)" : null;
-                        if (why != null) {
-                            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
-                                    + "of template kernel '" + k.name() + "' runs the original kernel: klap cannot name "
-                                    + "the CUDA-NP variant's instantiation that C++ picks (" + why + "); give every "
-                                    + "template argument explicitly (" + k.name() + "<...><<<...>>>)", "np"));
-                            rewritten.add(l);
-                            continue;
-                        }
+                    String why = kept.why(l);
+                    if (why != null) {
+                        diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
+                                + "of '" + k.name() + "' runs the original kernel: " + why, "np"));
+                        rewritten.add(l);
+                        continue;
                     }
-                    out.replace(s.range().offset(), s.range().end(), launch(src, k, l, vs, opt));
+                    out.replace(s.range().offset(), s.range().end(), launch(src, k, l, vs, opt, kept.leaves(l),
+                            qualifier(k, f)));
                     rewritten.add(l);
                     n++;
                 }
@@ -325,6 +407,11 @@ public final class NpPass {
                             diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
                                     + "of '" + k.name() + "' runs the original kernel: klap rewrites launches that are "
                                     + (l.inMacro() ? "written outside macros" : "statements of their own"), "np"));
+                        } else if (x instanceof Expr.Launch l && l.kernelName().endsWith("::" + k.name())
+                                && !l.kernelName().replaceFirst("^::", "").equals(k.name())) {
+                            diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
+                                    + "of '" + l.kernelName() + "' runs the original kernel: klap rewrites launches "
+                                    + "that name a kernel without a namespace qualifier (or with ::)", "np"));
                         }
                     });
                 }
@@ -339,6 +426,9 @@ public final class NpPass {
      */
     private static boolean leavesToDefaults(Expr.Launch l, FunctionDef k, SourceFile src) {
         List<String> params = TemplateParams.inner(src.slice(k.templateHeader()));
+        if (l.templateArgs() == null) {
+            return true;
+        }
         List<String> written = TemplateParams.inner(l.templateArgs());
         return params == null || written == null || written.size() < params.size();
     }
@@ -373,7 +463,26 @@ public final class NpPass {
         return e;
     }
 
-    private static String launch(SourceFile src, FunctionDef k, Expr.Launch l, List<Variant> vs, Options opt) {
+    /**
+     * @return the qualifier of the names klap declares beside kernel {@code k} where host function
+     *         {@code where} launches it unqualified: empty inside {@code k}'s namespace, else
+     *         {@code ::a::b::} (the launch found {@code k} through a using-declaration, which does not
+     *         bring klap's names along)
+     */
+    private static String qualifier(FunctionDef k, FunctionDef where) {
+        String ns = k.namespace() == null ? "" : k.namespace();
+        String at = where.namespace() == null ? "" : where.namespace();
+        return ns.isEmpty() || at.equals(ns) || at.startsWith(ns + "::") ? "" : "::" + ns + "::";
+    }
+
+    /**
+     * @param deduced the launch leaves template arguments to deduction or defaults: each variant is
+     *                named through its deduction helper ({@link NpKernel#deduction}), with the
+     *                template arguments the launch writes
+     * @param qual    the qualifier of klap's names at the launch ({@link #qualifier})
+     */
+    private static String launch(SourceFile src, FunctionDef k, Expr.Launch l, List<Variant> vs, Options opt,
+                                 boolean deduced, String qual) {
         String targs = l.templateArgs() == null ? "" : l.templateArgs();
         String args = src.slice(l.argsRange()).strip();
         String stream = "klap_np_st";
@@ -384,13 +493,13 @@ public final class NpPass {
                 + "const size_t klap_np_shm = (size_t)(" + shm + "); const size_t klap_np_base = klap::np::align16(klap_np_shm); "
                 + "const cudaStream_t klap_np_st = (" + (l.stream() == null ? "0" : src.slice(l.stream().range())) + "); "
                 + "klap::np::LaunchMemory klap_np_mem; ");
-        boolean deduced = k.templateHeader() != null && l.templateArgs() == null;
         if (deduced) {
             // C++ deduces each variant's template arguments as it does the kernel's (NpKernel.deduction)
-            String qual = l.kernelName().startsWith("::") ? "::" : "";
+            String q = qual.isEmpty() && l.kernelName().startsWith("::") ? "::" : qual;
             for (int i = 0; i < vs.size(); i++) {
-                sb.append("const auto klap_np_k").append(i).append(" = cuda::std::remove_pointer_t<decltype(").append(qual)
-                        .append(vs.get(i).kernel().deduceName()).append("(").append(args).append("))>::kernel; ");
+                sb.append("const auto klap_np_k").append(i).append(" = ::cuda::std::remove_pointer_t<decltype(").append(q)
+                        .append(vs.get(i).kernel().deduceName()).append(targs).append("(").append(args)
+                        .append("))>::kernel; ");
             }
         }
         if (opt.mode() == NpMode.ALL) {
@@ -398,8 +507,11 @@ public final class NpPass {
                     .append("\", klap::np::Variant::").append(vs.get(0).inter() ? "inter_warp" : "intra_warp").append("); ");
         }
         for (Variant v : vs) {
-            String name = deduced ? "klap_np_k" + vs.indexOf(v) : v.kernel().name() + targs;
+            String name = deduced ? "klap_np_k" + vs.indexOf(v) : qual + v.kernel().name() + targs;
             sb.append("if (");
+            if (deduced) {
+                sb.append(name).append(" != nullptr && ");  // null where C++ deduces a type klap did not check
+            }
             if (opt.mode() == NpMode.ALL) {
                 sb.append("klap_np_v == klap::np::Variant::").append(v.inter() ? "inter_warp" : "intra_warp").append(" && ");
             }
@@ -420,9 +532,13 @@ public final class NpPass {
             missing = "klap_np_v == klap::np::Variant::" + absent + " ? \"klap emitted no " + absent.replace('_', '-')
                     + " variant of this kernel (see its klap-np warnings)\" : nullptr";
         }
+        if (deduced) {
+            missing = "klap_np_k0 == nullptr ? \"klap checked the CUDA-NP variant with other template arguments than "
+                    + "this launch deduces\" : " + missing;
+        }
         sb.append("{ ").append(opt.mode() == NpMode.ALL ? "if (klap_np_v != klap::np::Variant::original) " : "")
                 .append("klap::np::fallback(\"").append(k.name()).append("\", klap_np_m, ").append(missing).append("); ")
-                .append(k.name()).append(targs).append("<<<klap_np_gd, klap_np_b, klap_np_shm, ").append(stream)
+                .append(l.kernelName()).append(targs).append("<<<klap_np_gd, klap_np_b, klap_np_shm, ").append(stream)
                 .append(">>>(").append(args).append("); } }");
         return sb.toString();
     }

@@ -96,13 +96,33 @@ final class NpPlanner {
     private final SourceFile src;
     private final List<Diagnostic> diags;
     private final Map<String, CalleeFacts> callees = new HashMap<>();
+    /** per template kernel, the template type parameters whose arguments in the file a decision read */
+    private final Map<FunctionDef, Set<String>> consulted = new HashMap<>();
     /** the variables the kernel being planned writes anywhere (a written pointer parameter may point anywhere) */
     private Set<String> kernelWrites = Set.of();
 
+    /** the kernel, template type parameter and argument that {@link #templateArguments} adds, or nulls */
+    private final FunctionDef extraKernel;
+    private final String extraParam;
+    private final String extraType;
+
     NpPlanner(CudaUnit unit, List<Diagnostic> diags) {
+        this(unit, diags, null, null, null);
+    }
+
+    /**
+     * A planner that plans as if the file also instantiated template kernel {@code k} with
+     * {@code type} for its template type parameter {@code param} ({@code k<..., type, ...>}): where a
+     * launch leaves the arguments to deduction, the variant planned without it is checked for that
+     * type by comparing the two plans' variants (NpPass).
+     */
+    NpPlanner(CudaUnit unit, List<Diagnostic> diags, FunctionDef k, String param, String type) {
         this.unit = unit;
         this.src = unit.file();
         this.diags = diags;
+        this.extraKernel = k;
+        this.extraParam = param;
+        this.extraType = type;
     }
 
     // ----------------------------------------------------------------------------------------
@@ -1197,6 +1217,18 @@ final class NpPlanner {
         return null;
     }
 
+    /**
+     * @return the template type parameters of kernel {@code k} that a decision of {@link #plan} took
+     *         from the template arguments the file writes out ({@code k<float>}): a reduction variable,
+     *         a local or an operand of that type was checked only with those, so a launch whose
+     *         arguments C++ deduces may instantiate the variant with a type no rule was checked against
+     *         (review 2026-11-30: a deduced {@code bool} XOR, an {@code int} sum of floats, a class
+     *         whose {@code operator+} has side effects)
+     */
+    Set<String> consultedTemplateParameters(FunctionDef k) {
+        return consulted.getOrDefault(k, Set.of());
+    }
+
     /** LinkedHashSet alias (keeps insertion order for stable messages). */
     private static final class LinkedHashSet2 extends java.util.LinkedHashSet<String> {
     }
@@ -1211,6 +1243,7 @@ final class NpPlanner {
      *         (explicit launches {@code k<float><<<...>>>}, instantiations, {@code &k<int>})
      */
     private List<String> templateArguments(FunctionDef k, String param) {
+        consulted.computeIfAbsent(k, x -> new java.util.TreeSet<>()).add(param);
         List<String> params = topLevelSplit(src.slice(k.templateHeader()).replaceFirst("(?s)^\\s*template\\s*<", "")
                 .replaceFirst("(?s)>\\s*$", ""));
         int index = -1;
@@ -1243,6 +1276,9 @@ final class NpPlanner {
             List<String> args = topLevelSplit(src.text().substring(m.end(), i - 1));
             // a missing argument (a default) is unknown to klap: count it as not arithmetic
             out.add(index >= 0 && index < args.size() ? args.get(index) : "<default " + param + ">");
+        }
+        if (k.equals(extraKernel) && param.equals(extraParam)) {
+            out.add(extraType);
         }
         return out;
     }

@@ -46,6 +46,7 @@ class NpCompileTest {
         all.put("template", NpPassTest.TEMPLATE_KERNELS);
         all.put("template_prototype", NpPassTest.TEMPLATE_PROTOTYPE_DEFAULTS);
         all.put("template_shared", NpPassTest.TEMPLATE_SHARED_ARRAY);
+        all.put("template_using", NpPassTest.USING_DECLARATION);
         all.put("prototype", NpPassTest.A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE);
         all.put("user_shared", NpPassTest.USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST);
         all.put("broadcast", NpPassTest.BROADCAST);

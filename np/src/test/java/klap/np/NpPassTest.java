@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.List;
+import java.util.Map;
 import klap.model.CudaUnit;
 import klap.model.Diagnostic;
 import klap.transform.FileCheck;
@@ -435,21 +436,31 @@ class NpPassTest {
         for (NpMode mode : List.of(NpMode.INTRA_WARP, NpMode.ALL)) {
             NpPass.Result r = run(code, mode, 8);
             assertEquals(List.of("k"), r.transformed(), warnings(r).toString());
+            // the reduction variable has type T: klap checked the variant with every arithmetic type,
+            // and would have emitted the same one for float and double only (the sum's operand a[i] is
+            // not an integer it can show, so an integer T keeps the loop sequential, as k<int> would)
             inOrder(r.text(), "template <typename T, int B = 64>", "__global__ void __launch_bounds__((B) * 8) k_klap_npi(",
-                    "template <typename T, int B> struct k_klap_npi_ref { static constexpr auto kernel = &k_klap_npi<T, B>; };",
+                    "template <typename T, int B, bool = (::cuda::std::is_same<T, float>::value || ::cuda::std::is_same<T, "
+                            + "double>::value)> struct k_klap_npi_ref { static constexpr void (*kernel)(const T *a, T *y, int n, "
+                            + "dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem) = nullptr; };",
+                    "template <typename T, int B> struct k_klap_npi_ref<T, B, true> { static constexpr auto kernel = "
+                            + "&k_klap_npi<T, B>; };",
                     "template <typename T, int B = 64> k_klap_npi_ref<T, B> *k_klap_npi_deduce(const T *a, T *y, int n);",
                     "k_klap_npi<float, 64><<<klap_np_gd, klap_np_m * 8,",
-                    "const auto klap_np_k0 = cuda::std::remove_pointer_t<decltype(k_klap_npi_deduce((const int *)nullptr, "
+                    "const auto klap_np_k0 = ::cuda::std::remove_pointer_t<decltype(k_klap_npi_deduce((const int *)nullptr, "
                             + "(int *)nullptr, 1))>::kernel;",
-                    "klap::np::launch_memory(klap_np_k0, klap_np_m * 8,", "klap_np_k0<<<klap_np_gd, klap_np_m * 8,",
-                    // the original kernel, where the variant cannot run the launch, as written
+                    "if (klap_np_k0 != nullptr && ", "klap::np::launch_memory(klap_np_k0, klap_np_m * 8,",
+                    "klap_np_k0<<<klap_np_gd, klap_np_m * 8,",
+                    // the original kernel, where the variant cannot run the launch (here: int), as written
+                    "klap::np::fallback(\"k\", klap_np_m, klap_np_k0 == nullptr ? \"klap checked the CUDA-NP variant with "
+                            + "other template arguments than this launch deduces\" : ",
                     "k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>((const int *)nullptr, (int *)nullptr, 1);",
                     "decltype(k_klap_npi_deduce(p + 1, p, 2))", "klap_np_k0<<<");
             assertTrue(warnings(r).isEmpty(), warnings(r).toString());
             assertTrue(r.summary().contains("3 host launches rewritten"), r.summary());
             if (mode == NpMode.ALL) {
-                inOrder(r.text(), "k_klap_npw_deduce(", "const auto klap_np_k0 = cuda::std::remove_pointer_t<decltype("
-                        + "k_klap_npi_deduce(p + 1, p, 2))>::kernel; const auto klap_np_k1 = cuda::std::remove_pointer_t<"
+                inOrder(r.text(), "k_klap_npw_deduce(", "const auto klap_np_k0 = ::cuda::std::remove_pointer_t<decltype("
+                        + "k_klap_npi_deduce(p + 1, p, 2))>::kernel; const auto klap_np_k1 = ::cuda::std::remove_pointer_t<"
                         + "decltype(k_klap_npw_deduce(p + 1, p, 2))>::kernel;", "klap_np_k1<<<");
             }
         }
@@ -468,8 +479,9 @@ class NpPassTest {
         assertTrue(warnings(r).isEmpty(), warnings(r).toString());
         inOrder(r.text(), "template <typename T, int B = 64> __global__ void k(const T *a, T *y, int n);",
                 "template <typename T, int B = 64> __global__ void k_klap_npi(const T *a, T *y, int n, dim3 klap_np_bd",
-                "k_klap_npi_deduce(const T *a, T *y, int n);", "void run(", "k_klap_npi<float><<<",
-                "decltype(k_klap_npi_deduce(a, y, n))", "template <typename T, int B>\n__global__ void k(",
+                "k_klap_npi_deduce(const T *a, T *y, int n);", "void run(",
+                // k<float> leaves B to its default: named through the helper, with the written argument
+                "decltype(k_klap_npi_deduce<float>(a, y, n))", "decltype(k_klap_npi_deduce(a, y, n))", "template <typename T, int B>\n__global__ void k(",
                 "template <typename T, int B>\n__global__ void k_klap_npi(", "decltype(k_klap_npi_deduce(d, d, 3))");
         assertTrue(r.summary().contains("3 host launches rewritten"), r.summary());
     }
@@ -541,6 +553,91 @@ class NpPassTest {
         // a file-scope B that the template parameter hides
         refused("const int B = 8;\n" + TEMPLATE_SHARED_ARRAY.replace("float la[W];", "float la[B];")
                 .replace("i < W; i++) la", "i < B; i++) la").replace("% W]", "% B]"), NpMode.INTRA_WARP, why);
+    }
+
+    /**
+     * Review 2026-11-30 (silent wrong results of the first version): the planner checks a template
+     * type's reduction variables and locals with the arguments the file writes ({@code k<bool>} is
+     * refused: {@code s -= e} is an exclusive or); a launch that leaves them to deduction runs the
+     * variant only for the types with which klap would have emitted the same variant, and the
+     * original kernel for any other (a {@code bool}, an {@code int} sum of floats, a class whose
+     * {@code operator+} has side effects).
+     */
+    @Test
+    void aDeducedTypeKlapDidNotCheckRunsTheOriginalKernel() {
+        String head = "template <typename T>\n__global__ void k(const float *a, T *y, int n, T c0) {\n";
+        String loop = "#pragma np parallel for reduction(+:s)\n    for (int i = 0; i < n; i++) ";
+        Map<String, String> bodies = Map.of(
+                "bool", "    T s = 0;\n" + loop + "s -= a[i] > 0;\n    y[threadIdx.x] = s;\n}\n",
+                "int", "    T s = 0;\n" + loop + "s += a[i] * 0.5f;\n    y[threadIdx.x] = s;\n}\n",
+                "C", "    T c = c0 + 1;\n    float s = 0;\n" + loop + "s += a[i];\n    y[threadIdx.x] = c.v + s;\n}\n");
+        String cls = "struct C { float v; };\n__device__ unsigned counter;\n"
+                + "__device__ C operator+(C a, int b) { atomicAdd(&counter, 1u); return C{a.v + b}; }\n";
+        for (Map.Entry<String, String> e : bodies.entrySet()) {
+            String t = e.getKey();
+            String main = "int main() { " + t + " *y = nullptr; k<<<1, 32>>>((const float *)nullptr, y, 10, " + t + "{}); return 0; }\n";
+            NpPass.Result r = run(cls + head + e.getValue() + main, NpMode.INTRA_WARP, 8);
+            assertEquals(List.of("k"), r.transformed(), t + ": " + warnings(r));
+            String ref = r.text().substring(r.text().indexOf("struct k_klap_npi_ref"));
+            assertTrue(r.text().contains("bool = (::cuda::std::is_same<T, "), t + ": no condition on T:\n" + r.text());
+            assertFalse(ref.substring(0, ref.indexOf('\n')).contains("is_same<T, " + t + ">"), t + " was taken as checked:\n" + ref);
+            inOrder(r.text(), "if (klap_np_k0 != nullptr && ", "k<<<klap_np_gd, klap_np_b, klap_np_shm, klap_np_st>>>(");
+        }
+        // with explicit arguments klap refuses these loops, as before
+        refused(cls + head + bodies.get("bool") + "int main() { k<bool><<<1, 32>>>(nullptr, nullptr, 1, false); return 0; }\n",
+                NpMode.INTRA_WARP, "exclusive or");
+    }
+
+    /** A template kernel in a namespace, launched through a using-declaration from a namespace with a {@code cuda} of its own. */
+    static final String USING_DECLARATION = """
+                namespace ns {
+                template <typename T>
+                __global__ void k(const T *a, T *y, int n) {
+                    T s = 0;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) s += a[i];
+                    y[threadIdx.x] = s;
+                }
+                }
+                using ns::k;
+                namespace app { namespace cuda { void check(); }
+                void run(float *a, float *y) { k<<<1, 32>>>(a, y, 10); k<float><<<1, 32>>>(a, y, 10); }
+                }
+            """;
+
+    /**
+     * Review 2026-11-30: a kernel found through a using-declaration (which does not bring klap's
+     * names along) gets its variant and deduction helper qualified, and a namespace of the program
+     * named {@code cuda} does not hide libcu++'s ({@code ::cuda::std}).
+     */
+    @Test
+    void klapsNamesAreQualifiedWhereALaunchFindsTheKernelThroughAUsingDeclaration() {
+        NpPass.Result r = run(USING_DECLARATION, NpMode.INTRA_WARP, 8);
+        assertTrue(warnings(r).isEmpty(), warnings(r).toString());
+        inOrder(r.text(), "::cuda::std::remove_pointer_t<decltype(::ns::k_klap_npi_deduce(a, y, 10))>::kernel;",
+                "::ns::k_klap_npi<float><<<");
+    }
+
+    /**
+     * Review 2026-11-30: a launch before the kernel's first declaration in the file (its prototype is
+     * in a header) cannot name the variant, which klap declares there: it runs the original kernel,
+     * with a warning (the explicit form did not build before).
+     */
+    @Test
+    void aLaunchBeforeTheKernelsFirstDeclarationInTheFileRunsTheOriginal(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Files.writeString(dir.resolve("proto.cuh"),
+                "template <typename T> __global__ void k(const T *a, T *y, int n);\n");
+        String code = "#include \"proto.cuh\"\nvoid run(float *a, float *y) { k<<<1, 32>>>(a, y, 10); k<float><<<1, 32>>>(a, y, 10); }\n"
+                + TEMPLATE_KERNELS.substring(0, TEMPLATE_KERNELS.indexOf("int main"))
+                        .replace("template <typename T, int B = 64>", "template <typename T>").replace("__launch_bounds__(B) ", "")
+                + "int main() { run(nullptr, nullptr); k<<<1, 32>>>((const float *)nullptr, (float *)nullptr, 1); return 0; }\n";
+        klap.model.CudaUnit u = klap.bridge.CudaParser.parse(dir.resolve("t.cu"), code, List.of(dir));
+        assertFalse(u.hasErrors(), u.diagnostics().toString());
+        NpPass.Result r = NpPass.run(u, new NpPass.Options(NpMode.INTRA_WARP, 8, NpPass.DEFAULT_SHARED_BUDGET));
+        assertEquals(2, warnings(r).stream().filter(w -> w.contains("it comes before the kernel's first declaration")).count(),
+                warnings(r).toString());
+        assertTrue(r.summary().contains("1 host launch rewritten"), r.summary());
     }
 
     /** A lambda in a launch's arguments cannot be read in decltype in C++17: that launch runs the original kernel. */
