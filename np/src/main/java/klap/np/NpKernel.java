@@ -492,8 +492,9 @@ final class NpKernel {
      * {@code condition} on the template parameters (the types klap checked the variant with), the
      * reference is a null pointer where it does not hold, and the launch runs the original kernel:
      * <pre>
-     * template &lt;typename T, int B, bool = (::cuda::std::is_same&lt;T, float&gt;::value)&gt; struct k_klap_npi_ref { static constexpr void (*kernel)(const T *a, T *out, int n, dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem) = nullptr; };
-     * template &lt;typename T, int B&gt; struct k_klap_npi_ref&lt;T, B, true&gt; { static constexpr auto kernel = &amp;k_klap_npi&lt;T, B&gt;; };
+     * template &lt;bool klap_np_checked, typename T, int B&gt; struct k_klap_npi_ref { static constexpr void (*kernel)(const T *a, T *out, int n, dim3 klap_np_bd, unsigned klap_np_dyn, unsigned char *klap_np_gmem) = nullptr; };
+     * template &lt;typename T, int B&gt; struct k_klap_npi_ref&lt;true, T, B&gt; { static constexpr auto kernel = &amp;k_klap_npi&lt;T, B&gt;; };
+     * template &lt;typename T, int B = 64&gt; k_klap_npi_ref&lt;(::cuda::std::is_same&lt;T, float&gt;::value), T, B&gt; *k_klap_npi_deduce(const T *a, T *out, int n);
      * </pre>
      *
      * @param condition null, or a constant expression on the template parameters
@@ -508,20 +509,20 @@ final class NpKernel {
         String bare = TemplateParams.withoutDefaults(first);
         String args = TemplateParams.argumentList(first);
         String params = src.slice(k.paramsRange()).replaceAll("\\b__grid_constant__\\b", "");
-        String ref;
         if (condition == null) {
-            ref = bare + " struct " + name() + "_ref { static constexpr auto kernel = &" + name() + args + "; };\n";
-        } else {
-            int gt = bare.lastIndexOf('>');
-            // the null pointer's type is spelled out: naming the variant's instantiation for a type klap did
-            // not check, even in decltype, makes nvcc want its definition (warning 20280-D without -rdc)
-            String all = params.strip().isEmpty() || params.strip().equals("void") ? EXTRA_PARAMS : params + ", " + EXTRA_PARAMS;
-            ref = bare.substring(0, gt) + ", bool = (" + condition + ")" + bare.substring(gt) + " struct " + name()
-                    + "_ref { static constexpr void (*kernel)(" + all + ") = nullptr; };\n" + bare + " struct "
-                    + name() + "_ref" + args.substring(0, args.length() - 1) + ", true> { static constexpr auto kernel = &"
-                    + name() + args + "; };\n";
+            return "\n" + bare + " struct " + name() + "_ref { static constexpr auto kernel = &" + name() + args + "; };\n"
+                    + first + " " + name() + "_ref" + args + " *" + deduceName() + "(" + params + ");\n";
         }
-        return "\n" + ref + first + " " + name() + "_ref" + args + " *" + deduceName() + "(" + params + ");\n";
+        // the condition comes first (a parameter pack of the kernel's must stay last); the null pointer's
+        // type is spelled out: naming the variant's instantiation for a type klap did not check, even in
+        // decltype, makes nvcc want its definition (warning 20280-D without -rdc)
+        String all = params.strip().isEmpty() || params.strip().equals("void") ? EXTRA_PARAMS : params + ", " + EXTRA_PARAMS;
+        String withBool = "template <bool klap_np_checked, " + bare.substring(bare.indexOf('<') + 1);
+        String inner = args.substring(1, args.length() - 1);
+        return "\n" + withBool + " struct " + name() + "_ref { static constexpr void (*kernel)(" + all + ") = nullptr; };\n"
+                + bare + " struct " + name() + "_ref<true, " + inner + "> { static constexpr auto kernel = &" + name() + args
+                + "; };\n" + first + " " + name() + "_ref<(" + condition + "), " + inner + "> *" + deduceName() + "(" + params
+                + ");\n";
     }
 
     /** @return the prototype of the generated kernel, for a kernel declared before its definition */

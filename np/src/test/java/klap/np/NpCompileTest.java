@@ -47,6 +47,7 @@ class NpCompileTest {
         all.put("template_prototype", NpPassTest.TEMPLATE_PROTOTYPE_DEFAULTS);
         all.put("template_shared", NpPassTest.TEMPLATE_SHARED_ARRAY);
         all.put("template_using", NpPassTest.USING_DECLARATION);
+        all.put("template_pack", NpPassTest.TEMPLATE_PACK);
         all.put("prototype", NpPassTest.A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE);
         all.put("user_shared", NpPassTest.USER_DYNAMIC_SHARED_MEMORY_COMES_FIRST);
         all.put("broadcast", NpPassTest.BROADCAST);
