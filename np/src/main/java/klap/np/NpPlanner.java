@@ -680,10 +680,34 @@ final class NpPlanner {
      *         member (": reason", or " = arg: reason" for a template type parameter, checked with
      *         every argument this file instantiates it with), or null
      */
+    /**
+     * @return true if the file names function template {@code f} followed by {@code (} anywhere but at
+     *         its definition's and first declaration's names: a call that leaves the template
+     *         arguments to deduction (conservative: a same-named member or another overload counts too)
+     */
+    private boolean calledWithoutTemplateArguments(FunctionDef f) {
+        Matcher m = Pattern.compile("(?<![\\w])" + Pattern.quote(f.name()) + "\\s*\\(").matcher(src.text());
+        while (m.find()) {
+            boolean declaration = m.start() == f.nameRange().offset()
+                    || f.firstDeclaration() != null && f.firstDeclaration().contains(m.start());
+            if (!declaration) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private String typeProblem(String id, FunctionDef owner) {
         if (owner != null && owner.templateHeader() != null
                 && src.slice(owner.templateHeader()).matches("(?s).*\\b(?:typename|class)\\s+" + Pattern.quote(id) + "\\b.*")) {
-            for (String arg : templateArguments(owner, id)) {
+            List<String> args = new ArrayList<>(templateArguments(owner, id));
+            if (owner.kind() != FunctionDef.Kind.KERNEL && calledWithoutTemplateArguments(owner)) {
+                // a function template called without template arguments: C++ deduces them, klap does not see
+                // them (review 2026-11-30: g(a) of template <typename U> g(const U *) with a U whose
+                // constructor has side effects; a kernel's deduced launches are checked in NpPass)
+                args.add("<default " + id + ">");
+            }
+            for (String arg : args) {
                 Matcher a = IDENT.matcher(arg.startsWith("<default") ? "unknown_default_argument" : arg);
                 while (a.find()) {
                     String why = arg.contains("*") ? null : classProblem(a.group(), new HashSet<>());
@@ -1274,8 +1298,9 @@ final class NpPlanner {
                 continue;
             }
             List<String> args = topLevelSplit(src.text().substring(m.end(), i - 1));
-            // a missing argument (a default) is unknown to klap: count it as not arithmetic
-            out.add(index >= 0 && index < args.size() ? args.get(index) : "<default " + param + ">");
+            // a missing argument (a default, or deduced: k<>, review 2026-11-30) is unknown to klap:
+            // count it as not arithmetic
+            out.add(index >= 0 && index < args.size() && !args.get(index).isBlank() ? args.get(index) : "<default " + param + ">");
         }
         if (k.equals(extraKernel) && param.equals(extraParam)) {
             out.add(extraType);

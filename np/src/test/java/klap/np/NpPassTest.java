@@ -590,6 +590,39 @@ class NpPassTest {
                 NpMode.INTRA_WARP, "exclusive or");
     }
 
+    /**
+     * Second review 2026-11-30: template arguments C++ deduces where klap read none. {@code k<>}
+     * leaves T to deduction (it was read as an argument '' that names no class), and a device
+     * function template called as {@code g(a)} deduces U (its local was checked with no argument at
+     * all): a local of such a type whose constructor has side effects keeps the loop sequential.
+     */
+    @Test
+    void templateArgumentsLeftToDeductionAreUnknownToTheTypeChecks() {
+        String c = "__device__ int counter;\nstruct C { int v; __device__ C() : v(0) { atomicAdd(&counter, 1); } };\n";
+        String empty = c + """
+                template <typename T> __global__ void k(const T *a, float *y, int n) {
+                    T t; float s = 0;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) s += a[i].v;
+                    y[blockIdx.x] = s + t.v;
+                }
+                void host(const C *a, float *y, int n) { k<><<<1, 32>>>(a, y, n); }
+                """;
+        refused(empty, NpMode.INTRA_WARP, "<default T>");
+        String callee = c + """
+                template <typename U> __device__ int g(const U *p) { U tmp; return tmp.v + p->v; }
+                template <typename T> __global__ void k(const T *a, float *y, int n) {
+                    int b = g(a); float s = 0;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) s += a[i].v;
+                    y[blockIdx.x] = s + b;
+                }
+                void host(const C *a, float *y, int n) { k<C><<<1, 32>>>(a, y, n); }
+                """;
+        refused(callee, NpMode.INTRA_WARP, "<default U>");
+        refused(callee.replace("g(a)", "g<T>(a)"), NpMode.INTRA_WARP, "'tmp' has type 'U'");
+    }
+
     /** A template kernel with a parameter pack, launched with deduction (its checked types' condition comes first, review 2026-11-30). */
     static final String TEMPLATE_PACK = """
             template <typename T, int... Is>
