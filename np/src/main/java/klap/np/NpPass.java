@@ -132,6 +132,13 @@ public final class NpPass {
                         + f.name() + "' is left as written: it is overloaded, and klap rewrites launches by name", "np"));
                 continue;
             }
+            if (src.text().substring(0, f.nameRange().offset()).stripTrailing().endsWith("::")) {
+                // its variant would be declared, qualified, where no namespace declares it
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '"
+                        + f.name() + "' is left as written: its definition names it with a qualifier (defined outside "
+                        + "its namespace), which klap does not repeat for the CUDA-NP variant", "np"));
+                continue;
+            }
             NpPlan plan = planner.plan(f, mine);
             if (plan == null) {
                 continue;

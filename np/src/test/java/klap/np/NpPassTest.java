@@ -623,6 +623,21 @@ class NpPassTest {
         refused(callee.replace("g(a)", "g<T>(a)"), NpMode.INTRA_WARP, "'tmp' has type 'U'");
     }
 
+    /** Review 2026-11-30: a kernel defined outside its namespace ({@code ns::k}) is left as written (its variant did not build). */
+    @Test
+    void aKernelDefinedOutsideItsNamespaceIsLeftAsWritten() {
+        refused("""
+                namespace ns { __global__ void k(const float *a, float *y, int n); }
+                __global__ void ns::k(const float *a, float *y, int n) {
+                    float s = 0;
+                #pragma np parallel for reduction(+:s)
+                    for (int i = 0; i < n; i++) s += a[i];
+                    y[threadIdx.x] = s;
+                }
+                int main() { ns::k<<<1, 32>>>(nullptr, nullptr, 1); return 0; }
+                """, NpMode.INTRA_WARP, "its definition names it with a qualifier");
+    }
+
     /** A template kernel with a parameter pack, launched with deduction (its checked types' condition comes first, review 2026-11-30). */
     static final String TEMPLATE_PACK = """
             template <typename T, int... Is>
