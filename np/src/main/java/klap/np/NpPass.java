@@ -171,13 +171,14 @@ public final class NpPass {
             // through the deduction helper (NpKernel.deduction), unless klap cannot repeat the defaults
             // or checked the variant only with the template arguments the file writes out
             java.util.Set<String> consulted = planner.consultedTemplateParameters(k);
+            List<Expr.Launch> hosts = hostLaunches(unit, k);
             List<String> checked = List.of();
-            if (consulted.size() == 1 && hostLaunches(unit, k).stream().anyMatch(l -> l.templateArgs() == null)) {
+            if (consulted.size() == 1 && hosts.stream().anyMatch(l -> l.templateArgs() == null)) {
                 checked = checkedTypes(unit, k, consulted.iterator().next(), np, e.getValue(), opt);
             }
             Kept kept = new Kept(k, src, k.templateHeader() == null ? null
                     : TemplateDeduction.redeclaredWithItsDefaults(k, src.text()), consulted, checked);
-            boolean deduce = hostLaunches(unit, k).stream().anyMatch(l -> kept.leaves(l) && kept.why(l) == null);
+            boolean deduce = hosts.stream().anyMatch(l -> kept.leaves(l) && kept.why(l) == null);
             String condition = checked.isEmpty() ? null : checked.stream().map(t -> "::cuda::std::is_same<"
                     + consulted.iterator().next() + ", " + t + ">::value").collect(java.util.stream.Collectors.joining(" || "));
             for (Variant v : e.getValue()) {
@@ -196,7 +197,7 @@ public final class NpPass {
                 out.insert(next, protos + src.lineDirective(next));
             }
             names.add(k.name());
-            launches += rewriteLaunches(unit, k, e.getValue(), opt, kept, out, diags);
+            launches += rewriteLaunches(unit, k, hosts, e.getValue(), opt, kept, out, diags);
         }
         StringBuilder sum = new StringBuilder();
         sum.append(names.size()).append(names.size() == 1 ? " kernel" : " kernels").append(" transformed (--np=")
@@ -376,14 +377,14 @@ public final class NpPass {
     }
 
     /**
+     * @param mine the launches of {@code k} klap rewrites ({@link #hostLaunches})
      * @param kept which launches run the original kernel
      * @return the number of host launches of {@code k} rewritten
      */
-    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Variant> vs, Options opt, Kept kept,
-                                       EditSet out, List<Diagnostic> diags) {
+    private static int rewriteLaunches(CudaUnit unit, FunctionDef k, List<Expr.Launch> mine, List<Variant> vs, Options opt,
+                                       Kept kept, EditSet out, List<Diagnostic> diags) {
         SourceFile src = unit.file();
         int n = 0;
-        List<Expr.Launch> mine = hostLaunches(unit, k);
         for (FunctionDef f : unit.functions()) {
             if (f.kind() != FunctionDef.Kind.HOST) {
                 continue;
