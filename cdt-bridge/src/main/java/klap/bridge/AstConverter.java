@@ -483,7 +483,19 @@ final class AstConverter {
         boolean externC = ctx.externC() || (bindingOf(fullName) instanceof ICPPFunction cf && cf.isExternC());
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
             externC, ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
-            declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)));
+            declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)),
+            signatureNeeds().need(fd, templ, new int[] {start, body.getFileLocation() == null ? own.end()
+                    : Math.max(start, body.getFileLocation().getNodeOffset())}, first == null));
+    }
+
+    private SignatureNeeds signatureNeeds;
+
+    /** @return the unit's {@link SignatureNeeds}, made once */
+    private SignatureNeeds signatureNeeds() {
+        if (signatureNeeds == null) {
+            signatureNeeds = new SignatureNeeds(tu, mainPath);
+        }
+        return signatureNeeds;
     }
 
     /** @return the range of {@code template<...>} of {@code td} (from {@code template} to the closing {@code >}) */

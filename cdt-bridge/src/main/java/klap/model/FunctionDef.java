@@ -36,12 +36,65 @@ import java.util.List;
  *                         ({@code "= 2"} of {@code template <int S = 2> __device__ int f();}, where
  *                         the definition's header has none: [temp.param]/10 merges the defaults of
  *                         every declaration); empty for a function that is no template
+ * @param signatureNeed    the last declaration of the main file that the definition's signature text
+ *                         (template header, return type, parameters with their defaults) needs: a name
+ *                         it uses, a class it takes by value (its definition), a macro it expands; or
+ *                         null if it needs none. Text copied from the signature to an earlier point of
+ *                         the file is valid only after it ({@link #signatureUndeclaredAt})
  */
 public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
                           String namespace, String memberOf, boolean bounded, List<String> declaredDefaults,
-                          List<String> declaredTemplateDefaults) {
+                          List<String> declaredTemplateDefaults, Need signatureNeed) {
+
+    /**
+     * A declaration a function's signature needs.
+     *
+     * @param name   the name it declares (a type, variable, class, macro)
+     * @param offset where in the main file: the declaration's name, or the {@code #include} that reads
+     *               the header that declares it
+     * @param kind   what is needed there
+     */
+    public record Need(String name, int offset, NeedKind kind) {
+        /**
+         * @param file the main file
+         * @return what the signature does with it, for a diagnostic: {@code names 'real', declared at line 3}
+         */
+        public String says(SourceFile file) {
+            String line = " at line " + file.line(offset);
+            return switch (kind) {
+                case NAME -> "names '" + name + "', declared" + line;
+                case CLASS_BY_VALUE -> "takes '" + name + "' by value, defined" + line;
+                case MACRO -> "expands the macro '" + name + "', defined" + line;
+            };
+        }
+
+        /** @return what the user can do, for a diagnostic: {@code declare 'real'}, {@code define 'Node'} */
+        public String fix() {
+            return (kind == NeedKind.NAME ? "declare '" : kind == NeedKind.MACRO ? "define the macro '" : "define '") + name + "'";
+        }
+    }
+
+    /** What a signature needs of a declaration ({@link Need}). */
+    public enum NeedKind {
+        /** a name it uses must be declared (C++ [basic.lookup]) */
+        NAME,
+        /** a class it takes by value must be defined (complete, [class.mem]) */
+        CLASS_BY_VALUE,
+        /** a macro it expands must be defined */
+        MACRO
+    }
+
+    /**
+     * @param at an offset of the main file where text is to be inserted (before the declaration that
+     *           starts there)
+     * @return the name the signature of the definition uses that is not yet declared (or a class it
+     *         takes by value not yet defined) at {@code at}, or null if the signature's text is valid there
+     */
+    public String signatureUndeclaredAt(int at) {
+        return signatureNeed != null && at <= signatureNeed.offset() ? signatureNeed.name() : null;
+    }
 
     public FunctionDef {
         declaredTemplateDefaults = List.copyOf(declaredTemplateDefaults);

@@ -1,0 +1,292 @@
+package klap.bridge;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import klap.model.FunctionDef;
+import org.eclipse.cdt.core.dom.ast.*;
+import org.eclipse.cdt.core.dom.ast.cpp.*;
+
+/**
+ * Computes {@link FunctionDef#signatureNeed}: the last declaration in the main file that the text of
+ * a function definition's signature (template header, return type, parameter list with default
+ * arguments, attributes) needs.
+ *
+ * <p>The transforms copy that text to an earlier point of the file: aggregation declares a child's
+ * argument record and variants, and a parent's twins, where the function is first declared (or before
+ * the first function that uses it); CUDA-NP declares a kernel's variant right after its prototype.
+ * Found 2026-11-30: a kernel prototyped before {@code typedef float real;} and defined with {@code
+ * real*} got a record {@code real* out;} before the typedef ("identifier real is undefined", nvcc 13),
+ * and a child taking {@code Node} by value, prototyped after {@code struct Node;} and before its
+ * definition, a record member of incomplete type. What counts, each at the main-file offset where it
+ * is declared (a header's declaration at its {@code #include} in the main file):
+ * <ul>
+ * <li>each name the signature uses, at its earliest declaration (C++ [basic.lookup]: a name must be
+ * declared before it is used), except template parameters, function parameters, namespaces and the
+ * function's own name;</li>
+ * <li>each class a parameter takes by value, at its earliest definition (a member of class type must
+ * be complete, [class.mem]); a class template's specialization at the template's definition;</li>
+ * <li>each macro the signature expands, at its definition (nested expansions too).</li>
+ * </ul>
+ * Names CDT cannot resolve, and declarations outside the translation unit's files (the CUDA prelude,
+ * system headers, which klap reads without content), do not count: they come before any user code.
+ */
+final class SignatureNeeds {
+    private final IASTTranslationUnit tu;
+    private final String mainPath;
+    /** main-file macro expansions as {start offset, needed offset}, by start; computed once */
+    private List<int[]> expansions;
+    private List<String> expansionNames;
+
+    SignatureNeeds(IASTTranslationUnit tu, String mainPath) {
+        this.tu = tu;
+        this.mainPath = mainPath;
+    }
+
+    /**
+     * @param fd               the definition
+     * @param templ            its innermost template declaration, or null
+     * @param signature        the main-file range of the signature: from the start of the template header
+     *                         (or the definition) to the body's opening brace
+     * @param withTemplateDefaults whether default template arguments count (the transforms repeat the
+     *                         first prototype's defaults where there is one, and the definition's only
+     *                         where there is none: TemplateParams.declarationHeader)
+     * @return the last declaration the signature needs, or null if it needs none of the main file
+     */
+    FunctionDef.Need need(IASTFunctionDefinition fd, ICPPASTTemplateDeclaration templ, int[] signature,
+            boolean withTemplateDefaults) {
+        FunctionDef.Need[] best = {null};
+        Set<IASTName> own = Collections.newSetFromMap(new IdentityHashMap<>());
+        IASTDeclarator inner = AstConverter.innermost(fd.getDeclarator());
+        if (inner.getName() != null) {
+            inner.getName().accept(new ASTVisitor() {
+                {
+                    shouldVisitNames = true;
+                }
+
+                @Override
+                public int visit(IASTName n) {
+                    own.add(n);
+                    return PROCESS_CONTINUE;
+                }
+            });
+        }
+        ASTVisitor names = new ASTVisitor() {
+            {
+                shouldVisitNames = true;
+            }
+
+            @Override
+            public int visit(IASTName n) {
+                if (!own.contains(n) && !(n instanceof ICPPASTQualifiedName)) {
+                    best[0] = later(best[0], nameNeed(n));
+                }
+                return PROCESS_CONTINUE;
+            }
+        };
+        fd.getDeclSpecifier().accept(names);
+        fd.getDeclarator().accept(names);
+        for (IASTNode t = templ; t instanceof ICPPASTTemplateDeclaration td; t = t.getParent()) {
+            for (ICPPASTTemplateParameter p : td.getTemplateParameters()) {
+                if (withTemplateDefaults) {
+                    p.accept(names);
+                } else if (p instanceof ICPPASTParameterDeclaration pd) {
+                    pd.getDeclSpecifier().accept(names); // the type of a non-type parameter, not its default
+                }
+            }
+        }
+        if (fd.getDeclarator() instanceof IASTStandardFunctionDeclarator sfd) {
+            for (IASTParameterDeclaration p : sfd.getParameters()) {
+                best[0] = later(best[0], byValueClassNeed(p));
+            }
+        }
+        return later(best[0], macroNeed(signature[0], signature[1]));
+    }
+
+    private static FunctionDef.Need later(FunctionDef.Need a, FunctionDef.Need b) {
+        return a == null || (b != null && b.offset() > a.offset()) ? b : a;
+    }
+
+    /** @return the earliest main-file declaration of what {@code n} names, or null if that does not count */
+    private FunctionDef.Need nameNeed(IASTName n) {
+        IBinding b;
+        try {
+            b = n.resolveBinding();
+        } catch (RuntimeException e) {
+            return null;
+        }
+        if (b == null || b instanceof IProblemBinding || b instanceof ICPPTemplateParameter || b instanceof IParameter
+                || b instanceof ICPPNamespace || b instanceof IMacroBinding) {
+            return null;
+        }
+        int at = earliest(declarations(b));
+        return at < 0 ? null : new FunctionDef.Need(n.toString(), at, FunctionDef.NeedKind.NAME);
+    }
+
+    /** @return the earliest main-file definition of the class parameter {@code p} takes by value, or null */
+    private FunctionDef.Need byValueClassNeed(IASTParameterDeclaration p) {
+        IASTName n = AstConverter.innermost(p.getDeclarator()).getName();
+        IType t;
+        try {
+            IBinding b = n == null ? null : n.resolveBinding();
+            t = b instanceof IVariable v ? v.getType() : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+        for (int i = 0; i < 64 && (t instanceof ITypedef || t instanceof IQualifierType); i++) {
+            t = t instanceof ITypedef td ? td.getType() : ((IQualifierType) t).getType();
+        }
+        if (!(t instanceof ICompositeType c) || t instanceof ICPPTemplateParameter) {
+            return null; // a pointer, reference, arithmetic type, enumeration or dependent type
+        }
+        IBinding cls = c;
+        if (cls instanceof ICPPSpecialization s && s.getSpecializedBinding() != null) {
+            cls = s.getSpecializedBinding();
+        }
+        int at = earliest(definitions(cls));
+        return at < 0 ? null : new FunctionDef.Need(c.getName(), at, FunctionDef.NeedKind.CLASS_BY_VALUE);
+    }
+
+    /** @return the names that define {@code b} (a class: its definition, not a forward declaration) */
+    private List<IASTNode> definitions(IBinding b) {
+        try {
+            if (b instanceof org.eclipse.cdt.internal.core.dom.parser.cpp.ICPPInternalBinding ib) {
+                return ib.getDefinition() == null ? List.of() : List.of(ib.getDefinition());
+            }
+            return Arrays.asList(tu.getDefinitionsInAST(b));
+        } catch (RuntimeException e) {
+            return List.of();
+        }
+    }
+
+    /**
+     * @return the names that declare or define {@code b}: from the binding itself where CDT keeps them
+     *         (its parser's bindings do; asking the unit walks the whole AST, once per binding, which a
+     *         file of thousands of kernels with types of their own would make quadratic)
+     */
+    private List<IASTNode> declarations(IBinding b) {
+        List<IASTNode> out = new ArrayList<>();
+        try {
+            if (b instanceof org.eclipse.cdt.internal.core.dom.parser.cpp.ICPPInternalBinding ib) {
+                if (ib.getDefinition() != null) {
+                    out.add(ib.getDefinition());
+                }
+                if (ib.getDeclarations() != null) {
+                    for (IASTNode d : ib.getDeclarations()) {
+                        if (d != null) {
+                            out.add(d);
+                        }
+                    }
+                }
+                if (!out.isEmpty()) {
+                    return out;
+                }
+            }
+            out.addAll(Arrays.asList(tu.getDeclarationsInAST(b)));
+            out.addAll(Arrays.asList(tu.getDefinitionsInAST(b)));
+        } catch (RuntimeException e) {
+            // unresolvable: nothing counts
+        }
+        return out;
+    }
+
+    /** @return the smallest {@link #mainOffset} of {@code names} that counts, or -1 */
+    private int earliest(List<? extends IASTNode> names) {
+        int best = -1;
+        for (IASTNode d : names) {
+            int at = mainOffset(d);
+            if (at >= 0 && (best < 0 || at < best)) {
+                best = at;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * @return where {@code node} is in the main file: its own offset there, or for a node of a header
+     *         the offset of the main file's {@code #include} that reads it (through other headers); -1
+     *         where it is in neither (the prelude, no location)
+     */
+    private int mainOffset(IASTNode node) {
+        IASTFileLocation l = node.getFileLocation();
+        for (int i = 0; i < 256 && l != null; i++) {
+            if (CudaPrelude.PATH.equals(l.getFileName())) {
+                return -1; // the forced include: its directive reads as offset 0 of the main file
+            }
+            if (mainPath.equals(l.getFileName())) {
+                return l.getNodeOffset();
+            }
+            IASTPreprocessorIncludeStatement inc = l.getContextInclusionStatement();
+            l = inc == null ? null : inc.getFileLocation();
+        }
+        return -1;
+    }
+
+    /** @return the last macro definition that an expansion in {@code [from, to)} of the main file needs, or null */
+    private FunctionDef.Need macroNeed(int from, int to) {
+        if (expansions == null) {
+            collectExpansions();
+        }
+        int lo = 0;
+        int hi = expansions.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (expansions.get(mid)[0] < from) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        FunctionDef.Need best = null;
+        for (int i = lo; i < expansions.size() && expansions.get(i)[0] < to; i++) {
+            best = later(best, new FunctionDef.Need(expansionNames.get(i), expansions.get(i)[1], FunctionDef.NeedKind.MACRO));
+        }
+        return best;
+    }
+
+    /** Lists the main file's macro expansions with the latest definition each needs (its own macro's and nested ones'). */
+    private void collectExpansions() {
+        List<Object[]> found = new ArrayList<>();
+        for (IASTPreprocessorMacroExpansion m : tu.getMacroExpansions()) {
+            IASTFileLocation l = m.getFileLocation();
+            if (l == null || !mainPath.equals(l.getFileName())) {
+                continue;
+            }
+            int need = -1;
+            String name = m.getMacroReference() == null ? "" : m.getMacroReference().toString();
+            IASTPreprocessorMacroDefinition def = m.getMacroDefinition();
+            if (def != null && def.getName() != null) {
+                need = mainOffset(def.getName());
+            }
+            for (IASTName nested : m.getNestedMacroReferences()) {
+                int at = -1;
+                try {
+                    IBinding b = nested.resolveBinding();
+                    for (IASTNode d : b == null ? List.<IASTNode>of() : declarations(b)) {
+                        int o = mainOffset(d);
+                        at = o >= 0 && o < l.getNodeOffset() ? Math.max(at, o) : at;
+                    }
+                } catch (RuntimeException e) {
+                    // unresolvable: does not count
+                }
+                if (at > need) {
+                    need = at;
+                    name = nested.toString();
+                }
+            }
+            if (need >= 0) {
+                found.add(new Object[] {l.getNodeOffset(), need, name});
+            }
+        }
+        found.sort((a, b) -> Integer.compare((Integer) a[0], (Integer) b[0]));
+        expansions = new ArrayList<>();
+        expansionNames = new ArrayList<>();
+        for (Object[] f : found) {
+            expansions.add(new int[] {(Integer) f[0], (Integer) f[1]});
+            expansionNames.add((String) f[2]);
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package klap.bridge;
+
+import static klap.bridge.TestSupport.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import klap.model.CudaUnit;
+import klap.model.FunctionDef;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link FunctionDef#signatureNeed}: what the text of a definition's signature needs to be valid at an
+ * earlier point of the file (where the transforms declare a function's variants).
+ */
+class SignatureNeedsTest {
+    @TempDir
+    Path dir;
+
+    /** @return the offset of the first declaration of {@code f} (where aggregation declares its record) */
+    private static int firstDecl(FunctionDef f) {
+        return f.firstDeclaration().offset();
+    }
+
+    @Test
+    void aTypedefAfterThePrototype() {
+        String src = """
+            __global__ void k(float *out, int n);
+            typedef float real;
+            __global__ void k(real *out, int n) { out[0] = n; }
+            """;
+        CudaUnit u = parse(src);
+        FunctionDef k = fn(u, "k");
+        assertEquals("real", k.signatureNeed().name());
+        assertEquals(src.indexOf("real;"), k.signatureNeed().offset());
+        assertEquals("real", k.signatureUndeclaredAt(firstDecl(k)));
+        assertEquals("real", k.signatureUndeclaredAt(src.indexOf("typedef")), "at the typedef itself it is not declared yet");
+        assertNull(k.signatureUndeclaredAt(k.range().offset()));
+    }
+
+    @Test
+    void aUsingAliasAndAConstantInABound() {
+        String src = """
+            __global__ void k(int *out);
+            using idx = int;
+            constexpr int kN = 4;
+            __global__ void k(idx out[kN]) { out[0] = 1; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals("kN", k.signatureNeed().name(), "the latest of the two");
+        assertEquals("kN", k.signatureUndeclaredAt(firstDecl(k)));
+    }
+
+    @Test
+    void typesDeclaredBeforeThePrototypeAreVisible() {
+        String src = """
+            typedef float real;
+            struct Node { int x; };
+            __global__ void k(real *out, Node n, Node *q);
+            void host() { }
+            __global__ void k(real *out, Node n, Node *q) { out[0] = n.x; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertNull(k.signatureUndeclaredAt(firstDecl(k)), () -> String.valueOf(k.signatureNeed()));
+    }
+
+    @Test
+    void aClassTakenByValueMustBeDefined() {
+        String src = """
+            struct Node;
+            __global__ void k(Node n, int *q);
+            struct Node { int x; };
+            __global__ void k(Node n, int *q) { q[0] = n.x; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals("Node", k.signatureUndeclaredAt(firstDecl(k)), "a record member of type Node must be complete");
+        assertEquals(src.indexOf("Node {"), k.signatureNeed().offset());
+    }
+
+    @Test
+    void aClassThroughAPointerNeedsOnlyItsDeclaration() {
+        String src = """
+            struct Node;
+            __global__ void k(Node *n, const Node &r);
+            struct Node { int x; };
+            __global__ void k(Node *n, const Node &r) { n->x = r.x; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertNull(k.signatureUndeclaredAt(firstDecl(k)), () -> String.valueOf(k.signatureNeed()));
+    }
+
+    @Test
+    void aClassTemplateTakenByValueNeedsTheTemplatesDefinition() {
+        String src = """
+            template <class T> struct Box;
+            __global__ void k(Box<int> b, int *q);
+            template <class T> struct Box { T v; };
+            __global__ void k(Box<int> b, int *q) { q[0] = b.v; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals("Box", k.signatureUndeclaredAt(firstDecl(k)));
+    }
+
+    @Test
+    void aMacroDefinedAfterThePrototype() {
+        String src = """
+            __global__ void k(float *out);
+            #define REAL float
+            __global__ void k(REAL *out) { out[0] = 1; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals("REAL", k.signatureUndeclaredAt(firstDecl(k)));
+        assertNull(k.signatureUndeclaredAt(k.range().offset()));
+    }
+
+    @Test
+    void aNestedMacroDefinedAfterThePrototype() {
+        String src = """
+            #define PTR(t) t *
+            __global__ void k(float *out);
+            #define REAL float
+            __global__ void k(PTR(REAL) out) { out[0] = 1; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals("REAL", k.signatureUndeclaredAt(firstDecl(k)));
+    }
+
+    @Test
+    void aHeaderIncludedAfterThePrototypeCountsAtItsInclude() throws Exception {
+        Files.writeString(dir.resolve("types.cuh"), "#pragma once\ntypedef float real;\n");
+        String src = """
+            __global__ void k(float *out);
+            #include "types.cuh"
+            __global__ void k(real *out) { out[0] = 1; }
+            """;
+        CudaUnit u = CudaParser.parse(dir.resolve("m.cu"), src, List.of());
+        assertFalse(u.hasErrors(), () -> u.diagnostics().toString());
+        FunctionDef k = fn(u, "k");
+        assertEquals("real", k.signatureUndeclaredAt(firstDecl(k)));
+        assertEquals(src.indexOf("#include"), k.signatureNeed().offset());
+    }
+
+    @Test
+    void aHeaderIncludedFirstIsVisibleEverywhere() throws Exception {
+        Files.writeString(dir.resolve("types.cuh"), "#pragma once\ntypedef float real;\nstruct Cell { int v; };\n");
+        String src = """
+            #include "types.cuh"
+            __global__ void k(float *out, Cell c);
+            __global__ void k(real *out, Cell c) { out[0] = c.v; }
+            """;
+        CudaUnit u = CudaParser.parse(dir.resolve("m.cu"), src, List.of());
+        FunctionDef k = fn(u, "k");
+        assertNull(k.signatureUndeclaredAt(firstDecl(k)), () -> String.valueOf(k.signatureNeed()));
+        assertEquals("real", k.signatureUndeclaredAt(0), "before the #include itself");
+    }
+
+    @Test
+    void theCudaPreludeDoesNotCount() {
+        String src = """
+            __global__ void node(int *a, cudaStream_t s, dim3 d) { }
+            """;
+        assertNull(fn(parse(src), "node").signatureNeed(), "cudaStream_t and dim3 come from klap's forced include");
+    }
+
+    @Test
+    void templateAndFunctionParametersAndTheOwnNameDoNotCount() {
+        String src = """
+            namespace ns { template <typename T, int N> __global__ void k(T *p, int n, decltype(n) m); }
+            template <typename T, int N> __global__ void ns::k(T *p, int n, decltype(n) m) { p[0] = N + m; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertNull(k.signatureNeed());
+    }
+
+    @Test
+    void aTemplateDefaultOfTheDefinitionCountsOnlyWithoutAPrototype() {
+        String withProto = """
+            template <typename T> __global__ void k(T *p);
+            constexpr int kS = 2;
+            template <typename T = int> __global__ void k(T *p) { p[0] = kS; }
+            """;
+        assertNull(fn(parse(withProto), "k").signatureNeed(), "klap repeats the prototype's defaults, not the definition's");
+        String without = """
+            constexpr int kS = 2;
+            template <int S = kS> __global__ void k(int *p) { p[0] = S; }
+            """;
+        assertEquals("kS", fn(parse(without), "k").signatureNeed().name());
+    }
+
+    @Test
+    void aDefaultArgumentCounts() {
+        String src = """
+            __device__ int g(int *p, int n);
+            constexpr int kN = 4;
+            __device__ int g(int *p, int n = kN) { return p[n]; }
+            """;
+        FunctionDef g = fn(parse(src), "g");
+        assertEquals("kN", g.signatureUndeclaredAt(firstDecl(g)));
+    }
+}
