@@ -7,12 +7,14 @@ import java.util.List;
 import java.util.Map;
 import klap.model.CudaUnit;
 import klap.model.Diagnostic;
+import klap.model.Expr;
 import klap.model.Diagnostic.Severity;
 import klap.model.FunctionDef;
 import klap.model.SourceFile;
 import klap.model.SourceRange;
 import klap.transform.SyncSites;
 import klap.transform.TemplateDeduction;
+import klap.transform.Trees;
 import klap.transform.Uniformity;
 
 /**
@@ -374,6 +376,91 @@ final class AggregationContext {
             });
         }
         return found[0];
+    }
+
+    private final java.util.Map<FunctionDef, Integer> beforeUses = new java.util.IdentityHashMap<>();
+
+    /**
+     * Where the declarations klap adds for {@code f} go (its argument record, the prototypes of its
+     * variants, clone and twin): {@link CudaText#declStart}, or earlier, the definition of the first function
+     * of the file that launches or calls {@code f} (its uses may name them), when {@code f} is first
+     * declared only in an included header and defined after that function. Found in public code
+     * (2026-11-29): a parent launching a child declared in a header and defined later in the file
+     * used klap's record type before its declaration, and a host launch in main before its kernel's
+     * definition the kernel-granularity twin (nvcc errors).
+     */
+    int declarationsAt(FunctionDef f) {
+        return beforeUses.computeIfAbsent(f, k -> {
+            int at = CudaText.declStart(k);
+            if (!atFileScope(k)) {
+                return at;
+            }
+            // (only where both are at file scope: a declaration there would not be the one of a
+            // namespace's or a class's function); the users come in source order, so the first one
+            // before the declaration is the earliest
+            for (FunctionDef h : usersByName().getOrDefault(k.name(), List.of())) {
+                if (h != k && h.range().offset() < at) {
+                    return h.range().offset();
+                }
+            }
+            return at;
+        });
+    }
+
+    /** file-scope functions in source order, by the simple name of each function they launch or call */
+    private java.util.Map<String, List<FunctionDef>> usersByName;
+
+    /**
+     * @return for each simple name, the functions at file scope that launch or call a function of that
+     *         name, in source order; computed once (one walk over the unit: asking each function's
+     *         users by walking every function before it made klap quadratic in the number of
+     *         functions, 48 s instead of 5 s for the 47,713-line file of BadInputTest.enormousFile)
+     */
+    private java.util.Map<String, List<FunctionDef>> usersByName() {
+        if (usersByName == null) {
+            usersByName = new java.util.HashMap<>();
+            List<FunctionDef> inOrder = unit.functions().stream().filter(AggregationContext::atFileScope)
+                    .sorted(java.util.Comparator.comparingInt(h -> h.range().offset())).toList();
+            for (FunctionDef h : inOrder) {
+                java.util.Set<String> used = new java.util.HashSet<>();
+                Trees.walkExprsAndLambdas(h.body(), e -> {
+                    if (e instanceof Expr.Launch l) {
+                        used.add(simpleName(l.kernelName()));
+                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
+                        used.add(simpleName(c.calleeName()));
+                    }
+                });
+                for (String n : used) {
+                    usersByName.computeIfAbsent(n, x -> new ArrayList<>()).add(h);
+                }
+            }
+        }
+        return usersByName;
+    }
+
+    /** @return true if {@code f} is declared at file scope (no namespace, not a class member) */
+    private static boolean atFileScope(FunctionDef f) {
+        return (f.namespace() == null || f.namespace().isEmpty()) && f.memberOf() == null;
+    }
+
+    /**
+     * @return the name that {@code f}'s signature text needs ({@link FunctionDef#signatureNeed}) and
+     *         that is not yet declared where klap declares {@code f}'s record, variants, clone or twin
+     *         ({@link #declarationsAt}), or null: then that text, copied there, would not compile
+     *         (2026-11-30: a typedef between a kernel's prototype and its definition; a class taken by
+     *         value, defined after the prototype)
+     */
+    String lateSignatureName(FunctionDef f) {
+        return f.signatureUndeclaredAt(declarationsAt(f));
+    }
+
+    /**
+     * @return for a function whose {@link #lateSignatureName} is not null, why its signature cannot be
+     *         copied where klap declares what it adds for it: {@code its signature names 'real', declared
+     *         at line 3, after line 2}
+     */
+    String lateSignature(FunctionDef f) {
+        return "its signature " + f.signatureNeed().says(unit.file()) + ", after line " + unit.file().line(declarationsAt(f));
     }
 
     /** @return the original text of {@code r} */

@@ -37,7 +37,9 @@ import klap.transform.Trees;
  * checks run in a fixed order, and the first that fails names the warning: the launch's kernel
  * name is ambiguous or not defined, the child (or a device function it calls) uses cooperative
  * groups of the hardware block or grid, then the child's own checks ({@code childRefusal}: a
- * cluster shape, an over-aligned parameter taken by value, a capture-less lambda or a local class
+ * cluster shape, a signature (its own, or an index-reading callee's) naming what is declared after
+ * the point where klap declares the variant or clone ({@link AggregationContext#lateSignatureName}),
+ * an over-aligned parameter taken by value, a capture-less lambda or a local class
  * reading the indices, a static local, a default argument reading them, code klap cannot see, a
  * member function reading them), a device call through a macro, and last the launch's own: a
  * template child whose template arguments the launch leaves to a deduction klap cannot prove
@@ -571,7 +573,8 @@ final class ChildRefusals {
 
     /**
      * @return why no launch of {@code child} can be aggregated, whatever the launch (review
-     *         2026-11-25): a cluster shape, an over-aligned parameter, a capture-less lambda reading
+     *         2026-11-25): a cluster shape, a signature naming what is declared later (2026-11-30), an
+     *         over-aligned parameter, a capture-less lambda reading
      *         the indices, code klap cannot see, a member function reading the indices; or null
      */
     private Refusal childRefusal(FunctionDef child) {
@@ -580,6 +583,13 @@ final class ChildRefusals {
             return new Refusal("child kernel '" + child.name() + "' is declared with a thread-block cluster "
                     + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
                     "child-cluster");
+        }
+        String late = ctx.lateSignatureName(child);
+        if (late != null) {
+            return new Refusal("child kernel '" + child.name() + "': " + ctx.lateSignature(child) + ", where klap must "
+                    + "declare its aggregated variant and argument record (where the kernel is first declared or first "
+                    + "used); its launch is not aggregated; " + child.signatureNeed().fix() + " before that line to aggregate it",
+                    "child-signature-late");
         }
         for (Param q : child.params()) {
             String type = ctx.slice(q.range());
@@ -628,6 +638,15 @@ final class ChildRefusals {
             }
         }
         for (FunctionDef g : ctx.deviceClosure(child)) {
+            String gLate = g == child || !readers.contains(g.name()) ? null : ctx.lateSignatureName(g);
+            if (gLate != null) {
+                // the variant calls g's clone, declared where g is first declared or used (ChildVariants.findClones
+                // makes none of such a g)
+                return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', which reads the built-in "
+                        + "indices: " + ctx.lateSignature(g) + ", where klap must declare its copy with the original "
+                        + "indices; its launch is not aggregated; " + g.signatureNeed().fix() + " before that line to aggregate it",
+                        "child-signature-late");
+            }
             String inLambda = readerCalledInLambda(g, readers);
             if (inLambda != null) {
                 // klap rewrites no call inside a lambda body (ChildVariants.retarget): the variant's lambda

@@ -116,7 +116,10 @@ final class ChildVariants {
         Set<String> holding = sharedClones();
         for (FunctionDef f : ctx.unit.functions()) {
             if ((f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE)
-                    && (reading.contains(f.name()) || holding.contains(f.name())) && clonable(f)) {
+                    && (reading.contains(f.name()) || holding.contains(f.name())) && clonable(f)
+                    && ctx.lateSignatureName(f) == null) {
+                // (a signature naming what is declared after the clone's prototype: no clone; a child
+                // that calls such a reader is not aggregated, ChildRefusals, child-signature-late)
                 clones.add(f);
                 cloneNames.add(f.name());
             }
@@ -152,7 +155,8 @@ final class ChildVariants {
                 if (f.body() == null) {
                     continue;
                 }
-                if (holders.contains(f.name()) && (!clonable(f) || ChildRefusals.staticLocal(f) != null)) {
+                if (holders.contains(f.name()) && (!clonable(f) || ChildRefusals.staticLocal(f) != null
+                        || ctx.lateSignatureName(f) != null)) {
                     out.remove(f.name());
                 }
                 Set<Expr> outside = outsideLambdas(f);

@@ -2,7 +2,6 @@ package klap.aggregation;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import klap.model.Expr;
@@ -193,69 +192,11 @@ final class CudaText {
         return f.firstDeclaration() != null ? f.firstDeclaration().offset() : f.range().offset();
     }
 
-    private final Map<FunctionDef, Integer> beforeUses = new java.util.IdentityHashMap<>();
-
     /**
-     * Where the declarations klap adds for {@code f} go (its argument record, the prototypes of its
-     * variants, clone and twin): {@link #declStart}, or earlier, the definition of the first function
-     * of the file that launches or calls {@code f} (its uses may name them), when {@code f} is first
-     * declared only in an included header and defined after that function. Found in public code
-     * (2026-11-29): a parent launching a child declared in a header and defined later in the file
-     * used klap's record type before its declaration, and a host launch in main before its kernel's
-     * definition the kernel-granularity twin (nvcc errors).
+     * Where the declarations klap adds for {@code f} go: {@link AggregationContext#declarationsAt}.
      */
     int declStartBeforeUses(FunctionDef f) {
-        return beforeUses.computeIfAbsent(f, k -> {
-            int at = declStart(k);
-            if (!atFileScope(k)) {
-                return at;
-            }
-            // (only where both are at file scope: a declaration there would not be the one of a
-            // namespace's or a class's function); the users come in source order, so the first one
-            // before the declaration is the earliest
-            for (FunctionDef h : usersByName().getOrDefault(k.name(), List.of())) {
-                if (h != k && h.range().offset() < at) {
-                    return h.range().offset();
-                }
-            }
-            return at;
-        });
-    }
-
-    /** file-scope functions in source order, by the simple name of each function they launch or call */
-    private Map<String, List<FunctionDef>> usersByName;
-
-    /**
-     * @return for each simple name, the functions at file scope that launch or call a function of that
-     *         name, in source order; computed once (one walk over the unit: asking each function's
-     *         users by walking every function before it made klap quadratic in the number of
-     *         functions, 48 s instead of 5 s for the 47,713-line file of BadInputTest.enormousFile)
-     */
-    private Map<String, List<FunctionDef>> usersByName() {
-        if (usersByName == null) {
-            usersByName = new java.util.HashMap<>();
-            List<FunctionDef> inOrder = ctx.unit.functions().stream().filter(CudaText::atFileScope)
-                    .sorted(java.util.Comparator.comparingInt(h -> h.range().offset())).toList();
-            for (FunctionDef h : inOrder) {
-                java.util.Set<String> used = new java.util.HashSet<>();
-                Trees.walkExprsAndLambdas(h.body(), e -> {
-                    if (e instanceof Expr.Launch l) {
-                        used.add(AggregationContext.simpleName(l.kernelName()));
-                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
-                        used.add(AggregationContext.simpleName(c.calleeName()));
-                    }
-                });
-                for (String n : used) {
-                    usersByName.computeIfAbsent(n, x -> new ArrayList<>()).add(h);
-                }
-            }
-        }
-        return usersByName;
-    }
-
-    /** @return true if {@code f} is declared at file scope (no namespace, not a class member) */
-    private static boolean atFileScope(FunctionDef f) {
-        return (f.namespace() == null || f.namespace().isEmpty()) && f.memberOf() == null;
+        return ctx.declarationsAt(f);
     }
 
     /**

@@ -304,11 +304,17 @@ final class SitePlanner {
     /**
      * @return why kernel {@code f} cannot get a kernel-granularity twin (a copy of its body with a
      *         trailing {@code klap::kstate*} parameter), or null: a parameter pack (a host launch that
-     *         deduces it would not compile with the state after it), or a {@code static} local (the
+     *         deduces it would not compile with the state after it), a {@code static} local (the
      *         copy would have a variable of its own: the original and the twin would no longer share
-     *         it; review 2026-11-27)
+     *         it; review 2026-11-27), or a signature whose text is not valid where the twin's prototype
+     *         goes ({@link AggregationContext#lateSignatureName}, 2026-11-30)
      */
     private String twinUnsafe(FunctionDef f) {
+        String late = ctx.lateSignatureName(f);
+        if (late != null) {
+            return "the kernel's own " + ctx.lateSignature(f).substring("its ".length()) + ", where klap must declare "
+                    + "its kernel-granularity form";
+        }
         for (Param q : f.params()) {
             if (ctx.slice(q.range()).contains("...")) {
                 return "the kernel has a parameter pack, after which its kernel-granularity form cannot take its state";

@@ -1262,6 +1262,78 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * 2026-11-30: klap declares a child's record and variants, an index-reading helper's clone and a
+     * parent's twins where the function is first declared, copying the definition's signature; a
+     * typedef, alias, macro or class definition between the prototype and the definition made that
+     * text invalid there (nvcc: "identifier word_t is undefined", "incomplete type"). Such launches
+     * stay as written, the parent gets no twin; a child whose names come first is still aggregated.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void signaturesNamingWhatIsDeclaredAfterThePrototype(Granularity g) {
+        String src = """
+                struct Pair;
+                struct Node;
+                __global__ void word_child(unsigned* out, int i);
+                __global__ void pair_child(unsigned* out, Pair pr);
+                __global__ void macro_child(unsigned* out);
+                __global__ void helper_child(unsigned* out);
+                __global__ void node_child(Node* nodes, const Node& first);
+                __device__ unsigned lane_gid(const unsigned* base);
+                __global__ void parent(unsigned* out, int n);
+                typedef unsigned word_t;
+                using pword_t = unsigned;
+                struct Pair { unsigned a; unsigned b; };
+                struct Node { int v; };
+                #define WORD unsigned
+                __global__ void early_child(word_t* out, int i);
+                __device__ unsigned lane_gid(const word_t* base) { return threadIdx.x + (base ? 0u : 1u); }
+                __global__ void word_child(word_t* out, int i) { out[threadIdx.x] = i; }
+                __global__ void pair_child(unsigned* out, Pair pr) { out[threadIdx.x] = pr.a; }
+                __global__ void macro_child(WORD* out) { out[threadIdx.x] = 1; }
+                __global__ void helper_child(unsigned* out) { out[lane_gid(out)] = 2; }
+                __global__ void node_child(Node* nodes, const Node& first) { nodes[threadIdx.x].v = first.v; }
+                __global__ void early_child(word_t* out, int i) { out[threadIdx.x] = i; }
+                __global__ void parent(pword_t* out, int n) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (t >= n) return;
+                  word_child<<<1, 32>>>(out, t);
+                  pair_child<<<1, 32>>>(out, Pair{1u, 2u});
+                  macro_child<<<1, 32>>>(out);
+                  helper_child<<<1, 32>>>(out);
+                  early_child<<<1, 32>>>(out, t);
+                }
+                __global__ void nparent(Node* nodes, int n) {
+                  if (threadIdx.x < n) node_child<<<1, 32>>>(nodes, nodes[0]);
+                }
+                int main() { unsigned* out = nullptr; parent<<<4, 32>>>(out, 100); return 0; }
+                """;
+        var r = Check.run(src, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        String d = r.diagnostics().toString();
+        assertEquals(4, r.diagnostics().stream().filter(x -> x.id().endsWith("child-signature-late")).count(), d);
+        assertTrue(d.contains("child kernel 'word_child': its signature names 'word_t', declared at line 10, after line 3"), d);
+        assertTrue(d.contains("child kernel 'pair_child': its signature takes 'Pair' by value, defined at line 12, after line 4"), d);
+        assertTrue(d.contains("child kernel 'macro_child': its signature expands the macro 'WORD', defined at line 14"), d);
+        assertTrue(d.contains("child kernel 'helper_child' calls 'lane_gid', which reads the built-in indices: its signature "
+                + "names 'word_t'"), d);
+        // the four launches as written; no record, variant or clone of their kernels
+        inOrder(r.text(), "word_child<<<1, 32>>>(out, t);", "pair_child<<<1, 32>>>(out, Pair{1u, 2u});",
+                "macro_child<<<1, 32>>>(out);", "helper_child<<<1, 32>>>(out);");
+        none(r.text(), "klap_args_word_child", "klap_args_pair_child", "klap_args_macro_child", "klap_args_helper_child",
+                "lane_gid(const klap::vctx");
+        // a class through a pointer or a reference needs only its declaration: aggregated
+        assertEquals(2, r.sites(), d);
+        inOrder(r.text(), "struct klap_args_node_child", "struct klap_args_early_child");
+        // the parent's signature names pword_t, declared after its prototype: no twin
+        none(r.text(), "{{\\b}}parent_klap_grid", "{{\\b}}parent_klap_chunk");
+        if (g == Granularity.KERNEL) {
+            assertTrue(d.contains("the kernel's own signature names 'pword_t', declared at line 11, after line 9, where klap "
+                    + "must declare its kernel-granularity form"), d);
+        }
+    }
+
+    /**
      * Review 2026-11-25: {@code __cluster_dims__} and {@code __maxnreg__} made the whole file a parse
      * error; a cluster-shaped child and a child taking a 32-byte aligned value cannot be aggregated.
      */

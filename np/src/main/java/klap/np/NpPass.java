@@ -139,6 +139,16 @@ public final class NpPass {
                         + "its namespace), which klap does not repeat for the CUDA-NP variant", "np"));
                 continue;
             }
+            String late = f.firstDeclaration() == null ? null : f.signatureUndeclaredAt(prototypesAt(src, f));
+            if (late != null) {
+                // the variant's prototype follows the first declaration and copies the definition's
+                // signature (2026-11-30: a typedef between the two, "identifier real is undefined")
+                diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '" + f.name()
+                        + "' is left as written: its definition's signature " + f.signatureNeed().says(src) + ", after its first "
+                        + "declaration (line " + src.line(f.firstDeclaration().offset()) + "), after which klap declares "
+                        + "the CUDA-NP variant; " + f.signatureNeed().fix() + " before that declaration to transform it", "np"));
+                continue;
+            }
             NpPlan plan = planner.plan(f, mine);
             if (plan == null) {
                 continue;
@@ -192,8 +202,7 @@ public final class NpPass {
             }
             out.insert(k.range().end(), defs.toString());
             if (k.firstDeclaration() != null) {
-                int next = src.line(k.firstDeclaration().end()) < lineCount(src)
-                        ? src.lineStart(src.line(k.firstDeclaration().end()) + 1) : src.text().length();
+                int next = prototypesAt(src, k);
                 out.insert(next, protos + src.lineDirective(next));
             }
             names.add(k.name());
@@ -211,6 +220,12 @@ public final class NpPass {
         sum.append(String.join(", ", parts)).append("; ").append(launches).append(" host launch")
                 .append(launches == 1 ? "" : "es").append(" rewritten");
         return new Result(out.render(), diags, List.copyOf(names), sum.toString());
+    }
+
+    /** @return where the variants' prototypes of kernel {@code k}, first declared before its definition, go: the line after that declaration */
+    private static int prototypesAt(SourceFile src, FunctionDef k) {
+        return src.line(k.firstDeclaration().end()) < lineCount(src)
+                ? src.lineStart(src.line(k.firstDeclaration().end()) + 1) : src.text().length();
     }
 
     private static int lineCount(SourceFile src) {

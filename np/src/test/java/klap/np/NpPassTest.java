@@ -741,6 +741,40 @@ class NpPassTest {
         assertTrue(warnings(run(SUM, NpMode.INTRA_WARP, 4)).stream().noneMatch(w -> w.contains("written by a macro")));
     }
 
+    /**
+     * 2026-11-30: the variant's prototype follows the kernel's first declaration and copies the
+     * definition's signature; a typedef (or a class taken by value, a macro) declared between the two
+     * made it invalid there ("identifier real is undefined", nvcc 13). The kernel stays as written;
+     * where the alias comes first, it is transformed.
+     */
+    @Test
+    void aSignatureNamingWhatIsDeclaredAfterThePrototype() {
+        String body = """
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    float sum = 0.0f;
+                #pragma np parallel for reduction(+:sum)
+                    for (int i = 0; i < n; i++) sum += a[i];
+                    y[t] = sum;
+                }
+                """ + HOST;
+        String late = "__global__ void k(const float *a, float *y, int n);\ntypedef float real;\n"
+                + "__global__ void k(const real *a, float *y, int n) {\n" + body;
+        for (NpMode m : NpMode.values()) {
+            refused(late, m, "kernel 'k' is left as written: its definition's signature names 'real', declared at line 2, "
+                    + "after its first declaration (line 1), after which klap declares the CUDA-NP variant; declare 'real' "
+                    + "before that declaration to transform it");
+        }
+        String macro = "__global__ void k(const float *a, float *y, int n);\n#define REAL float\n"
+                + "__global__ void k(const REAL *a, float *y, int n) {\n" + body;
+        refused(macro, NpMode.ALL, "its definition's signature expands the macro 'REAL', defined at line 2");
+        String early = "typedef float real;\n__global__ void k(const float *a, float *y, int n);\n"
+                + "__global__ void k(const real *a, float *y, int n) {\n" + body;
+        NpPass.Result r = run(early, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
+        inOrder(r.text(), "typedef float real;", "__global__ void k(const float *a, float *y, int n);",
+                "__global__ void k_klap_npi(const real *a, float *y, int n, dim3 klap_np_bd");
+    }
+
     @Test
     void aKernelDeclaredBeforeItsLaunchGetsAPrototype() {
         NpPass.Result r = run(A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE, NpMode.INTRA_WARP, 8);
