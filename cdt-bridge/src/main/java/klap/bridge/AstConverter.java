@@ -485,7 +485,47 @@ final class AstConverter {
             externC, ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
             declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)),
             signatureNeeds().need(fd, templ, new int[] {start, body.getFileLocation() == null ? own.end()
-                    : Math.max(start, body.getFileLocation().getNodeOffset())}, first == null));
+                    : Math.max(start, body.getFileLocation().getNodeOffset())}, first == null),
+            scalarTypes(fd));
+    }
+
+    /**
+     * @return {@link FunctionDef#scalarTypes} of {@code fd}: each declarator of its parameters and
+     *         body whose variable has an arithmetic type once typedefs are resolved (macros are
+     *         expanded in the AST already), by the main-file offset of its name
+     */
+    private Map<Integer, String> scalarTypes(IASTFunctionDefinition fd) {
+        Map<Integer, String> out = new HashMap<>();
+        fd.accept(new ASTVisitor() {
+            {
+                shouldVisitDeclarators = true;
+            }
+
+            @Override
+            public int visit(IASTDeclarator d) {
+                IASTName n = d.getNestedDeclarator() == null ? d.getName() : null;
+                SourceRange nr = n == null ? null : range(n);
+                if (nr == null || n.getLookupKey().length == 0) {
+                    return PROCESS_CONTINUE;
+                }
+                IType t;
+                try {
+                    t = n.resolveBinding() instanceof IVariable v ? v.getType() : null;
+                } catch (RuntimeException e) {
+                    return PROCESS_CONTINUE;
+                }
+                IType core = t;
+                for (int i = 0; i < 64 && (core instanceof ITypedef || core instanceof IQualifierType); i++) {
+                    core = core instanceof ITypedef td ? td.getType() : ((IQualifierType) core).getType();
+                }
+                if (core instanceof IBasicType b && b.getKind() != IBasicType.Kind.eVoid
+                        && b.getKind() != IBasicType.Kind.eUnspecified && !(core instanceof ICPPTemplateParameter)) {
+                    out.put(nr.offset(), ASTTypeUtil.getType(t, true));
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        return out;
     }
 
     private SignatureNeeds signatureNeeds;

@@ -41,12 +41,19 @@ import java.util.List;
  *                         it uses, a class it takes by value (its definition), a macro it expands; or
  *                         null if it needs none. Text copied from the signature to an earlier point of
  *                         the file is valid only after it ({@link #signatureUndeclaredAt})
+ * @param scalarTypes      for each parameter and local variable of the function whose type is an
+ *                         arithmetic type once typedefs, aliases and macros are resolved (by CDT): the
+ *                         offset of its name in the main file -> that type as CDT spells it, cv-qualifiers
+ *                         kept ({@code "float"}, {@code "const unsigned int"}, {@code "long long int"});
+ *                         {@code real x} of {@code typedef float real;} and {@code REAL x} of {@code
+ *                         #define REAL double} are there, pointers, classes and dependent types not
  */
 public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
                           String namespace, String memberOf, boolean bounded, List<String> declaredDefaults,
-                          List<String> declaredTemplateDefaults, Need signatureNeed) {
+                          List<String> declaredTemplateDefaults, Need signatureNeed,
+                          java.util.Map<Integer, String> scalarTypes) {
 
     /**
      * A declaration a function's signature needs.
@@ -97,6 +104,7 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
     }
 
     public FunctionDef {
+        scalarTypes = java.util.Map.copyOf(scalarTypes);
         declaredTemplateDefaults = List.copyOf(declaredTemplateDefaults);
         if (declaredDefaults.size() != params.size()) {
             throw new IllegalArgumentException(declaredDefaults.size() + " declared defaults for " + params.size() + " parameters");

@@ -263,4 +263,34 @@ class FunctionsTest {
         assertTrue(m.diagnostics().stream().anyMatch(d -> d.message().contains("uses the macro 'GID'")),
             m.diagnostics().toString());
     }
+    @Test
+    void scalarTypesResolveTypedefsAliasesAndMacros() {
+        String src = """
+            typedef float real;
+            using idx = unsigned;
+            #define REAL double
+            struct P { int x; };
+            template <typename T> __global__ void t(T a, int b) { T c = a; }
+            __global__ void k(const real a, real *p, idx n, REAL d, P q, long long w) {
+              real s = 0; const REAL e = 1; idx arr[4]; P r; bool f = false;
+            }
+            """;
+        CudaUnit u = parse(src);
+        FunctionDef k = fn(u, "k");
+        java.util.function.Function<String, String> at = name -> k.scalarTypes().get(src.indexOf(name, k.range().offset()));
+        assertEquals("const float", at.apply("a,"));
+        assertNull(at.apply("p,"), "a pointer");
+        assertEquals("unsigned int", at.apply("n,"));
+        assertEquals("double", at.apply("d,"));
+        assertNull(at.apply("q,"), "a class");
+        assertEquals("long long int", at.apply("w)"));
+        assertEquals("float", at.apply("s ="));
+        assertEquals("const double", at.apply("e ="));
+        assertNull(at.apply("arr["), "an array");
+        assertNull(at.apply("r;"));
+        assertEquals("bool", at.apply("f ="));
+        FunctionDef t = fn(u, "t");
+        assertNull(t.scalarTypes().get(src.indexOf("a, int b")), "a dependent type");
+        assertEquals("int", t.scalarTypes().get(src.indexOf("b)")));
+    }
 }

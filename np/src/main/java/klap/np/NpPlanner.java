@@ -654,6 +654,9 @@ final class NpPlanner {
             return null;
         }
         String type = src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset()));
+        if (d.vars().stream().allMatch(x -> scalarType(x.nameRange().offset()) != null)) {
+            return null; // arithmetic, also through a typedef or macro (FunctionDef.scalarTypes): constructs nothing
+        }
         if (type.contains("*") || type.contains("&") || type.contains("<")) {
             // a pointer or reference; template arguments: a template type parameter is T itself (below)
             if (type.contains("*") || type.contains("&")) {
@@ -1383,6 +1386,11 @@ final class NpPlanner {
                 }
             }
         }
+        if (!templateType && !ARITHMETIC.matcher(bare).matches() && !type.contains("auto")) {
+            // a typedef, alias or macro of an arithmetic type (CDT resolves it)
+            String resolved = scalarType(best.decl() == null ? paramNameOffset(v, lp, found) : best.decl().nameRange().offset());
+            bare = resolved == null ? bare : resolved.replaceFirst("^const\\s+", "");
+        }
         if (!templateType && !ARITHMETIC.matcher(bare).matches()) {
             throw new Refusal(lp.range().offset(), clause + "(" + v + "): '" + v + "' must have an arithmetic type "
                     + "of at most 8 bytes (bool, integers, float, double), declared without auto; got '" + type.strip() + "'");
@@ -1396,6 +1404,14 @@ final class NpPlanner {
             return args.isEmpty() ? List.of("") : args;
         }
         return List.of(bare);
+    }
+
+    /** @return the name offset of parameter {@code v} that loop {@code lp} sees ({@code found}'s scope), or -1 */
+    private int paramNameOffset(String v, Stmt.Loop lp, Var found) {
+        return unit.functions().stream().flatMap(f -> f.params().stream())
+                .filter(p -> p.name().equals(v) && p.range().end() <= lp.range().offset() && found.scope().contains(p.range().offset())
+                        && p.nameRange() != null)
+                .findFirst().map(p -> p.nameRange().offset()).orElse(-1);
     }
 
     private static final Pattern INTEGER_TYPE = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
@@ -1511,14 +1527,33 @@ final class NpPlanner {
         return why[0];
     }
 
-    /** @return the text of a variable's declared type (for a parameter, its whole declaration) */
+    /**
+     * @return the text of a variable's declared type (for a parameter, its whole declaration); for one
+     *         declared without {@code auto} whose type is arithmetic once typedefs and macros are resolved
+     *         ({@link FunctionDef#scalarTypes}), that type ({@code "float "} for {@code real x} of {@code
+     *         typedef float real;}, or of {@code #define real float})
+     */
     private String typeText(Var v) {
-        if (v.decl() == null) {
-            return unit.functions().stream().flatMap(f -> f.params().stream())
-                    .filter(p -> p.name().equals(v.name()) && v.scope().contains(p.range().offset()))
-                    .map(p -> src.slice(p.range())).findFirst().orElse(null);
+        klap.model.Param param = v.decl() != null ? null : unit.functions().stream().flatMap(f -> f.params().stream())
+                .filter(p -> p.name().equals(v.name()) && v.scope().contains(p.range().offset())).findFirst().orElse(null);
+        if (v.decl() == null && param == null) {
+            return null;
         }
-        return src.slice(SourceRange.of(v.stmt().range().offset(), v.decl().nameRange().offset()));
+        String text = param != null ? src.slice(param.range())
+                : src.slice(SourceRange.of(v.stmt().range().offset(), v.decl().nameRange().offset()));
+        String resolved = text.contains("auto") ? null
+                : scalarType(param != null ? (param.nameRange() == null ? -1 : param.nameRange().offset()) : v.decl().nameRange().offset());
+        return resolved != null ? resolved + " " : text;
+    }
+
+    /** @return {@link FunctionDef#scalarTypes} of the variable whose name is at {@code nameOffset}, or null */
+    private String scalarType(int nameOffset) {
+        for (FunctionDef f : unit.functions()) {
+            if (f.range().contains(nameOffset) && f.scalarTypes().containsKey(nameOffset)) {
+                return f.scalarTypes().get(nameOffset);
+            }
+        }
+        return null;
     }
 
     /** @return the text before {@code name} in its file-scope declaration, or null if klap cannot find one */
@@ -1531,6 +1566,16 @@ final class NpPlanner {
             }
         }
         return null;
+    }
+
+    /**
+     * @return true if variable {@code v} of declaration {@code d} has a type a broadcast can carry: as
+     *         written ({@link #broadcastable(String)}), or, declared without {@code auto}, an arithmetic
+     *         type through a typedef, alias or macro ({@link FunctionDef#scalarTypes})
+     */
+    private boolean broadcastable(Stmt.Decl d, VarDecl v) {
+        String text = src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset()));
+        return broadcastable(text) || !text.contains("auto") && scalarType(v.nameRange().offset()) != null;
     }
 
     /** @return true for a declared type a broadcast can carry: an arithmetic type or a pointer (not auto) */
@@ -2611,7 +2656,7 @@ final class NpPlanner {
                     Effects ef = effects(v.init(), scopes, arrays);
                     if (ef.stores() && !ef.barrier() && ef.privateWrites().isEmpty() && !loopInit(d)
                             && trees.parent(d) instanceof Stmt.Block
-                            && broadcastable(src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset())))
+                            && broadcastable(d, v)
                             && !(v.init() instanceof Expr.Other) && !v.array()) {
                         broadcast(new Broadcast(d, v.name(), v.init()));
                     } else {
@@ -2647,8 +2692,7 @@ final class NpPlanner {
             if (ef.stores() && es.expr() instanceof Expr.Binary b && b.op().equals("=") && unparen(b.lhs()) instanceof Expr.Name x
                     && ef.privateWrites().equals(Set.of(x.name())) && nameFree(b.rhs(), x.name())
                     && scopes.resolve(x) != null && !scopes.resolve(x).isArray() && scopes.resolve(x).decl() != null
-                    && broadcastable(src.slice(SourceRange.of(scopes.resolve(x).stmt().range().offset(),
-                            scopes.resolve(x).stmt().vars().get(0).nameRange().offset())))
+                    && broadcastable(scopes.resolve(x).stmt(), scopes.resolve(x).decl())
                     && !loopInit(es)) {
                 broadcast(new Broadcast(es, x.name(), b.rhs()));
                 return;

@@ -775,6 +775,45 @@ class NpPassTest {
                 "__global__ void k_klap_npi(const real *a, float *y, int n, dim3 klap_np_bd");
     }
 
+    /**
+     * 2026-11-30: a reduction variable of a typedef'd arithmetic type ({@code real sum} of {@code
+     * typedef float real;}) was refused ("must have an arithmetic type ... got 'real'"), and a local of
+     * a macro's type ({@code REAL off} of {@code #define REAL float}) refused the whole kernel ("klap
+     * cannot see its constructor"). CDT resolves both ({@code FunctionDef.scalarTypes}). The integer
+     * rules follow the resolved type: an {@code idx} (unsigned) sum of a float operand stays sequential.
+     */
+    @Test
+    void typedefAndMacroArithmeticTypes() {
+        String code = """
+                typedef float real;
+                #define REAL float
+                using idx = unsigned;
+                __global__ void k(const real *a, real *y, int n) {
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    REAL off = 1.0f;
+                    real sum = 0.0f;
+                #pragma np parallel for reduction(max:sum)
+                    for (int i = 0; i < n; i++) sum = fmaxf(sum, a[i] + off);
+                    y[t] = sum;
+                }
+                """ + HOST;
+        NpPass.Result r = run(code, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
+        assertEquals(List.of(), warnings(r));
+        String ints = """
+                using idx = unsigned;
+                __global__ void k(const float *a, float *y, int n) {
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    idx sum = 0;
+                #pragma np parallel for reduction(+:sum)
+                    for (int i = 0; i < n; i++) sum += a[i] * 0.5f;
+                    y[t] = sum;
+                }
+                """ + HOST;
+        refused(ints, NpMode.INTRA_WARP, "which klap cannot show to be an integer");
+        refused(ints.replace("idx sum = 0;", "auto sum = 0u;"), NpMode.INTRA_WARP, "declared without auto");
+    }
+
     @Test
     void aKernelDeclaredBeforeItsLaunchGetsAPrototype() {
         NpPass.Result r = run(A_KERNEL_DECLARED_BEFORE_ITS_LAUNCH_GETS_A_PROTOTYPE, NpMode.INTRA_WARP, 8);
