@@ -68,7 +68,17 @@ public final class NpGenerator {
         /** {@code __shfl_sync} in the kernel (in sequential code, exact mask): the whole kernel stays as written. */
         WARP_INTRINSIC("warp-intrinsic", List.of("__shfl_sync", "shfl", "warp")),
         /** a loop not of the form {@code for (int i = lo; i < hi; i++)}: {@code for (int i = hi - 1; i >= lo; i--)}. */
-        NON_CANONICAL("non-canonical", List.of("canonical", "i--", "form", "decrement", "increment", "step", "condition"));
+        NON_CANONICAL("non-canonical", List.of("canonical", "i--", "form", "decrement", "increment", "step", "condition")),
+        /**
+         * {@code np_k} is prototyped before {@code typedef unsigned fz_word;} and defined with {@code
+         * fz_word* out}: the variant's prototype, after the kernel's, would copy that signature
+         * (2026-11-30), so the whole kernel stays as written. Not drawn with the loop refusals above
+         * ({@link #DRAWN}): a draw of its own, among programs without another refusal.
+         */
+        LATE_SIGNATURE("late-signature", List.of("after its first declaration"));
+
+        /** the refusals a program draws with its loops (the first five; their draw is that of the first version) */
+        static final int DRAWN = 5;
 
         /** the name in a program's shapes file, {@code refuse:NAME} */
         public final String cliName;
@@ -210,7 +220,15 @@ public final class NpGenerator {
         boolean interImpossible;
         /** the one num_slaves(N) of this kernel (0: none); a kernel's loops share one group size */
         final int numSlaves;
-        final Refusal refusal;
+        /** the construct klap must refuse; set last for {@link Refusal#LATE_SIGNATURE} (from the alias draw) */
+        Refusal refusal;
+        /**
+         * 0, or for a program that is no template 1 in 8: {@code 1} declares {@code typedef unsigned
+         * fz_word;} before the kernels' prototypes (klap transforms np_k), 1 in 8 without another
+         * refusal: {@code 2} after them (klap must leave np_k as written); the definitions take {@code
+         * fz_word* out}. Drawn from a generator of its own, so the other draws stay.
+         */
+        final int alias;
         final int arrayBudget; // the largest local array (elements) the block may have, 0: none
 
         Gen(long seed) {
@@ -229,7 +247,9 @@ public final class NpGenerator {
             sInter = 2 + r.nextInt(3);
             sAll = 2 << r.nextInt(3);
             int rf = r.nextInt(35);
-            refusal = rf < Refusal.values().length ? Refusal.values()[rf] : null;
+            refusal = rf < Refusal.DRAWN ? Refusal.values()[rf] : null;
+            int ad = templateCase() < 2 ? -1 : new SplittableRandom(seed * 1_000_003L + 11).nextInt(8);
+            alias = ad == 0 ? 1 : ad == 1 && refusal == null ? 2 : 0;
             shared = r.nextInt(3) == 0;
             uniform = r.nextInt(5) < 2;
             earlyReturn = !uniform && refusal != Refusal.SYNC_IN_LOOP && r.nextInt(4) == 0;
@@ -1195,7 +1215,13 @@ public final class NpGenerator {
                 line("out[" + slots(1) + " * NT + gt] = fz_acc;");
             }
             pop();
-            boolean kernelRefused = refusal == Refusal.WARP_INTRINSIC
+            if (alias == 2) {
+                refusal = Refusal.LATE_SIGNATURE; // (set last: the draws above see no refusal)
+            }
+            if (alias != 0) {
+                shapes.add(alias == 1 ? "signature:early-alias" : "signature:late-alias");
+            }
+            boolean kernelRefused = refusal == Refusal.WARP_INTRINSIC || refusal == Refusal.LATE_SIGNATURE
                     || refusal != null && transformableLoops == 0;
             boolean clause = shapes.contains("num_slaves");
             for (int s : new int[] {sIntra, sInter, sAll}) {
@@ -1211,12 +1237,30 @@ public final class NpGenerator {
                     sIntra, sInter, sAll, shapes);
         }
 
+        /** a declaration of a scalar local at the start of a line: {@code unsigned s1 = }, {@code float x2 = }, {@code int f3 = } */
+        private static final java.util.regex.Pattern ALIASED_DECL =
+                java.util.regex.Pattern.compile("(?m)^(\\s*)(unsigned|int|float) ([a-z]\\w* = )");
+
+        /** @return the draw of the template form (0 and 1: templates), from a generator of its own */
+        int templateCase() {
+            return new SplittableRandom(seed * 1_000_003L + 7).nextInt(8);
+        }
+
         String text(String kernelBody) {
             StringBuilder p = new StringBuilder();
             p.append("// klap.fuzz CUDA-NP program (issue 13), seed ").append(seed).append('\n');
             p.append("// np_k carries #pragma np loops; ref_k is the same kernel without them (the reference).\n");
             p.append("#include <cstdio>\n#include <vector>\n\n");
             p.append("#define FZ_NIN ").append(NIN).append("\n\n");
+            // one program in four declares the kernels' scalar locals through a typedef (unsigned), a
+            // using alias (int) and a macro (float): klap reads their types through CDT (FunctionDef.
+            // scalarTypes) and must transform exactly as with the types written out; a draw of its own
+            if (new SplittableRandom(seed * 1_000_003L + 13).nextInt(4) == 0) {
+                shapes.add("types:aliased");
+                p.append("typedef unsigned fz_u;\nusing fz_i = int;\n#define FZ_F float\n\n");
+                kernelBody = ALIASED_DECL.matcher(kernelBody).replaceAll(mr -> mr.group(1)
+                        + (mr.group(2).equals("unsigned") ? "fz_u" : mr.group(2).equals("int") ? "fz_i" : "FZ_F") + " " + mr.group(3));
+            }
             p.append("__device__ __forceinline__ unsigned fz_f0(unsigned a, unsigned b) { return a * 2654435761u + (b ^ (b >> 7)); }\n");
             p.append("__device__ unsigned fz_f1(unsigned a, unsigned b) { return (a ^ 0x5bd1e995u) + b * 31u; }\n");
             p.append("__device__ unsigned fz_f2(unsigned a, unsigned b)\n{\n    unsigned x = a;\n"
@@ -1229,7 +1273,7 @@ public final class NpGenerator {
             // (left sequential: klap cannot show them integers); the local arrays' element types and sizes
             // name no template parameter (klap places them in shared memory in template kernels too)
             String header = "";
-            switch (new SplittableRandom(seed * 1_000_003L + 7).nextInt(8)) {
+            switch (templateCase()) {
                 case 0 -> {
                     header = "template <typename fz_T, int fz_S = 1>\n";
                     shapes.add("template:definition-default");
@@ -1250,6 +1294,15 @@ public final class NpGenerator {
                     p.append("template <typename fz_T, int fz_S = 1> __global__ void np_k").append(params).append(";\n");
                     p.append("template <typename fz_T, int fz_S = 1> __global__ void ref_k").append(params).append(";\n\n");
                 }
+            }
+            if (alias != 0) {
+                // prototypes with plain types, the definitions naming fz_word (declared before or after them)
+                String typedef = "typedef unsigned fz_word;\n";
+                p.append(alias == 1 ? typedef : "");
+                p.append("__global__ void np_k").append(params).append(";\n");
+                p.append("__global__ void ref_k").append(params).append(";\n");
+                p.append(alias == 2 ? typedef : "").append('\n');
+                params = params.replace("unsigned* out", "fz_word* out");
             }
             p.append(header).append("__global__ void np_k").append(params).append("\n{\n").append(kernelBody).append("}\n\n");
             p.append(header).append("__global__ void ref_k").append(params).append("\n{\n").append(withoutNpPragmas(kernelBody)).append("}\n\n");

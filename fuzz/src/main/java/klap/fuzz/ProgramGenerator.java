@@ -169,6 +169,8 @@ public final class ProgramGenerator {
     private final Random twentyFifth;
     /** the generator of the shapes of {@link Shape#generation} 25 (NAMESPACES), for the same reason */
     private final Random twentySixth;
+    /** the generator of the shapes of {@link Shape#generation} 26 (LATE_SIGNATURE), for the same reason */
+    private final Random twentySeventh;
     /** whether the program being built is a {@link Shape#TWO_FILES} one (known before its shapes' kernels are made) */
     private boolean twoFiles;
     private final long seed;
@@ -211,6 +213,7 @@ public final class ProgramGenerator {
         this.twentyFourth = new Random(seed * 0xC4CEB9FE1A85EC53L + 23279);
         this.twentyFifth = new Random(seed * 0xD1B54A32D192ED03L + 24281);
         this.twentySixth = new Random(seed * 0xAEF17502108EF2D9L + 25303);
+        this.twentySeventh = new Random(seed * 0x8CB92BA72F3D8DD7L + 26321);
     }
 
     /**
@@ -2419,6 +2422,90 @@ public final class ProgramGenerator {
     }
 
     /**
+     * {@link Shape#LATE_SIGNATURE}: the child {@code NAME_child} is first declared with plain types;
+     * then {@code NAME_word} (a typedef, using alias or macro of {@code unsigned}) is declared, or the
+     * class {@code NAME_pair} the prototype takes by value (declared {@code struct NAME_pair;} before
+     * it) is defined; the child's definition names it. Sometimes the child calls {@code NAME_gid},
+     * which reads the indices and is declared and defined the same way; sometimes the parent is
+     * prototyped first too and defined with {@code NAME_pword* out}, a typedef after the prototypes
+     * (then it gets no kernel-granularity or chunk twin). The control ({@code control})
+     * declares the typedef before every prototype. The parent's threads below {@code n} launch the
+     * child {@code <<<2, 32>>>}.
+     */
+    private Extra makeLateSignature(int id) {
+        String name = "fz_ls" + id;
+        String child = name + "_child";
+        String word = name + "_word";
+        String pair = name + "_pair";
+        String kind = new String[] {"typedef", "using", "macro", "class", "control"}[pick(5)];
+        boolean cls = kind.equals("class");
+        boolean helper = chance(0.4);
+        boolean parentLate = chance(0.4);
+        int salt = pick(1000);
+        features.add("late-signature:" + kind + (helper ? ":helper" : "") + (parentLate ? ":parent" : ""));
+        String alias = switch (kind) {
+            case "using" -> "using " + word + " = unsigned;\n";
+            case "macro" -> "#define " + word + " unsigned\n";
+            case "class" -> "struct " + pair + " { unsigned a; unsigned b; };\n";
+            default -> "typedef unsigned " + word + ";\n";
+        };
+        String outType = cls ? "unsigned" : word;
+        String pairParam = cls ? ", " + pair + " pr" : "";
+        String helperParam = cls ? pair + " hp" : "const " + word + "* base";
+        StringBuilder dev = new StringBuilder();
+        if (kind.equals("control")) {
+            dev.append(alias);
+        }
+        if (cls) {
+            dev.append("struct ").append(pair).append(";\n");
+        }
+        if (parentLate) {
+            dev.append("__global__ void ").append(name).append("(unsigned* out, const int* data, int n, int k);\n");
+        }
+        dev.append("__global__ void ").append(child).append("(unsigned* out, const int* p, int i").append(pairParam).append(");\n");
+        if (helper) {
+            dev.append("__device__ unsigned ").append(name).append("_gid(").append(cls ? pair + " hp" : "const unsigned* base").append(");\n");
+        }
+        if (!kind.equals("control")) {
+            dev.append(alias);
+        }
+        if (parentLate) {
+            // the parent's own alias, after its prototype (the control's child is aggregated, its parent not twinned)
+            dev.append("typedef unsigned ").append(name).append("_pword;\n");
+        }
+        if (helper) {
+            dev.append("__device__ unsigned ").append(name).append("_gid(").append(helperParam).append(") { return blockIdx.x * blockDim.x + ")
+                    .append("threadIdx.x").append(cls ? " + hp.a * 0u" : " + (base ? 0u : 1u)").append("; }\n");
+        }
+        String g = helper ? name + "_gid(" + (cls ? "pr" : "out") + ")" : "blockIdx.x * blockDim.x + threadIdx.x";
+        String extra = cls ? "pr.a * 3u + pr.b" : "0u";
+        dev.append("__global__ void ").append(child).append("(").append(outType).append("* out, const int* p, int i").append(pairParam)
+                .append(") {\n  unsigned g = ").append(g).append(";\n")
+                .append("  atomicAdd(&out[((unsigned)i * 131u + g + ").append(salt).append("u) % ").append(OUT_N)
+                .append("u], fz_mix(g + ").append(extra).append(", (unsigned)p[((unsigned)i + g) % ").append(DATA_N).append("u]));\n}\n");
+        String cpu = "static void " + child + "_cpu(unsigned* out, const int* p, int i, unsigned a, unsigned b) {\n  ++fz_launches;\n"
+                + "  for (unsigned g = 0; g < 64u; ++g) out[((unsigned)i * 131u + g + " + salt + "u) % " + OUT_N
+                + "u] += fz_mix(g + " + (cls ? "a * 3u + b" : "0u * (a + b)") + ", (unsigned)p[((unsigned)i + g) % " + DATA_N + "u]);\n}\n";
+        String cond = "if ((gt + k) % " + (2 + pick(3)) + " != 0) ";
+        String arg = "(int)((unsigned)gt * 7u + (unsigned)k)";
+        int b = 1 + pick(9);
+        List<Code> body = new ArrayList<>();
+        body.add(Code.same("  if (gt >= n) return;"));
+        body.add(new Code("  " + cond + child + "<<<2, 32>>>(out, data, " + arg + (cls ? ", " + pair + "{(unsigned)gt, " + b + "u}" : "") + ");",
+                "  " + cond + child + "_cpu(out, data, " + arg + ", (unsigned)gt, " + b + "u);"));
+        Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
+        if (!parentLate) {
+            return e;
+        }
+        String head = "__global__ void " + name + "(unsigned* out, const int* data, int n, int k) {";
+        if (!e.device().contains(head)) {
+            throw new IllegalStateException("the parent's definition is not " + head);
+        }
+        return new Extra(e.name(), e.device().replace(head, head.replace("(unsigned* out", "(" + name + "_pword* out")), e.cpu(),
+                e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem(), e.attrChild());
+    }
+
+    /**
      * {@link Shape#STREAM_EVENT}: a thread creates streams on the device, launches a producer into
      * the first and consumers (rounds in a loop) either into a second stream that waits on an event
      * recorded into the first after the producer, or into the first stream itself; it then destroys
@@ -2803,6 +2890,7 @@ public final class ProgramGenerator {
             case 23 -> twentyFourth;
             case 24 -> twentyFifth;
             case 25 -> twentySixth;
+            case 26 -> twentySeventh;
             default -> rnd;
         };
     }
@@ -2880,6 +2968,7 @@ public final class ProgramGenerator {
                     case SHARED_HELPERS -> makeSharedHelpers(id);
                     case PROTOTYPE_DEFAULTS -> makePrototypeDefaults(id);
                     case NAMESPACES -> makeNamespaces(id);
+                    case LATE_SIGNATURE -> makeLateSignature(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -343,7 +343,20 @@ public enum Shape {
      * from the prototype alone. Drawn from a
      * twenty-sixth generator.
      */
-    NAMESPACES("namespaces", 0.15);
+    NAMESPACES("namespaces", 0.15),
+    /**
+     * Signatures that name what is declared after the prototype (2026-11-30, a seventh session): a
+     * child kernel (and sometimes its index-reading {@code __device__} helper, and the parent) is
+     * first declared with plain types, then a {@code typedef}, {@code using} alias or macro of
+     * {@code unsigned} follows, or the definition of a class the prototype took by value (declared
+     * {@code struct NAME_pair;} before it), and the definition names it. klap declares a child's
+     * record and variants, a helper's clone and a parent's twins where the function is first
+     * declared, copying the definition's signature: "identifier is undefined" or "incomplete type"
+     * (nvcc 13). Now such a launch stays as written ({@code klap-child-signature-late}), the parent
+     * gets no kernel-granularity or chunk twin. A control draws the alias before the prototypes (klap
+     * must aggregate). Drawn from a twenty-seventh generator.
+     */
+    LATE_SIGNATURE("late-signature", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -352,7 +365,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS and 25 for NAMESPACES (a fourth). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS and 25 for NAMESPACES (a fourth), 26 for LATE_SIGNATURE (a seventh). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -382,6 +395,7 @@ public enum Shape {
             case SHARED_HELPERS -> 23;
             case PROTOTYPE_DEFAULTS -> 24;
             case NAMESPACES -> 25;
+            case LATE_SIGNATURE -> 26;
             default -> 0;
         };
     }

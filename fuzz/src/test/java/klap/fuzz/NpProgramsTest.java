@@ -167,7 +167,8 @@ class NpProgramsTest {
                     "array:shared-lo", "array:shared-seq", "array:shared-seq-init", "in-seq-loop", "divergent",
                     "early-return", "syncthreads", "shared-read", "continue", "inner-loop", "atomic", "devfn", "dims:3",
                     "fallback", "num_slaves", "copyin", "bound-zero-trips", "bound-lo-gt-hi", "broadcast",
-                    "template:definition-default", "template:prototype-default")) {
+                    "template:definition-default", "template:prototype-default", "signature:early-alias",
+                    "signature:late-alias", "types:aliased")) {
                 assertTrue(tags.containsKey(t), "no program with " + t);
             }
             for (NpGenerator.Refusal x : NpGenerator.Refusal.values()) {
