@@ -484,7 +484,7 @@ final class AstConverter {
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
             externC, ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
             declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)),
-            signatureNeeds().need(fd, templ, new int[] {start, body.getFileLocation() == null ? own.end()
+            signatureNeeds().needs(fd, templ, new int[] {start, body.getFileLocation() == null ? own.end()
                     : Math.max(start, body.getFileLocation().getNodeOffset())}, first == null),
             scalarTypes(fd));
     }

@@ -11,7 +11,7 @@ import org.eclipse.cdt.core.dom.ast.*;
 import org.eclipse.cdt.core.dom.ast.cpp.*;
 
 /**
- * Computes {@link FunctionDef#signatureNeed}: the last declaration in the main file that the text of
+ * Computes {@link FunctionDef#signatureNeeds}: the last declarations in the main file that the text of
  * a function definition's signature (template header, return type, parameter list with default
  * arguments, attributes) needs.
  *
@@ -54,11 +54,17 @@ final class SignatureNeeds {
      * @param withTemplateDefaults whether default template arguments count (the transforms repeat the
      *                         first prototype's defaults where there is one, and the definition's only
      *                         where there is none: TemplateParams.declarationHeader)
-     * @return the last declaration the signature needs, or null if it needs none of the main file
+     * @return the last declaration the signature needs of each {@link FunctionDef.NeedKind}, latest
+     *         first; empty if it needs none of the main file
      */
-    FunctionDef.Need need(IASTFunctionDefinition fd, ICPPASTTemplateDeclaration templ, int[] signature,
+    List<FunctionDef.Need> needs(IASTFunctionDefinition fd, ICPPASTTemplateDeclaration templ, int[] signature,
             boolean withTemplateDefaults) {
-        FunctionDef.Need[] best = {null};
+        java.util.Map<FunctionDef.NeedKind, FunctionDef.Need> last = new java.util.EnumMap<>(FunctionDef.NeedKind.class);
+        java.util.function.Consumer<FunctionDef.Need> add = n -> {
+            if (n != null) {
+                last.merge(n.kind(), n, SignatureNeeds::later);
+            }
+        };
         Set<IASTName> own = Collections.newSetFromMap(new IdentityHashMap<>());
         IASTDeclarator inner = AstConverter.innermost(fd.getDeclarator());
         if (inner.getName() != null) {
@@ -82,7 +88,7 @@ final class SignatureNeeds {
             @Override
             public int visit(IASTName n) {
                 if (!own.contains(n) && !(n instanceof ICPPASTQualifiedName)) {
-                    best[0] = later(best[0], nameNeed(n));
+                    add.accept(nameNeed(n));
                 }
                 return PROCESS_CONTINUE;
             }
@@ -100,10 +106,13 @@ final class SignatureNeeds {
         }
         if (fd.getDeclarator() instanceof IASTStandardFunctionDeclarator sfd) {
             for (IASTParameterDeclaration p : sfd.getParameters()) {
-                best[0] = later(best[0], byValueClassNeed(p));
+                add.accept(byValueClassNeed(p));
             }
         }
-        return later(best[0], macroNeed(signature[0], signature[1]));
+        add.accept(macroNeed(signature[0], signature[1]));
+        List<FunctionDef.Need> out = new ArrayList<>(last.values());
+        out.sort((a, b) -> Integer.compare(b.offset(), a.offset()));
+        return out;
     }
 
     private static FunctionDef.Need later(FunctionDef.Need a, FunctionDef.Need b) {

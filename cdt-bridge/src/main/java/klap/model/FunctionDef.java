@@ -36,11 +36,12 @@ import java.util.List;
  *                         ({@code "= 2"} of {@code template <int S = 2> __device__ int f();}, where
  *                         the definition's header has none: [temp.param]/10 merges the defaults of
  *                         every declaration); empty for a function that is no template
- * @param signatureNeed    the last declaration of the main file that the definition's signature text
- *                         (template header, return type, parameters with their defaults) needs: a name
- *                         it uses, a class it takes by value (its definition), a macro it expands; or
- *                         null if it needs none. Text copied from the signature to an earlier point of
- *                         the file is valid only after it ({@link #signatureUndeclaredAt})
+ * @param signatureNeeds   the last declarations of the main file that the definition's signature text
+ *                         (template header, return type, parameters with their defaults) needs, one of
+ *                         each {@link NeedKind} it has, latest first: a name it uses, a class it takes by
+ *                         value (its definition), a macro it expands; empty if it needs none. Text
+ *                         copied from the signature to an earlier point of the file is valid only after
+ *                         them ({@link #signatureUndeclaredAt}, {@link #lateNeed})
  * @param scalarTypes      for each parameter and local variable of the function whose type is an
  *                         arithmetic type once typedefs, aliases and macros are resolved (by CDT): the
  *                         offset of its name in the main file -> that type as CDT spells it, cv-qualifiers
@@ -52,7 +53,7 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
                           String namespace, String memberOf, boolean bounded, List<String> declaredDefaults,
-                          List<String> declaredTemplateDefaults, Need signatureNeed,
+                          List<String> declaredTemplateDefaults, List<Need> signatureNeeds,
                           java.util.Map<Integer, String> scalarTypes) {
 
     /**
@@ -100,11 +101,33 @@ public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange
      *         takes by value not yet defined) at {@code at}, or null if the signature's text is valid there
      */
     public String signatureUndeclaredAt(int at) {
-        return signatureNeed != null && at <= signatureNeed.offset() ? signatureNeed.name() : null;
+        Need n = lateNeed(at, true);
+        return n == null ? null : n.name();
+    }
+
+    /** @return the latest declaration the signature needs ({@link #signatureNeeds}), or null if none */
+    public Need signatureNeed() {
+        return signatureNeeds.isEmpty() ? null : signatureNeeds.get(0);
+    }
+
+    /**
+     * @param at             an offset of the main file where text is to be inserted
+     * @param classesByValue whether the text needs the classes the signature takes by value complete (a
+     *                       member or variable of that type; a function declaration does not)
+     * @return the latest need of {@link #signatureNeeds} not met at {@code at}, or null
+     */
+    public Need lateNeed(int at, boolean classesByValue) {
+        for (Need n : signatureNeeds) {
+            if (at <= n.offset() && (classesByValue || n.kind() != NeedKind.CLASS_BY_VALUE)) {
+                return n;
+            }
+        }
+        return null;
     }
 
     public FunctionDef {
         scalarTypes = java.util.Map.copyOf(scalarTypes);
+        signatureNeeds = List.copyOf(signatureNeeds);
         declaredTemplateDefaults = List.copyOf(declaredTemplateDefaults);
         if (declaredDefaults.size() != params.size()) {
             throw new IllegalArgumentException(declaredDefaults.size() + " declared defaults for " + params.size() + " parameters");

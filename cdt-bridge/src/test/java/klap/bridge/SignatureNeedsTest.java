@@ -77,6 +77,25 @@ class SignatureNeedsTest {
         FunctionDef k = fn(parse(src), "k");
         assertEquals("Node", k.signatureUndeclaredAt(firstDecl(k)), "a record member of type Node must be complete");
         assertEquals(src.indexOf("Node {"), k.signatureNeed().offset());
+        assertNull(k.lateNeed(firstDecl(k), false), "a prototype needs no complete class");
+    }
+
+    @Test
+    void oneNeedOfEachKindLatestFirst() {
+        String src = """
+            struct Pair;
+            __global__ void k(float *out, Pair p);
+            typedef float real;
+            struct Pair { int a; };
+            __global__ void k(real *out, Pair p) { out[0] = p.a; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals(List.of(FunctionDef.NeedKind.CLASS_BY_VALUE, FunctionDef.NeedKind.NAME),
+                k.signatureNeeds().stream().map(FunctionDef.Need::kind).toList());
+        assertEquals("Pair", k.lateNeed(firstDecl(k), true).name());
+        assertEquals("real", k.lateNeed(firstDecl(k), false).name());
+        assertNull(k.lateNeed(src.indexOf("struct Pair {"), false));
+        assertEquals("Pair", k.lateNeed(src.indexOf("struct Pair {"), true).name());
     }
 
     @Test

@@ -139,14 +139,15 @@ public final class NpPass {
                         + "its namespace), which klap does not repeat for the CUDA-NP variant", "np"));
                 continue;
             }
-            String late = f.firstDeclaration() == null ? null : f.signatureUndeclaredAt(prototypesAt(src, f));
+            // (a prototype needs no class complete: a class taken by value may be defined later)
+            FunctionDef.Need late = f.firstDeclaration() == null ? null : f.lateNeed(prototypesAt(src, f), false);
             if (late != null) {
                 // the variant's prototype follows the first declaration and copies the definition's
                 // signature (2026-11-30: a typedef between the two, "identifier real is undefined")
                 diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '" + f.name()
-                        + "' is left as written: its definition's signature " + f.signatureNeed().says(src) + ", after its first "
+                        + "' is left as written: its definition's signature " + late.says(src) + ", after its first "
                         + "declaration (line " + src.line(f.firstDeclaration().offset()) + "), after which klap declares "
-                        + "the CUDA-NP variant; " + f.signatureNeed().fix() + " before that declaration to transform it", "np"));
+                        + "the CUDA-NP variant; " + late.fix() + " before that declaration to transform it", "np"));
                 continue;
             }
             NpPlan plan = planner.plan(f, mine);

@@ -767,6 +767,14 @@ class NpPassTest {
         String macro = "__global__ void k(const float *a, float *y, int n);\n#define REAL float\n"
                 + "__global__ void k(const REAL *a, float *y, int n) {\n" + body;
         refused(macro, NpMode.ALL, "its definition's signature expands the macro 'REAL', defined at line 2");
+        // a class taken by value, defined after the prototype: a prototype of the variant needs it declared only
+        String byValue = "struct Pair;\n__global__ void k(const float *a, float *y, int n, Pair pr);\n"
+                + "struct Pair { float s; };\n__global__ void k(const float *a, float *y, int n, Pair pr) {\n"
+                + body.replace("y[t] = sum;", "y[t] = sum * pr.s;").replace("k<<<4, 128>>>(a, y, 64);", "k<<<4, 128>>>(a, y, 64, Pair{2.0f});");
+        NpPass.Result pr = run(byValue, NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), pr.transformed(), pr.diagnostics().toString());
+        inOrder(pr.text(), "__global__ void k(const float *a, float *y, int n, Pair pr);",
+                "__global__ void k_klap_npi(const float *a, float *y, int n, Pair pr, dim3 klap_np_bd", "struct Pair { float s; };");
         String early = "typedef float real;\n__global__ void k(const float *a, float *y, int n);\n"
                 + "__global__ void k(const real *a, float *y, int n) {\n" + body;
         NpPass.Result r = run(early, NpMode.INTRA_WARP, 8);
