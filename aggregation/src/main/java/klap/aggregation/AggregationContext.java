@@ -444,23 +444,25 @@ final class AggregationContext {
     }
 
     /**
-     * @return the name that {@code f}'s signature text needs ({@link FunctionDef#signatureNeed}) and
-     *         that is not yet declared where klap declares {@code f}'s record, variants, clone or twin
+     * @return the declaration that {@code f}'s signature text needs ({@link FunctionDef#signatureNeeds})
+     *         and that is not yet there where klap declares {@code f}'s record, variants, clone or twin
      *         ({@link #declarationsAt}), or null: then that text, copied there, would not compile
      *         (2026-11-30: a typedef between a kernel's prototype and its definition; a class taken by
      *         value, defined after the prototype)
+     * @param classesByValue whether the text needs the classes {@code f} takes by value complete (the
+     *         argument record's members); prototypes of a clone or twin do not
      */
-    String lateSignatureName(FunctionDef f) {
-        return f.signatureUndeclaredAt(declarationsAt(f));
+    FunctionDef.Need lateSignature(FunctionDef f, boolean classesByValue) {
+        return f.lateNeed(declarationsAt(f), classesByValue);
     }
 
     /**
-     * @return for a function whose {@link #lateSignatureName} is not null, why its signature cannot be
-     *         copied where klap declares what it adds for it: {@code its signature names 'real', declared
+     * @return why {@code f}'s signature cannot be copied where klap declares what it adds for it,
+     *         for need {@code n} of {@link #lateSignature}: {@code its signature names 'real', declared
      *         at line 3, after line 2}
      */
-    String lateSignature(FunctionDef f) {
-        return "its signature " + f.signatureNeed().says(unit.file()) + ", after line " + unit.file().line(declarationsAt(f));
+    String lateSignatureWhy(FunctionDef f, FunctionDef.Need n) {
+        return "its signature " + n.says(unit.file()) + ", after line " + unit.file().line(declarationsAt(f));
     }
 
     /** @return the original text of {@code r} */

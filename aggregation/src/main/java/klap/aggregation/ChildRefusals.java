@@ -38,7 +38,7 @@ import klap.transform.Trees;
  * name is ambiguous or not defined, the child (or a device function it calls) uses cooperative
  * groups of the hardware block or grid, then the child's own checks ({@code childRefusal}: a
  * cluster shape, a signature (its own, or an index-reading callee's) naming what is declared after
- * the point where klap declares the variant or clone ({@link AggregationContext#lateSignatureName}),
+ * the point where klap declares the variant or clone ({@link AggregationContext#lateSignature}),
  * an over-aligned parameter taken by value, a capture-less lambda or a local class
  * reading the indices, a static local, a default argument reading them, code klap cannot see, a
  * member function reading them), a device call through a macro, and last the launch's own: a
@@ -584,11 +584,11 @@ final class ChildRefusals {
                     + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
                     "child-cluster");
         }
-        String late = ctx.lateSignatureName(child);
+        FunctionDef.Need late = ctx.lateSignature(child, true);
         if (late != null) {
-            return new Refusal("child kernel '" + child.name() + "': " + ctx.lateSignature(child) + ", where klap must "
+            return new Refusal("child kernel '" + child.name() + "': " + ctx.lateSignatureWhy(child, late) + ", where klap must "
                     + "declare its aggregated variant and argument record (where the kernel is first declared or first "
-                    + "used); its launch is not aggregated; " + child.signatureNeed().fix() + " before that line to aggregate it",
+                    + "used); its launch is not aggregated; " + late.fix() + " before that line to aggregate it",
                     "child-signature-late");
         }
         for (Param q : child.params()) {
@@ -638,13 +638,14 @@ final class ChildRefusals {
             }
         }
         for (FunctionDef g : ctx.deviceClosure(child)) {
-            String gLate = g == child || !readers.contains(g.name()) ? null : ctx.lateSignatureName(g);
+            // (the clone's prototype is a declaration: a class taken by value may be defined later)
+            FunctionDef.Need gLate = g == child || !readers.contains(g.name()) ? null : ctx.lateSignature(g, false);
             if (gLate != null) {
                 // the variant calls g's clone, declared where g is first declared or used (ChildVariants.findClones
                 // makes none of such a g)
                 return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', which reads the built-in "
-                        + "indices: " + ctx.lateSignature(g) + ", where klap must declare its copy with the original "
-                        + "indices; its launch is not aggregated; " + g.signatureNeed().fix() + " before that line to aggregate it",
+                        + "indices: " + ctx.lateSignatureWhy(g, gLate) + ", where klap must declare its copy with the original "
+                        + "indices; its launch is not aggregated; " + gLate.fix() + " before that line to aggregate it",
                         "child-signature-late");
             }
             String inLambda = readerCalledInLambda(g, readers);

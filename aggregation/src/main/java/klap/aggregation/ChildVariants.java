@@ -117,7 +117,7 @@ final class ChildVariants {
         for (FunctionDef f : ctx.unit.functions()) {
             if ((f.kind() == FunctionDef.Kind.DEVICE || f.kind() == FunctionDef.Kind.HOST_DEVICE)
                     && (reading.contains(f.name()) || holding.contains(f.name())) && clonable(f)
-                    && ctx.lateSignatureName(f) == null) {
+                    && ctx.lateSignature(f, false) == null) {
                 // (a signature naming what is declared after the clone's prototype: no clone; a child
                 // that calls such a reader is not aggregated, ChildRefusals, child-signature-late)
                 clones.add(f);
@@ -156,7 +156,7 @@ final class ChildVariants {
                     continue;
                 }
                 if (holders.contains(f.name()) && (!clonable(f) || ChildRefusals.staticLocal(f) != null
-                        || ctx.lateSignatureName(f) != null)) {
+                        || ctx.lateSignature(f, false) != null)) {
                     out.remove(f.name());
                 }
                 Set<Expr> outside = outsideLambdas(f);

@@ -307,12 +307,12 @@ final class SitePlanner {
      *         deduces it would not compile with the state after it), a {@code static} local (the
      *         copy would have a variable of its own: the original and the twin would no longer share
      *         it; review 2026-11-27), or a signature whose text is not valid where the twin's prototype
-     *         goes ({@link AggregationContext#lateSignatureName}, 2026-11-30)
+     *         goes ({@link AggregationContext#lateSignature}, 2026-11-30; a prototype needs no class complete)
      */
     private String twinUnsafe(FunctionDef f) {
-        String late = ctx.lateSignatureName(f);
+        FunctionDef.Need late = ctx.lateSignature(f, false);
         if (late != null) {
-            return "the kernel's own " + ctx.lateSignature(f).substring("its ".length()) + ", where klap must declare "
+            return "the kernel's own " + ctx.lateSignatureWhy(f, late).substring("its ".length()) + ", where klap must declare "
                     + "its kernel-granularity form";
         }
         for (Param q : f.params()) {

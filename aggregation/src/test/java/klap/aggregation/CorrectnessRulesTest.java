@@ -1331,6 +1331,28 @@ class CorrectnessRulesTest {
             assertTrue(d.contains("the kernel's own signature names 'pword_t', declared at line 11, after line 9, where klap "
                     + "must declare its kernel-granularity form"), d);
         }
+        // a clone's and a twin's prototypes are declarations: a class they take by value may be defined later
+        var byValue = Check.run("""
+                struct Pair;
+                __device__ unsigned lane_gid(Pair p);
+                __global__ void parent(unsigned* out, int n, Pair p);
+                struct Pair { unsigned a; };
+                __device__ unsigned lane_gid(Pair p) { return threadIdx.x + p.a; }
+                __global__ void child(unsigned* out, unsigned a) { out[lane_gid(Pair{a})] = 2; }
+                __global__ void parent(unsigned* out, int n, Pair p) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (t < n) child<<<1, 32>>>(out, p.a);
+                }
+                int main() { unsigned* out = nullptr; parent<<<4, 32>>>(out, 100, Pair{1u}); return 0; }
+                """, g);
+        assertEquals(1, byValue.sites(), byValue.diagnostics().toString());
+        assertTrue(byValue.diagnostics().stream().noneMatch(x -> x.id().endsWith("signature-late")
+                || x.message().contains("signature")), byValue.diagnostics().toString());
+        inOrder(byValue.text(), "__device__ unsigned lane_gid(const klap::vctx& klap_v, Pair p);", "struct Pair { unsigned a; };");
+        if (g == Granularity.KERNEL) {
+            inOrder(byValue.text(), "void parent_klap_grid(unsigned* out, int n, Pair p, klap::kstate* klap_ks);",
+                    "struct Pair { unsigned a; };");
+        }
     }
 
     /**
