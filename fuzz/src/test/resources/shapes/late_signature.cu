@@ -2,9 +2,11 @@
 // after the functions' prototypes. klap declares a child's argument record and variants, an
 // index-reading helper's clone and a parent's twins where the function is first declared, and it
 // copied the definition's signature there: "identifier word_t is undefined", "incomplete type Pair"
-// (nvcc 13). Now the launches of word_child, pair_child, macro_child and helper_child stay as
-// written (klap-child-signature-late), the parent gets no kernel-granularity or chunk twin, and
-// early_child, whose alias comes before its prototype, is aggregated.
+// (nvcc 13); bounds_child's __launch_bounds__ name a constant declared after its prototype
+// ("identifier kBound is undefined"). Now the launches of word_child, pair_child, macro_child,
+// helper_child and bounds_child stay as written (klap-child-signature-late), the parent gets no
+// kernel-granularity or chunk twin, and early_child, whose alias comes before its prototype, is
+// aggregated.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
@@ -16,12 +18,14 @@ __global__ void word_child(unsigned* out, int i);
 __global__ void pair_child(unsigned* out, int i, Pair pr);
 __global__ void macro_child(unsigned* out, int i);
 __global__ void helper_child(unsigned* out, int i);
+__global__ void bounds_child(unsigned* out, int i);
 __device__ unsigned lane_gid(const unsigned* base);
 __global__ void parent(unsigned* out, int n);
 typedef unsigned word_t;
 using pword_t = unsigned;
 struct Pair { unsigned a; unsigned b; };
 #define WORD unsigned
+constexpr unsigned kBound = 64;
 __global__ void early_child(word_t* out, int i);
 
 __device__ unsigned lane_gid(const word_t* base) { return blockIdx.x * blockDim.x + threadIdx.x + (base ? 0u : 1u); }
@@ -46,6 +50,11 @@ __global__ void helper_child(unsigned* out, int i) {
   atomicAdd(&out[((unsigned)i * 131u + g) % N_OUT], g + 5u);
 }
 
+__global__ void __launch_bounds__(kBound) bounds_child(unsigned* out, int i) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&out[((unsigned)i * 131u + g) % N_OUT], g * 3u + 2u);
+}
+
 __global__ void early_child(word_t* out, int i) {
   unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
   atomicAdd(&out[((unsigned)i * 131u + g) % N_OUT], g * 7u);
@@ -59,6 +68,7 @@ __global__ void parent(pword_t* out, int n) {
   if (t % 3 == 0) macro_child<<<2, 16>>>(out, t + 2000);
   if (t % 5 != 1) helper_child<<<2, 32>>>(out, t + 3000);
   early_child<<<1, 64>>>(out, t + 4000);
+  if (t % 4 == 0) bounds_child<<<1, 64>>>(out, t + 5000);
 }
 
 int main() {
@@ -73,6 +83,8 @@ int main() {
     if (t % 5 != 1)
       for (unsigned g = 0; g < 64; ++g) expected[((t + 3000u) * 131u + g) % N_OUT] += g + 5u;
     for (unsigned g = 0; g < 64; ++g) expected[((t + 4000u) * 131u + g) % N_OUT] += g * 7u;
+    if (t % 4 == 0)
+      for (unsigned g = 0; g < 64; ++g) expected[((t + 5000u) * 131u + g) % N_OUT] += g * 3u + 2u;
   }
   unsigned* out;
   cudaMalloc(&out, sizeof(unsigned) * N_OUT);

@@ -109,10 +109,67 @@ final class SignatureNeeds {
                 add.accept(byValueClassNeed(p));
             }
         }
+        // an attribute's arguments are tokens, not names: __launch_bounds__(kBlock) of a constexpr kBlock
+        // declared after the prototype (the variants' prototypes repeat the definition's bounds)
+        for (IASTNode owner : new IASTNode[] {fd, fd.getDeclSpecifier(), fd.getDeclarator(), templ}) {
+            attributeNeeds(owner, fd, add);
+        }
         add.accept(macroNeed(signature[0], signature[1]));
         List<FunctionDef.Need> out = new ArrayList<>(last.values());
         out.sort((a, b) -> Integer.compare(b.offset(), a.offset()));
         return out;
+    }
+
+    /** Adds the needs of the identifiers in the attribute arguments of {@code n} (and its nested declarators). */
+    private void attributeNeeds(IASTNode n, IASTFunctionDefinition fd, java.util.function.Consumer<FunctionDef.Need> add) {
+        if (n == null) {
+            return;
+        }
+        if (n instanceof IASTAttributeOwner ao) {
+            for (IASTAttributeSpecifier spec : ao.getAttributeSpecifiers()) {
+                if (spec instanceof IASTAttributeList al) {
+                    for (IASTAttribute a : al.getAttributes()) {
+                        tokenNeeds(a.getArgumentClause(), fd, add);
+                    }
+                }
+            }
+        }
+        if (n instanceof IASTDeclarator d) {
+            attributeNeeds(d.getNestedDeclarator(), fd, add);
+            for (IASTPointerOperator po : d.getPointerOperators()) {
+                attributeNeeds(po, fd, add);
+            }
+        }
+    }
+
+    private void tokenNeeds(IASTToken t, IASTFunctionDefinition fd, java.util.function.Consumer<FunctionDef.Need> add) {
+        if (t instanceof IASTTokenList tl) {
+            for (IASTToken x : tl.getTokens()) {
+                tokenNeeds(x, fd, add);
+            }
+        } else if (t != null && t.getTokenType() == org.eclipse.cdt.core.parser.IToken.tIDENTIFIER) {
+            String id = new String(t.getTokenCharImage());
+            try {
+                // the nearest scope around the function that declares the identifier
+                IBinding own = AstConverter.innermost(fd.getDeclarator()).getName().resolveBinding();
+                for (IScope sc = own == null ? tu.getScope() : own.getScope(); sc != null; sc = sc.getParent()) {
+                    IBinding[] found = sc.find(id, tu);
+                    if (found.length > 0) {
+                        int at = -1;
+                        for (IBinding b : found) {
+                            int e = earliest(declarations(b));
+                            at = e >= 0 && (at < 0 || e < at) ? e : at;
+                        }
+                        if (at >= 0) {
+                            add.accept(new FunctionDef.Need(id, at, FunctionDef.NeedKind.NAME));
+                        }
+                        return;
+                    }
+                }
+            } catch (RuntimeException | DOMException e) {
+                // unresolvable: does not count
+            }
+        }
     }
 
     private static FunctionDef.Need later(FunctionDef.Need a, FunctionDef.Need b) {

@@ -123,6 +123,24 @@ class SignatureNeedsTest {
     }
 
     @Test
+    void aConstantInTheLaunchBounds() {
+        String src = """
+            constexpr int kEarly = 64;
+            __global__ void k(int *out);
+            __global__ void e(int *out);
+            constexpr int kB = 128;
+            __global__ void __launch_bounds__(kB) k(int *out) { out[0] = 1; }
+            __global__ void __launch_bounds__(kEarly, 2) e(int *out) { out[0] = 1; }
+            """;
+        CudaUnit u = parse(src);
+        FunctionDef k = fn(u, "k");
+        assertEquals("kB", k.signatureUndeclaredAt(firstDecl(k)), "an attribute's arguments are tokens: looked up by name");
+        assertEquals(src.indexOf("kB ="), k.signatureNeed().offset());
+        FunctionDef e = fn(u, "e");
+        assertNull(e.signatureUndeclaredAt(firstDecl(e)), () -> String.valueOf(e.signatureNeeds()));
+    }
+
+    @Test
     void aMacroDefinedAfterThePrototype() {
         String src = """
             __global__ void k(float *out);

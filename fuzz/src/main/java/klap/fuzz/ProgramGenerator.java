@@ -2429,8 +2429,9 @@ public final class ProgramGenerator {
      * which reads the indices and is declared and defined the same way; sometimes the parent is
      * prototyped first too and defined with {@code NAME_pword* out}, a typedef after the prototypes
      * (then it gets no kernel-granularity or chunk twin). The control ({@code control})
-     * declares the typedef before every prototype. The parent's threads below {@code n} launch the
-     * child {@code <<<2, 32>>>}.
+     * declares the typedef before every prototype. Sometimes the child's {@code __launch_bounds__} name
+     * a constant declared after its prototype. The parent's threads below {@code n} launch the child
+     * {@code <<<2, 32>>>}.
      */
     private Extra makeLateSignature(int id) {
         String name = "fz_ls" + id;
@@ -2442,6 +2443,7 @@ public final class ProgramGenerator {
         boolean helper = chance(0.4);
         boolean parentLate = chance(0.4);
         int salt = pick(1000);
+        int tag = features.size();
         features.add("late-signature:" + kind + (helper ? ":helper" : "") + (parentLate ? ":parent" : ""));
         String alias = switch (kind) {
             case "using" -> "using " + word + " = unsigned;\n";
@@ -2489,6 +2491,16 @@ public final class ProgramGenerator {
         String cond = "if ((gt + k) % " + (2 + pick(3)) + " != 0) ";
         String arg = "(int)((unsigned)gt * 7u + (unsigned)k)";
         int b = 1 + pick(9);
+        if (chance(0.3)) {
+            // (drawn last: the draws above are those of the shape's first version) the child's launch
+            // bounds name a constant declared after its prototype: an attribute's arguments are tokens,
+            // which klap looks up by name (SignatureNeeds)
+            features.set(tag, features.get(tag) + ":bounds");
+            String def = "__global__ void " + child + "(" + outType + "* out";
+            int at = dev.lastIndexOf(def);
+            dev.replace(at, at + def.length(), "constexpr unsigned " + name + "_bound = 64;\n__global__ void __launch_bounds__("
+                    + name + "_bound) " + child + "(" + outType + "* out");
+        }
         List<Code> body = new ArrayList<>();
         body.add(Code.same("  if (gt >= n) return;"));
         body.add(new Code("  " + cond + child + "<<<2, 32>>>(out, data, " + arg + (cls ? ", " + pair + "{(unsigned)gt, " + b + "u}" : "") + ");",

@@ -767,6 +767,9 @@ class NpPassTest {
         String macro = "__global__ void k(const float *a, float *y, int n);\n#define REAL float\n"
                 + "__global__ void k(const REAL *a, float *y, int n) {\n" + body;
         refused(macro, NpMode.ALL, "its definition's signature expands the macro 'REAL', defined at line 2");
+        String bounds = "__global__ void k(const float *a, float *y, int n);\nconstexpr int kB = 128;\n"
+                + "__global__ void __launch_bounds__(kB) k(const float *a, float *y, int n) {\n" + body;
+        refused(bounds, NpMode.INTRA_WARP, "its definition's signature names 'kB', declared at line 2");
         // a class taken by value, defined after the prototype: a prototype of the variant needs it declared only
         String byValue = "struct Pair;\n__global__ void k(const float *a, float *y, int n, Pair pr);\n"
                 + "struct Pair { float s; };\n__global__ void k(const float *a, float *y, int n, Pair pr) {\n"
