@@ -59,6 +59,15 @@ final class SignatureNeeds {
      */
     List<FunctionDef.Need> needs(IASTFunctionDefinition fd, ICPPASTTemplateDeclaration templ, int[] signature,
             boolean withTemplateDefaults) {
+        enclosing = new java.util.HashSet<>();
+        try {
+            IBinding own = AstConverter.innermost(fd.getDeclarator()).getName().resolveBinding();
+            for (IBinding o = own == null ? null : own.getOwner(); o != null; o = o.getOwner()) {
+                enclosing.add(o);
+            }
+        } catch (RuntimeException e) {
+            // no binding: no enclosing namespace known
+        }
         java.util.Map<FunctionDef.NeedKind, FunctionDef.Need> last = new java.util.EnumMap<>(FunctionDef.NeedKind.class);
         java.util.function.Consumer<FunctionDef.Need> add = n -> {
             if (n != null) {
@@ -143,32 +152,84 @@ final class SignatureNeeds {
     }
 
     private void tokenNeeds(IASTToken t, IASTFunctionDefinition fd, java.util.function.Consumer<FunctionDef.Need> add) {
+        List<IASTToken> flat = new ArrayList<>();
+        flatten(t, flat);
+        // identifier chains a::b::c: the first looked up from the function's scope outwards, each
+        // next one in the namespace or class the previous one names (a class must then be complete)
+        for (int i = 0; i < flat.size(); i++) {
+            if (flat.get(i).getTokenType() != org.eclipse.cdt.core.parser.IToken.tIDENTIFIER
+                    || i > 0 && flat.get(i - 1).getTokenType() == org.eclipse.cdt.core.parser.IToken.tCOLONCOLON) {
+                continue;
+            }
+            List<String> chain = new ArrayList<>(List.of(new String(flat.get(i).getTokenCharImage())));
+            while (i + 2 < flat.size() && flat.get(i + 1).getTokenType() == org.eclipse.cdt.core.parser.IToken.tCOLONCOLON
+                    && flat.get(i + 2).getTokenType() == org.eclipse.cdt.core.parser.IToken.tIDENTIFIER) {
+                chain.add(new String(flat.get(i + 2).getTokenCharImage()));
+                i += 2;
+            }
+            chainNeeds(chain, fd, add);
+        }
+    }
+
+    private static void flatten(IASTToken t, List<IASTToken> out) {
         if (t instanceof IASTTokenList tl) {
             for (IASTToken x : tl.getTokens()) {
-                tokenNeeds(x, fd, add);
+                flatten(x, out);
             }
-        } else if (t != null && t.getTokenType() == org.eclipse.cdt.core.parser.IToken.tIDENTIFIER) {
-            String id = new String(t.getTokenCharImage());
-            try {
-                // the nearest scope around the function that declares the identifier
-                IBinding own = AstConverter.innermost(fd.getDeclarator()).getName().resolveBinding();
-                for (IScope sc = own == null ? tu.getScope() : own.getScope(); sc != null; sc = sc.getParent()) {
-                    IBinding[] found = sc.find(id, tu);
-                    if (found.length > 0) {
-                        int at = -1;
-                        for (IBinding b : found) {
-                            int e = earliest(declarations(b));
-                            at = e >= 0 && (at < 0 || e < at) ? e : at;
-                        }
-                        if (at >= 0) {
-                            add.accept(new FunctionDef.Need(id, at, FunctionDef.NeedKind.NAME));
-                        }
-                        return;
-                    }
+        } else if (t != null) {
+            out.add(t);
+        }
+    }
+
+    /** Adds the needs of the qualified name {@code chain} written in an attribute argument of {@code fd}. */
+    private void chainNeeds(List<String> chain, IASTFunctionDefinition fd, java.util.function.Consumer<FunctionDef.Need> add) {
+        try {
+            IBinding own = AstConverter.innermost(fd.getDeclarator()).getName().resolveBinding();
+            IBinding[] found = new IBinding[0];
+            for (IScope sc = own == null ? tu.getScope() : own.getScope(); sc != null && found.length == 0; sc = sc.getParent()) {
+                found = sc.find(chain.get(0), tu);
+            }
+            for (int k = 0; found.length > 0; k++) {
+                if (Arrays.stream(found).anyMatch(b -> b instanceof ICPPTemplateParameter || b instanceof IParameter)) {
+                    return; // the function's own template parameter (__launch_bounds__(B)) or parameter
                 }
-            } catch (RuntimeException | DOMException e) {
-                // unresolvable: does not count
+                int at = -1;
+                for (IBinding b : found) {
+                    int e = earliest(b instanceof ICPPNamespace && !(b instanceof ICPPNamespaceAlias) ? List.of() : declarations(b));
+                    at = e >= 0 && (at < 0 || e < at) ? e : at;
+                }
+                if (at >= 0) {
+                    add.accept(new FunctionDef.Need(chain.get(k), at, FunctionDef.NeedKind.NAME));
+                }
+                if (k + 1 >= chain.size()) {
+                    return;
+                }
+                IBinding b = found[0];
+                IScope next = null;
+                if (b instanceof ICPPNamespace ns) {
+                    next = ns.getNamespaceScope();
+                } else if (b instanceof ICPPClassType c) {
+                    int def = earliest(definitions(c instanceof ICPPSpecialization sp && sp.getSpecializedBinding() != null
+                            ? sp.getSpecializedBinding() : c));
+                    if (def >= 0) {
+                        // Cfg::kB needs Cfg complete
+                        add.accept(new FunctionDef.Need(c.getName(), def, FunctionDef.NeedKind.CLASS_BY_VALUE));
+                    }
+                    next = c.getCompositeScope();
+                }
+                if (next == null) {
+                    return;
+                }
+                found = next.find(chain.get(k + 1), tu);
+                if (found.length == 0) {
+                    // not declared at all as CDT reads it: the name's declaration is unknown, so count
+                    // it where the function is defined (the text cannot move before it)
+                    add.accept(new FunctionDef.Need(chain.get(k + 1), mainOffset(fd), FunctionDef.NeedKind.NAME));
+                    return;
+                }
             }
+        } catch (RuntimeException | DOMException e) {
+            // unresolvable: does not count
         }
     }
 
@@ -185,11 +246,84 @@ final class SignatureNeeds {
             return null;
         }
         if (b == null || b instanceof IProblemBinding || b instanceof ICPPTemplateParameter || b instanceof IParameter
-                || b instanceof ICPPNamespace || b instanceof IMacroBinding) {
+                || b instanceof ICPPNamespace && !(b instanceof ICPPNamespaceAlias) || b instanceof IMacroBinding) {
+            return null;
+        }
+        if (n.getParent() instanceof IASTElaboratedTypeSpecifier) {
+            // struct Node* p: the class-key introduces the name wherever it is written (C++
+            // [basic.scope.pdecl]/7); a class taken by value needs its definition (byValueClassNeed)
             return null;
         }
         int at = earliest(declarations(b));
+        if (at >= 0 && !(n.getParent() instanceof ICPPASTQualifiedName)) {
+            // an unqualified name of a namespace member is visible from the using-directive or
+            // using-declaration that brings it in, where that is later (review 2026-11-30)
+            at = Math.max(at, usingFor(b, mainOffset(n)));
+        }
         return at < 0 ? null : new FunctionDef.Need(n.toString(), at, FunctionDef.NeedKind.NAME);
+    }
+
+    /** the namespaces (and classes) around the function whose signature {@link #needs} reads */
+    private Set<IBinding> enclosing = Set.of();
+
+    /** the main file's using-directives and using-declarations: {offset, nominated namespace or declared binding}, by offset */
+    private List<Object[]> usings;
+
+    /**
+     * @return the offset of the first using-directive (of {@code b}'s namespace) or using-declaration
+     *         (of {@code b}) in the main file before {@code before}, if {@code b} is a member of a named
+     *         namespace; -1 if none
+     */
+    private int usingFor(IBinding b, int before) {
+        IBinding owner;
+        try {
+            owner = b.getOwner();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+        if (!(owner instanceof ICPPNamespace) || owner.getName().isEmpty() || enclosing.contains(owner)) {
+            return -1; // global, or visible from the function's own namespace without a using
+        }
+        if (usings == null) {
+            usings = new ArrayList<>();
+            tu.accept(new ASTVisitor() {
+                {
+                    shouldVisitDeclarations = true;
+                    shouldVisitNamespaces = true;
+                }
+
+                @Override
+                public int visit(IASTDeclaration d) {
+                    IASTName named = d instanceof ICPPASTUsingDirective ud ? ud.getQualifiedName()
+                            : d instanceof ICPPASTUsingDeclaration ud ? ud.getName() : null;
+                    int at = named == null ? -1 : mainOffset(d);
+                    if (at >= 0) {
+                        try {
+                            IBinding nb = named.resolveBinding();
+                            if (nb != null) {
+                                usings.add(new Object[] {at, nb});
+                            }
+                        } catch (RuntimeException e) {
+                            // unresolvable: does not count
+                        }
+                    }
+                    return d instanceof IASTFunctionDefinition ? PROCESS_SKIP : PROCESS_CONTINUE;
+                }
+            });
+            usings.sort((x, y) -> Integer.compare((Integer) x[0], (Integer) y[0]));
+        }
+        for (Object[] u : usings) {
+            int at = (Integer) u[0];
+            if (at >= before) {
+                break;
+            }
+            IBinding nb = (IBinding) u[1];
+            if (nb.equals(owner) || nb.equals(b)
+                    || nb instanceof ICPPUsingDeclaration ud && Arrays.asList(ud.getDelegates()).contains(b)) {
+                return at;
+            }
+        }
+        return -1;
     }
 
     /** @return the earliest main-file definition of the class parameter {@code p} takes by value, or null */

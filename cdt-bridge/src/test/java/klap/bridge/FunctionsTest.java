@@ -293,4 +293,27 @@ class FunctionsTest {
         assertNull(t.scalarTypes().get(src.indexOf("a, int b")), "a dependent type");
         assertEquals("int", t.scalarTypes().get(src.indexOf("b)")));
     }
+    @Test
+    void scalarTypesLeaveOutNamesAMacroWritesAndTypedefsUnderCudaArch() {
+        String src = """
+            #define DECLS int isum = 0; float fpad = 0.0f;
+            __global__ void k(const float *a, float *y) {
+              DECLS
+              int plain = 0;
+            }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertEquals(java.util.Map.of(src.indexOf("plain"), "int"), k.scalarTypes(), "isum and fpad have the expansion's offset");
+        String arch = """
+            #ifdef __CUDA_ARCH__
+            typedef int acc_t;
+            #else
+            typedef float acc_t;
+            #endif
+            __global__ void k(float *y) { acc_t sum = 0; float f = 0; y[0] = sum + f; }
+            """;
+        FunctionDef ka = fn(parse(arch), "k");
+        assertNull(ka.scalarTypes().get(arch.indexOf("sum =")), "the device compilation may see another type");
+        assertEquals("float", ka.scalarTypes().get(arch.indexOf("f =")));
+    }
 }

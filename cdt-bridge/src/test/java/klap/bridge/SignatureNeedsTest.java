@@ -141,6 +141,90 @@ class SignatureNeedsTest {
     }
 
     @Test
+    void aTemplateParameterInTheLaunchBoundsDoesNotCount() {
+        String src = """
+            template <int B> __global__ void __launch_bounds__(B) child(unsigned *out, int i);
+            template <int B> __global__ void __launch_bounds__(B) child(unsigned *out, int i) { out[threadIdx.x] = i; }
+            template <int C> __global__ void __launch_bounds__(C, 2) solo(unsigned *out) { out[0] = C; }
+            """;
+        CudaUnit u = parse(src);
+        assertNull(fn(u, "child").signatureNeed(), () -> String.valueOf(fn(u, "child").signatureNeeds()));
+        assertNull(fn(u, "solo").signatureNeed(), () -> String.valueOf(fn(u, "solo").signatureNeeds()));
+    }
+
+    @Test
+    void qualifiedNamesInTheLaunchBounds() {
+        String src = """
+            namespace cfg { constexpr int kA = 32; }
+            struct Cfg;
+            __global__ void k(int *out);
+            __global__ void c(int *out);
+            namespace cfg { constexpr int kB = 64; }
+            struct Cfg { static constexpr int kB = 64; };
+            __global__ void __launch_bounds__(cfg::kB) k(int *out) { out[0] = 1; }
+            __global__ void __launch_bounds__(Cfg::kB) c(int *out) { out[0] = 1; }
+            __global__ void __launch_bounds__(cfg::kA) e(int *out) { out[0] = 1; }
+            """;
+        CudaUnit u = parse(src);
+        FunctionDef k = fn(u, "k");
+        assertEquals("kB", k.signatureUndeclaredAt(firstDecl(k)), () -> String.valueOf(k.signatureNeeds()));
+        FunctionDef c = fn(u, "c");
+        assertTrue(c.signatureNeeds().contains(new FunctionDef.Need("Cfg", src.indexOf("Cfg {"), FunctionDef.NeedKind.CLASS_BY_VALUE)),
+                () -> "Cfg::kB needs Cfg complete: " + c.signatureNeeds());
+        assertNotNull(c.signatureUndeclaredAt(firstDecl(c)));
+        assertNull(fn(u, "e").signatureUndeclaredAt(src.indexOf("__global__ void k")), () -> String.valueOf(fn(u, "e").signatureNeeds()));
+    }
+
+    @Test
+    void aUsingDirectiveOrDeclarationAfterThePrototype() {
+        String src = """
+            namespace ns { typedef unsigned word_t; typedef float real; }
+            namespace ms { typedef int idx_t; }
+            using namespace ms;
+            __global__ void a(unsigned *out);
+            __global__ void b(float *out, int i);
+            __global__ void c(unsigned *out);
+            using namespace ns;
+            using ms::idx_t;
+            namespace N = ns;
+            __global__ void a(word_t *out) { out[0] = 1; }
+            __global__ void b(real *out, idx_t i) { out[0] = i; }
+            __global__ void c(N::word_t *out) { out[0] = 1; }
+            """;
+        CudaUnit u = parse(src);
+        FunctionDef a = fn(u, "a");
+        assertEquals("word_t", a.signatureUndeclaredAt(firstDecl(a)), "visible from the using-directive only");
+        assertEquals(src.indexOf("using namespace ns;"), a.signatureNeed().offset());
+        // idx_t was visible from the first using-directive, before the prototypes
+        FunctionDef b = fn(u, "b");
+        assertEquals("real", b.signatureUndeclaredAt(firstDecl(b)));
+        FunctionDef c = fn(u, "c");
+        assertEquals("N", c.signatureUndeclaredAt(firstDecl(c)), "a namespace alias is a declaration");
+    }
+
+    @Test
+    void aNamespaceMemberSeenFromItsOwnNamespaceNeedsNoUsing() {
+        String src = """
+            namespace ns { typedef float real; __global__ void k(real *out); }
+            using namespace ns;
+            __global__ void ns::k(real *out) { out[0] = 1; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertNull(k.signatureUndeclaredAt(firstDecl(k)), () -> String.valueOf(k.signatureNeeds()));
+    }
+
+    @Test
+    void anElaboratedClassNameDeclaresItself() {
+        String src = """
+            __global__ void k(struct Node *nodes, int i);
+            struct Node { int v; };
+            __global__ void k(struct Node *nodes, int i) { nodes[i].v = i; }
+            """;
+        FunctionDef k = fn(parse(src), "k");
+        assertNull(k.signatureUndeclaredAt(firstDecl(k)), () -> String.valueOf(k.signatureNeeds()));
+    }
+
+    @Test
     void aMacroDefinedAfterThePrototype() {
         String src = """
             __global__ void k(float *out);
