@@ -823,6 +823,35 @@ class NpPassTest {
                 """ + HOST;
         refused(ints, NpMode.INTRA_WARP, "which klap cannot show to be an integer");
         refused(ints.replace("idx sum = 0;", "auto sum = 0u;"), NpMode.INTRA_WARP, "declared without auto");
+        // review 2026-11-30: declarators a macro writes share the expansion's offset (isum took fpad's
+        // float), and a typedef chosen by __CUDA_ARCH__ is int on the device: both int sums of float
+        // operands, which must stay sequential
+        String macro = """
+                #define DECLS int isum = 0; float fpad = 0.0f;
+                __global__ void k(const float *a, float *y, int n) {
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    DECLS
+                #pragma np parallel for reduction(+:isum)
+                    for (int i = 0; i < n; i++) { isum += a[i * 512 + t]; }
+                    y[t] = isum + fpad;
+                }
+                """ + HOST;
+        refused(macro, NpMode.INTRA_WARP, "reduction(isum)");
+        String arch = """
+                #ifdef __CUDA_ARCH__
+                typedef int acc_t;
+                #else
+                typedef float acc_t;
+                #endif
+                __global__ void k(const float *a, float *y, int n) {
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    acc_t sum = 0;
+                #pragma np parallel for reduction(+:sum)
+                    for (int i = 0; i < n; i++) sum += a[i * 512 + t];
+                    y[t] = sum;
+                }
+                """ + HOST;
+        refused(arch, NpMode.INTRA_WARP, "reduction(sum)");
     }
 
     @Test
