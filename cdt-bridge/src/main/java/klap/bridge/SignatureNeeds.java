@@ -25,12 +25,19 @@ import org.eclipse.cdt.core.dom.ast.cpp.*;
  * is declared (a header's declaration at its {@code #include} in the main file):
  * <ul>
  * <li>each name the signature uses, at its earliest declaration (C++ [basic.lookup]: a name must be
- * declared before it is used), except template parameters, function parameters, namespaces and the
- * function's own name;</li>
+ * declared before it is used), or, for an unqualified name of another namespace's member, at the
+ * using-directive or using-declaration that makes it visible where that is later; except template
+ * parameters, function parameters, namespaces (not namespace aliases), the function's own name and a
+ * class named with its class-key ({@code struct Node*} declares it, [basic.scope.pdecl]/7);</li>
  * <li>each class a parameter takes by value, at its earliest definition (a member of class type must
  * be complete, [class.mem]); a class template's specialization at the template's definition;</li>
+ * <li>each identifier in an attribute's arguments ({@code __launch_bounds__(kB)}, {@code cfg::kB}):
+ * tokens, looked up by name from the function's scope outwards, a class they go through at its
+ * definition;</li>
  * <li>each macro the signature expands, at its definition (nested expansions too).</li>
  * </ul>
+ * Reviewed 2026-11-30 (a helper's adversarial review): template parameters in launch bounds, using
+ * directives, namespace aliases, qualified attribute names and elaborated class names were added then.
  * Names CDT cannot resolve, and declarations outside the translation unit's files (the CUDA prelude,
  * system headers, which klap reads without content), do not count: they come before any user code.
  */
