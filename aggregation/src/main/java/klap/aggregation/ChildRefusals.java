@@ -103,6 +103,17 @@ final class ChildRefusals {
                     + "cannot rewrite the call to pass the original indices, so its launch is not aggregated",
                     "child-call-in-macro");
         }
+        FunctionDef holder = ctx.holder(l);
+        if (holder != null && holder.range().offset() < ctx.declarationsAt(child)) {
+            // klap's record and variants go where the child is first declared in this file, or before the
+            // first file-scope function that uses it; a launch in a class member or a namespace before that
+            // point could not name them (review 2026-11-30: identifier "klap_args_child" is undefined)
+            return new Refusal("this launch is in '" + holder.name() + "', before line " + ctx.unit.file().line(ctx.declarationsAt(child))
+                    + ", where klap must declare the aggregated variant and argument record of child kernel '" + l.kernelName()
+                    + "' (it is first declared in a header, and '" + holder.name() + "' is a class member or in a namespace); "
+                    + "the launch is not aggregated; declare '" + l.kernelName() + "' in this file before '" + holder.name()
+                    + "' to aggregate it", "child-declared-later");
+        }
         String macro = parameterMacro(child, l);
         if (macro != null) {
             return new Refusal("the object-like macro '" + macro + "', defined before this launch, has the name of a "

@@ -431,6 +431,46 @@ class UnseenCodeTest {
     }
 
     /**
+     * Review 2026-11-30: a child declared only in a header and defined later in the file, launched
+     * first from a class member or from a function in a namespace. klap's record and variants go
+     * before the first file-scope function that uses the child, after such a launch (nvcc:
+     * identifier "klap_args_child" is undefined); that launch now stays as written
+     * ({@code child-declared-later}), and a later file-scope parent's launch is still aggregated.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aLaunchBeforeWhereKlapDeclaresTheChildStaysAsWritten(Granularity g) throws IOException {
+        Files.writeString(dir.resolve("kh.cuh"), "#pragma once\n__global__ void child(unsigned* out, int i);\n");
+        String code = """
+                #include "kh.cuh"
+                struct S {
+                  __device__ static void go(unsigned* out, int t) { child<<<1, 32>>>(out, t); }
+                };
+                namespace ns {
+                __global__ void inner(unsigned* out, int n) { if (threadIdx.x < n) child<<<1, 32>>>(out, 7); }
+                }
+                __global__ void parent(unsigned* out, int n) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (t < n) S::go(out, t);
+                  if (t < n) child<<<2, 32>>>(out, t);
+                }
+                __global__ void child(unsigned* out, int i) { out[threadIdx.x] = i; }
+                """;
+        Path main = dir.resolve("later.cu");
+        Files.writeString(main, code);
+        CudaUnit u = CudaParser.parse(main, code, List.of());
+        assertFalse(u.hasErrors(), u.diagnostics().toString());
+        AggregationPass.Result r = AggregationPass.run(u, new AggregationPass.Options(g, true, null));
+        String d = r.diagnostics().toString();
+        assertEquals(2, r.diagnostics().stream().filter(x -> x.id().endsWith("child-declared-later")).count(), d);
+        assertTrue(d.contains("this launch is in 'go', before line 8, where klap must declare the aggregated variant and "
+                + "argument record of child kernel 'child'"), d);
+        Check.inOrder(r.text(), "child<<<1, 32>>>(out, t); }", "child<<<1, 32>>>(out, 7); }", "struct klap_args_child",
+                "void parent(");
+        assertEquals(1, r.sites(), d);
+    }
+
+    /**
      * A child and a parent declared only in an included header and defined after their first use in
      * the file (public code, 2026-11-29): klap's record type and variant prototypes go before the
      * parent that launches the child, and at kernel granularity the twin's prototype (and its arena
