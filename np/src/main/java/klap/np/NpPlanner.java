@@ -1575,7 +1575,9 @@ final class NpPlanner {
      */
     private boolean broadcastable(Stmt.Decl d, VarDecl v) {
         String text = src.slice(SourceRange.of(d.range().offset(), d.vars().get(0).nameRange().offset()));
-        return broadcastable(text) || !text.contains("auto") && scalarType(v.nameRange().offset()) != null;
+        String resolved = text.contains("auto") ? null : scalarType(v.nameRange().offset());
+        // (an arithmetic type of at most 8 bytes, as klap::np's broadcast takes: not long double, review 2026-11-30)
+        return broadcastable(text) || resolved != null && ARITHMETIC.matcher(resolved).matches();
     }
 
     /** @return true for a declared type a broadcast can carry: an arithmetic type or a pointer (not auto) */

@@ -852,6 +852,21 @@ class NpPassTest {
                 }
                 """ + HOST;
         refused(arch, NpMode.INTRA_WARP, "reduction(sum)");
+        // a long double broadcast would not fit klap::np's 8-byte broadcast (nvcc: static_assert in np.cuh)
+        String wide = """
+                typedef long double wide_t;
+                __global__ void k(const float *a, float *y, int n, unsigned long long *ctr) {
+                    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+                    wide_t base = atomicAdd(ctr, 1ull);
+                    float sum = 0.0f;
+                #pragma np parallel for reduction(+:sum)
+                    for (int i = 0; i < n; i++) sum += a[i * 512 + t];
+                    y[t] = sum + (float)base;
+                }
+                int main() { float *a = nullptr, *y = nullptr; unsigned long long *c = nullptr; k<<<4, 128>>>(a, y, 64, c); return 0; }
+                """;
+        refused(wide, NpMode.INTRA_WARP, "the initializer of 'base' has a side effect on memory");
+        refused(wide.replace("wide_t base", "long double base"), NpMode.INTRA_WARP, "the initializer of 'base' has a side effect");
     }
 
     @Test
