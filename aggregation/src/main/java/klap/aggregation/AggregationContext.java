@@ -458,11 +458,11 @@ final class AggregationContext {
 
     /**
      * @return why {@code f}'s signature cannot be copied where klap declares what it adds for it,
-     *         for need {@code n} of {@link #lateSignature}: {@code its signature names 'real', declared
-     *         at line 3, after line 2}
+     *         for need {@code n} of {@link #lateSignature}: {@code signature names 'real', declared at
+     *         line 3, after line 2}
      */
     String lateSignatureWhy(FunctionDef f, FunctionDef.Need n) {
-        return "its signature " + n.says(unit.file()) + ", after line " + unit.file().line(declarationsAt(f));
+        return "signature " + n.says(unit.file()) + ", after line " + unit.file().line(declarationsAt(f));
     }
 
     /** @return the original text of {@code r} */

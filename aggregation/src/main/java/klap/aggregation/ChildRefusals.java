@@ -597,7 +597,7 @@ final class ChildRefusals {
         }
         FunctionDef.Need late = ctx.lateSignature(child, true);
         if (late != null) {
-            return new Refusal("child kernel '" + child.name() + "': " + ctx.lateSignatureWhy(child, late) + ", where klap must "
+            return new Refusal("child kernel '" + child.name() + "': its " + ctx.lateSignatureWhy(child, late) + ", where klap must "
                     + "declare its aggregated variant and argument record (where the kernel is first declared or first "
                     + "used); its launch is not aggregated; " + late.fix() + " before that line to aggregate it",
                     "child-signature-late");
@@ -655,7 +655,7 @@ final class ChildRefusals {
                 // the variant calls g's clone, declared where g is first declared or used (ChildVariants.findClones
                 // makes none of such a g)
                 return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', which reads the built-in "
-                        + "indices: " + ctx.lateSignatureWhy(g, gLate) + ", where klap must declare its copy with the original "
+                        + "indices: its " + ctx.lateSignatureWhy(g, gLate) + ", where klap must declare its copy with the original "
                         + "indices; its launch is not aggregated; " + gLate.fix() + " before that line to aggregate it",
                         "child-signature-late");
             }

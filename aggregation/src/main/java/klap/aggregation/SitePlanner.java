@@ -312,7 +312,7 @@ final class SitePlanner {
     private String twinUnsafe(FunctionDef f) {
         FunctionDef.Need late = ctx.lateSignature(f, false);
         if (late != null) {
-            return "the kernel's own " + ctx.lateSignatureWhy(f, late).substring("its ".length()) + ", where klap must declare "
+            return "the kernel's own " + ctx.lateSignatureWhy(f, late) + ", where klap must declare "
                     + "its kernel-granularity form";
         }
         for (Param q : f.params()) {

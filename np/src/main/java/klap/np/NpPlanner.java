@@ -1368,11 +1368,11 @@ final class NpPlanner {
                     + "variable (or parameter) declared before the loop");
         }
         final Var found = best;
+        Param param = best.decl() != null ? null : unit.functions().stream().flatMap(f -> f.params().stream())
+                .filter(p -> p.name().equals(v) && p.range().end() <= lp.range().offset()
+                        && found.scope().contains(p.range().offset())).findFirst().orElse(null);
         String type = best.decl() == null
-                ? src.slice(unit.functions().stream().flatMap(f -> f.params().stream())
-                        .filter(p -> p.name().equals(v) && p.range().end() <= lp.range().offset()
-                                && found.scope().contains(p.range().offset())).findFirst()
-                        .map(klap.model.Param::range).orElse(new SourceRange(0, 0)))
+                ? src.slice(param == null ? new SourceRange(0, 0) : param.range())
                 : src.slice(SourceRange.of(best.stmt().range().offset(), best.stmt().vars().get(0).nameRange().offset()));
         String bare = type.replaceAll("\\b" + v + "\\s*$", "").strip().replaceFirst("^const\\s+", "");
         FunctionDef kernel = unit.functions().stream().filter(f -> f.range().contains(lp.range())).findFirst().orElseThrow();
@@ -1388,7 +1388,8 @@ final class NpPlanner {
         }
         if (!templateType && !ARITHMETIC.matcher(bare).matches() && !type.contains("auto")) {
             // a typedef, alias or macro of an arithmetic type (CDT resolves it)
-            String resolved = scalarType(best.decl() == null ? paramNameOffset(v, lp, found) : best.decl().nameRange().offset());
+            String resolved = scalarType(best.decl() != null ? best.decl().nameRange().offset()
+                    : param == null || param.nameRange() == null ? -1 : param.nameRange().offset());
             bare = resolved == null ? bare : resolved.replaceFirst("^const\\s+", "");
         }
         if (!templateType && !ARITHMETIC.matcher(bare).matches()) {
@@ -1404,14 +1405,6 @@ final class NpPlanner {
             return args.isEmpty() ? List.of("") : args;
         }
         return List.of(bare);
-    }
-
-    /** @return the name offset of parameter {@code v} that loop {@code lp} sees ({@code found}'s scope), or -1 */
-    private int paramNameOffset(String v, Stmt.Loop lp, Var found) {
-        return unit.functions().stream().flatMap(f -> f.params().stream())
-                .filter(p -> p.name().equals(v) && p.range().end() <= lp.range().offset() && found.scope().contains(p.range().offset())
-                        && p.nameRange() != null)
-                .findFirst().map(p -> p.nameRange().offset()).orElse(-1);
     }
 
     private static final Pattern INTEGER_TYPE = Pattern.compile("\\s*(?:(?:const|volatile|register|signed|unsigned)\\s+)*"
@@ -1534,7 +1527,7 @@ final class NpPlanner {
      *         typedef float real;}, or of {@code #define real float})
      */
     private String typeText(Var v) {
-        klap.model.Param param = v.decl() != null ? null : unit.functions().stream().flatMap(f -> f.params().stream())
+        Param param = v.decl() != null ? null : unit.functions().stream().flatMap(f -> f.params().stream())
                 .filter(p -> p.name().equals(v.name()) && v.scope().contains(p.range().offset())).findFirst().orElse(null);
         if (v.decl() == null && param == null) {
             return null;
@@ -1546,14 +1539,16 @@ final class NpPlanner {
         return resolved != null ? resolved + " " : text;
     }
 
+    /** every function's {@link FunctionDef#scalarTypes}, merged once (name offsets are unique in the file) */
+    private Map<Integer, String> scalarTypes;
+
     /** @return {@link FunctionDef#scalarTypes} of the variable whose name is at {@code nameOffset}, or null */
     private String scalarType(int nameOffset) {
-        for (FunctionDef f : unit.functions()) {
-            if (f.range().contains(nameOffset) && f.scalarTypes().containsKey(nameOffset)) {
-                return f.scalarTypes().get(nameOffset);
-            }
+        if (scalarTypes == null) {
+            scalarTypes = new HashMap<>();
+            unit.functions().forEach(f -> scalarTypes.putAll(f.scalarTypes()));
         }
-        return null;
+        return scalarTypes.get(nameOffset);
     }
 
     /** @return the text before {@code name} in its file-scope declaration, or null if klap cannot find one */
