@@ -91,7 +91,7 @@ final class ChildRefusals {
                     + "would see the aggregated grid's block and thread indices, not the original ones; its launch is "
                     + "not aggregated", "child-cooperative-groups");
         }
-        Refusal ofChild = childRefusals.computeIfAbsent(child, c -> java.util.Optional.ofNullable(childRefusal(c)))
+        Refusal ofChild = childRefusals.computeIfAbsent(child, c -> java.util.Optional.ofNullable(childRefusal(c, true)))
                 .orElse(null);
         if (ofChild != null) {
             return ofChild;
@@ -106,11 +106,12 @@ final class ChildRefusals {
         FunctionDef holder = ctx.holder(l);
         if (holder != null && holder.range().offset() < ctx.declarationsAt(child)) {
             // klap's record and variants go where the child is first declared in this file, or before the
-            // first file-scope function that uses it; a launch in a class member or a namespace before that
-            // point could not name them (review 2026-11-30: identifier "klap_args_child" is undefined)
+            // outermost declaration of the first function that uses it (AggregationContext.declarationsAt);
+            // a launch before that point, which declarationsAt did not count as a use, could not name them
+            // (review 2026-11-30: identifier "klap_args_child" is undefined)
             return new Refusal("this launch is in '" + holder.name() + "', before line " + ctx.unit.file().line(ctx.declarationsAt(child))
                     + ", where klap must declare the aggregated variant and argument record of child kernel '" + l.kernelName()
-                    + "' (it is first declared in a header, and '" + holder.name() + "' is a class member or in a namespace); "
+                    + "' (it is first declared in a header); "
                     + "the launch is not aggregated; declare '" + l.kernelName() + "' in this file before '" + holder.name()
                     + "' to aggregate it", "child-declared-later");
         }
@@ -179,7 +180,7 @@ final class ChildRefusals {
      */
     boolean indicesReplaceable(FunctionDef k) {
         return blockGroupUses.computeIfAbsent(k, c -> java.util.Optional.ofNullable(blockGroupUse(c, new HashSet<>()))).isEmpty()
-                && childRefusals.computeIfAbsent(k, c -> java.util.Optional.ofNullable(childRefusal(c))).isEmpty()
+                && twinRefusals.computeIfAbsent(k, c -> java.util.Optional.ofNullable(childRefusal(c, false))).isEmpty()
                 && macroCalls.computeIfAbsent(k, c -> java.util.Optional.ofNullable(deviceCallViaMacro(c, new HashSet<>()))).isEmpty();
     }
 
@@ -581,21 +582,28 @@ final class ChildRefusals {
 
     /** {@link #childRefusal} of each child, computed once per child (a file may launch one child from many sites) */
     private final Map<FunctionDef, java.util.Optional<Refusal>> childRefusals = new HashMap<>();
+    /** {@link #childRefusal} of each chunk-twinned parent, which needs no argument record (computed once) */
+    private final Map<FunctionDef, java.util.Optional<Refusal>> twinRefusals = new HashMap<>();
 
     /**
      * @return why no launch of {@code child} can be aggregated, whatever the launch (review
      *         2026-11-25): a cluster shape, a signature naming what is declared later (2026-11-30), an
      *         over-aligned parameter, a capture-less lambda reading
      *         the indices, code klap cannot see, a member function reading the indices; or null
+     * @param record whether klap declares an argument record of {@code child} (a launch's
+     *        aggregation), whose members need each class {@code child} takes by value complete where
+     *        klap declares it; false for a parent's chunk twin, declared by a prototype alone
      */
-    private Refusal childRefusal(FunctionDef child) {
+    private Refusal childRefusal(FunctionDef child, boolean record) {
         String head = ctx.slice(new SourceRange(child.range().offset(), child.nameRange().offset() - child.range().offset()));
         if (head.contains("__cluster_dims__") || head.contains("__block_size__")) {
             return new Refusal("child kernel '" + child.name() + "' is declared with a thread-block cluster "
                     + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
                     "child-cluster");
         }
-        FunctionDef.Need late = ctx.lateSignature(child, true);
+        // the argument record's members need each class taken by value complete; the prototypes of a
+        // variant or a chunk twin, declarations, need its name alone
+        FunctionDef.Need late = ctx.lateSignature(child, record);
         if (late != null) {
             return new Refusal("child kernel '" + child.name() + "': its " + ctx.lateSignatureWhy(child, late) + ", where klap must "
                     + "declare its aggregated variant and argument record (where the kernel is first declared or first "
