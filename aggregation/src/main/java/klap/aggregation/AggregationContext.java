@@ -382,45 +382,48 @@ final class AggregationContext {
 
     /**
      * Where the declarations klap adds for {@code f} go (its argument record, the prototypes of its
-     * variants, clone and twin): {@link CudaText#declStart}, or earlier, the definition of the first function
-     * of the file that launches or calls {@code f} (its uses may name them), when {@code f} is first
-     * declared only in an included header and defined after that function. Found in public code
+     * variants, clone and twin): {@link CudaText#declStart}, or earlier, where the first function of
+     * the file that launches or calls {@code f} begins (its uses may name them), when {@code f} is
+     * first declared only in an included header and defined after that function. Found in public code
      * (2026-11-29): a parent launching a child declared in a header and defined later in the file
      * used klap's record type before its declaration, and a host launch in main before its kernel's
-     * definition the kernel-granularity twin (nvcc errors).
+     * definition the kernel-granularity twin (nvcc errors). A user in a namespace or a class counts
+     * from where its outermost file-scope declaration begins ({@link FunctionDef#fileScopeStart}: the
+     * {@code namespace app {} or {@code struct S {} line): klap's declarations of a file-scope
+     * {@code f} must be at file scope (review 2026-11-30: such a launch had been left as written,
+     * {@code child-declared-later}).
      */
     int declarationsAt(FunctionDef f) {
         return beforeUses.computeIfAbsent(f, k -> {
             int at = CudaText.declStart(k);
             if (!atFileScope(k)) {
+                // its declarations go in its own namespace or class, where it is declared
                 return at;
             }
-            // (only where both are at file scope: a declaration there would not be the one of a
-            // namespace's or a class's function); the users come in source order, so the first one
-            // before the declaration is the earliest
+            // the users come by where they begin, so the first one before the declaration is the earliest
             for (FunctionDef h : usersByName().getOrDefault(k.name(), List.of())) {
-                if (h != k && h.range().offset() < at) {
-                    return h.range().offset();
+                if (h != k && h.fileScopeStart() < at) {
+                    return h.fileScopeStart();
                 }
             }
             return at;
         });
     }
 
-    /** file-scope functions in source order, by the simple name of each function they launch or call */
+    /** functions by the simple name of each function they launch or call, by where they begin at file scope */
     private java.util.Map<String, List<FunctionDef>> usersByName;
 
     /**
-     * @return for each simple name, the functions at file scope that launch or call a function of that
-     *         name, in source order; computed once (one walk over the unit: asking each function's
-     *         users by walking every function before it made klap quadratic in the number of
-     *         functions, 48 s instead of 5 s for the 47,713-line file of BadInputTest.enormousFile)
+     * @return for each simple name, the functions that launch or call a function of that name, by
+     *         {@link FunctionDef#fileScopeStart}; computed once (one walk over the unit: asking each
+     *         function's users by walking every function before it made klap quadratic in the number
+     *         of functions, 48 s instead of 5 s for the 47,713-line file of BadInputTest.enormousFile)
      */
     private java.util.Map<String, List<FunctionDef>> usersByName() {
         if (usersByName == null) {
             usersByName = new java.util.HashMap<>();
-            List<FunctionDef> inOrder = unit.functions().stream().filter(AggregationContext::atFileScope)
-                    .sorted(java.util.Comparator.comparingInt(h -> h.range().offset())).toList();
+            List<FunctionDef> inOrder = unit.functions().stream()
+                    .sorted(java.util.Comparator.comparingInt(FunctionDef::fileScopeStart)).toList();
             for (FunctionDef h : inOrder) {
                 java.util.Set<String> used = new java.util.HashSet<>();
                 Trees.walkExprsAndLambdas(h.body(), e -> {

@@ -314,15 +314,21 @@ final class AstConverter {
     // ------------------------------------------------------------------------------------------
     // Declarations and functions
 
-    /** Context of a declaration walk. */
-    private record Ctx(String namespace, boolean externC, String memberOf, int linkageStart) {
+    /**
+     * Context of a declaration walk.
+     *
+     * @param outerStart main-file offset of the file-scope declaration the walk is in (a namespace
+     *                   definition, a class, an {@code extern "C"} block, a template), or -1
+     */
+    private record Ctx(String namespace, boolean externC, String memberOf, int linkageStart, int outerStart) {
     }
 
     /** @return the function definitions of the main file, in source order */
     List<FunctionDef> functions() {
         List<FunctionDef> out = new ArrayList<>();
         for (IASTDeclaration d : tu.getDeclarations()) {
-            visitDecl(d, new Ctx("", false, null, -1), null, out);
+            IASTFileLocation l = d.getFileLocation();
+            visitDecl(d, new Ctx("", false, null, -1, l != null && d.isPartOfTranslationUnitFile() ? l.getNodeOffset() : -1), null, out);
         }
         out.sort((a, b) -> Integer.compare(a.range().offset(), b.range().offset()));
         return out;
@@ -335,7 +341,7 @@ final class AstConverter {
                 String q = name.isEmpty() ? ctx.namespace()
                     : ctx.namespace().isEmpty() ? name : ctx.namespace() + "::" + name;
                 for (IASTDeclaration c : ns.getDeclarations(true)) {
-                    visitDecl(c, new Ctx(q, ctx.externC(), null, -1), null, out);
+                    visitDecl(c, new Ctx(q, ctx.externC(), null, -1, ctx.outerStart()), null, out);
                 }
             } else if (d instanceof ICPPASTLinkageSpecification ls) {
                 boolean c = "\"C\"".equals(ls.getLiteral());
@@ -345,7 +351,7 @@ final class AstConverter {
                     single = l.getNodeOffset();
                 }
                 for (IASTDeclaration x : ls.getDeclarations(true)) {
-                    visitDecl(x, new Ctx(ctx.namespace(), ctx.externC() || c, ctx.memberOf(), single), null, out);
+                    visitDecl(x, new Ctx(ctx.namespace(), ctx.externC() || c, ctx.memberOf(), single, ctx.outerStart()), null, out);
                 }
             } else if (d instanceof ICPPASTTemplateDeclaration td) {
                 visitDecl(td.getDeclaration(), ctx, td, out);
@@ -360,7 +366,7 @@ final class AstConverter {
                     && sd.getDeclSpecifier() instanceof ICPPASTCompositeTypeSpecifier cs) {
                 String cls = cs.getName().getLastName().toString();
                 for (IASTDeclaration m : cs.getDeclarations(true)) {
-                    visitDecl(m, new Ctx(ctx.namespace(), ctx.externC(), cls, -1), null, out);
+                    visitDecl(m, new Ctx(ctx.namespace(), ctx.externC(), cls, -1, ctx.outerStart()), null, out);
                 }
             }
         } catch (RuntimeException e) {
@@ -481,8 +487,9 @@ final class AstConverter {
         // C linkage is the first declaration's ([dcl.link]/5): extern "C" on a prototype, or a prototype in
         // an extern "C" { } block, gives it to a definition written without
         boolean externC = ctx.externC() || (bindingOf(fullName) instanceof ICPPFunction cf && cf.isExternC());
+        int outer = ctx.outerStart() >= 0 && ctx.outerStart() <= start ? ctx.outerStart() : start;
         return new FunctionDef(name, kind, whole, header, nameRange, params, paramsRange, b, first, isStatic,
-            externC, ctx.namespace(), memberOf, bounded(attrs) || declaredBounded(fullName),
+            externC, ctx.namespace(), memberOf, outer, bounded(attrs) || declaredBounded(fullName),
             declaredDefaults(fullName, params), declaredTemplateDefaults(fullName, templateOf(fd)),
             signatureNeeds().needs(fd, templ, new int[] {start, body.getFileLocation() == null ? own.end()
                     : Math.max(start, body.getFileLocation().getNodeOffset())}, first == null),

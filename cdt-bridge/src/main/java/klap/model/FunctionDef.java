@@ -22,6 +22,12 @@ import java.util.List;
  *                         block; C++ [dcl.link]/5)
  * @param namespace        the enclosing namespace qualifier ({@code a::b}), empty at global scope
  * @param memberOf         the enclosing class name for member functions, or null
+ * @param fileScopeStart   main-file offset where the file-scope declaration that holds the definition
+ *                         begins: the outermost namespace definition, class or {@code extern "C"} block
+ *                         around it, or {@code range().offset()} for a function at file scope. Text
+ *                         inserted there is at file scope and before the function (klap declares a
+ *                         child's argument record there when a namespace's function or a class member
+ *                         is the child's first user)
  * @param bounded          the definition, or a declaration of the same function anywhere in the
  *                         translation unit, gives launch bounds or a register limit ({@code
  *                         __launch_bounds__}, {@code __maxnreg__}), also where a macro writes them
@@ -52,7 +58,7 @@ import java.util.List;
 public record FunctionDef(String name, Kind kind, SourceRange range, SourceRange templateHeader,
                           SourceRange nameRange, List<Param> params, SourceRange paramsRange,
                           Stmt.Block body, SourceRange firstDeclaration, boolean isStatic, boolean externC,
-                          String namespace, String memberOf, boolean bounded, List<String> declaredDefaults,
+                          String namespace, String memberOf, int fileScopeStart, boolean bounded, List<String> declaredDefaults,
                           List<String> declaredTemplateDefaults, List<Need> signatureNeeds,
                           java.util.Map<Integer, String> scalarTypes) {
 

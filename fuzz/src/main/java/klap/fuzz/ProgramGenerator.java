@@ -176,6 +176,8 @@ public final class ProgramGenerator {
     private final long seed;
     private final List<Child> children = new ArrayList<>();
     private final List<String> helpers = new ArrayList<>();
+    /** declarations a shape puts in {@link #COMMON_HEADER} of a two-file program (kernels declared only there) */
+    private final StringBuilder commonDecls = new StringBuilder();
     private final List<String> helpersCpu = new ArrayList<>();
     private final List<Launcher> launchers = new ArrayList<>();
     private int siteCount;
@@ -2417,8 +2419,48 @@ public final class ProgramGenerator {
         body.add(Code.same("  if (gt >= n) return;"));
         body.add(new Code("  " + cond + callee + "<<<2, 32>>>(out, data, " + arg + ");", "  " + cond + child + "_cpu(out, data, " + arg + ");"));
         Extra e = perThreadExtra(name, before + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
-        return !parentInside ? e : new Extra(e.name(), e.device() + "}\n" + outside + "using " + space + "::" + name + ";\n",
-                e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem(), e.attrChild());
+        if (parentInside) {
+            return new Extra(e.name(), e.device() + "}\n" + outside + "using " + space + "::" + name + ";\n",
+                    e.cpu(), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(), e.sites(), e.smem(), e.attrChild());
+        }
+        return twoFiles && chance(0.5) ? headerChild(e, name, space, body.get(1)) : e; // (drawn last: the first version's draws stay)
+    }
+
+    /**
+     * Adds to a two-file {@link Shape#NAMESPACES} program {@code e} a child {@code NAME_hchild} at file
+     * scope declared only in {@link #COMMON_HEADER} and defined at the end of the kernels' file, which
+     * a {@code __device__} function of the namespace ({@code NAME_space::NAME_go}) or a static member of
+     * a class ({@code NAME_hl::go}) launches; the parent calls it after its launch {@code launch}.
+     * klap declares such a child's record and variants before the first function that uses it: it
+     * put them before the first file-scope user, after the namespace's or class's (nvcc: identifier
+     * "klap_args_..." is undefined), then left such a launch as written; now before the namespace or
+     * class ({@code FunctionDef.fileScopeStart}, 2026-11-30).
+     */
+    private Extra headerChild(Extra e, String name, String space, Code launch) {
+        boolean member = chance(0.5);
+        int salt = pick(1000);
+        String hchild = name + "_hchild";
+        String params = "(unsigned* out, const int* p, int i)";
+        features.add("namespaces:header-child:" + (member ? "member" : "namespace"));
+        commonDecls.append("__global__ void ").append(hchild).append(params).append(";\n");
+        String go = member ? name + "_hl::go" : space + "::" + name + "_go";
+        String launcher = member
+                ? "struct " + name + "_hl {\n  __device__ static void go" + params + " { " + hchild + "<<<1, 32>>>(out, p, i); }\n};\n"
+                : "namespace " + space + " {\n__device__ void " + name + "_go" + params + " { ::" + hchild + "<<<1, 32>>>(out, p, i); }\n}\n";
+        String def = "__global__ void " + hchild + params + " {\n  unsigned g = threadIdx.x;\n  atomicAdd(&out[((unsigned)i * 37u + g + "
+                + salt + "u) % " + OUT_N + "u], fz_mix(g + 5u, (unsigned)p[((unsigned)i + g) % " + DATA_N + "u]));\n}\n";
+        String cpu = "static void " + hchild + "_cpu(unsigned* out, const int* p, int i) {\n  ++fz_launches;\n"
+                + "  for (unsigned g = 0; g < 32u; ++g) out[((unsigned)i * 37u + g + " + salt + "u) % " + OUT_N
+                + "u] += fz_mix(g + 5u, (unsigned)p[((unsigned)i + g) % " + DATA_N + "u]);\n}\n";
+        String arg = "(int)((unsigned)gt * 3u + (unsigned)k)";
+        String device = launch.device() + "\n  if ((gt + k) % 3 != 2) " + go + "(out, data, " + arg + ");";
+        String host = launch.cpu() + "\n  if ((gt + k) % 3 != 2) " + hchild + "_cpu(out, data, " + arg + ");";
+        if (!e.device().contains(launch.device() + "\n") || !e.cpu().contains(launch.cpu() + "\n")) {
+            throw new IllegalStateException("the parent's launch is not " + launch.device());
+        }
+        return new Extra(e.name(), launcher + e.device().replace(launch.device() + "\n", device + "\n") + def,
+                cpu + e.cpu().replace(launch.cpu() + "\n", host + "\n"), e.scratchWords(), e.grid(), e.block(), e.n(), e.k(),
+                e.sites() + 1, e.smem(), e.attrChild());
     }
 
     /**
@@ -3052,6 +3094,10 @@ public final class ProgramGenerator {
         }
         common.append(gen).append("// This is ").append(COMMON_HEADER).append(", included by both.\n#pragma once\n#include <cuda_runtime.h>\n\n");
         common.append(mix);
+        if (commonDecls.length() > 0) {
+            common.append("// kernels of ").append(KERNELS_FILE).append(" declared only here, defined after their first use there\n")
+                    .append(commonDecls).append('\n');
+        }
         if (declInHeader) {
             common.append("// the kernels of ").append(KERNELS_FILE).append(", launched from ").append(MAIN_FILE).append("\n").append(decls);
         }

@@ -340,7 +340,10 @@ public enum Shape {
      * (main.cu declares it there). Sometimes the helper is {@code extern "C"}, or first declared in
      * an {@code extern "C" { }} block: klap's clone overloaded a C-linkage name ("more than one
      * instance ... has "C" linkage"), also where the definition outside the block had its C linkage
-     * from the prototype alone. Drawn from a
+     * from the prototype alone. A two-file program sometimes adds a file-scope child declared only in
+     * the common header and defined last, launched first by a {@code __device__} function of the
+     * namespace or a static member of a class (klap's record went after that launch, then such a
+     * launch was left as written; now klap declares it before the namespace or class). Drawn from a
      * twenty-sixth generator.
      */
     NAMESPACES("namespaces", 0.15),
