@@ -71,11 +71,12 @@ public final class NpGenerator {
         NON_CANONICAL("non-canonical", List.of("canonical", "i--", "form", "decrement", "increment", "step", "condition")),
         /**
          * {@code np_k} is prototyped before {@code typedef unsigned fz_word;} and defined with {@code
-         * fz_word* out}: the variant's prototype, after the kernel's, would copy that signature
+         * fz_word* out}, and a host function between the prototype and the typedef launches it: the
+         * variant's prototype, which that launch needs before it, would copy that signature
          * (2026-11-30), so the whole kernel stays as written. Not drawn with the loop refusals above
          * ({@link #DRAWN}): a draw of its own, among programs without another refusal.
          */
-        LATE_SIGNATURE("late-signature", List.of("after its first declaration"));
+        LATE_SIGNATURE("late-signature", List.of("where klap must declare the CUDA-NP variant"));
 
         /** the refusals a program draws with its loops (the first five; their draw is that of the first version) */
         static final int DRAWN = 5;
@@ -229,6 +230,13 @@ public final class NpGenerator {
          * fz_word* out}. Drawn from a generator of its own, so the other draws stay.
          */
         final int alias;
+        /**
+         * with {@code alias == 2}: a host function before the alias launches np_k ({@code fz_np_early},
+         * never called), so klap must declare the variant where the definition's signature cannot be
+         * written yet (refusal {@link Refusal#LATE_SIGNATURE}); without it, klap declares the variant
+         * with its definition and transforms the kernel (2026-11-30, an eighth session)
+         */
+        final boolean earlyLaunch;
         final int arrayBudget; // the largest local array (elements) the block may have, 0: none
 
         Gen(long seed) {
@@ -250,6 +258,8 @@ public final class NpGenerator {
             refusal = rf < Refusal.DRAWN ? Refusal.values()[rf] : null;
             int ad = templateCase() < 2 ? -1 : new SplittableRandom(seed * 1_000_003L + 11).nextInt(8);
             alias = ad == 0 ? 1 : ad == 1 && refusal == null ? 2 : 0;
+            // a late alias with a host function launching np_k before it (then klap must refuse), or not
+            earlyLaunch = alias == 2 && new SplittableRandom(seed * 1_000_003L + 17).nextBoolean();
             shared = r.nextInt(3) == 0;
             uniform = r.nextInt(5) < 2;
             earlyReturn = !uniform && refusal != Refusal.SYNC_IN_LOOP && r.nextInt(4) == 0;
@@ -1215,11 +1225,11 @@ public final class NpGenerator {
                 line("out[" + slots(1) + " * NT + gt] = fz_acc;");
             }
             pop();
-            if (alias == 2) {
+            if (earlyLaunch) {
                 refusal = Refusal.LATE_SIGNATURE; // (set last: the draws above see no refusal)
             }
             if (alias != 0) {
-                shapes.add(alias == 1 ? "signature:early-alias" : "signature:late-alias");
+                shapes.add(alias == 1 ? "signature:early-alias" : earlyLaunch ? "signature:late-alias:early-launch" : "signature:late-alias");
             }
             boolean kernelRefused = refusal == Refusal.WARP_INTRINSIC || refusal == Refusal.LATE_SIGNATURE
                     || refusal != null && transformableLoops == 0;
@@ -1301,6 +1311,10 @@ public final class NpGenerator {
                 p.append(alias == 1 ? typedef : "");
                 p.append("__global__ void np_k").append(params).append(";\n");
                 p.append("__global__ void ref_k").append(params).append(";\n");
+                if (earlyLaunch) {
+                    p.append("void fz_np_early(const unsigned* in, unsigned* out, unsigned* cnt)\n{\n"
+                            + "    np_k<<<1, 32>>>(in, out, cnt, 0, 0);\n}\n");
+                }
                 p.append(alias == 2 ? typedef : "").append('\n');
                 params = params.replace("unsigned* out", "fz_word* out");
             }

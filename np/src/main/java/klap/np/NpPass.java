@@ -140,14 +140,16 @@ public final class NpPass {
                 continue;
             }
             // (a prototype needs no class complete: a class taken by value may be defined later)
-            FunctionDef.Need late = f.firstDeclaration() == null ? null : f.lateNeed(prototypesAt(src, f), false);
+            int at = f.firstDeclaration() == null ? -1 : prototypesAt(unit, f);
+            FunctionDef.Need late = at < 0 ? null : f.lateNeed(at, false);
             if (late != null) {
-                // the variant's prototype follows the first declaration and copies the definition's
-                // signature (2026-11-30: a typedef between the two, "identifier real is undefined")
+                // the variant's prototype copies the definition's signature (2026-11-30: a typedef between
+                // the first declaration and the definition, "identifier real is undefined")
                 diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, f.nameRange().offset(), "kernel '" + f.name()
-                        + "' is left as written: its definition's signature " + late.says(src) + ", after its first "
-                        + "declaration (line " + src.line(f.firstDeclaration().offset()) + "), after which klap declares "
-                        + "the CUDA-NP variant; " + late.fix() + " before that declaration to transform it", "np"));
+                        + "' is left as written: its definition's signature " + late.says(src) + ", after line "
+                        + src.line(at) + ", where klap must declare the CUDA-NP variant (" + (f.namespace().isEmpty() && f.memberOf() == null
+                        ? "before the first function that launches the kernel" : "after the kernel's first declaration")
+                        + "); " + late.fix() + " before that line to transform it", "np"));
                 continue;
             }
             NpPlan plan = planner.plan(f, mine);
@@ -201,10 +203,15 @@ public final class NpPass {
                     defs.append(v.kernel().deduction(condition)).append(src.lineDirective(k.range().end()));
                 }
             }
-            out.insert(k.range().end(), defs.toString());
-            if (k.firstDeclaration() != null) {
-                int next = prototypesAt(src, k);
-                out.insert(next, protos + src.lineDirective(next));
+            int next = k.firstDeclaration() == null ? -1 : prototypesAt(unit, k);
+            if (next == k.range().end()) {
+                // no launch before the definition needs them: declared with the definitions
+                out.insert(next, protos + defs.toString());
+            } else {
+                out.insert(k.range().end(), defs.toString());
+                if (next >= 0) {
+                    out.insert(next, protos + src.lineDirective(next));
+                }
             }
             names.add(k.name());
             launches += rewriteLaunches(unit, k, hosts, e.getValue(), opt, kept, out, diags);
@@ -221,6 +228,31 @@ public final class NpPass {
         sum.append(String.join(", ", parts)).append("; ").append(launches).append(" host launch")
                 .append(launches == 1 ? "" : "es").append(" rewritten");
         return new Result(out.render(), diags, List.copyOf(names), sum.toString());
+    }
+
+    /**
+     * @return where the variants' prototypes of kernel {@code k}, first declared before its
+     *         definition, go: the line after that declaration ({@link #prototypesAt(SourceFile,
+     *         FunctionDef)}) where the definition's signature text is valid there. Otherwise, for a
+     *         kernel at file scope (2026-11-30, an eighth session; it was left as written): where the
+     *         first function that launches it before its definition begins at file scope ({@link
+     *         FunctionDef#fileScopeStart}), or, with no such launch, the end of the definition. Only the
+     *         host launches klap rewrites ({@link #hostLaunches}) name the variants.
+     */
+    private static int prototypesAt(CudaUnit unit, FunctionDef k) {
+        int at = prototypesAt(unit.file(), k);
+        if (k.lateNeed(at, false) == null || !k.namespace().isEmpty() || k.memberOf() != null) {
+            return at;
+        }
+        int first = k.range().end();
+        for (Expr.Launch l : hostLaunches(unit, k)) {
+            for (FunctionDef h : unit.functions()) {
+                if (h.kind() == FunctionDef.Kind.HOST && h.body().range().contains(l.range()) && l.range().offset() < k.range().offset()) {
+                    first = Math.min(first, h.fileScopeStart());
+                }
+            }
+        }
+        return first;
     }
 
     /** @return where the variants' prototypes of kernel {@code k}, first declared before its definition, go: the line after that declaration */

@@ -744,8 +744,10 @@ class NpPassTest {
     /**
      * 2026-11-30: the variant's prototype follows the kernel's first declaration and copies the
      * definition's signature; a typedef (or a class taken by value, a macro) declared between the two
-     * made it invalid there ("identifier real is undefined", nvcc 13). The kernel stays as written;
-     * where the alias comes first, it is transformed.
+     * made it invalid there ("identifier real is undefined", nvcc 13). Since the eighth session of that
+     * day, klap declares the variant of a file-scope kernel before the first function that launches it
+     * before its definition, or with its definition where none does; only a launch before the typedef
+     * leaves the kernel as written. Where the alias comes first, nothing changes.
      */
     @Test
     void aSignatureNamingWhatIsDeclaredAfterThePrototype() {
@@ -757,19 +759,39 @@ class NpPassTest {
                     y[t] = sum;
                 }
                 """ + HOST;
-        String late = "__global__ void k(const float *a, float *y, int n);\ntypedef float real;\n"
+        String early = "void launch_early(const float* a, float* y) { k<<<4, 128>>>(a, y, 64); }\n";
+        String late = "__global__ void k(const float *a, float *y, int n);\n" + early + "typedef float real;\n"
                 + "__global__ void k(const real *a, float *y, int n) {\n" + body;
         for (NpMode m : NpMode.values()) {
-            refused(late, m, "kernel 'k' is left as written: its definition's signature names 'real', declared at line 2, "
-                    + "after its first declaration (line 1), after which klap declares the CUDA-NP variant; declare 'real' "
-                    + "before that declaration to transform it");
+            refused(late, m, "kernel 'k' is left as written: its definition's signature names 'real', declared at line 3, "
+                    + "after line 2, where klap must declare the CUDA-NP variant (before the first function that launches "
+                    + "the kernel); declare 'real' before that line to transform it");
         }
-        String macro = "__global__ void k(const float *a, float *y, int n);\n#define REAL float\n"
+        // no launch before the definition: the variant's prototype goes with its definition
+        for (NpMode m : NpMode.values()) {
+            NpPass.Result r = run(late.replace(early, ""), m, 8);
+            assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
+            inOrder(r.text(), "__global__ void k(const float *a, float *y, int n);", "typedef float real;",
+                    "__global__ void k(const real *a, float *y, int n) {", "void k_klap_np" + (m == NpMode.INTER_WARP ? "w" : "i")
+                    + "(const real *a, float *y, int n, dim3 klap_np_bd", "int main()", "k_klap_np");
+        }
+        // a launch after the typedef, before the definition: the prototype goes before the launching function
+        NpPass.Result mid = run(late.replace(early, "").replace("typedef float real;\n", "typedef float real;\n" + early),
+                NpMode.INTRA_WARP, 8);
+        assertEquals(List.of("k"), mid.transformed(), mid.diagnostics().toString());
+        inOrder(mid.text(), "typedef float real;", "__global__ void k_klap_npi(const real *a, float *y, int n, dim3 klap_np_bd",
+                "void launch_early(", "k_klap_npi<<<", "__global__ void k(const real *a, float *y, int n) {");
+        String macro = "__global__ void k(const float *a, float *y, int n);\n" + early + "#define REAL float\n"
                 + "__global__ void k(const REAL *a, float *y, int n) {\n" + body;
-        refused(macro, NpMode.ALL, "its definition's signature expands the macro 'REAL', defined at line 2");
-        String bounds = "__global__ void k(const float *a, float *y, int n);\nconstexpr int kB = 128;\n"
+        refused(macro, NpMode.ALL, "its definition's signature expands the macro 'REAL', defined at line 3");
+        String bounds = "__global__ void k(const float *a, float *y, int n);\n" + early + "constexpr int kB = 128;\n"
                 + "__global__ void __launch_bounds__(kB) k(const float *a, float *y, int n) {\n" + body;
-        refused(bounds, NpMode.INTRA_WARP, "its definition's signature names 'kB', declared at line 2");
+        refused(bounds, NpMode.INTRA_WARP, "its definition's signature names 'kB', declared at line 3");
+        // a kernel in a namespace keeps its variant's prototype after its first declaration, in the namespace
+        String spaced = "namespace ns {\n__global__ void k(const float *a, float *y, int n);\ntypedef float real;\n"
+                + "__global__ void k(const real *a, float *y, int n) {\n" + body.replace(HOST, "}\n" + HOST.replace("k<<<", "ns::k<<<"));
+        refused(spaced, NpMode.INTRA_WARP, "its definition's signature names 'real', declared at line 3, after line 3, where klap "
+                + "must declare the CUDA-NP variant (after the kernel's first declaration)");
         // a class taken by value, defined after the prototype: a prototype of the variant needs it declared only
         String byValue = "struct Pair;\n__global__ void k(const float *a, float *y, int n, Pair pr);\n"
                 + "struct Pair { float s; };\n__global__ void k(const float *a, float *y, int n, Pair pr) {\n"
@@ -778,9 +800,9 @@ class NpPassTest {
         assertEquals(List.of("k"), pr.transformed(), pr.diagnostics().toString());
         inOrder(pr.text(), "__global__ void k(const float *a, float *y, int n, Pair pr);",
                 "__global__ void k_klap_npi(const float *a, float *y, int n, Pair pr, dim3 klap_np_bd", "struct Pair { float s; };");
-        String early = "typedef float real;\n__global__ void k(const float *a, float *y, int n);\n"
+        String first = "typedef float real;\n__global__ void k(const float *a, float *y, int n);\n"
                 + "__global__ void k(const real *a, float *y, int n) {\n" + body;
-        NpPass.Result r = run(early, NpMode.INTRA_WARP, 8);
+        NpPass.Result r = run(first, NpMode.INTRA_WARP, 8);
         assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
         inOrder(r.text(), "typedef float real;", "__global__ void k(const float *a, float *y, int n);",
                 "__global__ void k_klap_npi(const real *a, float *y, int n, dim3 klap_np_bd");
