@@ -3,9 +3,12 @@
 // index-reading helper's clone and a parent's twins where the function is first declared, and it
 // copied the definition's signature there: "identifier word_t is undefined", "incomplete type Pair"
 // (nvcc 13); bounds_child's __launch_bounds__ name a constant declared after its prototype
-// ("identifier kBound is undefined"). Now the launches of word_child, pair_child, macro_child,
-// helper_child and bounds_child stay as written (klap-child-signature-late), the parent gets no
-// kernel-granularity or chunk twin, and early_child, whose alias comes before its prototype, is
+// ("identifier kBound is undefined"). Since the eighth session of that day klap declares them, where
+// the signature needs it, before the first function that uses the function (or before its
+// definition). So here only the launches of word_child and macro_child stay as written
+// (klap-child-signature-late: 'early' launches them before the typedef and the macro), and the
+// parent gets no kernel-granularity or chunk twin ('run' launches it before pword_t); pair_child,
+// helper_child (its helper's clone goes after the typedef), bounds_child and early_child are
 // aggregated.
 #include <cstdio>
 #include <vector>
@@ -21,6 +24,21 @@ __global__ void helper_child(unsigned* out, int i);
 __global__ void bounds_child(unsigned* out, int i);
 __device__ unsigned lane_gid(const unsigned* base);
 __global__ void parent(unsigned* out, int n);
+
+__global__ void early(unsigned* out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n && t % 7 == 0) {
+    word_child<<<1, 32>>>(out, t + 6000);
+    macro_child<<<1, 32>>>(out, t + 7000);
+    helper_child<<<1, 32>>>(out, t + 8000);
+  }
+}
+
+static void run(unsigned* out, int n) {
+  parent<<<(n + 31) / 32, 32>>>(out, n);
+  early<<<(n + 31) / 32, 32>>>(out, n);
+}
+
 typedef unsigned word_t;
 using pword_t = unsigned;
 struct Pair { unsigned a; unsigned b; };
@@ -85,11 +103,17 @@ int main() {
     for (unsigned g = 0; g < 64; ++g) expected[((t + 4000u) * 131u + g) % N_OUT] += g * 7u;
     if (t % 4 == 0)
       for (unsigned g = 0; g < 64; ++g) expected[((t + 5000u) * 131u + g) % N_OUT] += g * 3u + 2u;
+    if (t % 7 == 0)
+      for (unsigned g = 0; g < 32; ++g) {
+        expected[((t + 6000u) * 131u + g) % N_OUT] += g + 1u;
+        expected[((t + 7000u) * 131u + g) % N_OUT] += g * 2u + 1u;
+        expected[((t + 8000u) * 131u + g) % N_OUT] += g + 5u;
+      }
   }
   unsigned* out;
   cudaMalloc(&out, sizeof(unsigned) * N_OUT);
   cudaMemset(out, 0, sizeof(unsigned) * N_OUT);
-  parent<<<(n + 31) / 32, 32>>>(out, n);
+  run(out, n);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   if (err != cudaSuccess) { std::printf("FAIL cuda %s\n", cudaGetErrorString(err)); return 1; }

@@ -391,7 +391,11 @@ final class AggregationContext {
      * from where its outermost file-scope declaration begins ({@link FunctionDef#fileScopeStart}: the
      * {@code namespace app {} or {@code struct S {} line): klap's declarations of a file-scope
      * {@code f} must be at file scope (review 2026-11-30: such a launch had been left as written,
-     * {@code child-declared-later}).
+     * {@code child-declared-later}). Where {@code f}'s signature names what is declared after its
+     * first declaration ({@link FunctionDef#lateNeed}), later: before the first function that uses
+     * {@code f}, or before {@code f}'s definition if none does before it (2026-11-30, an eighth
+     * session: such a child had been left as written, {@code child-signature-late}, and such a parent
+     * had no twins, wherever its users were).
      */
     int declarationsAt(FunctionDef f) {
         return beforeUses.computeIfAbsent(f, k -> {
@@ -400,13 +404,15 @@ final class AggregationContext {
                 // its declarations go in its own namespace or class, where it is declared
                 return at;
             }
-            // the users come by where they begin, so the first one before the declaration is the earliest
+            // the users come by where they begin: the first one other than k is the earliest
+            int first = k.range().offset();
             for (FunctionDef h : usersByName().getOrDefault(k.name(), List.of())) {
-                if (h != k && h.fileScopeStart() < at) {
-                    return h.fileScopeStart();
+                if (h != k) {
+                    first = Math.min(first, h.fileScopeStart());
+                    break;
                 }
             }
-            return at;
+            return first < at || k.lateNeed(at, true) != null ? first : at;
         });
     }
 

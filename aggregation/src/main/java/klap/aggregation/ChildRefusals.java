@@ -606,8 +606,8 @@ final class ChildRefusals {
         FunctionDef.Need late = ctx.lateSignature(child, record);
         if (late != null) {
             return new Refusal("child kernel '" + child.name() + "': its " + ctx.lateSignatureWhy(child, late) + ", where klap must "
-                    + "declare its aggregated variant and argument record (where the kernel is first declared or first "
-                    + "used); its launch is not aggregated; " + late.fix() + " before that line to aggregate it",
+                    + "declare its aggregated variant and argument record (before the first function that uses the kernel); "
+                    + "its launch is not aggregated; " + late.fix() + " before that line to aggregate it",
                     "child-signature-late");
         }
         for (Param q : child.params()) {

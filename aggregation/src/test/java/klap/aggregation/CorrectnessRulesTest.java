@@ -1265,8 +1265,11 @@ class CorrectnessRulesTest {
      * 2026-11-30: klap declares a child's record and variants, an index-reading helper's clone and a
      * parent's twins where the function is first declared, copying the definition's signature; a
      * typedef, alias, macro or class definition between the prototype and the definition made that
-     * text invalid there (nvcc: "identifier word_t is undefined", "incomplete type"). Such launches
-     * stay as written, the parent gets no twin; a child whose names come first is still aggregated.
+     * text invalid there (nvcc: "identifier word_t is undefined", "incomplete type"). Since the eighth
+     * session of that day klap declares them later where the signature needs it: before the first
+     * function that uses the function, or before its definition. Only a launch (or a twin's host
+     * launch) in a function before the typedef leaves the launch as written and the parent without a
+     * twin. A class taken by value can have no such user (it could not construct the argument).
      */
     @ParameterizedTest
     @EnumSource(Granularity.class)
@@ -1281,6 +1284,7 @@ class CorrectnessRulesTest {
                 __global__ void node_child(Node* nodes, const Node& first);
                 __device__ unsigned lane_gid(const unsigned* base);
                 __global__ void parent(unsigned* out, int n);
+                EARLY
                 typedef unsigned word_t;
                 using pword_t = unsigned;
                 struct Pair { unsigned a; unsigned b; };
@@ -1308,29 +1312,47 @@ class CorrectnessRulesTest {
                 }
                 int main() { unsigned* out = nullptr; parent<<<4, 32>>>(out, 100); return 0; }
                 """;
-        var r = Check.run(src, g);
+        // functions that use the children and the parent before the typedef (line 10)
+        String early = "__global__ void early(unsigned* out, int n) { if (threadIdx.x < n) { word_child<<<1, 32>>>(out, 1); "
+                + "macro_child<<<1, 32>>>(out); helper_child<<<1, 32>>>(out); } }\n"
+                + "void run_early(unsigned* out) { parent<<<4, 32>>>(out, 100); }";
+        var r = Check.run(src.replace("EARLY", early), g);
         assertFalse(r.hasErrors(), r.diagnostics().toString());
         String d = r.diagnostics().toString();
+        // each child's launches in 'early' and in 'parent' (one refusal per site)
         assertEquals(4, r.diagnostics().stream().filter(x -> x.id().endsWith("child-signature-late")).count(), d);
-        assertTrue(d.contains("child kernel 'word_child': its signature names 'word_t', declared at line 10, after line 3"), d);
-        assertTrue(d.contains("child kernel 'pair_child': its signature takes 'Pair' by value, defined at line 12, after line 4"), d);
-        assertTrue(d.contains("child kernel 'macro_child': its signature expands the macro 'WORD', defined at line 14"), d);
-        assertTrue(d.contains("child kernel 'helper_child' calls 'lane_gid', which reads the built-in indices: its signature "
-                + "names 'word_t'"), d);
-        // the four launches as written; no record, variant or clone of their kernels
-        inOrder(r.text(), "word_child<<<1, 32>>>(out, t);", "pair_child<<<1, 32>>>(out, Pair{1u, 2u});",
-                "macro_child<<<1, 32>>>(out);", "helper_child<<<1, 32>>>(out);");
-        none(r.text(), "klap_args_word_child", "klap_args_pair_child", "klap_args_macro_child", "klap_args_helper_child",
-                "lane_gid(const klap::vctx");
-        // a class through a pointer or a reference needs only its declaration: aggregated
-        assertEquals(2, r.sites(), d);
-        inOrder(r.text(), "struct klap_args_node_child", "struct klap_args_early_child");
-        // the parent's signature names pword_t, declared after its prototype: no twin
+        assertTrue(d.contains("child kernel 'word_child': its signature names 'word_t', declared at line 12, after line 10"), d);
+        assertTrue(d.contains("child kernel 'macro_child': its signature expands the macro 'WORD', defined at line 16"), d);
+        // the launches as written; no record or variant of their kernels
+        inOrder(r.text(), "word_child<<<1, 32>>>(out, t);", "macro_child<<<1, 32>>>(out);");
+        none(r.text(), "klap_args_word_child", "klap_args_macro_child");
+        // helper_child's own signature is early; the clone of the helper it calls is declared before
+        // the helper's first user (helper_child's definition), after the typedef: aggregated, 'early' too
+        inOrder(r.text(), "using pword_t = unsigned;", "__device__ unsigned lane_gid(const klap::vctx& klap_v, const word_t* base);",
+                "__global__ void helper_child(unsigned* out) {");
+        // a class by value (no function can launch it before the class is complete), through a pointer
+        // or a reference, or names declared before the first use: aggregated
+        assertEquals(5, r.sites(), d);
+        inOrder(r.text(), "struct Pair { unsigned a; unsigned b; };", "struct klap_args_pair_child", "void parent(");
+        inOrder(r.text(), "struct klap_args_early_child", "void parent(");
+        inOrder(r.text(), "struct klap_args_node_child", "void nparent(");
+        // the parent's signature names pword_t, declared after run_early's host launch: no twin
         none(r.text(), "{{\\b}}parent_klap_grid", "{{\\b}}parent_klap_chunk");
         if (g == Granularity.KERNEL) {
-            assertTrue(d.contains("the kernel's own signature names 'pword_t', declared at line 11, after line 9, where klap "
+            assertTrue(d.contains("the kernel's own signature names 'pword_t', declared at line 13, after line 11, where klap "
                     + "must declare its kernel-granularity form"), d);
         }
+        // without the early users, everything is aggregated: klap declares after the typedefs
+        var all = Check.run(src.replace("EARLY\n", ""), g);
+        String ad = all.diagnostics().toString();
+        assertTrue(all.diagnostics().stream().noneMatch(x -> x.id().endsWith("signature-late")), ad);
+        assertEquals(6, all.sites(), ad);
+        inOrder(all.text(), "#define WORD unsigned", "struct klap_args_word_child { word_t* out;", "__global__ void word_child(word_t* out");
+        inOrder(all.text(), "__device__ unsigned lane_gid(const klap::vctx& klap_v, const word_t* base);",
+                "__device__ unsigned lane_gid(const word_t* base) {");
+        inOrder(all.text(), "struct klap_args_macro_child { WORD* out;", "__global__ void macro_child(WORD* out)");
+        inOrder(all.text(), "using pword_t = unsigned;", g == Granularity.KERNEL ? "void parent_klap_grid(pword_t* out, int n, klap::kstate* klap_ks);"
+                : "void parent_klap_chunk(pword_t* out, int n, klap::chunk klap_chunk);", "void parent(pword_t* out, int n) {");
         // a clone's and a twin's prototypes are declarations: a class they take by value may be defined later
         var byValue = Check.run("""
                 struct Pair;
@@ -1348,14 +1370,17 @@ class CorrectnessRulesTest {
         assertEquals(1, byValue.sites(), byValue.diagnostics().toString());
         assertTrue(byValue.diagnostics().stream().noneMatch(x -> x.id().endsWith("signature-late")
                 || x.message().contains("signature")), byValue.diagnostics().toString());
-        inOrder(byValue.text(), "__device__ unsigned lane_gid(const klap::vctx& klap_v, Pair p);", "struct Pair { unsigned a; };");
+        // (the clone's and the twins' prototypes go before the definitions, after the class: the
+        // prototypes take it by value, and no function uses lane_gid or the parent before)
+        inOrder(byValue.text(), "struct Pair { unsigned a; };", "__device__ unsigned lane_gid(const klap::vctx& klap_v, Pair p);",
+                "__device__ unsigned lane_gid(Pair p) {");
         if (g == Granularity.KERNEL) {
-            inOrder(byValue.text(), "void parent_klap_grid(unsigned* out, int n, Pair p, klap::kstate* klap_ks);",
-                    "struct Pair { unsigned a; };");
+            inOrder(byValue.text(), "struct Pair { unsigned a; };", "void parent_klap_grid(unsigned* out, int n, Pair p, klap::kstate* klap_ks);",
+                    "void parent(unsigned* out, int n, Pair p) {");
         } else {
-            // the chunk twin has no argument record either (it was refused until 2026-11-30's ninth session)
+            // the chunk twin has no argument record either (it was refused until 2026-11-30's eighth session)
             inOrder(byValue.text(), "void parent_klap_chunk(unsigned* out, int n, Pair p, klap::chunk klap_chunk);",
-                    "struct Pair { unsigned a; };", "parent_klap_chunk<<<");
+                    "parent_klap_chunk<<<");
         }
     }
 

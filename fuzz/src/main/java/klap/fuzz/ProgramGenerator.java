@@ -2473,7 +2473,9 @@ public final class ProgramGenerator {
      * (then it gets no kernel-granularity or chunk twin). The control ({@code control})
      * declares the typedef before every prototype. Sometimes the child's {@code __launch_bounds__} name
      * a constant declared after its prototype. The parent's threads below {@code n} launch the child
-     * {@code <<<2, 32>>>}.
+     * {@code <<<2, 32>>>}. Sometimes a kernel {@code NAME_early} before the alias launches the child
+     * (not for a class: it could not construct the argument), and with the parent prototyped, a host
+     * function {@code NAME_run} there launches the parent; neither is launched.
      */
     private Extra makeLateSignature(int id) {
         String name = "fz_ls" + id;
@@ -2543,11 +2545,31 @@ public final class ProgramGenerator {
             dev.replace(at, at + def.length(), "constexpr unsigned " + name + "_bound = 64;\n__global__ void __launch_bounds__("
                     + name + "_bound) " + child + "(" + outType + "* out");
         }
+        // (drawn last, 2026-11-30's eighth session: klap now declares after the alias where no function
+        // before it uses the child) a kernel before the alias launches the child, so that launch and the
+        // parent's stay as written; with :parent, a host function there launches the parent (no twins).
+        // Neither runs: the program's result is that of the shape before
+        int sites = 1;
+        if (chance(0.5) && !kind.equals("control") && (!cls || parentLate)) {
+            features.set(tag, features.get(tag) + ":early");
+            StringBuilder early = new StringBuilder();
+            if (!cls) {
+                early.append("__global__ void ").append(name).append("_early(unsigned* out, const int* p, int n) {\n  if ((int)threadIdx.x < n) ")
+                        .append(child).append("<<<1, 32>>>(out, p, (int)threadIdx.x);\n}\n");
+                sites++;
+            }
+            if (parentLate) {
+                early.append("void ").append(name).append("_run(unsigned* out, const int* data, int n, int k) { ").append(name)
+                        .append("<<<1, 32>>>(out, data, n, k); }\n");
+            }
+            int at = dev.indexOf(alias);
+            dev.insert(at, early);
+        }
         List<Code> body = new ArrayList<>();
         body.add(Code.same("  if (gt >= n) return;"));
         body.add(new Code("  " + cond + child + "<<<2, 32>>>(out, data, " + arg + (cls ? ", " + pair + "{(unsigned)gt, " + b + "u}" : "") + ");",
                 "  " + cond + child + "_cpu(out, data, " + arg + ", (unsigned)gt, " + b + "u);"));
-        Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, 1);
+        Extra e = perThreadExtra(name, dev + "\n", cpu + "\n", body, 0, GRIDS, BLOCKS, sites);
         if (!parentLate) {
             return e;
         }

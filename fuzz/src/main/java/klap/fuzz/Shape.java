@@ -355,9 +355,13 @@ public enum Shape {
      * {@code struct NAME_pair;} before it), and the definition names it. klap declares a child's
      * record and variants, a helper's clone and a parent's twins where the function is first
      * declared, copying the definition's signature: "identifier is undefined" or "incomplete type"
-     * (nvcc 13). Now such a launch stays as written ({@code klap-child-signature-late}), the parent
-     * gets no kernel-granularity or chunk twin. A control draws the alias before the prototypes (klap
-     * must aggregate). Drawn from a twenty-seventh generator.
+     * (nvcc 13). Then such a launch stayed as written ({@code klap-child-signature-late}), the parent
+     * got no kernel-granularity or chunk twin; since the eighth session of that day klap declares
+     * them after the alias where no function before it uses the function. Sometimes
+     * ({@code :early}) a kernel before the alias launches the child, and with {@code :parent} a host
+     * function there launches the parent: those launches stay as written, the parent gets no twins.
+     * A control draws the alias before the prototypes (klap must aggregate). Drawn from a
+     * twenty-seventh generator.
      */
     LATE_SIGNATURE("late-signature", 0.15);
 
