@@ -9,7 +9,10 @@
 // (klap-child-signature-late: 'early' launches them before the typedef and the macro), and the
 // parent gets no kernel-granularity or chunk twin ('run' launches it before pword_t); pair_child,
 // helper_child (its helper's clone goes after the typedef), bounds_child and early_child are
-// aggregated.
+// aggregated. bounds_child has C linkage (an extern "C" prototype, its definition in an
+// extern "C" { } block) and so has c_child (the same, its signature early): klap declared their variants
+// outside the block and defined them inside it, with C linkage ("linkage specification is
+// incompatible with previous", nvcc 13); now all it adds for them has C++ linkage.
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
@@ -21,7 +24,8 @@ __global__ void word_child(unsigned* out, int i);
 __global__ void pair_child(unsigned* out, int i, Pair pr);
 __global__ void macro_child(unsigned* out, int i);
 __global__ void helper_child(unsigned* out, int i);
-__global__ void bounds_child(unsigned* out, int i);
+extern "C" __global__ void bounds_child(unsigned* out, int i);
+extern "C" __global__ void c_child(unsigned* out, int i);
 __device__ unsigned lane_gid(const unsigned* base);
 __global__ void parent(unsigned* out, int n);
 
@@ -68,9 +72,16 @@ __global__ void helper_child(unsigned* out, int i) {
   atomicAdd(&out[((unsigned)i * 131u + g) % N_OUT], g + 5u);
 }
 
+extern "C" {
 __global__ void __launch_bounds__(kBound) bounds_child(unsigned* out, int i) {
   unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
   atomicAdd(&out[((unsigned)i * 131u + g) % N_OUT], g * 3u + 2u);
+}
+
+__global__ void c_child(unsigned* out, int i) {
+  unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&out[((unsigned)i * 131u + g) % N_OUT], g * 9u + 4u);
+}
 }
 
 __global__ void early_child(word_t* out, int i) {
@@ -87,6 +98,7 @@ __global__ void parent(pword_t* out, int n) {
   if (t % 5 != 1) helper_child<<<2, 32>>>(out, t + 3000);
   early_child<<<1, 64>>>(out, t + 4000);
   if (t % 4 == 0) bounds_child<<<1, 64>>>(out, t + 5000);
+  if (t % 3 == 1) c_child<<<1, 32>>>(out, t + 9000);
 }
 
 int main() {
@@ -103,6 +115,8 @@ int main() {
     for (unsigned g = 0; g < 64; ++g) expected[((t + 4000u) * 131u + g) % N_OUT] += g * 7u;
     if (t % 4 == 0)
       for (unsigned g = 0; g < 64; ++g) expected[((t + 5000u) * 131u + g) % N_OUT] += g * 3u + 2u;
+    if (t % 3 == 1)
+      for (unsigned g = 0; g < 32; ++g) expected[((t + 9000u) * 131u + g) % N_OUT] += g * 9u + 4u;
     if (t % 7 == 0)
       for (unsigned g = 0; g < 32; ++g) {
         expected[((t + 6000u) * 131u + g) % N_OUT] += g + 1u;

@@ -404,8 +404,9 @@ final class AggregationContext {
                 // its declarations go in its own namespace or class, where it is declared
                 return at;
             }
-            // the users come by where they begin: the first one other than k is the earliest
-            int first = k.range().offset();
+            // the users come by where they begin: the first one other than k is the earliest; with none
+            // before it, where k's own outermost declaration begins (an extern "C" { } block around it)
+            int first = k.fileScopeStart();
             for (FunctionDef h : usersByName().getOrDefault(k.name(), List.of())) {
                 if (h != k) {
                     first = Math.min(first, h.fileScopeStart());

@@ -283,9 +283,9 @@ final class ChildVariants {
         int end = f.range().end();
         if (variants.containsKey(f)) {
             // in f's namespace: a launch names the record and the variants as it names f (a::klap_args_child)
-            out.insert(declStart, cuda.prototypeWhereDeclared(f, cuda.argsStruct(f) + cuda.deductionChecks(f) + variantPrototypes(f))
-                    + cuda.lineDirective(declStart));
-            out.insert(end, variantDefinitions(f, variantBody.get()) + cuda.lineDirective(end));
+            out.insert(declStart, cuda.prototypeWhereDeclared(f, klap.transform.Linkage.cpp(f, cuda.argsStruct(f) + cuda.deductionChecks(f)
+                    + variantPrototypes(f))) + cuda.lineDirective(declStart));
+            out.insert(end, klap.transform.Linkage.cpp(f, variantDefinitions(f, variantBody.get())) + cuda.lineDirective(end));
         }
         if (clones.contains(f)) {
             out.insert(declStart, clonePrototype(f) + cuda.lineDirective(declStart));
@@ -383,16 +383,6 @@ final class ChildVariants {
         return C_LINKAGE.matcher(head).replaceAll("");
     }
 
-    /**
-     * @return {@code decl} (a clone's prototype or definition) with C++ language linkage where
-     *         {@code f} has C linkage ({@code extern "C"}, or in an {@code extern "C" { }} block): the
-     *         clone overloads {@code f}'s name, and at most one function of a name may have C linkage
-     *         ([dcl.link]/6; nvcc: more than one instance of overloaded function "gid" has "C" linkage)
-     */
-    private static String cppLinkage(FunctionDef f, String decl) {
-        return f.externC() ? "extern \"C++\" {\n" + decl.strip() + "\n}\n" : decl;
-    }
-
     private String clonePrototype(FunctionDef f) {
         String linkage = cloneLinkage(f);
         String head = withoutCLinkage(cuda.declaration(f, cuda.qualifiedNameStart(f)))
@@ -406,14 +396,14 @@ final class ChildVariants {
             String given = f.params().get(i).hasDefault() ? "" : f.declaredDefaults().get(i);
             sb.append(", ").append(decls.get(i)).append(given.isEmpty() ? "" : " " + given);
         }
-        return cuda.prototypeWhereDeclared(f, cppLinkage(f, sb.append(cuda.afterParams(f).trim()).append(";\n").toString()));
+        return cuda.prototypeWhereDeclared(f, klap.transform.Linkage.cpp(f, sb.append(cuda.afterParams(f).trim()).append(";\n").toString()));
     }
 
     private String cloneDefinition(FunctionDef f, String body) {
         String params = cuda.slice(f.paramsRange()).trim();
         boolean none = params.isEmpty() || params.equals("void");
         return "\n/* klap: '" + f.name() + "' as called from aggregated children, with the original indices */\n"
-                + cppLinkage(f, cuda.templateHeaderOfDefinition(f) + cloneLinkage(f)
+                + klap.transform.Linkage.cpp(f, cuda.templateHeaderOfDefinition(f) + cloneLinkage(f)
                 + withoutCLinkage(cuda.declaration(f, f.paramsRange().offset())).trim()
                 + "const klap::vctx& klap_v" + (none ? "" : ", " + params)
                 + cuda.afterParams(f).trim() + " { " + shadows(f) + "\n"

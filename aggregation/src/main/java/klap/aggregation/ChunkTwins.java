@@ -217,13 +217,14 @@ final class ChunkTwins {
             return;
         }
         int declStart = cuda.declStartBeforeUses(f);
-        out.insert(declStart, cuda.prototypeWhereDeclared(f, head(f, false) + ";\n" + needHead(f) + ";\n") + cuda.lineDirective(declStart));
-        out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' for host launches whose grid asks klap's pool or "
-                + "pending-launch budget for more than they hold at once: run in chunks of blocks, with the original "
+        out.insert(declStart, cuda.prototypeWhereDeclared(f, klap.transform.Linkage.cpp(f, head(f, false) + ";\n" + needHead(f) + ";\n"))
+                + cuda.lineDirective(declStart));
+        out.insert(f.range().end(), klap.transform.Linkage.cpp(f, "\n/* klap: '" + f.name() + "' for host launches whose grid asks klap's "
+                + "pool or pending-launch budget for more than they hold at once: run in chunks of blocks, with the original "
                 + "indices (klap/chunk.cuh); '" + f.name() + "' itself stays for the other launches */\n"
                 + head(f, true) + " {\n  klap::vctx klap_v = klap::chunk_enter(klap_chunk);\n  "
                 + ChildVariants.shadows(f) + "\n" + cuda.lineDirective(f.body().range().offset()) + body.get() + "\n}\n"
-                + cuda.inDefinitionNamespace(f, needDefinition(f)) + cuda.lineDirective(f.range().end()));
+                + cuda.inDefinitionNamespace(f, needDefinition(f))) + cuda.lineDirective(f.range().end()));
     }
 
     /** The twin's declaration: {@code f}'s head (with klap's launch bounds), name and parameters plus the chunk. */

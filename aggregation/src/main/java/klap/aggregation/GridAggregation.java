@@ -78,12 +78,12 @@ final class GridAggregation {
         int declStart = cuda.declStartBeforeUses(f);
         // the arena helper is defined after the twin; a host launch before the kernel's definition names it
         String arena = hasArenaHelper(f) ? arenaHead(f) + ";\n" : "";
-        out.insert(declStart, cuda.prototypeWhereDeclared(f, twinHead(f, false) + ";\n" + (declStart < CudaText.declStart(f) ? arena : ""))
-                + cuda.lineDirective(declStart));
-        out.insert(f.range().end(), "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '" + f.name()
-                + "' itself stays as written for code klap does not see */\n" + twinHead(f, true) + "\n"
+        out.insert(declStart, cuda.prototypeWhereDeclared(f, klap.transform.Linkage.cpp(f, twinHead(f, false) + ";\n"
+                + (declStart < CudaText.declStart(f) ? arena : ""))) + cuda.lineDirective(declStart));
+        out.insert(f.range().end(), klap.transform.Linkage.cpp(f, "\n/* klap: '" + f.name() + "' at kernel granularity (KLAP II-B); '"
+                + f.name() + "' itself stays as written for code klap does not see */\n" + twinHead(f, true) + "\n"
                 + cuda.lineDirective(f.body().range().offset()) + body.render(f.body().range().offset(), f.body().range().end())
-                + "\n" + cuda.inDefinitionNamespace(f, arenaHelper(f)) + cuda.lineDirective(f.range().end()));
+                + "\n" + cuda.inDefinitionNamespace(f, arenaHelper(f))) + cuda.lineDirective(f.range().end()));
     }
 
     /**

@@ -674,6 +674,44 @@ class AggregationPassTest {
         }
     }
 
+    /**
+     * 2026-11-30 (eighth session, found by hand): a child or parent kernel with C linkage, defined in an
+     * {@code extern "C" { }} block after an {@code extern "C"} prototype outside it. klap declared its
+     * variants and twins after the prototype, with C++ linkage, and defined them after the kernel,
+     * inside the block, with C linkage (nvcc 13: "linkage specification is incompatible with
+     * previous"). Everything klap adds for a function of C linkage now has C++ linkage.
+     */
+    @Test
+    void variantsAndTwinsOfKernelsWithCLinkageHaveCppLinkage() {
+        String code = """
+                extern "C" __global__ void child(unsigned* out, int i);
+                extern "C" __global__ void parent(unsigned* out, int n);
+                extern "C" {
+                __global__ void child(unsigned* out, int i) { out[threadIdx.x] = i; }
+                __global__ void parent(unsigned* out, int n) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (t < n) child<<<1, 32>>>(out, t);
+                }
+                }
+                int main() { unsigned* o = nullptr; parent<<<64, 32>>>(o, 100); return 0; }
+                """;
+        for (Granularity g : Granularity.values()) {
+            var r = Check.run(code, g);
+            assertEquals(1, r.sites(), r.diagnostics().toString());
+            String variant = g == Granularity.KERNEL ? "child_klap_kagg_uv(" : "child_klap_agg_uv(";
+            String twin = g == Granularity.KERNEL ? "parent_klap_grid(" : "parent_klap_chunk(";
+            inOrder(r.text(), "extern \"C++\" {\n/* klap: per-parent-thread arguments of 'child' */", variant, "}\n#line 1",
+                    "extern \"C++\" {\n", twin, "}\n#line 2", "extern \"C\" {",
+                    "__global__ void child(unsigned* out, int i) { out[threadIdx.x] = i; }", "extern \"C++\" {\n/* klap: aggregated variant",
+                    variant, "}\n#line 4", "void parent(unsigned* out, int n) {", "extern \"C++\" {\n/* klap: '", twin);
+        }
+        // without C linkage, nothing is wrapped
+        var plain = Check.run(code.replace("extern \"C\" {\n", "").replace("}\n}\nint main", "}\nint main").replace("extern \"C\" ", ""),
+                Granularity.BLOCK);
+        assertEquals(1, plain.sites(), plain.diagnostics().toString());
+        none(plain.text(), "extern \"C++\"");
+    }
+
     /** Where the record cannot repeat a default argument, the one launch stays as written, with the reason. */
     @Test
     void defaultArgumentsTheRecordCannotRepeatLeaveTheLaunchAsWritten() {

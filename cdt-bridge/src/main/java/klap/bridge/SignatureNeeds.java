@@ -18,6 +18,8 @@ import org.eclipse.cdt.core.dom.ast.cpp.*;
  * <p>The transforms copy that text to an earlier point of the file: aggregation declares a child's
  * argument record and variants, and a parent's twins, where the function is first declared (or before
  * the first function that uses it); CUDA-NP declares a kernel's variant right after its prototype.
+ * Where a need comes after that point, both declare later, before the first function that uses the
+ * function (or its definition), and refuse only where a use comes before the need.
  * Found 2026-11-30: a kernel prototyped before {@code typedef float real;} and defined with {@code
  * real*} got a record {@code real* out;} before the typedef ("identifier real is undefined", nvcc 13),
  * and a child taking {@code Node} by value, prototyped after {@code struct Node;} and before its

@@ -1318,8 +1318,20 @@ public final class NpGenerator {
                 p.append(alias == 2 ? typedef : "").append('\n');
                 params = params.replace("unsigned* out", "fz_word* out");
             }
+            // one non-template program in eight gives both kernels C linkage: extern "C" prototypes and the
+            // definitions in an extern "C" { } block (klap's variants took C linkage there after C++
+            // prototypes: an nvcc error until 2026-11-30); a draw of its own
+            boolean cLinkage = header.isEmpty() && alias == 0 && new SplittableRandom(seed * 1_000_003L + 19).nextInt(8) == 0;
+            if (cLinkage) {
+                shapes.add("linkage:c");
+                p.append("extern \"C\" __global__ void np_k").append(params).append(";\n");
+                p.append("extern \"C\" {\n");
+            }
             p.append(header).append("__global__ void np_k").append(params).append("\n{\n").append(kernelBody).append("}\n\n");
             p.append(header).append("__global__ void ref_k").append(params).append("\n{\n").append(withoutNpPragmas(kernelBody)).append("}\n\n");
+            if (cLinkage) {
+                p.append("}\n\n");
+            }
             int nslots = Math.max(1, slots);
             p.append("static int fz_check(const char* what)\n{\n");
             p.append("    cudaError_t e = cudaGetLastError();\n");

@@ -2475,7 +2475,8 @@ public final class ProgramGenerator {
      * a constant declared after its prototype. The parent's threads below {@code n} launch the child
      * {@code <<<2, 32>>>}. Sometimes a kernel {@code NAME_early} before the alias launches the child
      * (not for a class: it could not construct the argument), and with the parent prototyped, a host
-     * function {@code NAME_run} there launches the parent; neither is launched.
+     * function {@code NAME_run} there launches the parent; neither is launched. Sometimes the child
+     * has C linkage: an {@code extern "C"} prototype, its definition in an {@code extern "C" { }} block.
      */
     private Extra makeLateSignature(int id) {
         String name = "fz_ls" + id;
@@ -2564,6 +2565,20 @@ public final class ProgramGenerator {
             }
             int at = dev.indexOf(alias);
             dev.insert(at, early);
+        }
+        if (chance(0.3)) {
+            // (drawn last) the child has C linkage: an extern "C" prototype, its definition in an extern "C"
+            // { } block, where klap's variants took C linkage after their C++ prototypes (nvcc 13:
+            // "linkage specification is incompatible with previous", 2026-11-30)
+            features.set(tag, features.get(tag) + ":c-linkage");
+            String proto = "__global__ void " + child + "(unsigned* out, const int* p, int i" + pairParam + ");\n";
+            int at = dev.indexOf(proto);
+            dev.insert(at, "extern \"C\" ");
+            int def = dev.indexOf("constexpr unsigned " + name + "_bound");
+            def = def >= 0 ? def : dev.lastIndexOf("__global__ void " + child + "(");
+            int end = dev.indexOf("\n}\n", def) + 3;
+            dev.insert(end, "}\n");
+            dev.insert(def, "extern \"C\" {\n");
         }
         List<Code> body = new ArrayList<>();
         body.add(Code.same("  if (gt >= n) return;"));

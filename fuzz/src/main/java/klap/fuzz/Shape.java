@@ -360,6 +360,9 @@ public enum Shape {
      * them after the alias where no function before it uses the function. Sometimes
      * ({@code :early}) a kernel before the alias launches the child, and with {@code :parent} a host
      * function there launches the parent: those launches stay as written, the parent gets no twins.
+     * Sometimes ({@code :c-linkage}) the child has C linkage, its definition in an {@code extern "C"
+     * { }} block (klap's variants, declared outside it, were defined inside it with C linkage: an
+     * nvcc error).
      * A control draws the alias before the prototypes (klap must aggregate). Drawn from a
      * twenty-seventh generator.
      */

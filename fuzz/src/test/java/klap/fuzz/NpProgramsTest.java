@@ -168,7 +168,7 @@ class NpProgramsTest {
                     "early-return", "syncthreads", "shared-read", "continue", "inner-loop", "atomic", "devfn", "dims:3",
                     "fallback", "num_slaves", "copyin", "bound-zero-trips", "bound-lo-gt-hi", "broadcast",
                     "template:definition-default", "template:prototype-default", "signature:early-alias",
-                    "signature:late-alias", "signature:late-alias:early-launch", "types:aliased")) {
+                    "signature:late-alias", "signature:late-alias:early-launch", "types:aliased", "linkage:c")) {
                 assertTrue(tags.containsKey(t), "no program with " + t);
             }
             for (NpGenerator.Refusal x : NpGenerator.Refusal.values()) {

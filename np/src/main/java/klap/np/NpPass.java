@@ -204,13 +204,15 @@ public final class NpPass {
                 }
             }
             int next = k.firstDeclaration() == null ? -1 : prototypesAt(unit, k);
+            // (C++ linkage: a kernel defined in an extern "C" { } block after its prototype outside it
+            // gave the variant's definition C linkage, its prototype C++ linkage; nvcc error)
             if (next == k.range().end()) {
                 // no launch before the definition needs them: declared with the definitions
-                out.insert(next, protos + defs.toString());
+                out.insert(next, klap.transform.Linkage.cpp(k, protos + defs.toString()));
             } else {
-                out.insert(k.range().end(), defs.toString());
+                out.insert(k.range().end(), klap.transform.Linkage.cpp(k, defs.toString()));
                 if (next >= 0) {
-                    out.insert(next, protos + src.lineDirective(next));
+                    out.insert(next, klap.transform.Linkage.cpp(k, protos.toString()) + src.lineDirective(next));
                 }
             }
             names.add(k.name());

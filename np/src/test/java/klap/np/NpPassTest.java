@@ -809,6 +809,21 @@ class NpPassTest {
     }
 
     /**
+     * 2026-11-30 (eighth session, found by hand): a kernel defined in an {@code extern "C" { }} block
+     * after an {@code extern "C"} prototype outside it got its variant's prototype with C++ linkage and
+     * its definition, inside the block, with C linkage (nvcc 13: "linkage specification is
+     * incompatible with previous"). The variants of a kernel with C linkage now have C++ linkage.
+     */
+    @Test
+    void variantsOfAKernelWithCLinkageHaveCppLinkage() {
+        String code = "extern \"C\" __global__ void k(const float *a, float *y, int n);\nextern \"C\" {\n" + SUM.replace(HOST, "}\n" + HOST);
+        NpPass.Result r = run(code, NpMode.ALL, 8);
+        assertEquals(List.of("k"), r.transformed(), r.diagnostics().toString());
+        inOrder(r.text(), "extern \"C\" __global__ void k(", "extern \"C++\" {", "void k_klap_npi(", "}\n#line 2", "extern \"C\" {",
+                "__global__ void k(", "extern \"C++\" {", "void k_klap_npi(", "int main()");
+    }
+
+    /**
      * 2026-11-30: a reduction variable of a typedef'd arithmetic type ({@code real sum} of {@code
      * typedef float real;}) was refused ("must have an arithmetic type ... got 'real'"), and a local of
      * a macro's type ({@code REAL off} of {@code #define REAL float}) refused the whole kernel ("klap
