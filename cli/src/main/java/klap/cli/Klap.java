@@ -335,6 +335,16 @@ public final class Klap implements Callable<Integer> {
             err.println(input + ":1:1: error: the file is empty [klap-empty]");
             return 1;
         }
+        // klap's output given to the same pass again (a Makefile rule that runs klap twice): the pass
+        // leaves klap's own code as written, so nothing more is transformed; the output still builds
+        String pass = np != null ? "--np=" : promote != null ? "--promote=" : "--granularity=";
+        java.util.regex.Matcher again = java.util.regex.Pattern.compile("#include \"klap/\\w+\\.cuh\" /\\* added by klap "
+                + java.util.regex.Pattern.quote(pass) + "[^*]*\\*/").matcher(text);
+        if (again.lookingAt() && report(List.of(Diagnostic.at(Diagnostic.Severity.WARNING, unit.file(), 0, "this file is "
+                + "already klap's output ('" + again.group() + "'); klap leaves its own code as written, so a second "
+                + pass + " pass adds nothing; give klap the original file instead", "already-transformed")))) {
+            return 1;
+        }
         String text2;
         String summary;
         boolean usesRuntime;

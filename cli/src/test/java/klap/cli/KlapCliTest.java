@@ -297,6 +297,37 @@ class KlapCliTest {
         assertEquals(1, klap("--Werror", in.toString()).rc);
     }
 
+    /**
+     * klap's output given to the same pass again (a Makefile rule that runs klap twice): a warning
+     * that names the marker line, exit 0 and a valid output (klap leaves its own code as written);
+     * with --Werror, exit 1 and no output. Another pass on it (aggregation after promotion) is no
+     * mistake and gets no warning.
+     */
+    @Test
+    void klapsOwnOutputGivenToTheSamePassAgainIsNamed() throws IOException {
+        Path in = dir.resolve("p.cu");
+        Files.writeString(in, PROGRAM);
+        Path once = dir.resolve("once.cu");
+        assertEquals(0, klap("--granularity=block", in.toString(), "-o", once.toString()).rc);
+        Path twice = dir.resolve("twice.cu");
+        Run r = klap("--granularity=warp", once.toString(), "-o", twice.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(r.err.contains("once.cu:1:1: warning: this file is already klap's output ('#include \"klap/klap.cuh\" /* added "
+                + "by klap --granularity=block */'); klap leaves its own code as written, so a second --granularity= pass adds "
+                + "nothing; give klap the original file instead [klap-already-transformed]"), r.err);
+        assertTrue(Files.exists(twice));
+        Path strict = dir.resolve("strict.cu");
+        assertEquals(1, klap("--Werror", once.toString(), "-o", strict.toString()).rc);
+        assertFalse(Files.exists(strict));
+        assertFalse(klap("--granularity=block", in.toString()).err.contains("already-transformed"));
+        Path chain = dir.resolve("chain.cu");
+        Files.writeString(chain, CHAIN);
+        Path promoted = dir.resolve("promoted.cu");
+        assertEquals(0, klap("--promote=P", chain.toString(), "-o", promoted.toString()).rc);
+        assertFalse(klap("--granularity=block", promoted.toString()).err.contains("already-transformed"));
+        assertTrue(klap("--promote=PA", promoted.toString()).err.contains("[klap-already-transformed]"));
+    }
+
     @Test
     void nvccErrorsInUserCodePointAtTheUsersLine() throws Exception {
         Path in = dir.resolve("user.cu");
