@@ -14,6 +14,7 @@ import klap.model.SourceFile;
 import klap.model.SourceRange;
 import klap.transform.SyncSites;
 import klap.transform.TemplateDeduction;
+import klap.transform.TemplateParams;
 import klap.transform.Trees;
 import klap.transform.Uniformity;
 
@@ -405,7 +406,7 @@ final class AggregationContext {
                 return at;
             }
             // the users come by where they begin: the first one other than k is the earliest; with none
-            // before it, where k's own outermost declaration begins (an extern "C" { } block around it)
+            // before it, where k begins (in an extern "C" { } block: Linkage.cpp gives klap's code C++ linkage)
             int first = k.fileScopeStart();
             for (FunctionDef h : usersByName().getOrDefault(k.name(), List.of())) {
                 if (h != k) {
@@ -413,8 +414,51 @@ final class AggregationContext {
                     break;
                 }
             }
-            return first < at || k.lateNeed(at, true) != null ? first : at;
+            return first < at || k.lateNeed(at, true) != null && !hasDefaults(k) ? first : at;
         });
+    }
+
+    /**
+     * @return true if a macro writes {@code f}'s name or parameter list ({@code #define SIG(n) __global__
+     *         void n(float* p, int i)} and {@code SIG(child) {...}}): klap copies the signature's text to
+     *         declare its variants, clones and twins, and that text is the macro call (review
+     *         2026-11-30: "this declaration has no storage class or type specifier", nvcc 13)
+     */
+    boolean signatureInMacro(FunctionDef f) {
+        // (an operator's name is spelled as CDT prints it: operator unsigned int of operator unsigned)
+        if (!FunctionDef.isOperatorName(f.name()) && !slice(f.nameRange()).equals(f.name())) {
+            return true;
+        }
+        int open = f.paramsRange().offset() - 1;
+        return open < 0 || text.charAt(open) != '(' || f.paramsRange().end() >= text.length() || text.charAt(f.paramsRange().end()) != ')'
+                || f.params().stream().anyMatch(p -> !f.paramsRange().contains(p.range()));
+    }
+
+    /**
+     * @return true if {@code f} has a default argument or default template argument, from any
+     *         declaration. klap's declarations repeat them, and where they move after the declaration
+     *         that gives them, names in them may be bound otherwise: {@code int i = off(0)} of a prototype
+     *         before {@code __device__ int off(int)} chose {@code off(long)}, klap's record after it
+     *         {@code off(int)}, a different argument (review 2026-11-30, eighth session). So such a
+     *         function's declarations stay at its first declaration ({@link #declarationsAt})
+     */
+    private boolean hasDefaults(FunctionDef f) {
+        for (int i = 0; i < f.params().size(); i++) {
+            if (!f.defaultArgument(i, text).isEmpty()) {
+                return true;
+            }
+        }
+        if (f.declaredTemplateDefaults().stream().anyMatch(d -> !d.isEmpty())) {
+            return true;
+        }
+        for (SourceRange r : new SourceRange[] {f.templateHeader(), f.firstDeclaration()}) {
+            String header = r == null || f.templateHeader() == null ? null : TemplateParams.headerOf(slice(r));
+            List<String> parts = header == null ? null : TemplateParams.inner(header);
+            if (parts != null && parts.stream().anyMatch(p -> TemplateParams.topLevelIndex(p, '=') >= 0)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** functions by the simple name of each function they launch or call, by where they begin at file scope */

@@ -156,6 +156,15 @@ final class ChildRefusals {
                         + child.params().size() + " parameters, and klap finds no default for parameter " + (i + 1)
                         + " of '" + l.kernelName() + "'; it is not aggregated", "argument-count");
             }
+            String call = klap.transform.TemplateDeduction.callIn(def);
+            if (call != null) {
+                // the record repeats it where klap declares, where other overloads of the function may be
+                // visible than where the default was written (off(0) chose off(long) at the prototype,
+                // off(int) declared later at the record: a different argument; review 2026-11-30)
+                return new Refusal("launch of '" + l.kernelName() + "' leaves parameter " + (i + 1) + " to its default "
+                        + "argument, which calls '" + call + "': klap's record would repeat the call elsewhere, where it may "
+                        + "choose another overload; it is not aggregated; pass the argument to aggregate it", "argument-count");
+            }
             for (Param q : child.params()) {
                 if (!q.name().isEmpty() && Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(q.name())
                         + "(?![A-Za-z0-9_])").matcher(def).find()) {
@@ -601,6 +610,11 @@ final class ChildRefusals {
                     + "shape, which the aggregated grid (of any size) cannot keep; its launch is not aggregated",
                     "child-cluster");
         }
+        if (ctx.signatureInMacro(child)) {
+            return new Refusal("child kernel '" + child.name() + "': a macro writes its name or parameters, which klap "
+                    + "copies to declare its aggregated variant and argument record; its launch is not aggregated",
+                    "child-signature-macro");
+        }
         // the argument record's members need each class taken by value complete; the prototypes of a
         // variant or a chunk twin, declarations, need its name alone
         FunctionDef.Need late = ctx.lateSignature(child, record);
@@ -658,6 +672,11 @@ final class ChildRefusals {
         }
         for (FunctionDef g : ctx.deviceClosure(child)) {
             // (the clone's prototype is a declaration: a class taken by value may be defined later)
+            if (g != child && readers.contains(g.name()) && ctx.signatureInMacro(g)) {
+                return new Refusal("child kernel '" + child.name() + "' calls '" + g.name() + "', which reads the built-in "
+                        + "indices: a macro writes its name or parameters, which klap copies to declare its copy with the "
+                        + "original indices; its launch is not aggregated", "child-signature-macro");
+            }
             FunctionDef.Need gLate = g == child || !readers.contains(g.name()) ? null : ctx.lateSignature(g, false);
             if (gLate != null) {
                 // the variant calls g's clone, declared where g is first declared or used (ChildVariants.findClones

@@ -132,7 +132,8 @@ final class HostLaunches {
         } else if (plans.hasKernelState(k) && defaults == null) {
             ctx.warn(l.range().offset(), "host launch of '" + k.name() + "' leaves parameters to default arguments that "
                     + "klap cannot repeat here (a kernel in a namespace or class, whose defaults may name what this "
-                    + "scope does not see); it runs '" + k.name()
+                    + "scope does not see, or a default that calls a function, which may choose another overload here); "
+                    + "it runs '" + k.name()
                     + "' as written, not aggregated: pass every argument to aggregate it", "argument-count");
         }
         boolean twin = plans.hasKernelState(k) && !ctx.ambiguous(k.name()) && defaults != null;
@@ -208,13 +209,16 @@ final class HostLaunches {
      *         passes every argument; null if klap knows no default for one of them (from {@code k}'s
      *         definition or a prototype: {@link FunctionDef#defaultArgument}), or
      *         {@code k} is in a namespace or class (its defaults may name what the call's scope does
-     *         not see)
+     *         not see), or a default calls a function (at the launch it may choose another overload
+     *         than where the default was written: review 2026-11-30, {@link
+     *         klap.transform.TemplateDeduction#callIn})
      */
     private String omittedDefaults(Expr.Launch l, FunctionDef k) {
         StringBuilder sb = new StringBuilder();
         for (int i = l.args().size(); i < k.params().size(); i++) {
             String given = k.defaultArgument(i, ctx.text);
-            if (given.isEmpty() || !k.namespace().isEmpty() || k.memberOf() != null) {
+            if (given.isEmpty() || !k.namespace().isEmpty() || k.memberOf() != null
+                    || klap.transform.TemplateDeduction.callIn(given) != null) {
                 return null;
             }
             String def = given.substring(1).strip();

@@ -310,6 +310,9 @@ final class SitePlanner {
      *         goes ({@link AggregationContext#lateSignature}, 2026-11-30; a prototype needs no class complete)
      */
     private String twinUnsafe(FunctionDef f) {
+        if (ctx.signatureInMacro(f)) {
+            return "a macro writes the kernel's name or parameters, which klap copies to declare its kernel-granularity form";
+        }
         FunctionDef.Need late = ctx.lateSignature(f, false);
         if (late != null) {
             return "the kernel's own " + ctx.lateSignatureWhy(f, late) + ", where klap must declare "

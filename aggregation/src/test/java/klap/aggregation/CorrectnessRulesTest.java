@@ -1385,6 +1385,78 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * A helper's review of 2026-11-30's eighth session (later placement, C linkage): functions in an
+     * {@code extern "C" { }} block lost aggregation (the block counted as their outermost declaration,
+     * before what it declares); a using-directive inside another namespace counted as one at file scope
+     * (nvcc: identifier "real" is undefined); a default argument calling a function was repeated where
+     * another overload was visible (a silently different argument: off(long) at the prototype,
+     * off(int) at klap's record or at a kernel-granularity host launch); a signature written by a
+     * function-like macro was copied as the macro call (nvcc errors, older).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void reviewOfTheLaterDeclarations(Granularity g) {
+        var block = Check.run("""
+                extern "C" {
+                struct Params { float* p; int n; };
+                __global__ void child(Params q, int i) { q.p[i * 32 + threadIdx.x] += 1.0f; }
+                __global__ void parent(Params q) {
+                  int t = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (t < q.n) child<<<1, 32>>>(q, t);
+                }
+                }
+                int main() { parent<<<1, 64>>>(Params{nullptr, 64}); return 0; }
+                """, g);
+        assertEquals(1, block.sites(), block.diagnostics().toString());
+        inOrder(block.text(), "extern \"C\" {", "struct Params {", "extern \"C++\" {", "struct klap_args_child");
+        var using = Check.run("""
+                __global__ void child(float* p, int i);
+                namespace app { typedef float real; }
+                namespace other { using namespace app; }
+                __global__ void parent(float* p, int n) { int t = threadIdx.x; if (t < n) child<<<1, 32>>>(p, t); }
+                using namespace app;
+                __global__ void child(real* p, int i) { p[i * 32 + threadIdx.x] += 1.0f; }
+                """, g);
+        assertEquals(0, using.sites(), using.diagnostics().toString());
+        assertTrue(using.diagnostics().toString().contains("its signature names 'real', declared at line 5"), using.diagnostics().toString());
+        String defaults = """
+                __device__ int off(long x) { return 1; }
+                __global__ void child(float* p, int i = off(0));
+                __device__ int off(int x) { return 2; }
+                typedef float real;
+                __global__ void parent(float* p, int n) { if (threadIdx.x == 0) child<<<1, 32>>>(p); }
+                __global__ void child(real* p, int i) { p[i * 32 + threadIdx.x] += 1.0f; }
+                """;
+        var late = Check.run(defaults, g);
+        assertEquals(0, late.sites(), late.diagnostics().toString());
+        assertTrue(Check.hasDiag(late, Severity.WARNING, "child-signature-late"), late.diagnostics().toString());
+        var call = Check.run(defaults.replace("typedef float real;\n", "").replace("real* p", "float* p"), g);
+        assertEquals(0, call.sites(), call.diagnostics().toString());
+        assertTrue(call.diagnostics().toString().contains("leaves parameter 2 to its default argument, which calls 'off'"),
+                call.diagnostics().toString());
+        none(call.text(), "klap_args_child");
+        var macro = Check.run("""
+                #define SIG(name) __global__ void name(float* p, int i)
+                SIG(child) { p[i * 32 + threadIdx.x] += 1.0f; }
+                __global__ void parent(float* p, int n) { int t = threadIdx.x; if (t < n) child<<<1, 32>>>(p, t); }
+                """, g);
+        assertEquals(0, macro.sites(), macro.diagnostics().toString());
+        assertTrue(Check.hasDiag(macro, Severity.WARNING, "child-signature-macro"), macro.diagnostics().toString());
+        if (g == Granularity.KERNEL) {
+            var host = Check.run("""
+                    int off(long x) { return 1; }
+                    __global__ void child(float* p, int i) { p[i * 32 + threadIdx.x] += 1.0f; }
+                    __global__ void parent(float* p, int n = off(0));
+                    int off(int x) { return 2; }
+                    int main() { parent<<<1, 64>>>(nullptr); return 0; }
+                    __global__ void parent(float* p, int n) { int t = threadIdx.x; if (t < n) child<<<1, 32>>>(p, t); }
+                    """, g);
+            assertTrue(host.diagnostics().toString().contains("or a default that calls a function"), host.diagnostics().toString());
+            none(host.text(), "parent_klap_grid<<<");
+        }
+    }
+
+    /**
      * Review 2026-11-25: {@code __cluster_dims__} and {@code __maxnreg__} made the whole file a parse
      * error; a cluster-shaped child and a child taking a 32-byte aligned value cannot be aggregated.
      */

@@ -318,7 +318,8 @@ final class AstConverter {
      * Context of a declaration walk.
      *
      * @param outerStart main-file offset of the file-scope declaration the walk is in (a namespace
-     *                   definition, a class, an {@code extern "C"} block, a template), or -1
+     *                   definition, a class, a template; inside an {@code extern "C" { }} block at
+     *                   file scope, the block's declaration), or -1
      */
     private record Ctx(String namespace, boolean externC, String memberOf, int linkageStart, int outerStart) {
     }
@@ -351,7 +352,13 @@ final class AstConverter {
                     single = l.getNodeOffset();
                 }
                 for (IASTDeclaration x : ls.getDeclarations(true)) {
-                    visitDecl(x, new Ctx(ctx.namespace(), ctx.externC() || c, ctx.memberOf(), single, ctx.outerStart()), null, out);
+                    // an extern "C" { } block at file scope holds file-scope declarations: each of its
+                    // declarations is outermost itself (review 2026-11-30: klap's declarations went to the
+                    // top of the block, before what the block declares; Linkage.cpp keeps them C++ inside)
+                    IASTFileLocation xl = x.getFileLocation();
+                    int outer = l != null && ctx.outerStart() == l.getNodeOffset() && xl != null && x.isPartOfTranslationUnitFile()
+                            ? xl.getNodeOffset() : ctx.outerStart();
+                    visitDecl(x, new Ctx(ctx.namespace(), ctx.externC() || c, ctx.memberOf(), single, outer), null, out);
                 }
             } else if (d instanceof ICPPASTTemplateDeclaration td) {
                 visitDecl(td.getDeclaration(), ctx, td, out);

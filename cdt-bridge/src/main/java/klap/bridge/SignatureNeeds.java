@@ -266,8 +266,12 @@ final class SignatureNeeds {
         int at = earliest(declarations(b));
         if (at >= 0 && !(n.getParent() instanceof ICPPASTQualifiedName)) {
             // an unqualified name of a namespace member is visible from the using-directive or
-            // using-declaration that brings it in, where that is later (review 2026-11-30)
-            at = Math.max(at, usingFor(b, mainOffset(n)));
+            // using-declaration that brings it in, where that is later (review 2026-11-30); where klap
+            // finds none that it can place (one through another namespace's using-directive), from
+            // where the signature uses it (eighth session of 2026-11-30: a using inside another
+            // namespace had counted as one at file scope, "identifier real is undefined")
+            int u = usingFor(b, mainOffset(n));
+            at = Math.max(at, u == UNSEEN ? mainOffset(n) : u);
         }
         return at < 0 ? null : new FunctionDef.Need(n.toString(), at, FunctionDef.NeedKind.NAME);
     }
@@ -278,15 +282,23 @@ final class SignatureNeeds {
     /** the main file's using-directives and using-declarations: {offset, nominated namespace or declared binding}, by offset */
     private List<Object[]> usings;
 
+    /** {@link #usingFor}: a using is needed, and klap found none that makes the name visible where it declares */
+    private static final int UNSEEN = -2;
+
     /**
      * @return the offset of the first using-directive (of {@code b}'s namespace) or using-declaration
-     *         (of {@code b}) in the main file before {@code before}, if {@code b} is a member of a named
-     *         namespace; -1 if none
+     *         (of {@code b}) in the main file before {@code before}, at file scope or in a namespace around
+     *         the function (there klap declares), if {@code b} is a member of a named namespace that does
+     *         not enclose the function; -1 if it needs none; {@link #UNSEEN} if it needs one and klap
+     *         finds none (one in another namespace, reached through that namespace's using-directive)
      */
     private int usingFor(IBinding b, int before) {
         IBinding owner;
         try {
             owner = b.getOwner();
+            while (owner instanceof ICPPNamespace ns && ns.isInline() && !enclosing.contains(owner)) {
+                owner = owner.getOwner(); // an inline namespace's members are its parent's
+            }
         } catch (RuntimeException e) {
             return -1;
         }
@@ -306,11 +318,27 @@ final class SignatureNeeds {
                     IASTName named = d instanceof ICPPASTUsingDirective ud ? ud.getQualifiedName()
                             : d instanceof ICPPASTUsingDeclaration ud ? ud.getName() : null;
                     int at = named == null ? -1 : mainOffset(d);
+                    // where it applies: file scope (null), a named namespace, or a class (not at all for klap)
+                    IASTNode scope = d.getParent();
+                    IBinding in = null;
+                    while (true) {
+                        if (scope instanceof ICPPASTLinkageSpecification
+                                || scope instanceof ICPPASTNamespaceDefinition nd && nd.getName().toString().isEmpty()) {
+                            scope = scope.getParent(); // transparent: extern "C" { }, an unnamed namespace
+                        } else {
+                            break;
+                        }
+                    }
+                    if (scope instanceof ICPPASTNamespaceDefinition nd) {
+                        in = nd.getName().resolveBinding();
+                    } else if (!(scope instanceof IASTTranslationUnit)) {
+                        at = -1;
+                    }
                     if (at >= 0) {
                         try {
                             IBinding nb = named.resolveBinding();
                             if (nb != null) {
-                                usings.add(new Object[] {at, nb});
+                                usings.add(new Object[] {at, nb, in});
                             }
                         } catch (RuntimeException e) {
                             // unresolvable: does not count
@@ -327,12 +355,15 @@ final class SignatureNeeds {
                 break;
             }
             IBinding nb = (IBinding) u[1];
+            if (u[2] != null && !enclosing.contains(u[2])) {
+                continue; // in another namespace: not where klap declares
+            }
             if (nb.equals(owner) || nb.equals(b)
                     || nb instanceof ICPPUsingDeclaration ud && Arrays.asList(ud.getDelegates()).contains(b)) {
                 return at;
             }
         }
-        return -1;
+        return UNSEEN;
     }
 
     /** @return the earliest main-file definition of the class parameter {@code p} takes by value, or null */

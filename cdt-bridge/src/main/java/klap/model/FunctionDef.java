@@ -23,8 +23,9 @@ import java.util.List;
  * @param namespace        the enclosing namespace qualifier ({@code a::b}), empty at global scope
  * @param memberOf         the enclosing class name for member functions, or null
  * @param fileScopeStart   main-file offset where the file-scope declaration that holds the definition
- *                         begins: the outermost namespace definition, class or {@code extern "C"} block
- *                         around it, or {@code range().offset()} for a function at file scope. Text
+ *                         begins: the outermost namespace definition or class around it (an {@code
+ *                         extern "C" { }} block at file scope does not count: what it holds is at file
+ *                         scope), or {@code range().offset()} for a function at file scope. Text
  *                         inserted there is at file scope and before the function (klap declares a
  *                         child's argument record there when a namespace's function or a class member
  *                         is the child's first user)

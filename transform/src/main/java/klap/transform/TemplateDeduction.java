@@ -208,8 +208,9 @@ public final class TemplateDeduction {
             }
             if (!tp.hasDefault()) {
                 return "'" + tp.name() + "' takes a default that the kernel's first declaration in this file does not "
-                        + "give, that names a parameter by another name than the definition's, or that holds __LINE__ "
-                        + "or __COUNTER__ (klap repeats the defaults in its own declarations, before that one)";
+                        + "give, that names a parameter by another name than the definition's, that holds __LINE__ "
+                        + "or __COUNTER__, or that calls a function (klap repeats the defaults in its own declarations, "
+                        + "elsewhere)";
             }
         }
         return null;
@@ -274,6 +275,36 @@ public final class TemplateDeduction {
         return templateParameters(header, first);
     }
 
+    /** a call {@code name(} or {@code a::name(} in a default (the operators and casts of C++ aside) */
+    private static final Pattern CALL = Pattern.compile("(?<![A-Za-z0-9_.>])((?:[A-Za-z_]\\w*\\s*::\\s*)*[A-Za-z_]\\w*)\\s*(?:<[^<>()]*>\\s*)?\\(");
+
+    /** what is not a function call though written {@code word(} */
+    private static final Set<String> NOT_CALLS = Set.of("sizeof", "alignof", "decltype", "noexcept", "static_cast",
+            "const_cast", "reinterpret_cast", "dynamic_cast", "int", "unsigned", "float", "double", "char", "short",
+            "long", "bool", "signed", "void", "dim3", "__alignof__");
+
+    /**
+     * @param defaultArgument a default (template) argument as written, with or without its {@code =}
+     * @return the first function it calls ({@code off} of {@code = off(0)}), or null. klap repeats a
+     *         default in its own declarations, elsewhere than where it was written; a call there may
+     *         choose another overload (names in a default are bound where it is written, C++
+     *         [dcl.fct.default]/5, [temp.param]), so launches that leave such a parameter to its default
+     *         are left as written (review 2026-11-30: {@code off(long)} at the prototype, {@code
+     *         off(int)} declared after it, a silently different argument). Functional casts of a
+     *         fundamental type or {@code dim3} and the operators written like calls do not count; a
+     *         class's constructor does (conservatively: klap cannot tell it from a function)
+     */
+    public static String callIn(String defaultArgument) {
+        Matcher m = CALL.matcher(Lexical.blankCommentsAndLiterals(defaultArgument));
+        while (m.find()) {
+            String name = m.group(1).replaceAll("\\s+", "");
+            if (!NOT_CALLS.contains(name)) {
+                return name;
+            }
+        }
+        return null;
+    }
+
     /** tokens whose value depends on where they are written: a default holding one changes where klap repeats it */
     private static final Set<String> POSITIONAL = Set.of("__LINE__", "__COUNTER__");
 
@@ -306,7 +337,7 @@ public final class TemplateDeduction {
             }
             boolean type = t.size() == 2 && (t.get(0).equals("typename") || t.get(0).equals("class"));
             String d = defaults.get(i);
-            boolean usable = !d.isEmpty() && tokens(d).stream().noneMatch(POSITIONAL::contains);
+            boolean usable = !d.isEmpty() && tokens(d).stream().noneMatch(POSITIONAL::contains) && callIn(d) == null;
             out.add(new TemplateParam(t.get(t.size() - 1), type, usable));
         }
         return out;
