@@ -884,12 +884,16 @@ final class AstConverter {
     static Set<String> attributes(IASTNode... nodes) {
         Set<String> out = new HashSet<>();
         for (IASTNode n : nodes) {
-            collectAttributes(n, out);
+            forEachAttribute(n, a -> out.add(new String(a.getName())));
         }
         return out;
     }
 
-    private static void collectAttributes(IASTNode n, Set<String> out) {
+    /**
+     * Gives {@code each} every attribute written on {@code n} (if it owns attributes) and, for a
+     * declarator, on its nested declarators and pointer operators; nothing for null.
+     */
+    static void forEachAttribute(IASTNode n, java.util.function.Consumer<IASTAttribute> each) {
         if (n == null) {
             return;
         }
@@ -897,15 +901,15 @@ final class AstConverter {
             for (IASTAttributeSpecifier spec : ao.getAttributeSpecifiers()) {
                 if (spec instanceof IASTAttributeList al) {
                     for (IASTAttribute a : al.getAttributes()) {
-                        out.add(new String(a.getName()));
+                        each.accept(a);
                     }
                 }
             }
         }
         if (n instanceof IASTDeclarator d) {
-            collectAttributes(d.getNestedDeclarator(), out);
+            forEachAttribute(d.getNestedDeclarator(), each);
             for (IASTPointerOperator po : d.getPointerOperators()) {
-                collectAttributes(po, out);
+                forEachAttribute(po, each);
             }
         }
     }

@@ -130,34 +130,12 @@ final class SignatureNeeds {
         // an attribute's arguments are tokens, not names: __launch_bounds__(kBlock) of a constexpr kBlock
         // declared after the prototype (the variants' prototypes repeat the definition's bounds)
         for (IASTNode owner : new IASTNode[] {fd, fd.getDeclSpecifier(), fd.getDeclarator(), templ}) {
-            attributeNeeds(owner, fd, add);
+            AstConverter.forEachAttribute(owner, a -> tokenNeeds(a.getArgumentClause(), fd, add));
         }
         add.accept(macroNeed(signature[0], signature[1]));
         List<FunctionDef.Need> out = new ArrayList<>(last.values());
         out.sort((a, b) -> Integer.compare(b.offset(), a.offset()));
         return out;
-    }
-
-    /** Adds the needs of the identifiers in the attribute arguments of {@code n} (and its nested declarators). */
-    private void attributeNeeds(IASTNode n, IASTFunctionDefinition fd, java.util.function.Consumer<FunctionDef.Need> add) {
-        if (n == null) {
-            return;
-        }
-        if (n instanceof IASTAttributeOwner ao) {
-            for (IASTAttributeSpecifier spec : ao.getAttributeSpecifiers()) {
-                if (spec instanceof IASTAttributeList al) {
-                    for (IASTAttribute a : al.getAttributes()) {
-                        tokenNeeds(a.getArgumentClause(), fd, add);
-                    }
-                }
-            }
-        }
-        if (n instanceof IASTDeclarator d) {
-            attributeNeeds(d.getNestedDeclarator(), fd, add);
-            for (IASTPointerOperator po : d.getPointerOperators()) {
-                attributeNeeds(po, fd, add);
-            }
-        }
     }
 
     private void tokenNeeds(IASTToken t, IASTFunctionDefinition fd, java.util.function.Consumer<FunctionDef.Need> add) {

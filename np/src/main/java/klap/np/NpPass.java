@@ -107,6 +107,8 @@ public final class NpPass {
         }
         NpPlanner planner = new NpPlanner(unit, diags);
         Map<FunctionDef, List<Variant>> done = new LinkedHashMap<>();
+        // where each kernel's variant prototypes go (prototypesAt), found once for its check and its emission
+        Map<FunctionDef, Integer> protoAt = new java.util.HashMap<>();
         List<Pragma> claimed = new ArrayList<>();
         for (FunctionDef f : unit.functions()) {
             List<Pragma> mine = np.stream().filter(p -> f.body().range().contains(p.range())).toList();
@@ -141,6 +143,7 @@ public final class NpPass {
             }
             // (a prototype needs no class complete: a class taken by value may be defined later)
             int at = f.firstDeclaration() == null ? -1 : prototypesAt(unit, f);
+            protoAt.put(f, at);
             FunctionDef.Need late = at < 0 ? null : f.lateNeed(at, false);
             if (late != null) {
                 // the variant's prototype copies the definition's signature (2026-11-30: a typedef between
@@ -203,7 +206,7 @@ public final class NpPass {
                     defs.append(v.kernel().deduction(condition)).append(src.lineDirective(k.range().end()));
                 }
             }
-            int next = k.firstDeclaration() == null ? -1 : prototypesAt(unit, k);
+            int next = protoAt.get(k);
             // (C++ linkage: a kernel defined in an extern "C" { } block after its prototype outside it
             // gave the variant's definition C linkage, its prototype C++ linkage; nvcc error)
             if (next == k.range().end()) {
