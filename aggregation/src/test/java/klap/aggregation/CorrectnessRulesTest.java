@@ -1696,6 +1696,115 @@ class CorrectnessRulesTest {
         }
     }
 
+    /**
+     * An aggregated allocation goes back to the heap only when its last share is freed, so a device
+     * {@code cudaMalloc} whose shares the threads of a group may free at different times stays as
+     * written (warning {@code malloc-lifetime}); one whose shares are freed together, or not in this
+     * code at all, is aggregated. The first form is the review reproducer {@code C_malloc_pin}, which
+     * on the H200 (2026-11-28) saw 11 and 286 failed cudaMalloc calls where the program as written had
+     * none: thread 0 kept its 8 KiB of each round and so kept each round's whole block-wide 2 MiB.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void sharesTheThreadsOfAGroupMayFreeAtDifferentTimesAreNotAggregated(Granularity g) {
+        String child = "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n";
+        java.util.Map<String, Boolean> forms = new java.util.LinkedHashMap<>();
+        // refused: a copy kept by one thread, the others free theirs at once (C_malloc_pin)
+        forms.put("""
+                __global__ void parent(int* failures) {
+                  void* kept[64];
+                  for (int r = 0; r < 64; ++r) {
+                    void* p = nullptr;
+                    if (cudaMalloc(&p, 8192) != cudaSuccess || p == nullptr) { atomicAdd(failures, 1); continue; }
+                    static_cast<int*>(p)[0] = r;
+                    if (threadIdx.x == 0) kept[r] = p; else cudaFree(p);
+                  }
+                  if (threadIdx.x == 0) for (int r = 0; r < 64; ++r) cudaFree(kept[r]);
+                }
+                """, false);
+        // refused: a free some threads skip, a return before the free, a free through a copy, a free in a
+        // lambda called by some threads, a helper that keeps the pointer (the uniform free then frees only
+        // what the pointer variable holds), a device function's pointer freed by some threads of its caller
+        forms.put("__global__ void k(int n) { int* p; cudaMalloc(&p, n * sizeof(*p)); p[0] = 1; if (threadIdx.x != 0) cudaFree(p); }\n",
+                false);
+        forms.put("__global__ void k(int n) { int* p; cudaMalloc(&p, 64); if (threadIdx.x == n) return; cudaFree(p); }\n", false);
+        forms.put("__global__ void k(int n) { int* p; int* q; cudaMalloc(&p, n); q = p; if (threadIdx.x == 0) cudaFree(q); }\n",
+                false);
+        forms.put("""
+                __global__ void k(int* sum) {
+                  int* p;
+                  if (cudaMalloc(&p, 1024) != cudaSuccess) return;
+                  auto done = [&] { cudaFree(p); };
+                  if (threadIdx.x % 2) done();
+                }
+                """, false);
+        forms.put("""
+                __device__ int* keep;
+                __device__ void stash(int* q) { keep = q; }
+                __global__ void k(int n) { int* p; cudaMalloc(&p, n); stash(p); if (n > 0) cudaFree(p); }
+                """, false);
+        forms.put("""
+                __device__ float* make(int n) { float* p; cudaMalloc(&p, n); return p; }
+                __global__ void k(int n) { float* a = make(n); a[0] = 1; if (threadIdx.x) cudaFree(a); }
+                """, false);
+        // aggregated: freed after the failure test and a launch; under a uniform test; straight after in a
+        // divergent branch; by a lambda local called by every thread; after a copy (any other free of the
+        // share would be a second free); under a uniform test after helpers and library functions that keep
+        // no copy; never freed in this code (bt); a device function's pointer that no code of the file frees
+        forms.put(child + """
+                __global__ void k(int n) {
+                  int* p;
+                  if (cudaMalloc((void**)&p, n * sizeof(int)) != cudaSuccess) return;
+                  child<<<1, 32>>>(p);
+                  p[0] = 2;
+                  cudaFree(p);
+                }
+                """, true);
+        forms.put("__global__ void k(int n) { int* p; cudaMalloc(&p, 64); if (n > 3) { p[1] = 3; } if (n > 0) cudaFree(p); }\n",
+                true);
+        forms.put("__global__ void k(int n) { if (threadIdx.x < n) { float* t; cudaMalloc(&t, 64); t[0] = 1.0f; cudaFree(t); } }\n",
+                true);
+        forms.put("""
+                __global__ void k(int* sum) {
+                  int* p;
+                  if (cudaMalloc(&p, 1024) != cudaSuccess) return;
+                  auto done = [&] { cudaFree(p); };
+                  p[0] = threadIdx.x; atomicAdd(sum, p[0]);
+                  done();
+                }
+                """, true);
+        forms.put("__global__ void k(int** keep) { int* p; cudaMalloc(&p, 64); if (threadIdx.x == 0) keep[0] = p; cudaFree(p); }\n",
+                true);
+        forms.put("""
+                __device__ void fill(int* q, int n) { for (int i = 0; i < n; ++i) q[i] = i; }
+                __global__ void k(int n) {
+                  int* p;
+                  cudaMalloc(&p, n * sizeof(*p));
+                  memset(p, 0, n * sizeof(int));
+                  fill(p + 1, n - 1);
+                  atomicAdd(p, 1);
+                  if (n > 0) cudaFree(p);
+                }
+                """, true);
+        forms.put("__global__ void k(int** out, int n) { cudaMalloc((void**)&out[threadIdx.x], n); }\n", true);
+        forms.put("""
+                __device__ float* make(int n) { float* p; cudaMalloc(&p, n); return p; }
+                __global__ void k(float** out, int n) { out[threadIdx.x] = make(n); }
+                """, true);
+        int i = 0;
+        for (var form : forms.entrySet()) {
+            var r = Check.run(form.getKey(), g);
+            String what = "form " + i++ + " at " + g + ": " + r.diagnostics() + "\n" + r.text();
+            assertFalse(r.hasErrors(), what);
+            assertEquals(form.getValue(), r.text().contains("klap::group_malloc("), what);
+            assertEquals(!form.getValue(), Check.hasDiag(r, Severity.WARNING, "malloc-lifetime"), what);
+            // a site left as written is not also said to be aggregated per warp
+            if (!form.getValue()) {
+                assertFalse(Check.hasDiag(r, Severity.WARNING, "granularity-fallback"), what);
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- review of 2026-11-27, third round
 
     /** Values a constructor, an operator, a functor call or a reference cast make per thread are never scalars. */
