@@ -188,7 +188,6 @@ final class SitePlanner {
                 mallocs.planFree(c);
             }
         });
-        mallocs.checkLifetimes(f, trees, conv);
     }
 
     /** @return true if {@code s} is (part of) the init-statement of an if, a switch or a loop */

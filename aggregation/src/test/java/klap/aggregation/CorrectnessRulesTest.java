@@ -1791,6 +1791,111 @@ class CorrectnessRulesTest {
                 __device__ float* make(int n) { float* p; cudaMalloc(&p, n); return p; }
                 __global__ void k(float** out, int n) { out[threadIdx.x] = make(n); }
                 """, true);
+        // the review of the first version (2026-12-01): refused now, each aggregated before. A free that
+        // sets the variable to null, cuda::std::exchange, a lambda that captured it by copy before the
+        // cudaMalloc, a copy through &p[0], a value stored by atomicExch, a child kernel that frees it, a
+        // function pointer to the allocating function, an allocation by one thread between the cudaMalloc
+        // and the free (thread 0's 52 x 128 KiB while the block's 2 MiB stays), an asm exit in between
+        forms.put("""
+                __global__ void k(int n) {
+                  int* p;
+                  cudaMalloc(&p, 8192);
+                  p[0] = n;
+                  if (threadIdx.x != 0) { cudaFree(p); p = nullptr; }
+                  cudaFree(p);
+                }
+                """, false);
+        forms.put("""
+                #include <cuda/std/utility>
+                __global__ void k(int** keep) {
+                  int* p;
+                  cudaMalloc(&p, 8192);
+                  if (threadIdx.x == 0) keep[blockIdx.x] = cuda::std::exchange(p, nullptr);
+                  cudaFree(p);
+                }
+                """, false);
+        forms.put("""
+                __device__ int* g_keep;
+                __global__ void k(int n) {
+                  int* p = nullptr;
+                  auto done = [p] { cudaFree(p); };
+                  cudaMalloc(&p, 8192);
+                  if (threadIdx.x == 0) g_keep = p; else cudaFree(p);
+                  done();
+                }
+                """, false);
+        forms.put("""
+                __global__ void k(char** kept, int r) {
+                  char* p;
+                  cudaMalloc(&p, 8192);
+                  char* mine = &p[0];
+                  if (threadIdx.x == 0) kept[r] = mine; else cudaFree(mine);
+                }
+                """, false);
+        forms.put("""
+                __global__ void k(char** kept, int r) {
+                  char* p;
+                  cudaMalloc(&p, 8192);
+                  if (threadIdx.x == 0) { atomicExch((unsigned long long*)&kept[r], (unsigned long long)p); cudaMalloc(&p, 16); }
+                  cudaFree(p);
+                }
+                """, false);
+        forms.put("""
+                __global__ void consume(int* buf, int work) { for (int i = 0; i < work; ++i) buf[i % 2048] += i; cudaFree(buf); }
+                __global__ void k(int n) {
+                  int* buf;
+                  cudaMalloc(&buf, 8192);
+                  consume<<<1, 1>>>(buf, threadIdx.x == 0 ? (1 << 24) : 1);
+                }
+                """, false);
+        forms.put("""
+                __device__ int* make(int n) { int* p; cudaMalloc(&p, n); return p; }
+                __global__ void k(int n, int** kept) {
+                  int* (*fp)(int) = make;
+                  int* a = fp(n);
+                  if (threadIdx.x == 0) kept[blockIdx.x] = a; else cudaFree(a);
+                }
+                """, false);
+        forms.put("""
+                __global__ void k(int* failures, void** table) {
+                  char* scratch = nullptr;
+                  if (cudaMalloc(&scratch, 8192) != cudaSuccess) { atomicAdd(failures, 1); return; }
+                  scratch[threadIdx.x % 8192] = 1;
+                  if (threadIdx.x == 0)
+                    for (int t = 0; t < 52; ++t) { void* q = nullptr; cudaMalloc(&q, 131072); table[t] = q; }
+                  cudaFree(scratch);
+                }
+                """, false);
+        forms.put("""
+                __global__ void k(int n) {
+                  int* p;
+                  cudaMalloc(&p, 8192);
+                  if (threadIdx.x == 0 && n < 0) asm volatile("exit;");
+                  cudaFree(p);
+                }
+                """, false);
+        // and the same review's needless refusals, aggregated now: a free in the then-block of a success
+        // test, a free behind a null test, a failure test that also tests for null, an error variable
+        forms.put("__global__ void k(int n) { int* p; if (cudaMalloc(&p, 8192) == cudaSuccess) { p[0] = n; cudaFree(p); } }\n",
+                true);
+        forms.put("__global__ void k(int n) { int* p = nullptr; cudaMalloc(&p, 8192); p[0] = n; if (p) cudaFree(p); }\n", true);
+        forms.put("""
+                __global__ void k(int n) {
+                  int* p = nullptr;
+                  if (cudaMalloc(&p, 8192) != cudaSuccess || p == nullptr) return;
+                  p[0] = n;
+                  cudaFree(p);
+                }
+                """, true);
+        forms.put("""
+                __global__ void k(int n) {
+                  int* p;
+                  cudaError_t e = cudaMalloc(&p, 8192);
+                  if (e != cudaSuccess) return;
+                  p[0] = n;
+                  cudaFree(p);
+                }
+                """, true);
         int i = 0;
         for (var form : forms.entrySet()) {
             var r = Check.run(form.getKey(), g);
