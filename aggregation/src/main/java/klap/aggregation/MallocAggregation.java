@@ -117,11 +117,22 @@ final class MallocAggregation {
      *         a share of an aggregated allocation, and a cudaMalloc left as written is a plain one.
      */
     private boolean writtenByMacro(Expr.Call c, String name) {
-        if (ctx.src.startsWithWord(c.callee().range(), name)) {
+        // (also ::cudaFree and (cudaFree): the text at the callee, without white space, parentheses and ::)
+        if (ctx.src.slice(c.callee().range()).replaceAll("[\\s()]", "").replaceFirst("^::", "").equals(name)) {
             return false;
         }
         aggregateNone(c, "device " + name + " written by a macro: klap cannot rewrite it", "malloc-in-macro");
         return true;
+    }
+
+    /**
+     * A device {@code free(p)} (review 2026-12-01): device {@code cudaMalloc} memory may be given
+     * back with {@code free}, which klap does not rewrite, and a share of an aggregated allocation
+     * must never reach it; so no device cudaMalloc of the file is aggregated.
+     */
+    void libcFree(Expr.Call c) {
+        aggregateNone(c, "device free() in this file, which klap does not rewrite and which must never free a share of "
+                + "an aggregated allocation (device cudaMalloc memory may be given back with free)", "malloc-libc-free");
     }
 
     /**

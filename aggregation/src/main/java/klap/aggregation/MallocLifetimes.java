@@ -2,10 +2,13 @@ package klap.aggregation;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,35 +34,38 @@ import klap.transform.Trees;
  * and whether the kernel's threads reach it together (then its group is a whole warp or block;
  * otherwise the lanes of a warp that arrive together).
  * <h2>Output</h2>
- * null when the site may be aggregated, because one of these holds (each free of {@code v} is a
- * <em>free point</em>: the statement that evaluates {@code cudaFree(v)}, or that of each call of a
- * lambda local that captures {@code v} by reference and frees it, or the {@code if} of
- * {@code if (v) cudaFree(v);}):
+ * null when the site may be aggregated, because one of these holds. A <em>free point</em> of
+ * {@code v} is the statement that evaluates {@code cudaFree(v)} (also {@code ::cudaFree}), or the
+ * {@code if} of {@code if (v) cudaFree(v);}, or each call of a lambda local whose whole body is
+ * {@code cudaFree(v);} with {@code v} captured by reference. {@code v} must be a local of the
+ * function declared once (no lambda parameter or local of that name either).
  * <ol>
- * <li>nothing but {@code cudaMalloc(&v, ...)} writes {@code v} ({@link UseScan}: no assignment,
- * increment, address taken, non-const reference, by-reference capture that writes it, call that
- * may write it), and a free point <em>follows</em> the site: in the same block, or in the
- * then-block of {@code if (cudaMalloc(&v, n) == cudaSuccess)}, with no {@code return}, {@code goto},
- * {@code break} or {@code continue} that leaves, no {@code asm("exit;")}/{@code trap}, no other
- * {@code cudaMalloc(&v, ...)} and no heap allocation under thread-dependent control between them
- * (jumps in the then-branch of a test of the call's failure are allowed: a thread whose request
- * failed holds no share). Every thread that got a share frees it there; any other free of it would
- * be a second free;</li>
- * <li>or {@code v} is also never copied (each use reads or writes through it, compares or tests it,
- * or hands it to a callee or a kernel of the file whose parameter is used that way, or to a CUDA
- * built-in that keeps no copy), this is its only cudaMalloc, and every free point follows the site
- * or, for a site the kernel's threads reach together, is itself reached together
- * ({@link Convergence#reachedTogether});</li>
- * <li>or nothing that may free the pointer runs in this code: neither the function, nor what it
- * calls or launches, nor (for a {@code __device__} function) a function that calls it or takes its
- * address, calls {@code cudaFree} (the pointer is freed by another kernel, or never: KLAP II-C's
- * assumption that a group frees together is kept, as in bt).</li>
+ * <li>nothing writes {@code v} but the cudaMalloc and plain assignments ({@link UseScan}: no address
+ * taken, non-const reference, call that may write it, {@code asm} naming it, lambda that writes it),
+ * and a free point <em>follows</em> the site: in the same block, or in the then-block of
+ * {@code if (cudaMalloc(&v, n) == cudaSuccess)}, with nothing between them (nor before the free in
+ * an {@code if (v)} block) that assigns {@code v}, jumps out ({@code return}, {@code goto},
+ * {@code break}, {@code continue}; one in the then-branch of a test of the call's failure is
+ * allowed: a thread whose request failed holds no share), may end the thread ({@code asm} exit or
+ * trap), re-allocates {@code v}, allocates under thread-dependent control, or calls what may
+ * allocate or end the thread or what klap cannot follow (a functor, a member function, a pointer).
+ * Every thread that got a share frees it there; any other free of it would be a second free;</li>
+ * <li>or, in addition, {@code v} is never assigned or copied (each use reads or writes through it,
+ * compares or tests it, or hands it to a callee or a kernel of the file whose parameter is used that
+ * way, or to a CUDA built-in that keeps no copy), this is its only cudaMalloc, and every free point
+ * follows the site or, for a site the kernel's threads reach together, is itself reached together
+ * ({@link Convergence#reachedTogether}) in a kernel that has none of the troubles above anywhere;</li>
+ * <li>or nothing that may receive the pointer frees device memory: the site is in a kernel, and
+ * neither the kernel nor what it calls or launches calls {@code cudaFree} (or {@code free}), and if
+ * it makes a call klap cannot follow, no device code of the file does (the pointer is freed by
+ * another kernel, or never: KLAP II-C's assumption that a group frees together is kept, as in bt).
+ * For a site in a {@code __device__} function, no device code of the file may free anything.</li>
  * </ol>
  * Otherwise, why not (a phrase for warning {@code malloc-lifetime}); the planner leaves the call as
  * written, a plain allocation that {@code klap::group_free} frees as such. Known limits: a pointer
- * stored to memory and freed by some threads of another, later kernel (or of a kernel that another
- * file launches) is not seen; between a site and its free, threads of one group may still take
- * different times (the group's memory is then held until the slowest frees its share).
+ * stored to memory and freed by some threads of a later kernel (or of a kernel that another file
+ * launches) is not seen; between a site and its free, threads of one group may still take different
+ * times (the group's memory is then held until the slowest frees its share).
  */
 final class MallocLifetimes {
 
@@ -68,11 +74,12 @@ final class MallocLifetimes {
     }
 
     /**
-     * Where a {@code cudaFree(v)} runs: the statement that evaluates it (or the call of the lambda
-     * local, or the {@code if (v)} around it) and the call there; {@code stmt} is null where klap
-     * cannot tell. {@code offset} is the cudaFree's own position, for the warning.
+     * Where a {@code cudaFree(v)} runs: the statement that counts ({@code stmt}: the statement that
+     * evaluates it, the call of the lambda local, or the {@code if (v)} around either) and, for an
+     * {@code if (v)}, the statement inside it ({@code inner}); the call there; {@code stmt} is null
+     * where klap cannot tell. {@code offset} is the cudaFree's own position, for the warning.
      */
-    private record FreePoint(Stmt stmt, Expr call, int offset) {
+    private record FreePoint(Stmt stmt, Stmt inner, Expr call, int offset) {
     }
 
     /**
@@ -85,14 +92,37 @@ final class MallocLifetimes {
     private static final Set<String> THROUGH_ALL = Set.of("memcpy", "memset", "memmove", "printf");
 
     private final AggregationContext ctx;
-    /** per function: whether it (or what it calls) may end its thread ({@code asm("exit;")}, a trap) */
+    /** per function: whether it, or what it calls, may end its thread ({@code asm} exit, a trap) */
     private final Map<FunctionDef, Boolean> exits = new HashMap<>();
-    /** per function: whether it (or what it calls) allocates device heap memory */
+    /** per function: whether it, or what it calls, may allocate device heap memory or calls what klap cannot follow */
     private final Map<FunctionDef, Boolean> allocates = new HashMap<>();
+    /** whether some device code of the unit frees device memory (computed once) */
+    private FunctionDef anyFreer;
+    private boolean anyFreerKnown;
 
     /** @param ctx the unit's aggregation context (its functions, kernels and source) */
     MallocLifetimes(AggregationContext ctx) {
         this.ctx = ctx;
+    }
+
+    /** @return true if {@code c} calls device {@code cudaFree} ({@code cudaFree}, {@code ::cudaFree}, {@code (cudaFree)}) */
+    static boolean isCudaFree(Expr.Call c) {
+        String n = callName(c);
+        return n != null && AggregationContext.simpleName(n).equals("cudaFree") && (n.equals("cudaFree") || n.equals("::cudaFree"));
+    }
+
+    /** @return true if {@code c} calls the C library's {@code free} (a plain or {@code ::}/{@code std::} name) */
+    static boolean isLibcFree(Expr.Call c) {
+        String n = callName(c);
+        return n != null && (n.equals("free") || n.equals("::free") || n.equals("std::free"));
+    }
+
+    /** @return the name {@code c} calls, also through parentheses ({@code (f)(x)}), or null */
+    private static String callName(Expr.Call c) {
+        if (c.calleeName() != null) {
+            return c.calleeName();
+        }
+        return strip(c.callee()) instanceof Expr.Name n ? n.name() : null;
     }
 
     /**
@@ -108,24 +138,28 @@ final class MallocLifetimes {
         if (v == null) {
             untracked = "its pointer is written to memory";
         } else if (!plainLocal(f, v)) {
-            untracked = "its pointer variable '" + v + "' is not a plain local variable of '" + f.name() + "'";
+            untracked = "its pointer variable '" + v + "' is not a local variable of '" + f.name()
+                    + "' declared once (a parameter, static, a reference, an array, or a name declared again)";
         } else {
             UseScan uses = new UseScan(v, true, new HashSet<>());
             uses.scan(f.body());
             List<FreePoint> points = freePoints(f, v, trees);
-            if (uses.writtenAt == null) {
+            if (uses.escapeAt < 0) {
                 for (FreePoint pt : points) {
-                    if (pt.stmt != null && follows(s, v, pt, trees, conv)) {
+                    if (pt.stmt != null && follows(s, v, pt, uses.assigns, trees, conv)) {
                         return null;
                     }
                 }
-                if (uses.copiedAt == null && mallocsOf(f, v) == 1) {
+                if (uses.copyAt < 0 && uses.assigns.isEmpty() && mallocsOf(f, v) == 1) {
                     return everyFreeTogether(s, v, points, trees, conv);
                 }
             }
-            Expr at = uses.writtenAt != null ? uses.writtenAt : uses.copiedAt;
-            untracked = at != null ? "its pointer variable '" + v + "' is " + (uses.writtenAt != null ? "written" : "copied")
-                    + " at line " + ctx.src.line(at.range().offset())
+            untracked = uses.escapeAt >= 0
+                    ? "its pointer variable '" + v + "' may be written at line " + ctx.src.line(uses.escapeAt)
+                            + " (through its address, a reference, a call, asm or a lambda)"
+                    : uses.copyAt >= 0 ? "its pointer variable '" + v + "' is copied at line " + ctx.src.line(uses.copyAt)
+                    : !uses.assigns.isEmpty() ? "its pointer variable '" + v + "' is assigned at line "
+                            + ctx.src.line(uses.assigns.get(0)) + " (before a free that every thread reaches, if any)"
                     : "its pointer variable '" + v + "' is allocated by more than one cudaMalloc";
         }
         String who = freeThatMayReach(f);
@@ -139,15 +173,14 @@ final class MallocLifetimes {
             if (pt.stmt == null) {
                 return where + " is in a lambda that klap cannot follow to its calls";
             }
-            if (conditionallyEvaluated(pt.stmt, pt.call)) {
+            if (conditionallyEvaluated(pt.inner != null ? pt.inner : pt.stmt, pt.call)) {
                 return where + " is under &&, || or ?:";
             }
-            // (a thread that ends by asm or a trap is no jump the convergence facts know: none may, anywhere)
             boolean together = s.together() && s.fn().kind() == FunctionDef.Kind.KERNEL && !(pt.stmt instanceof Stmt.Loop)
-                    && conv.reachedTogether(pt.stmt) && !endsThread(s.fn().body());
-            if (!together && !follows(s, v, pt, trees, conv)) {
-                return where + " is not reached by every thread that reaches the cudaMalloc, after it and without a "
-                        + "thread-dependent allocation between";
+                    && conv.reachedTogether(pt.stmt) && !trouble(s.fn().body(), s, v, Set.of(), conv);
+            if (!together && !follows(s, v, pt, List.of(), trees, conv)) {
+                return where + " is not reached by every thread that reaches the cudaMalloc, after it and with nothing "
+                        + "between that may send the threads apart (see the malloc-lifetime row of docs/constructs.md)";
             }
         }
         return null;
@@ -160,42 +193,38 @@ final class MallocLifetimes {
         List<FreePoint> out = new ArrayList<>();
         Map<String, List<Expr.Lambda>> locals = Trees.lambdaLocals(f.body());
         for (Expr.Call c : freesIn(f.body())) {
-            if (c.args().size() != 1 || !(strip(c.args().get(0)) instanceof Expr.Name n && n.name().equals(v))) {
+            if (!isCudaFree(c) || c.args().size() != 1 || !isName(c.args().get(0), v)) {
                 continue;
             }
             Stmt owner = trees.owner(c);
             if (owner != null) {
-                out.add(new FreePoint(nullTested(owner, v, trees), c, c.range().offset()));
+                out.add(point(owner, c, c.range().offset(), v, trees));
                 continue;
             }
-            // in a lambda: the calls of the local it initializes, if it captures v by reference and is only called
-            String local = null;
-            Expr.Lambda lambda = null;
+            // in a lambda: the calls of the local it initializes, if its whole body is this free
+            List<FreePoint> calls = null;
             for (var e : locals.entrySet()) {
-                for (Expr.Lambda lam : e.getValue()) {
-                    if (lam.range().contains(c.range()) && (lambda == null || lambda.range().contains(lam.range()))) {
-                        local = e.getKey();
-                        lambda = lam;
-                    }
+                if (e.getValue().size() == 1 && onlyFrees(e.getValue().get(0), c, v) && ctx.kernel(e.getKey()) == null
+                        && ctx.deviceFunctionsNamed(Set.of(e.getKey())).isEmpty()) {
+                    calls = callsOf(f, e.getKey(), trees);
                 }
             }
-            List<FreePoint> calls = lambda == null || locals.get(local).size() != 1 || !capturesByReference(lambda, v)
-                    ? null : callsOf(f, local, trees);
             if (calls == null || calls.isEmpty()) {
-                out.add(new FreePoint(null, c, c.range().offset()));
+                out.add(new FreePoint(null, null, c, c.range().offset()));
             } else {
-                calls.forEach(pt -> out.add(new FreePoint(nullTested(pt.stmt, v, trees), pt.call, c.range().offset())));
+                calls.forEach(pt -> out.add(point(pt.stmt, pt.call, c.range().offset(), v, trees)));
             }
         }
         return out;
     }
 
     /**
-     * @return the {@code if} of {@code if (v) cudaFree(v);} (also {@code v != nullptr}, {@code NULL},
-     *         {@code 0}, and a then-block without jumps) around statement {@code s}, with no else: a
-     *         thread whose {@code v} is null holds no share; else {@code s}
+     * @return the free point of the call {@code call} evaluated by statement {@code s}: the
+     *         {@code if} of {@code if (v) s} (also {@code v != nullptr}, {@code NULL}, {@code 0},
+     *         and a then-block holding {@code s} without jumps) with no else, since a thread whose
+     *         {@code v} is null holds no share; else {@code s}
      */
-    private static Stmt nullTested(Stmt s, String v, Trees trees) {
+    private static FreePoint point(Stmt s, Expr call, int offset, String v, Trees trees) {
         Stmt p = trees.parent(s);
         Stmt branch = s;
         if (p instanceof Stmt.Block b && !(trees.parent(b) instanceof Stmt.Block) && Trees.collect(b, Stmt.Jump.class).isEmpty()) {
@@ -203,7 +232,26 @@ final class MallocLifetimes {
             p = trees.parent(b);
         }
         return p instanceof Stmt.If i && i.then() == branch && i.otherwise() == null && i.init() == null && nonNull(i.cond(), v)
-                ? i : s;
+                ? new FreePoint(i, s, call, offset) : new FreePoint(s, null, call, offset);
+    }
+
+    /**
+     * @return true if {@code lam}'s whole body is the statement {@code free;} (the call {@code free}
+     *         of {@code v}), it captures {@code v} by reference ({@code [&v]}, or {@code [&]} without a
+     *         by-copy {@code v}) and declares no parameter of that name
+     */
+    private boolean onlyFrees(Expr.Lambda lam, Expr.Call free, String v) {
+        if (lam.body().stmts().size() != 1 || !(lam.body().stmts().get(0) instanceof Stmt.ExprStmt es) || es.expr() != free) {
+            return false;
+        }
+        List<String> items = captureItems(lam);
+        String text = ctx.src.text();
+        int close = text.indexOf(']', lam.range().offset());
+        String params = close < 0 ? "" : text.substring(close + 1, Math.max(close + 1, lam.body().range().offset()));
+        if (items == null || word(v).matcher(params).find()) {
+            return false;
+        }
+        return lam.refCaptures().contains(v) || lam.captureAllByRef() && items.stream().noneMatch(i -> i.equals(v));
     }
 
     /** @return true if {@code cond} is {@code v}, {@code v != nullptr}, {@code v != NULL} or {@code v != 0} (either side) */
@@ -238,18 +286,6 @@ final class MallocLifetimes {
         return x instanceof Expr.Literal;
     }
 
-    /**
-     * @return true if lambda {@code lam} captures {@code v} by reference: {@code [&v]}, or a
-     *         {@code [&]} default without a by-copy {@code v}
-     */
-    private boolean capturesByReference(Expr.Lambda lam, String v) {
-        if (lam.refCaptures().contains(v)) {
-            return true;
-        }
-        List<String> items = captureItems(lam);
-        return items != null && lam.captureAllByRef() && items.stream().noneMatch(i -> i.equals(v));
-    }
-
     /** @return the items of {@code lam}'s capture list as written (trimmed), or null if klap cannot read it */
     private List<String> captureItems(Expr.Lambda lam) {
         String text = ctx.src.text();
@@ -273,7 +309,7 @@ final class MallocLifetimes {
      */
     private static List<FreePoint> callsOf(FunctionDef f, String local, Trees trees) {
         List<FreePoint> out = new ArrayList<>();
-        Set<Expr> callees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Expr> callees = Collections.newSetFromMap(new IdentityHashMap<>());
         boolean[] other = {false};
         Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Call c && c.callee() instanceof Expr.Name n && n.name().equals(local)) {
@@ -282,7 +318,7 @@ final class MallocLifetimes {
                 if (owner == null) {
                     other[0] = true;
                 } else {
-                    out.add(new FreePoint(owner, c, c.range().offset()));
+                    out.add(new FreePoint(owner, null, c, c.range().offset()));
                 }
             }
         });
@@ -297,18 +333,17 @@ final class MallocLifetimes {
     // ------------------------------------------------------------------------ "follows"
 
     /**
-     * @return true if free point {@code pt} follows the site (see the class comment, rule 1): every
-     *         thread that reaches the site's statement with a share reaches {@code pt} next in the
-     *         same block, and nothing between frees or re-allocates {@code v}, ends the thread or
-     *         allocates under thread-dependent control
+     * @return true if free point {@code pt} follows the site (see the class comment, rule 1);
+     *         {@code assigns} are the offsets of the plain assignments of {@code v}
      */
-    private boolean follows(Site s, String v, FreePoint pt, Trees trees, Convergence conv) {
+    private boolean follows(Site s, String v, FreePoint pt, List<Integer> assigns, Trees trees, Convergence conv) {
         Stmt mo = s.owner();
         Stmt fo = pt.stmt;
-        if (mo instanceof Stmt.Loop || fo instanceof Stmt.Loop || conditionallyEvaluated(fo, pt.call)) {
+        if (mo instanceof Stmt.Loop || fo instanceof Stmt.Loop
+                || conditionallyEvaluated(pt.inner != null ? pt.inner : fo, pt.call)) {
             return false;
         }
-        List<Stmt> between;
+        List<Stmt> between = new ArrayList<>();
         Stmt excused = null;
         if (trees.parent(mo) instanceof Stmt.Block b && trees.parent(fo) == b) {
             int from = b.stmts().indexOf(mo);
@@ -316,7 +351,7 @@ final class MallocLifetimes {
             if (from < 0 || to <= from) {
                 return false;
             }
-            between = b.stmts().subList(from, to);
+            between.addAll(b.stmts().subList(from, to));
             if (mo instanceof Stmt.If check && failureTest(check.cond(), s.call(), v)) {
                 excused = check.then();
             } else if (mo instanceof Stmt.Decl d && d.vars().size() == 1 && strip(d.vars().get(0).init()) == s.call()
@@ -326,14 +361,23 @@ final class MallocLifetimes {
             }
         } else if (mo instanceof Stmt.If check && successTest(check.cond(), s.call()) && check.then() instanceof Stmt.Block t
                 && trees.parent(fo) == t) {
-            between = t.stmts().subList(0, t.stmts().indexOf(fo)); // if (cudaMalloc(&v, n) == cudaSuccess) { ... cudaFree(v); }
+            between.addAll(t.stmts().subList(0, t.stmts().indexOf(fo))); // if (cudaMalloc(&v, n) == cudaSuccess) { ... }
         } else {
             return false;
         }
+        if (pt.inner != null && fo instanceof Stmt.If wrapper && wrapper.then() instanceof Stmt.Block t) {
+            between.addAll(t.stmts().subList(0, t.stmts().indexOf(pt.inner))); // if (v) { ...; cudaFree(v); }
+        }
+        Set<Stmt> direct = Collections.newSetFromMap(new IdentityHashMap<>());
+        direct.addAll(between);
         for (Stmt st : between) {
-            if (leaves(st, excused, trees) || endsThread(st) || reallocates(st, s.call(), v)
-                    || allocatesApart(st, st == mo ? s.call() : null, between, s.fn(), conv, trees)) {
+            if (leaves(st, excused, trees) || trouble(st, s, v, direct, conv)) {
                 return false;
+            }
+            for (int a : assigns) {
+                if (a >= st.range().offset() && a < st.range().end()) {
+                    return false;
+                }
             }
         }
         return true;
@@ -353,33 +397,127 @@ final class MallocLifetimes {
         return false;
     }
 
-    /** @return true if {@code st} has another {@code cudaMalloc(&v, ...)} than {@code site} */
-    private static boolean reallocates(Stmt st, Expr.Call site, String v) {
-        boolean[] again = {false};
-        Trees.walkExprsAndLambdas(st, e -> again[0] |= e instanceof Expr.Call c && c != site
-                && "cudaMalloc".equals(c.calleeName()) && v.equals(targetVariable(c)));
-        return again[0];
+    /**
+     * @return true if something in {@code st} may send the threads of the site's group apart while
+     *         they hold their shares: an {@code asm} exit or trap; another {@code cudaMalloc(&v, ...)};
+     *         a heap allocation ({@code cudaMalloc}, {@code malloc}) that is not a statement of
+     *         {@code direct} and that the kernel's threads do not reach together (meanwhile the
+     *         threads that went on would hold the shares the others freed, where the program as
+     *         written had given them back); a call of a function of the file, or of a lambda local,
+     *         that may allocate or end the thread (or that names {@code v}); a call klap cannot
+     *         follow (a functor, a member function, a function pointer, a lambda called in place)
+     */
+    private boolean trouble(Stmt st, Site s, String v, Set<Stmt> direct, Convergence conv) {
+        FunctionDef f = s.fn();
+        Map<String, List<Expr.Lambda>> lambdas = Trees.lambdaLocals(f.body());
+        boolean[] found = {false};
+        Trees.walkStmts(st, x -> {
+            if (found[0]) {
+                return;
+            }
+            if (x instanceof Stmt.Other o && endsThread(o)) {
+                found[0] = true;
+                return;
+            }
+            for (Expr top : Trees.ownExprs(x)) {
+                Trees.walk(top, e -> {
+                    if (found[0] || !(e instanceof Expr.Call c) || c == s.call()) {
+                        return;
+                    }
+                    String name = callName(c);
+                    if (name == null || strip(c.callee()) instanceof Expr.Member) {
+                        found[0] = true;
+                        return;
+                    }
+                    String simple = AggregationContext.simpleName(name);
+                    if (simple.equals("cudaMalloc") || simple.equals("malloc")) {
+                        found[0] = simple.equals("cudaMalloc") && v.equals(targetVariable(c))
+                                || !direct.contains(x) && !(f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(x))
+                                        && !(simple.equals("cudaMalloc") && givenBack(f, x, c, conv));
+                    } else if (simple.equals("__trap") || simple.equals("__brkpt")) {
+                        found[0] = true;
+                    } else if (lambdas.containsKey(name)) {
+                        for (Expr.Lambda lam : lambdas.get(name)) {
+                            found[0] |= mentions(lam.body(), v) || lambdaTrouble(lam.body());
+                        }
+                    } else if (isVariable(f, name)) {
+                        found[0] = true; // a call through a function pointer
+                    } else {
+                        found[0] = ctx.deviceFunctionsNamed(Set.of(simple)).stream()
+                                .anyMatch(g -> mayAllocate(g) || mayEndThread(g));
+                    }
+                });
+            }
+        });
+        return found[0];
     }
 
     /**
-     * @return true if {@code st} may end its thread: an {@code asm} with {@code exit} or {@code trap},
-     *         {@code __trap()}, or a call of a function of the file that may
+     * @return true if the allocation {@code c} (statement {@code x}) is given back before its thread
+     *         goes on: a free of its pointer variable follows it (rule 1 of the class comment), so a
+     *         thread that allocates between a site and its free holds no more than one such buffer at
+     *         a time (a temporary of each round, not a table that grows)
      */
-    private boolean endsThread(Stmt st) {
-        for (Stmt.Other o : Trees.collect(st, Stmt.Other.class)) {
-            if (o.asm() != null && (o.asm().contains("exit") || o.asm().contains("trap"))) {
+    private boolean givenBack(FunctionDef f, Stmt x, Expr.Call c, Convergence conv) {
+        String w = targetVariable(c);
+        if (w == null || !plainLocal(f, w)) {
+            return false;
+        }
+        Trees trees = ctx.uni(f).trees();
+        UseScan uses = new UseScan(w, true, new HashSet<>());
+        uses.scan(f.body());
+        if (uses.escapeAt >= 0) {
+            return false;
+        }
+        Site inner = new Site(f, x, c, false);
+        for (FreePoint pt : freePoints(f, w, trees)) {
+            if (pt.stmt != null && follows(inner, w, pt, uses.assigns, trees, conv)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return true if a lambda body may allocate, end its thread or call what klap cannot follow */
+    private boolean lambdaTrouble(Stmt body) {
+        for (Stmt.Other o : Trees.collect(body, Stmt.Other.class)) {
+            if (o.asm() != null) {
                 return true;
             }
         }
         boolean[] found = {false};
-        Trees.walkExprsAndLambdas(st, e -> {
-            if (!found[0] && e instanceof Expr.Call c && c.calleeName() != null) {
-                String name = AggregationContext.simpleName(c.calleeName());
-                found[0] = name.equals("__trap") || name.equals("__brkpt")
-                        || ctx.deviceFunctionsNamed(Set.of(name)).stream().anyMatch(this::mayEndThread);
+        Trees.walkExprsAndLambdas(body, e -> {
+            if (!found[0] && e instanceof Expr.Call c) {
+                String name = callName(c);
+                if (name == null || strip(c.callee()) instanceof Expr.Member) {
+                    found[0] = true;
+                    return;
+                }
+                String simple = AggregationContext.simpleName(name);
+                found[0] = simple.equals("cudaMalloc") || simple.equals("malloc") || simple.equals("__trap")
+                        || ctx.deviceFunctionsNamed(Set.of(simple)).stream().anyMatch(g -> mayAllocate(g) || mayEndThread(g));
             }
         });
         return found[0];
+    }
+
+    /** @return true if {@code name} is a variable (parameter or local) of {@code f}: a call of it goes through a pointer */
+    private static boolean isVariable(FunctionDef f, String name) {
+        if (f.params().stream().anyMatch(p -> name.equals(p.name()))) {
+            return true;
+        }
+        boolean[] found = {false};
+        Trees.walkStmts(f.body(), s -> {
+            if (s instanceof Stmt.Decl d && d.vars().stream().anyMatch(x -> x.name().equals(name) && !(x.init() instanceof Expr.Lambda))) {
+                found[0] = true;
+            }
+        });
+        return found[0];
+    }
+
+    /** @return true if {@code asm} statement {@code o} may end its thread ({@code exit}, {@code trap}) */
+    private static boolean endsThread(Stmt.Other o) {
+        return o.asm() != null && (o.asm().contains("exit") || o.asm().contains("trap"));
     }
 
     private boolean mayEndThread(FunctionDef g) {
@@ -387,53 +525,21 @@ final class MallocLifetimes {
         if (known != null) {
             return known;
         }
-        exits.put(g, false); // (recursion)
         boolean r = false;
         for (FunctionDef h : ctx.deviceClosure(g)) {
             for (Stmt.Other o : Trees.collect(h.body(), Stmt.Other.class)) {
-                r |= o.asm() != null && (o.asm().contains("exit") || o.asm().contains("trap"));
+                r |= endsThread(o);
             }
             boolean[] trap = {false};
-            Trees.walkExprsAndLambdas(h.body(), e -> trap[0] |= e instanceof Expr.Call c && c.calleeName() != null
-                    && (c.calleeName().endsWith("__trap") || c.calleeName().endsWith("__brkpt")));
+            Trees.walkExprsAndLambdas(h.body(), e -> trap[0] |= e instanceof Expr.Call c && callName(c) != null
+                    && (callName(c).endsWith("__trap") || callName(c).endsWith("__brkpt")));
             r |= trap[0];
         }
         exits.put(g, r);
         return r;
     }
 
-    /**
-     * @return true if {@code st} allocates device heap memory ({@code cudaMalloc}, {@code malloc}, or
-     *         a function of the file that does) other than {@code site}, under control that may send
-     *         the threads of the group apart: nested in a statement of {@code between} that is not
-     *         reached together by the kernel's threads. Meanwhile the threads that went on would hold
-     *         the shares the others freed, where the program as written had given them back.
-     */
-    private boolean allocatesApart(Stmt st, Expr.Call site, List<Stmt> between, FunctionDef f, Convergence conv,
-                                   Trees trees) {
-        boolean[] apart = {false};
-        Trees.walkStmts(st, x -> {
-            if (apart[0]) {
-                return;
-            }
-            for (Expr top : Trees.ownExprs(x)) {
-                Trees.walk(top, e -> {
-                    if (apart[0] || !(e instanceof Expr.Call c) || c == site || c.calleeName() == null) {
-                        return;
-                    }
-                    String name = AggregationContext.simpleName(c.calleeName());
-                    boolean alloc = name.equals("cudaMalloc") || name.equals("malloc")
-                            || ctx.deviceFunctionsNamed(Set.of(name)).stream().anyMatch(this::mayAllocate);
-                    if (alloc) {
-                        boolean direct = between.contains(x);
-                        apart[0] = !direct && !(f.kind() == FunctionDef.Kind.KERNEL && conv.reachedTogether(x));
-                    }
-                });
-            }
-        });
-        return apart[0];
-    }
-
+    /** @return true if {@code g} or what it calls allocates device heap memory, or calls what klap cannot follow */
     private boolean mayAllocate(FunctionDef g) {
         Boolean known = allocates.get(g);
         if (known != null) {
@@ -441,9 +547,14 @@ final class MallocLifetimes {
         }
         boolean[] r = {false};
         for (FunctionDef h : ctx.deviceClosure(g)) {
-            Trees.walkExprsAndLambdas(h.body(), e -> r[0] |= e instanceof Expr.Call c && c.calleeName() != null
-                    && (AggregationContext.simpleName(c.calleeName()).equals("cudaMalloc")
-                            || AggregationContext.simpleName(c.calleeName()).equals("malloc")));
+            Trees.walkExprsAndLambdas(h.body(), e -> {
+                if (e instanceof Expr.Call c) {
+                    String name = callName(c);
+                    r[0] |= name == null || strip(c.callee()) instanceof Expr.Member
+                            || AggregationContext.simpleName(name).equals("cudaMalloc")
+                            || AggregationContext.simpleName(name).equals("malloc") || isVariable(h, name);
+                }
+            });
         }
         allocates.put(g, r[0]);
         return r[0];
@@ -493,38 +604,66 @@ final class MallocLifetimes {
     // ------------------------------------------------------------------------ frees that may reach a copy
 
     /**
-     * @return which code that may receive the site's pointer calls {@code cudaFree} (see the class
+     * @return which code that may receive the site's pointer frees device memory (see the class
      *         comment, rule 3), or null if none
      */
     private String freeThatMayReach(FunctionDef f) {
-        for (FunctionDef g : reachable(f)) {
-            if (!freesIn(g.body()).isEmpty()) {
-                return g == f ? "'" + f.name() + "' calls cudaFree"
-                        : "'" + g.name() + "', which '" + f.name() + "' calls or launches, calls cudaFree";
+        Set<FunctionDef> reach = reachable(f);
+        for (FunctionDef g : reach) {
+            if (frees(g)) {
+                return g == f ? "'" + f.name() + "' frees device memory"
+                        : "'" + g.name() + "', which '" + f.name() + "' calls or launches, frees device memory";
             }
         }
+        FunctionDef any = anyFreer();
+        if (any == null) {
+            return null;
+        }
         if (f.kind() != FunctionDef.Kind.KERNEL) {
-            boolean addressTaken = addressTaken(f);
-            for (FunctionDef caller : ctx.unit.functions()) {
-                if (caller == f || !caller.kind().onDevice()) {
-                    continue;
-                }
-                if (addressTaken || ctx.deviceClosure(caller).contains(f)) {
-                    for (FunctionDef g : reachable(caller)) {
-                        if (g != f && !freesIn(g.body()).isEmpty()) {
-                            return "'" + g.name() + "', which may receive it from '" + f.name() + "'"
-                                    + (addressTaken ? " (whose address the file takes)" : "") + ", calls cudaFree";
-                        }
-                    }
-                }
+            return "'" + any.name() + "' frees device memory, and the pointer of a __device__ function may reach it";
+        }
+        for (FunctionDef g : reach) {
+            if (unfollowable(g)) {
+                return "'" + g.name() + "' makes a call klap cannot follow (a member function, a functor or a function "
+                        + "pointer), and '" + any.name() + "' frees device memory";
             }
         }
         return null;
     }
 
+    /** @return a function of the unit whose device code frees device memory, or null */
+    private FunctionDef anyFreer() {
+        if (!anyFreerKnown) {
+            anyFreerKnown = true;
+            anyFreer = ctx.unit.functions().stream().filter(g -> g.kind().onDevice() && frees(g)).findFirst().orElse(null);
+        }
+        return anyFreer;
+    }
+
+    /** @return true if {@code g} (lambda bodies included) calls {@code cudaFree} or {@code free} */
+    private static boolean frees(FunctionDef g) {
+        boolean[] found = {false};
+        Trees.walkExprsAndLambdas(g.body(), e -> found[0] |= e instanceof Expr.Call c && (isCudaFree(c) || isLibcFree(c)));
+        return found[0];
+    }
+
+    /** @return true if {@code g} calls a member function, a functor, a function pointer or a lambda in place */
+    private static boolean unfollowable(FunctionDef g) {
+        Map<String, List<Expr.Lambda>> lambdas = Trees.lambdaLocals(g.body());
+        boolean[] found = {false};
+        Trees.walkExprsAndLambdas(g.body(), e -> {
+            if (e instanceof Expr.Call c) {
+                String name = callName(c);
+                found[0] |= name == null || strip(c.callee()) instanceof Expr.Member
+                        || !lambdas.containsKey(name) && isVariable(g, name);
+            }
+        });
+        return found[0];
+    }
+
     /** @return {@code f}, the device functions it calls and the kernels it launches, and theirs, transitively */
     private Set<FunctionDef> reachable(FunctionDef f) {
-        Set<FunctionDef> out = new java.util.LinkedHashSet<>();
+        Set<FunctionDef> out = new LinkedHashSet<>();
         ArrayDeque<FunctionDef> todo = new ArrayDeque<>(List.of(f));
         while (!todo.isEmpty()) {
             FunctionDef g = todo.poll();
@@ -543,45 +682,48 @@ final class MallocLifetimes {
         return out;
     }
 
-    /** @return true if the unit names device function {@code f} other than by calling it (a function pointer) */
-    private boolean addressTaken(FunctionDef f) {
-        boolean[] taken = {false};
-        for (FunctionDef g : ctx.unit.functions()) {
-            Set<Expr> callees = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-            Trees.walkExprsAndLambdas(g.body(), e -> {
-                if (e instanceof Expr.Call c) {
-                    callees.add(c.callee());
-                }
-            });
-            Trees.walkExprsAndLambdas(g.body(), e -> taken[0] |= e instanceof Expr.Name n && !callees.contains(n)
-                    && AggregationContext.simpleName(n.name()).equals(f.name()));
-        }
-        return taken[0];
-    }
-
     // ------------------------------------------------------------------------ uses of the pointer variable
 
     /**
-     * @return true if {@code v} is a local variable of {@code f}: declared in its body (not a
-     *         parameter), not static, {@code __shared__}, a reference or an array
+     * @return true if {@code v} is a local variable of {@code f} declared exactly once in its body
+     *         (not a parameter, not static, {@code __shared__}, a reference or an array) and no lambda
+     *         of {@code f} declares a parameter or local of that name
      */
-    private static boolean plainLocal(FunctionDef f, String v) {
+    private boolean plainLocal(FunctionDef f, String v) {
         if (f.params().stream().anyMatch(p -> v.equals(p.name()))) {
             return false;
         }
-        boolean[] declared = {false};
+        int[] declared = {0};
         boolean[] plain = {true};
         Trees.walkStmts(f.body(), s -> {
             if (s instanceof Stmt.Decl d) {
                 for (VarDecl x : d.vars()) {
                     if (x.name().equals(v)) {
-                        declared[0] = true;
+                        declared[0]++;
                         plain[0] &= !x.isStatic() && !x.reference() && !x.array() && !x.shared();
                     }
                 }
             }
         });
-        return declared[0] && plain[0];
+        if (declared[0] != 1 || !plain[0]) {
+            return false;
+        }
+        boolean[] shadowed = {false};
+        String text = ctx.src.text();
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (e instanceof Expr.Lambda lam) {
+                int close = text.indexOf(']', lam.range().offset());
+                String head = close < 0 ? "" : text.substring(close + 1, Math.max(close + 1, lam.body().range().offset()));
+                shadowed[0] |= word(v).matcher(head).find();
+                Trees.walkStmts(lam.body(), s -> shadowed[0] |= s instanceof Stmt.Decl d
+                        && d.vars().stream().anyMatch(x -> x.name().equals(v)));
+            }
+        });
+        return !shadowed[0];
+    }
+
+    private static Pattern word(String v) {
+        return Pattern.compile("\\b" + Pattern.quote(v) + "\\b");
     }
 
     /** @return how many cudaMalloc calls of {@code f} write {@code v} */
@@ -597,21 +739,26 @@ final class MallocLifetimes {
 
     /**
      * The uses of a pointer variable ({@code v}, or a parameter of a callee or kernel that receives
-     * it): the first that may write it ({@code writtenAt}) and the first that may copy its value
-     * somewhere ({@code copiedAt}). Harmless: reading or writing through it ({@code *v}, {@code v[i]},
-     * {@code v->m}, also after pointer arithmetic, but not their address {@code &v[i]}, which is a
-     * pointer into the share), comparing or testing it, {@code sizeof}, handing it to a callee or a
-     * kernel of the file whose parameter is used only in these ways (by value), to the address
-     * argument of a CUDA built-in ({@link #ADDRESS_FIRST}) or to {@link #THROUGH_ALL}; for {@code v}
-     * itself ({@code own}), {@code &v} as the first argument of {@code cudaMalloc} and {@code cudaFree(v)}.
+     * it): the first that may write it other than by a plain assignment ({@code escapeAt}: its
+     * address taken, a reference bound to it, a call that may take it by reference, an {@code asm}
+     * that names it, a write inside a lambda), the plain assignments and increments outside lambdas
+     * ({@code assigns}), and the first that may copy its value somewhere ({@code copyAt}); offsets,
+     * -1 for none. Harmless: reading or writing through it ({@code *v}, {@code v[i]}, {@code v->m},
+     * also after pointer arithmetic, but not their address {@code &v[i]}, which is a pointer into the
+     * share), comparing or testing it, {@code sizeof}, handing it to a callee or a kernel of the file
+     * whose parameter is used only in these ways (by value), to the address argument of a CUDA
+     * built-in ({@link #ADDRESS_FIRST}) or to {@link #THROUGH_ALL}; for {@code v} itself ({@code own}),
+     * {@code &v} as the first argument of {@code cudaMalloc} and {@code cudaFree(v)}.
      */
     private final class UseScan {
         private final String v;
         private final boolean own;
         /** the callee parameters being checked (a recursive call counts as harmless) */
         private final Set<String> visiting;
-        Expr writtenAt;
-        Expr copiedAt;
+        private boolean inLambda;
+        int escapeAt = -1;
+        int copyAt = -1;
+        final List<Integer> assigns = new ArrayList<>();
 
         UseScan(String v, boolean own, Set<String> visiting) {
             this.v = v;
@@ -620,7 +767,15 @@ final class MallocLifetimes {
         }
 
         boolean harmless() {
-            return writtenAt == null && copiedAt == null;
+            return escapeAt < 0 && copyAt < 0 && assigns.isEmpty();
+        }
+
+        private void escape(int at) {
+            escapeAt = escapeAt < 0 ? at : escapeAt;
+        }
+
+        private void copy(int at) {
+            copyAt = copyAt < 0 ? at : copyAt;
         }
 
         /** Scans every use of {@code v} in {@code body}, lambda bodies included. */
@@ -629,21 +784,24 @@ final class MallocLifetimes {
                 if (s instanceof Stmt.Decl d) {
                     for (VarDecl x : d.vars()) {
                         if (x.init() != null) {
-                            scan(x.init(), new ArrayDeque<>(), x.reference() ? Top.REFERENCE : Top.COPY);
+                            scan(x.init(), new ArrayDeque<>(), x.reference() ? Use.ESCAPE : Use.COPY);
                         }
                     }
                     return;
                 }
+                if (s instanceof Stmt.Other o && o.asm() != null && word(v).matcher(o.asm()).find()) {
+                    escape(o.range().offset()); // an asm operand (the model has no operand expressions)
+                }
                 for (Expr top : Trees.ownExprs(s)) {
-                    Top t = s instanceof Stmt.ExprStmt || s instanceof Stmt.If || s instanceof Stmt.Loop
-                            || s instanceof Stmt.Switch ? Top.HARMLESS
-                            : s instanceof Stmt.Other o && o.asm() != null ? Top.REFERENCE : Top.COPY;
+                    Use t = s instanceof Stmt.ExprStmt || s instanceof Stmt.If || s instanceof Stmt.Loop
+                            || s instanceof Stmt.Switch ? Use.HARMLESS : s instanceof Stmt.Other o && o.asm() != null ? Use.ESCAPE
+                            : Use.COPY;
                     scan(top, new ArrayDeque<>(), t);
                 }
             });
         }
 
-        private void scan(Expr e, Deque<Expr> up, Top top) {
+        private void scan(Expr e, Deque<Expr> up, Use top) {
             if (e == null) {
                 return;
             }
@@ -652,11 +810,19 @@ final class MallocLifetimes {
                 return;
             }
             if (e instanceof Expr.Name n && n.name().equals(v)) {
-                Use u = use(e, up, top);
-                if (u == Use.WRITE && writtenAt == null) {
-                    writtenAt = e;
-                } else if (u == Use.COPY && copiedAt == null) {
-                    copiedAt = e;
+                int at = e.range().offset();
+                switch (use(e, up, top)) {
+                    case ESCAPE -> escape(at);
+                    case ASSIGN -> {
+                        if (inLambda) {
+                            escape(at);
+                        } else {
+                            assigns.add(at);
+                        }
+                    }
+                    case COPY -> copy(at);
+                    default -> {
+                    }
                 }
                 return;
             }
@@ -670,42 +836,40 @@ final class MallocLifetimes {
         /** A lambda: its init-captures of {@code v} (by reference: a write; by copy: a copy), its captures, its body. */
         private void lambda(Expr.Lambda lam) {
             List<String> items = captureItems(lam);
-            Pattern word = Pattern.compile("\\b" + Pattern.quote(v) + "\\b");
             if (items == null) {
-                if (writtenAt == null) {
-                    writtenAt = lam;
-                }
+                escape(lam.range().offset());
                 return;
             }
             boolean byCopy = false;
             for (String item : items) {
                 int eq = item.indexOf('=');
-                if (eq > 0 && word.matcher(item.substring(eq + 1)).find()) {
+                if (eq > 0 && word(v).matcher(item.substring(eq + 1)).find()) {
                     if (item.startsWith("&")) {
-                        writtenAt = writtenAt == null ? lam : writtenAt;
+                        escape(lam.range().offset());
                     } else {
-                        copiedAt = copiedAt == null ? lam : copiedAt;
+                        copy(lam.range().offset());
                     }
                 }
                 byCopy |= item.equals(v) || item.equals("=") && !lam.refCaptures().contains(v);
             }
-            UseScan inner = new UseScan(v, own, visiting);
-            inner.scan(lam.body());
-            if (byCopy && mentions(lam.body(), v) && copiedAt == null) {
-                copiedAt = lam; // the lambda object holds a copy
+            if (byCopy && mentions(lam.body(), v)) {
+                copy(lam.range().offset()); // the lambda object holds a copy
             }
-            writtenAt = writtenAt == null ? inner.writtenAt : writtenAt;
-            copiedAt = copiedAt == null ? inner.copiedAt : copiedAt;
+            boolean was = inLambda;
+            inLambda = true;
+            scan(lam.body());
+            inLambda = was;
         }
 
         /** @return how the use {@code e} of {@code v}, under the expressions {@code up} (innermost first), uses it */
-        private Use use(Expr e, Deque<Expr> up, Top top) {
+        private Use use(Expr e, Deque<Expr> up, Use top) {
             Iterator<Expr> it = up.iterator();
             Expr cur = e;
             boolean through = false; // cur is an lvalue in the share (*v, v[i], v->m)
+            boolean direct = true;   // cur is v itself, through casts and parentheses only
             while (true) {
                 if (!it.hasNext()) {
-                    return through ? Use.HARMLESS : top.use;
+                    return through ? Use.HARMLESS : top;
                 }
                 Expr p = it.next();
                 if (p instanceof Expr.Cast || p instanceof Expr.Unary u0 && u0.op().equals("()")) {
@@ -727,10 +891,11 @@ final class MallocLifetimes {
                 if (p instanceof Expr.Unary u) {
                     switch (u.op()) {
                         case "&" -> {
-                            return cur == e && own && mallocTarget(p, it) ? Use.HARMLESS : Use.WRITE;
+                            return direct && own && mallocTarget(p, it) ? Use.HARMLESS : Use.ESCAPE;
                         }
                         case "*" -> {
                             through = true;
+                            direct = false;
                             cur = p;
                             continue;
                         }
@@ -738,7 +903,7 @@ final class MallocLifetimes {
                             return Use.HARMLESS;
                         }
                         case "++pre", "--pre", "post++", "post--" -> {
-                            return cur == e ? Use.WRITE : Use.COPY;
+                            return direct ? Use.ASSIGN : Use.COPY;
                         }
                         default -> {
                             return Use.COPY;
@@ -750,6 +915,7 @@ final class MallocLifetimes {
                         return Use.COPY;
                     }
                     through = true;
+                    direct = false;
                     cur = p;
                     continue;
                 }
@@ -758,6 +924,7 @@ final class MallocLifetimes {
                         return Use.COPY;
                     }
                     through = true;
+                    direct = false;
                     cur = p;
                     continue;
                 }
@@ -767,11 +934,11 @@ final class MallocLifetimes {
                     return at >= 0 && k != null && harmlessParam(k, at) ? Use.HARMLESS : Use.COPY;
                 }
                 if (p instanceof Expr.Call c) {
-                    return argument(c, cur, cur == e);
+                    return argument(c, cur, direct);
                 }
                 if (p instanceof Expr.Binary b) {
                     if (b.isAssignment()) {
-                        return b.lhs() == cur && cur == e ? Use.WRITE : b.lhs() == cur ? Use.COPY : Use.COPY;
+                        return b.lhs() == cur && direct ? Use.ASSIGN : Use.COPY;
                     }
                     switch (b.op()) {
                         case "==", "!=", "<", ">", "<=", ">=", "&&", "||" -> {
@@ -785,6 +952,7 @@ final class MallocLifetimes {
                             continue;
                         }
                         case "+", "-" -> {
+                            direct = false;
                             cur = p; // a pointer into the share: its own uses decide
                             continue;
                         }
@@ -797,6 +965,7 @@ final class MallocLifetimes {
                     if (c.cond() == cur) {
                         return Use.HARMLESS;
                     }
+                    direct = false;
                     cur = p;
                     continue;
                 }
@@ -822,28 +991,29 @@ final class MallocLifetimes {
         /** @return how passing {@code arg} ({@code v} itself if {@code itself}) to call {@code c} uses it */
         private Use argument(Expr.Call c, Expr arg, boolean itself) {
             int at = indexOf(c.args(), arg);
-            String callee = c.calleeName();
-            if (at < 0 || callee == null) {
-                return Use.COPY;
+            String callee = callName(c);
+            if (at < 0 || callee == null || strip(c.callee()) instanceof Expr.Member) {
+                return itself ? Use.ESCAPE : Use.COPY;
             }
             String simple = AggregationContext.simpleName(callee);
             List<FunctionDef> defs = ctx.deviceFunctionsNamed(Set.of(simple));
-            if (simple.equals("cudaFree") && defs.isEmpty()) {
-                return own && itself && c.args().size() == 1 ? Use.HARMLESS : Use.COPY;
-            }
+            boolean mayWrite = c.paramModes() == null || at >= c.paramModes().length() || c.paramModes().charAt(at) == 'w';
             if (defs.isEmpty()) {
+                if (isCudaFree(c)) {
+                    return own && itself && c.args().size() == 1 ? Use.HARMLESS : Use.COPY;
+                }
                 if (THROUGH_ALL.contains(callee) || ADDRESS_FIRST.matcher(callee).matches() && at == 0) {
                     return Use.HARMLESS;
                 }
-                boolean mayWrite = c.paramModes() == null || at >= c.paramModes().length() || c.paramModes().charAt(at) == 'w';
-                return itself && mayWrite ? Use.WRITE : Use.COPY;
+                return itself && mayWrite ? Use.ESCAPE : Use.COPY;
             }
+            boolean templateArgs = ctx.src.text().substring(c.callee().range().offset(), c.callee().range().end()).contains("<");
             for (FunctionDef g : defs) {
                 if (at >= g.params().size()) {
                     return Use.COPY;
                 }
-                if (byReference(g, at)) {
-                    return itself ? Use.WRITE : Use.COPY;
+                if (templateArgs || byReference(g, at) || c.paramModes() != null && mayWrite) {
+                    return itself ? Use.ESCAPE : Use.COPY;
                 }
                 if (!harmlessParam(g, at)) {
                     return Use.COPY;
@@ -869,30 +1039,23 @@ final class MallocLifetimes {
             return inner.harmless();
         }
 
+        /** @return true if parameter {@code at} of {@code g} is declared as a reference, or through a name that may be one */
         private boolean byReference(FunctionDef g, int at) {
             klap.model.Param pm = g.params().get(at);
-            return ctx.src.text().substring(pm.range().offset(), pm.range().end()).contains("&");
+            String text = ctx.src.text().substring(pm.range().offset(), pm.range().end());
+            if (text.contains("&")) {
+                return true;
+            }
+            // a typedef, an alias, a template parameter or a macro may hide a reference: only the
+            // built-in spellings of a pointer are known to be by value
+            String type = text.substring(0, Math.max(0, text.lastIndexOf(pm.name() == null ? "" : pm.name())));
+            return !type.replaceAll("\\b(const|volatile|__restrict__|unsigned|signed|struct|class)\\b", " ").contains("*")
+                    && !type.isBlank();
         }
     }
 
     /** What a use does with the pointer. */
-    private enum Use { HARMLESS, COPY, WRITE }
-
-    /** What the statement around a use's outermost expression does with its value. */
-    private enum Top {
-        /** an expression statement, a condition: the value is discarded or tested */
-        HARMLESS(Use.HARMLESS),
-        /** an initializer, a return: the value is copied */
-        COPY(Use.COPY),
-        /** a reference initializer, an {@code asm} operand: the variable may be written */
-        REFERENCE(Use.WRITE);
-
-        final Use use;
-
-        Top(Use use) {
-            this.use = use;
-        }
-    }
+    private enum Use { HARMLESS, COPY, ASSIGN, ESCAPE }
 
     /** @return true if {@code body} names {@code v} anywhere */
     private static boolean mentions(Stmt body, String v) {
@@ -917,7 +1080,7 @@ final class MallocLifetimes {
     static List<Expr.Call> freesIn(Stmt s) {
         List<Expr.Call> l = new ArrayList<>();
         Trees.walkExprsAndLambdas(s, e -> {
-            if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
+            if (e instanceof Expr.Call c && isCudaFree(c)) {
                 l.add(c);
             }
         });

@@ -111,7 +111,7 @@ final class SitePlanner {
                 findSites(f);
             } else if (f.kind() == FunctionDef.Kind.HOST_DEVICE) {
                 Trees.walkExprsAndLambdas(f.body(), e -> {
-                    if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
+                    if (e instanceof Expr.Call c && MallocLifetimes.isCudaFree(c)) {
                         mallocs.freeInHostDeviceFunction(c);
                     }
                 });
@@ -184,8 +184,10 @@ final class SitePlanner {
         // every device cudaFree, lambdas included (review 2026-11-27: one in a lambda freed a share as
         // written), after the cudaMalloc calls (a macro's warning names the first of those)
         Trees.walkExprsAndLambdas(f.body(), e -> {
-            if (e instanceof Expr.Call c && "cudaFree".equals(c.calleeName())) {
+            if (e instanceof Expr.Call c && MallocLifetimes.isCudaFree(c)) {
                 mallocs.planFree(c);
+            } else if (e instanceof Expr.Call c && MallocLifetimes.isLibcFree(c)) {
+                mallocs.libcFree(c);
             }
         });
     }

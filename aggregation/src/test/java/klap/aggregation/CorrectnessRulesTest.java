@@ -1910,6 +1910,80 @@ class CorrectnessRulesTest {
         }
     }
 
+    /**
+     * The second review of the lifetime rule (2026-12-01, {@code MallocLifetimes}): each program was
+     * aggregated, and each is left as written now where its {@code p} (or {@code scratch}) may be kept
+     * by some threads longer than by others, while its per-round {@code t}, freed at once by the
+     * thread that allocated it, stays aggregated. Also {@code ::cudaFree} (was neither a free nor
+     * rewritten: a share went to cudaFree) and device {@code free()} (no allocation of the file is
+     * aggregated now).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void secondReviewOfTheLifetimeRule(Granularity g) {
+        String rounds = "  for (int r = 0; r < rounds; ++r) { char* t; cudaMalloc(&t, 8192); t[0] = 1; cudaFree(t); }\n";
+        String table = "for (int t = 0; t < 52; ++t) { void* q = nullptr; if (cudaMalloc(&q, 131072) != cudaSuccess) "
+                + "atomicAdd(failures, 1); table[t] = q; }";
+        java.util.Map<String, String> refused = new java.util.LinkedHashMap<>();
+        // a lambda whose body frees only for some threads
+        refused.put("p#1", "__global__ void k(int rounds) {\n  char* p;\n  auto release = [&] { if (threadIdx.x % 32 != 0) cudaFree(p); };\n"
+                + "  cudaMalloc(&p, 8192);\n  release();\n" + rounds + "  if (threadIdx.x % 32 == 0) cudaFree(p);\n}\n");
+        // a thread-dependent allocation inside the if (p) around the free
+        refused.put("p#2", "__global__ void k(int rounds) {\n  char* p;\n  cudaMalloc(&p, 8192);\n  if (p) {\n"
+                + "    if (threadIdx.x == 0) for (int r = 0; r < rounds; ++r) { char* t; cudaMalloc(&t, 131072); t[0] = 1; }\n"
+                + "    cudaFree(p);\n  }\n}\n");
+        // a block that declares another p after the cudaMalloc
+        refused.put("p#3", "__global__ void k(int rounds) {\n  char *p, *q;\n  cudaMalloc(&q, 64);\n  {\n    cudaMalloc(&p, 8192);\n"
+                + "    char* p = q;\n    cudaFree(p);\n  }\n  if (threadIdx.x % 32 != 0) cudaFree(p);\n" + rounds
+                + "  if (threadIdx.x % 32 == 0) cudaFree(p);\n}\n");
+        // writes the first version missed: a typedef'd reference parameter, a cast to a reference, asm
+        refused.put("p#4", "typedef char*& Ref;\n__device__ void drop(Ref x) { cudaFree(x); x = nullptr; }\n"
+                + "__global__ void k(int rounds) {\n  char* p;\n  cudaMalloc(&p, 8192);\n  if (threadIdx.x % 32 != 0) drop(p);\n"
+                + rounds + "  if (p) cudaFree(p);\n}\n");
+        refused.put("p#5", "__global__ void k(int rounds) {\n  char* p;\n  cudaMalloc(&p, 8192);\n"
+                + "  if (threadIdx.x % 32 != 0) { cudaFree(p); (char*&)p = nullptr; }\n" + rounds + "  if (p) cudaFree(p);\n}\n");
+        refused.put("p#6", "__global__ void k(int rounds) {\n  char* p;\n  cudaMalloc(&p, 8192);\n"
+                + "  if (threadIdx.x % 32 != 0) { cudaFree(p); asm volatile(\"mov.u64 %0, 0;\" : \"=l\"(p)); }\n" + rounds
+                + "  if (p) cudaFree(p);\n}\n");
+        // thread 0 fills a table between the cudaMalloc and the free: directly, in a callee, in a lambda
+        refused.put("scratch#7", "__global__ void k(int* failures, void** table) {\n  char* scratch;\n  cudaMalloc(&scratch, 8192);\n"
+                + "  if (threadIdx.x == 0)\n    " + table + "\n  cudaFree(scratch);\n}\n");
+        refused.put("scratch#8", "__device__ void fill(int* failures, void** table) {\n  if (threadIdx.x != 0) return;\n  " + table
+                + "\n}\n__global__ void k(int* failures, void** table) {\n  char* scratch;\n"
+                + "  if (cudaMalloc(&scratch, 8192) != cudaSuccess) return;\n  fill(failures, table);\n  cudaFree(scratch);\n}\n");
+        refused.put("scratch#9", "__global__ void k(int* failures, void** table) {\n  auto work = [&] { " + table + " };\n"
+                + "  char* scratch;\n  if (cudaMalloc(&scratch, 8192) != cudaSuccess) return;\n  if (threadIdx.x == 0) work();\n"
+                + "  cudaFree(scratch);\n}\n");
+        // frees through a member function and a function pointer
+        refused.put("p#10", "struct Pool { __device__ void put(char* q) const { cudaFree(q); } };\n"
+                + "__global__ void k(int rounds) {\n  Pool pool;\n  char* p;\n  cudaMalloc(&p, 8192);\n"
+                + "  if (threadIdx.x % 32 != 0) pool.put(p);\n  if (threadIdx.x % 32 == 0) pool.put(p);\n}\n");
+        refused.put("p#11", "__device__ void rel(void* q) { cudaFree(q); }\n__global__ void k(int rounds) {\n"
+                + "  void (*release)(void*) = rel;\n  char* p;\n  cudaMalloc(&p, 8192);\n  if (threadIdx.x % 32 != 0) release(p);\n"
+                + rounds + "  if (threadIdx.x % 32 == 0) release(p);\n}\n");
+        for (var form : refused.entrySet()) {
+            String v = form.getKey().substring(0, form.getKey().indexOf('#'));
+            var r = Check.run(form.getValue(), g);
+            String what = g + ": " + r.diagnostics() + "\n" + r.text();
+            assertFalse(r.hasErrors(), what);
+            assertFalse(java.util.regex.Pattern.compile("group_malloc\\([^;]*\\(&" + v + "\\)").matcher(r.text()).find(), what);
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "malloc-lifetime"), what);
+            if (form.getValue().contains("char* t;") && !form.getValue().contains("131072")) {
+                assertTrue(r.text().contains("(void**)(&t), 8192)"), "the per-round buffer stays aggregated: " + what);
+            }
+        }
+        // ::cudaFree is a free, rewritten to klap::group_free; a free that follows with p = nullptr after it
+        var qualified = Check.run("__global__ void k(int n) {\n  char* p;\n  cudaMalloc(&p, 8192);\n  p[threadIdx.x] = 1;\n"
+                + "  ::cudaFree(p);\n  p = nullptr;\n}\n", g);
+        inOrder(qualified.text(), "(void**)(&p), 8192);", "klap::group_free(p);");
+        none(qualified.text(), "cudaFree(p)");
+        // device free() may give back a share: no device cudaMalloc of the file is aggregated
+        var libc = Check.run("__global__ void k() {\n  char* p;\n  cudaMalloc(&p, 8192);\n  p[threadIdx.x] = 1;\n  free(p);\n}\n"
+                + "__global__ void k2() {\n  char* q;\n  cudaMalloc(&q, 64);\n  cudaFree(q);\n}\n", g);
+        none(libc.text(), "group_malloc", "group_free");
+        assertTrue(Check.hasDiag(libc, Severity.WARNING, "malloc-libc-free"), libc.diagnostics().toString());
+    }
+
     // ---------------------------------------------------------------- review of 2026-11-27, third round
 
     /** Values a constructor, an operator, a functor call or a reference cast make per thread are never scalars. */

@@ -171,6 +171,8 @@ public final class ProgramGenerator {
     private final Random twentySixth;
     /** the generator of the shapes of {@link Shape#generation} 26 (LATE_SIGNATURE), for the same reason */
     private final Random twentySeventh;
+    /** the generator of the shapes of {@link Shape#generation} 27 (MALLOC_LIFETIME), for the same reason */
+    private final Random twentyEighth;
     /** whether the program being built is a {@link Shape#TWO_FILES} one (known before its shapes' kernels are made) */
     private boolean twoFiles;
     private final long seed;
@@ -216,6 +218,7 @@ public final class ProgramGenerator {
         this.twentyFifth = new Random(seed * 0xD1B54A32D192ED03L + 24281);
         this.twentySixth = new Random(seed * 0xAEF17502108EF2D9L + 25303);
         this.twentySeventh = new Random(seed * 0x8CB92BA72F3D8DD7L + 26321);
+        this.twentyEighth = new Random(seed * 0xE9846AF9B1A615D3L + 27337);
     }
 
     /**
@@ -2597,6 +2600,218 @@ public final class ProgramGenerator {
     }
 
     /**
+     * The forms of {@link Shape#MALLOC_LIFETIME}'s allocations whose shares the threads of a group may
+     * free at different times: klap must leave them as written (warning {@code malloc-lifetime}).
+     */
+    static final List<String> MALLOC_LIFETIME_REFUSED = List.of("keep-one", "skip-free", "return-between", "copy-divergent");
+    /** The forms of {@link Shape#MALLOC_LIFETIME}'s allocations whose shares are freed together: klap aggregates them. */
+    static final List<String> MALLOC_LIFETIME_AGGREGATED = List.of("same-block", "uniform-free", "lambda-free", "branch-local");
+
+    /**
+     * {@link Shape#MALLOC_LIFETIME}: a parent with one or two device {@code cudaMalloc} sites, each
+     * of one form of {@link #MALLOC_LIFETIME_REFUSED} or {@link #MALLOC_LIFETIME_AGGREGATED} (the
+     * second of another form; {@code uniform-free}, which needs an allocation the block reaches
+     * together, only first). Each thread fills its buffer of 16 to 256 words with {@code fz_mix(tag,
+     * i)}, reads it back and adds the weighted sum into {@code out} (the CPU reference computes the
+     * same sums without a buffer); a failed cudaMalloc skips the thread's sum (or round), so the
+     * program fails where an allocation fails. Each site has a child launch (between the allocation
+     * and the free where the form allows). The allocation's line ends in {@code // fz-ml site NAME
+     * (FORM)}, NAME the pointer variable; the features name each form with its variants
+     * ({@code malloc-lifetime:FORM[:VARIANT...]}).
+     */
+    private Extra makeMallocLifetime(int id) {
+        String name = "fz_ml" + id;
+        List<String> forms = new ArrayList<>(MALLOC_LIFETIME_REFUSED);
+        forms.addAll(MALLOC_LIFETIME_AGGREGATED);
+        String first = forms.get(pick(forms.size()));
+        List<String> sites = new ArrayList<>(List.of(first));
+        if (chance(0.5)) {
+            List<String> others = new ArrayList<>(forms);
+            others.remove(first);
+            others.remove("uniform-free");
+            sites.add(others.get(pick(others.size())));
+        }
+        StringBuilder dev = new StringBuilder();
+        List<Code> body = new ArrayList<>();
+        for (int j = 0; j < sites.size(); j++) {
+            mallocLifetimeSite(name, j, sites.get(j), dev, body);
+        }
+        String[] blocks = {"32", "64", "48", "dim3(8, 4)", "dim3(32, 2)"};
+        return perThreadExtra(name, dev.length() == 0 ? "" : dev + "\n", "", body, 0, GRIDS, blocks, 0);
+    }
+
+    /** Adds site {@code j} of form {@code form} to {@code body} (and a helper it needs to {@code dev}). */
+    private void mallocLifetimeSite(String name, int j, String form, StringBuilder dev, List<Code> body) {
+        String p = name + "_p" + j;
+        int words = new int[] {16, 32, 64, 256}[pick(4)];
+        int salt = pick(100000);
+        String alloc = "cudaMalloc(&" + p + ", " + words + " * sizeof(unsigned))";
+        String mark = " // fz-ml site " + p + " (" + form + ")";
+        Child c = anyChild();
+        int site = siteCount++;
+        String feature = "malloc-lifetime:" + form;
+        // tag: the thread's (and round's) value; fill and use: the buffer written, read back and summed
+        java.util.function.Function<String, String> tagOf = r -> "(unsigned)(" + salt + " + gt * 131 + " + j + r + ")";
+        java.util.function.BiFunction<String, String, String> fill = (q, t) -> "for (int i = 0; i < " + words + "; ++i) " + q
+                + "[i] = fz_mix(" + t + ", (unsigned)i);";
+        java.util.function.BiFunction<String, String, String> use = (q, t) -> "{ unsigned fz_s = 0u; for (int i = 0; i < " + words
+                + "; ++i) fz_s += " + q + "[i] * (unsigned)(i + 1); atomicAdd(&out[(" + t + ") % " + OUT_N + "u], fz_s); }";
+        java.util.function.Function<String, String> useCpu = t -> "{ unsigned fz_s = 0u; for (int i = 0; i < " + words
+                + "; ++i) fz_s += fz_mix(" + t + ", (unsigned)i) * (unsigned)(i + 1); out[(" + t + ") % " + OUT_N + "u] += fz_s; }";
+        String tag = tagOf.apply("");
+        Code launch = childLaunch(c, "1 + gt % 2", "32", null, "data + gt % 256", tag(site, ""), "gt % 50", "gt % 2");
+        requireLaunchOf(c, launch.device);
+        String in = "  ";
+        switch (form) {
+            case "keep-one" -> {
+                // C_malloc_pin: one thread keeps its buffer of each round, the others free theirs at once
+                int rounds = 2 + pick(3);
+                boolean helper = chance(0.4);
+                boolean warp = chance(0.4);
+                feature += (helper ? ":helper" : ":array") + (warp ? ":warp-lane" : ":block-thread");
+                String keeper = warp ? "lt % 32 == 0" : "lt == 0";
+                String kept = name + "_kept" + j;
+                String rt = tagOf.apply(" + r * 7919");
+                if (helper) {
+                    dev.append("__device__ void ").append(name).append("_keep").append(j).append("(unsigned** slot, unsigned* q) { *slot = q; }\n");
+                }
+                String keep = helper ? name + "_keep" + j + "(&" + kept + "[r], " + p + ");" : kept + "[r] = " + p + ";";
+                body.add(new Code(in + "unsigned* " + kept + "[" + rounds + "] = {};\n"
+                        + in + "for (int r = 0; r < " + rounds + "; ++r) {\n"
+                        + in + "  unsigned* " + p + ";\n"
+                        + in + "  if (" + alloc + " != cudaSuccess) continue;" + mark + "\n"
+                        + in + "  " + fill.apply(p, rt) + "\n"
+                        + in + "  " + use.apply(p, rt) + "\n"
+                        + in + "  if (" + keeper + ") " + keep + " else cudaFree(" + p + ");\n"
+                        + in + "}\n"
+                        + in + launch.device + "\n"
+                        + in + "if (" + keeper + ") for (int r = 0; r < " + rounds + "; ++r) if (" + kept + "[r] != nullptr) { atomicAdd(&out[("
+                        + rt + " * 3u + 1u) % " + OUT_N + "u], " + kept + "[r][" + (words - 1) + "]); cudaFree(" + kept + "[r]); }",
+                        in + "for (int r = 0; r < " + rounds + "; ++r) " + useCpu.apply(rt) + "\n"
+                        + in + launch.cpu + "\n"
+                        + in + "if (" + keeper + ") for (int r = 0; r < " + rounds + "; ++r) out[(" + rt + " * 3u + 1u) % " + OUT_N
+                        + "u] += fz_mix(" + rt + ", " + (words - 1) + "u);"));
+            }
+            case "skip-free" -> {
+                // a free some threads skip: they free later, or never (the buffer outlives the kernel)
+                boolean later = chance(0.6);
+                feature += later ? ":later" : ":never";
+                String cond = chance(0.5) ? "gt % 3 != 0" : "(gt + k) % 4 != 1";
+                body.add(new Code(in + "unsigned* " + p + ";\n"
+                        + in + "if (" + alloc + " != cudaSuccess) return;" + mark + "\n"
+                        + in + fill.apply(p, tag) + "\n"
+                        + in + use.apply(p, tag) + "\n"
+                        + in + "if (" + cond + ") cudaFree(" + p + ");\n"
+                        + in + launch.device
+                        + (later ? "\n" + in + "if (!(" + cond + ")) { atomicAdd(&out[(" + tag + " * 3u + 1u) % " + OUT_N + "u], " + p + "["
+                                + (words - 1) + "]); cudaFree(" + p + "); }" : ""),
+                        in + useCpu.apply(tag) + "\n"
+                        + in + launch.cpu
+                        + (later ? "\n" + in + "if (!(" + cond + ")) out[(" + tag + " * 3u + 1u) % " + OUT_N + "u] += fz_mix(" + tag + ", "
+                                + (words - 1) + "u);" : "")));
+            }
+            case "return-between" -> {
+                // some threads return between the allocation and the free (freeing first, or not at all)
+                boolean freeFirst = chance(0.5);
+                feature += freeFirst ? ":free-first" : ":leak";
+                String cond = new String[] {"gt >= n", "gt % 4 == 3", "(gt + k) % 5 == 2"}[pick(3)];
+                body.add(new Code(in + "unsigned* " + p + ";\n"
+                        + in + "if (" + alloc + " != cudaSuccess) return;" + mark + "\n"
+                        + in + fill.apply(p, tag) + "\n"
+                        + in + "if (" + cond + ") " + (freeFirst ? "{ cudaFree(" + p + "); return; }" : "return;") + "\n"
+                        + in + launch.device + "\n"
+                        + in + use.apply(p, tag) + "\n"
+                        + in + "cudaFree(" + p + ");",
+                        in + "if (" + cond + ") return;\n"
+                        + in + launch.cpu + "\n"
+                        + in + useCpu.apply(tag)));
+            }
+            case "copy-divergent" -> {
+                // the free goes through a copy, under thread-dependent control
+                String q = name + "_q" + j;
+                String cond = chance(0.5) ? "gt % 2 == 0" : "lt % 3 != 1";
+                body.add(new Code(in + "unsigned* " + p + ";\n"
+                        + in + "if (" + alloc + " != cudaSuccess) return;" + mark + "\n"
+                        + in + fill.apply(p, tag) + "\n"
+                        + in + "unsigned* " + q + " = " + p + ";\n"
+                        + in + "if (" + cond + ") { " + use.apply(q, tag) + " cudaFree(" + q + "); }\n"
+                        + in + launch.device + "\n"
+                        + in + "if (!(" + cond + ")) { " + use.apply(q, tag) + " cudaFree(" + q + "); }",
+                        in + "if (" + cond + ") " + useCpu.apply(tag) + "\n"
+                        + in + launch.cpu + "\n"
+                        + in + "if (!(" + cond + ")) " + useCpu.apply(tag)));
+            }
+            case "same-block" -> {
+                // freed after the allocation in the same block, after a test of its failure (and a launch)
+                boolean loop = chance(0.5);
+                feature += loop ? ":loop" : ":straight";
+                int rounds = 2 + pick(2);
+                String t = loop ? tagOf.apply(" + r * 7919") : tag;
+                String i2 = loop ? in + "  " : in;
+                Code l = loop ? childLaunch(c, "1 + gt % 2", "32", null, "data + gt % 256", tag(site, " + r * 7919"), "gt % 50", "r % 2")
+                        : launch;
+                body.add(new Code((loop ? in + "for (int r = 0; r < " + rounds + "; ++r) {\n" : "")
+                        + i2 + "unsigned* " + p + ";\n"
+                        + i2 + "if (" + alloc + " != cudaSuccess) " + (loop ? "continue;" : "return;") + mark + "\n"
+                        + i2 + fill.apply(p, t) + "\n"
+                        + i2 + l.device + "\n"
+                        + i2 + use.apply(p, t) + "\n"
+                        + i2 + "cudaFree(" + p + ");" + (loop ? "\n" + in + "}" : ""),
+                        (loop ? in + "for (int r = 0; r < " + rounds + "; ++r) {\n" : "")
+                        + i2 + l.cpu + "\n"
+                        + i2 + useCpu.apply(t) + (loop ? "\n" + in + "}" : "")));
+            }
+            case "uniform-free" -> {
+                // an allocation the block reaches together, freed under a condition that is the same for all its threads
+                String cond = new String[] {"n > 0", "k < 100", "k >= 0"}[pick(3)];
+                boolean braced = chance(0.5);
+                feature += braced ? ":braced" : ":plain";
+                body.add(new Code(in + "unsigned* " + p + " = nullptr;\n"
+                        + in + alloc + ";" + mark + "\n"
+                        + in + "if (" + p + " != nullptr) { " + fill.apply(p, tag) + " " + use.apply(p, tag) + " }\n"
+                        + in + launch.device + "\n"
+                        + in + "if (" + cond + ") " + (braced ? "{ cudaFree(" + p + "); }" : "cudaFree(" + p + ");"),
+                        in + useCpu.apply(tag) + "\n"
+                        + in + launch.cpu));
+            }
+            case "lambda-free" -> {
+                // freed through a lambda local that every thread that allocated calls
+                boolean named = chance(0.5);
+                feature += named ? ":named-capture" : ":default-capture";
+                String done = name + "_done" + j;
+                body.add(new Code(in + "unsigned* " + p + ";\n"
+                        + in + "if (" + alloc + " != cudaSuccess) return;" + mark + "\n"
+                        + in + "auto " + done + " = [" + (named ? "&" + p : "&") + "] { cudaFree(" + p + "); };\n"
+                        + in + fill.apply(p, tag) + "\n"
+                        + in + launch.device + "\n"
+                        + in + use.apply(p, tag) + "\n"
+                        + in + done + "();",
+                        in + launch.cpu + "\n"
+                        + in + useCpu.apply(tag)));
+            }
+            case "branch-local" -> {
+                // a thread-dependent branch that allocates and frees straight after
+                boolean test = chance(0.5);
+                feature += test ? ":test-return" : ":null-check";
+                String cond = chance(0.5) ? "gt % 3 != 1" : "lt % 2 == 0";
+                String i2 = in + "  ";
+                body.add(new Code(in + "if (" + cond + ") {\n"
+                        + (test ? i2 + "unsigned* " + p + ";\n" + i2 + "if (" + alloc + " != cudaSuccess) return;" + mark + "\n"
+                                + i2 + fill.apply(p, tag) + "\n" + i2 + use.apply(p, tag) + "\n"
+                                : i2 + "unsigned* " + p + " = nullptr;\n" + i2 + alloc + ";" + mark + "\n"
+                                + i2 + "if (" + p + " != nullptr) { " + fill.apply(p, tag) + " " + use.apply(p, tag) + " }\n")
+                        + i2 + "cudaFree(" + p + ");\n"
+                        + in + "}\n"
+                        + in + launch.device,
+                        in + "if (" + cond + ") " + useCpu.apply(tag) + "\n"
+                        + in + launch.cpu));
+            }
+            default -> throw new IllegalStateException(form);
+        }
+        features.add(feature);
+    }
+
+    /**
      * {@link Shape#STREAM_EVENT}: a thread creates streams on the device, launches a producer into
      * the first and consumers (rounds in a loop) either into a second stream that waits on an event
      * recorded into the first after the producer, or into the first stream itself; it then destroys
@@ -2982,6 +3197,7 @@ public final class ProgramGenerator {
             case 24 -> twentyFifth;
             case 25 -> twentySixth;
             case 26 -> twentySeventh;
+            case 27 -> twentyEighth;
             default -> rnd;
         };
     }
@@ -3060,6 +3276,7 @@ public final class ProgramGenerator {
                     case PROTOTYPE_DEFAULTS -> makePrototypeDefaults(id);
                     case NAMESPACES -> makeNamespaces(id);
                     case LATE_SIGNATURE -> makeLateSignature(id);
+                    case MALLOC_LIFETIME -> makeMallocLifetime(id);
                     default -> throw new IllegalStateException(s.toString());
                 });
             }

@@ -366,7 +366,29 @@ public enum Shape {
      * A control draws the alias before the prototypes (klap must aggregate). Drawn from a
      * twenty-seventh generator.
      */
-    LATE_SIGNATURE("late-signature", 0.15);
+    LATE_SIGNATURE("late-signature", 0.15),
+    /**
+     * Device heap lifetimes (2026-12-01; the GPU review reproducer {@code C_malloc_pin}, H200
+     * 2026-11-28): parents whose threads allocate with device {@code cudaMalloc}, write their tag into
+     * the buffer, read it back and add it into {@code out}, with a child launch beside. klap
+     * aggregates such calls of a group into one {@code klap::group_malloc} allocation, which goes
+     * back to the heap only with its last share: where the threads of a group may free their shares
+     * at different times, one kept share kept the whole group's memory (11 to 286 failed cudaMalloc
+     * calls where the program as written had none). Forms klap must leave as written (warning
+     * {@code malloc-lifetime}): one thread keeps its buffer of each round (in an array, or through a
+     * helper's out-parameter) while the others free theirs at once ({@code keep-one}), a free that
+     * some threads skip ({@code skip-free}: the others free later or never), a return of some threads
+     * between the allocation and the free ({@code return-between}), a free through a copy under
+     * divergent control ({@code copy-divergent}). Forms klap must still aggregate: the free after the
+     * allocation in the same block, after {@code if (cudaMalloc(&p, n) != cudaSuccess) return;} (or
+     * {@code continue} in a loop of rounds) ({@code same-block}), a free under a uniform condition of
+     * an allocation the block reaches together ({@code uniform-free}), a free through a lambda local
+     * that every thread calls ({@code lambda-free}), an allocation freed straight after inside a
+     * divergent branch ({@code branch-local}). Each allocation line carries a comment
+     * {@code // fz-ml site NAME (FORM)} ({@code MallocLifetimeTest}). Drawn from a twenty-eighth
+     * generator.
+     */
+    MALLOC_LIFETIME("malloc-lifetime", 0.15);
 
     /**
      * @return the generator a default program draws this shape and its kernel from: 0 for the
@@ -375,7 +397,7 @@ public enum Shape {
      *         (PARAM_FORMS, ALIASES), 3 for those added on 2026-11-25 (COND_ASSIGN, GOTO_LOOP), 4 for
      *         FULL_SHARED (later on 2026-11-25), 5 for LAUNCH_MACRO (2026-11-27), 6 for COND_DECL (later on
      *         2026-11-27), 7 for FULL_DYN_SHARED and 8 for STREAM_EVENT (a third session of 2026-11-27), 9 for SURVIVOR_LOOP
-     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS and 25 for NAMESPACES (a fourth), 26 for LATE_SIGNATURE (a seventh). Each later group has a generator of its own, so that adding
+     *         and 10 for CONVERGENT_LOOP (a fifth session of 2026-11-27), 11 for LOOP_JUMPS (a sixth), 12 for DEPENDENT_AFTER_RETURN (2026-11-28), 13 for BARRIER_SPELLINGS (a second session of 2026-11-28), 14 for KERNEL_NAME_MACRO (a third), 15 for LAUNCH_ERROR (a fourth), 16 for HIDDEN_ATTRIBUTE (a fifth), 17 for LONE_LAUNCHER (2026-11-29), 18 for SPACED_CHEVRONS (a second session of 2026-11-29), 19 for DEDUCED_TEMPLATE (a fourth), 20 for EXCLUSIVE_LAUNCHES (a fifth), 21 for IMPLICIT_CALLS (a seventh), 22 for LIBRARY_COLLECTIVES (an eighth), 23 for SHARED_HELPERS (a third session of 2026-11-30), 24 for PROTOTYPE_DEFAULTS and 25 for NAMESPACES (a fourth), 26 for LATE_SIGNATURE (a seventh), 27 for MALLOC_LIFETIME (2026-12-01). Each later group has a generator of its own, so that adding
      *         it changes no draw of the earlier ones: an older seed's program only gains kernels
      */
     int generation() {
@@ -406,6 +428,7 @@ public enum Shape {
             case PROTOTYPE_DEFAULTS -> 24;
             case NAMESPACES -> 25;
             case LATE_SIGNATURE -> 26;
+            case MALLOC_LIFETIME -> 27;
             default -> 0;
         };
     }

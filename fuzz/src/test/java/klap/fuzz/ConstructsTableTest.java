@@ -1025,6 +1025,32 @@ class ConstructsTableTest {
     }
 
     @Test
+    void deviceCudaMallocWhoseSharesAreFreedAtDifferentTimes() throws IOException {
+        // the review reproducer C_malloc_pin's loop: thread 0 keeps its buffer of each round, the others
+        // free theirs at once; the buffer every thread frees at the end stays aggregated
+        Map<String, String> outs = transformedWith("warning", "malloc_lifetime.cu", CHILD + """
+                __global__ void parent(int** kept, int rounds) {
+                  int* s;
+                  cudaMalloc(&s, 64);
+                  child<<<1, 32>>>(s);
+                  for (int r = 0; r < rounds; ++r) {
+                    int* p;
+                    cudaMalloc(&p, 64);
+                    p[0] = r;
+                    if (threadIdx.x == 0) kept[r] = p; else cudaFree(p);
+                  }
+                  cudaFree(s);
+                }
+                """, 8, 5, "malloc-lifetime", ALL);
+        for (String g : ALL) {
+            String out = outs.get(g);
+            assertTrue(out.contains("    cudaMalloc(&p, 64);") && out.contains("(void**)(&s), 64);")
+                    && out.contains("else klap::group_free(p);") && out.contains("klap::group_free(s);"),
+                    "the kept buffer is allocated as written, the other one aggregated, at " + g + ":\n" + out);
+        }
+    }
+
+    @Test
     void deviceCudaMallocAndFree() throws IOException {
         Map<String, String> outs = transformed("malloc.cu", CHILD + """
                 __global__ void parent(int** q) {

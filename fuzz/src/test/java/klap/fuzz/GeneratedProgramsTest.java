@@ -104,7 +104,13 @@ class GeneratedProgramsTest {
             "late-signature:class:helper:parent:early", "late-signature:control", "late-signature:control:helper:parent",
             "late-signature:control:bounds", "late-signature:typedef:bounds", "late-signature:using:helper:early",
             "late-signature:typedef:parent:early", "late-signature:class:parent:early", "namespaces:header-child:namespace",
-            "namespaces:header-child:member", "late-signature:control:c-linkage");
+            "namespaces:header-child:member", "late-signature:control:c-linkage",
+            "malloc-lifetime:keep-one:array:block-thread", "malloc-lifetime:keep-one:helper:warp-lane",
+            "malloc-lifetime:skip-free:later", "malloc-lifetime:skip-free:never", "malloc-lifetime:return-between:free-first",
+            "malloc-lifetime:return-between:leak", "malloc-lifetime:copy-divergent", "malloc-lifetime:same-block:loop",
+            "malloc-lifetime:same-block:straight", "malloc-lifetime:uniform-free:plain", "malloc-lifetime:uniform-free:braced",
+            "malloc-lifetime:lambda-free:named-capture", "malloc-lifetime:lambda-free:default-capture",
+            "malloc-lifetime:branch-local:null-check", "malloc-lifetime:branch-local:test-return");
 
     @TempDir
     Path dir;
@@ -156,7 +162,7 @@ class GeneratedProgramsTest {
         String main = all.files().get(ProgramGenerator.MAIN_FILE);
         assertFalse(kernels.contains("int main("), "the host code belongs in main.cu");
         assertTrue(main.contains("int main(") && !main.contains("__global__ void fz_c0("), "the kernels belong in kernels.cu");
-        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_sv", "fz_cl", "fz_p0(")) {
+        for (String k : List.of("fz_q", "fz_b", "fz_d", "fz_f", "fz_e", "fz_i", "fz_m", "fz_lm", "fz_fd", "fz_se", "fz_sv", "fz_cl", "fz_ml", "fz_p0(")) {
             assertTrue(kernels.contains("__global__ void " + k), "kernels.cu lacks a kernel " + k);
         }
         // full-dyn-shared: klap does not see main.cu, so the program raises the kernel's limit itself
@@ -234,7 +240,9 @@ class GeneratedProgramsTest {
         // (1000 pinned as it is now), only gained lines, the other 179 are byte-identical with 5142304's;
         // late-signature's early users and C linkage and the two-file namespaces programs' header child (drawn last,
         // 2026-11-30's eighth session) changed 24 programs, the 21 that draw late-signature and 3 two-file
-        // namespaces ones, 1000 among them (pinned as it is now); the other 176 are byte-identical with f5ff196's)
+        // namespaces ones, 1000 among them (pinned as it is now); the other 176 are byte-identical with f5ff196's;
+        // the 35 that draw malloc-lifetime (2026-12-01), 1004 and 1005 among them (their shapes below gained
+        // it), none of the pinned ones, only gained lines, the other 165 are byte-identical with f9e406e's)
         Map<Long, String> sha = Map.of(
                 1000L, "92efc05c072a0ae60a134513af3571f70ce9ee41f764a0b940e23e15552c5053",
                 1001L, "f45ca87a5798427101cc7652a9ad308d77adb086d2b4df4367c967502c907d5c",
@@ -245,9 +253,10 @@ class GeneratedProgramsTest {
         }
         assertEquals(EnumSet.of(Shape.RANDOM, Shape.DEPENDENT, Shape.FF_LOOP, Shape.CONVERGENT_LOOP, Shape.LOOP_JUMPS,
                 Shape.SHARED_HELPERS, Shape.LATE_SIGNATURE), ProgramGenerator.generate(1003).shapes(), "seed 1003");
-        assertEquals(EnumSet.of(Shape.RANDOM, Shape.LAUNCH_MACRO, Shape.LOOP_JUMPS, Shape.HIDDEN_ATTRIBUTE),
+        assertEquals(EnumSet.of(Shape.RANDOM, Shape.LAUNCH_MACRO, Shape.LOOP_JUMPS, Shape.HIDDEN_ATTRIBUTE, Shape.MALLOC_LIFETIME),
                 ProgramGenerator.generate(1004).shapes(), "seed 1004");
-        assertEquals(EnumSet.of(Shape.RANDOM, Shape.IN_PLACE_LOOP, Shape.COND_ASSIGN, Shape.DEPENDENT_AFTER_RETURN),
+        assertEquals(EnumSet.of(Shape.RANDOM, Shape.IN_PLACE_LOOP, Shape.COND_ASSIGN, Shape.DEPENDENT_AFTER_RETURN,
+                Shape.MALLOC_LIFETIME),
                 ProgramGenerator.generate(1005).shapes(), "seed 1005");
         assertEquals(EnumSet.of(Shape.RANDOM, Shape.BARRIER_RETURN, Shape.IN_PLACE_LOOP, Shape.GOTO_LOOP, Shape.COND_DECL,
                 Shape.CONVERGENT_LOOP, Shape.BARRIER_SPELLINGS, Shape.PROTOTYPE_DEFAULTS), ProgramGenerator.generate(1006).shapes(),
