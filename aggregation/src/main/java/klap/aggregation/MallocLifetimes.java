@@ -910,17 +910,10 @@ final class MallocLifetimes {
                         }
                     }
                 }
-                if (p instanceof Expr.Subscript s) {
-                    if (s.array() != cur) {
-                        return Use.COPY;
-                    }
-                    through = true;
-                    direct = false;
-                    cur = p;
-                    continue;
-                }
-                if (p instanceof Expr.Member m) {
-                    if (m.owner() != cur || !m.arrow()) {
+                if (p instanceof Expr.Subscript || p instanceof Expr.Member) {
+                    // v[i], v->m: an lvalue in the share; an index, or a member of v itself, is a copy
+                    if (!(p instanceof Expr.Subscript s && s.array() == cur || p instanceof Expr.Member m && m.owner() == cur
+                            && m.arrow())) {
                         return Use.COPY;
                     }
                     through = true;
