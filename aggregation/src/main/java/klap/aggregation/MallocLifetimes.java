@@ -177,13 +177,34 @@ final class MallocLifetimes {
                 return where + " is under &&, || or ?:";
             }
             boolean together = s.together() && s.fn().kind() == FunctionDef.Kind.KERNEL && !(pt.stmt instanceof Stmt.Loop)
-                    && conv.reachedTogether(pt.stmt) && !trouble(s.fn().body(), s, v, Set.of(), conv);
+                    && conv.reachedTogether(pt.stmt) && !troubleUntil(s, v, pt.stmt, trees, conv);
             if (!together && !follows(s, v, pt, List.of(), trees, conv)) {
                 return where + " is not reached by every thread that reaches the cudaMalloc, after it and with nothing "
                         + "between that may send the threads apart (see the malloc-lifetime row of docs/constructs.md)";
             }
         }
         return null;
+    }
+
+    /**
+     * @return true if something that may run between the site and free point {@code fo} may send
+     *         the threads apart ({@link #trouble}): the statements from the site's (or from the
+     *         outermost loop around the site that does not hold {@code fo}, whose earlier statements
+     *         run again before the free) to the end of {@code fo}; the whole function if {@code fo}
+     *         comes first
+     */
+    private boolean troubleUntil(Site s, String v, Stmt fo, Trees trees, Convergence conv) {
+        int from = s.owner().range().offset();
+        int to = fo.range().end();
+        if (fo.range().offset() < from) {
+            return trouble(s.fn().body(), s, v, Set.of(), conv);
+        }
+        for (Stmt x : trees.path(s.owner())) {
+            if (x instanceof Stmt.Loop && !trees.isAncestorOrSelf(x, fo)) {
+                from = Math.min(from, x.range().offset());
+            }
+        }
+        return trouble(s.fn().body(), s, v, Set.of(), conv, from, to);
     }
 
     // ------------------------------------------------------------------------ free points
@@ -408,11 +429,16 @@ final class MallocLifetimes {
      *         follow (a functor, a member function, a function pointer, a lambda called in place)
      */
     private boolean trouble(Stmt st, Site s, String v, Set<Stmt> direct, Convergence conv) {
+        return trouble(st, s, v, direct, conv, 0, Integer.MAX_VALUE);
+    }
+
+    /** {@link #trouble} of the statements of {@code st} that begin at an offset in [{@code from}, {@code to}) */
+    private boolean trouble(Stmt st, Site s, String v, Set<Stmt> direct, Convergence conv, int from, int to) {
         FunctionDef f = s.fn();
         Map<String, List<Expr.Lambda>> lambdas = Trees.lambdaLocals(f.body());
         boolean[] found = {false};
         Trees.walkStmts(st, x -> {
-            if (found[0]) {
+            if (found[0] || x.range().offset() < from || x.range().offset() >= to) {
                 return;
             }
             if (x instanceof Stmt.Other o && endsThread(o)) {

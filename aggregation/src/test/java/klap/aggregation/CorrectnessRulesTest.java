@@ -1977,6 +1977,10 @@ class CorrectnessRulesTest {
                 + "  ::cudaFree(p);\n  p = nullptr;\n}\n", g);
         inOrder(qualified.text(), "(void**)(&p), 8192);", "klap::group_free(p);");
         none(qualified.text(), "cudaFree(p)");
+        // what a thread allocates after the free every thread reaches together does not count (seed 80110256)
+        var after = Check.run("__global__ void k(int n, int** keep) {\n  int* a;\n  cudaMalloc(&a, 64);\n  a[0] = n;\n"
+                + "  if (n > 0) cudaFree(a);\n  if (threadIdx.x == 0) { int* b; cudaMalloc(&b, 64); keep[0] = b; }\n}\n", g);
+        assertTrue(after.text().contains("(void**)(&a), 64);") && !after.text().contains("(void**)(&b), 64);"), after.text());
         // device free() may give back a share: no device cudaMalloc of the file is aggregated
         var libc = Check.run("__global__ void k() {\n  char* p;\n  cudaMalloc(&p, 8192);\n  p[threadIdx.x] = 1;\n  free(p);\n}\n"
                 + "__global__ void k2() {\n  char* q;\n  cudaMalloc(&q, 64);\n  cudaFree(q);\n}\n", g);
