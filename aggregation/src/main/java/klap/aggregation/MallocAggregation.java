@@ -131,6 +131,15 @@ final class MallocAggregation {
      * must never reach it; so no device cudaMalloc of the file is aggregated.
      */
     void libcFree(Expr.Call c) {
+        boolean[] anyMalloc = {false};
+        for (FunctionDef f : ctx.unit.functions()) {
+            if (f.kind().onDevice()) {
+                Trees.walkExprsAndLambdas(f.body(), e -> anyMalloc[0] |= e instanceof Expr.Call m && "cudaMalloc".equals(m.calleeName()));
+            }
+        }
+        if (!anyMalloc[0]) {
+            return; // (device malloc and free alone: nothing klap aggregates, nothing to say)
+        }
         aggregateNone(c, "device free() in this file, which klap does not rewrite and which must never free a share of "
                 + "an aggregated allocation (device cudaMalloc memory may be given back with free)", "malloc-libc-free");
     }

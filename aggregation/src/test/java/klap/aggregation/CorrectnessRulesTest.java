@@ -1986,6 +1986,9 @@ class CorrectnessRulesTest {
                 + "__global__ void k2() {\n  char* q;\n  cudaMalloc(&q, 64);\n  cudaFree(q);\n}\n", g);
         none(libc.text(), "group_malloc", "group_free");
         assertTrue(Check.hasDiag(libc, Severity.WARNING, "malloc-libc-free"), libc.diagnostics().toString());
+        // device malloc and free alone: nothing to aggregate, nothing to say
+        var heap = Check.run("__global__ void k(int n) { int* p = (int*)malloc(64); p[0] = n; free(p); }\n", g);
+        assertFalse(Check.hasDiag(heap, Severity.WARNING, "malloc-libc-free"), heap.diagnostics().toString());
     }
 
     // ---------------------------------------------------------------- review of 2026-11-27, third round
