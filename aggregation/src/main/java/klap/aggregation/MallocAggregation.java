@@ -45,6 +45,8 @@ final class MallocAggregation {
     private final AggregationContext ctx;
     /** whether the threads of a site's group free their shares together */
     private final MallocLifetimes lifetimes;
+    /** whether device code of the unit calls cudaMalloc (computed on the first device free()) */
+    private Boolean anyDeviceMalloc;
     private final List<MallocSite> mallocs = new ArrayList<>();
     private final List<Expr.Call> frees = new ArrayList<>();
     /**
@@ -131,13 +133,16 @@ final class MallocAggregation {
      * must never reach it; so no device cudaMalloc of the file is aggregated.
      */
     void libcFree(Expr.Call c) {
-        boolean[] anyMalloc = {false};
-        for (FunctionDef f : ctx.unit.functions()) {
-            if (f.kind().onDevice()) {
-                Trees.walkExprsAndLambdas(f.body(), e -> anyMalloc[0] |= e instanceof Expr.Call m && "cudaMalloc".equals(m.calleeName()));
+        if (anyDeviceMalloc == null) {
+            boolean[] any = {false};
+            for (FunctionDef f : ctx.unit.functions()) {
+                if (f.kind().onDevice()) {
+                    Trees.walkExprsAndLambdas(f.body(), e -> any[0] |= e instanceof Expr.Call m && "cudaMalloc".equals(m.calleeName()));
+                }
             }
+            anyDeviceMalloc = any[0];
         }
-        if (!anyMalloc[0]) {
+        if (!anyDeviceMalloc) {
             return; // (device malloc and free alone: nothing klap aggregates, nothing to say)
         }
         aggregateNone(c, "device free() in this file, which klap does not rewrite and which must never free a share of "

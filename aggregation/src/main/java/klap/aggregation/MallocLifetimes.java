@@ -96,6 +96,10 @@ final class MallocLifetimes {
     private final Map<FunctionDef, Boolean> exits = new HashMap<>();
     /** per function: whether it, or what it calls, may allocate device heap memory or calls what klap cannot follow */
     private final Map<FunctionDef, Boolean> allocates = new HashMap<>();
+    /** per function: its parameters and locals (not lambda locals) */
+    private final Map<FunctionDef, Set<String>> variables = new HashMap<>();
+    /** per function: its lambda locals by name */
+    private final Map<FunctionDef, Map<String, List<Expr.Lambda>>> lambdas = new HashMap<>();
     /** whether some device code of the unit frees device memory (computed once) */
     private FunctionDef anyFreer;
     private boolean anyFreerKnown;
@@ -212,7 +216,7 @@ final class MallocLifetimes {
     /** @return where the {@code cudaFree(v)} calls of {@code f} run (see {@link FreePoint}) */
     private List<FreePoint> freePoints(FunctionDef f, String v, Trees trees) {
         List<FreePoint> out = new ArrayList<>();
-        Map<String, List<Expr.Lambda>> locals = Trees.lambdaLocals(f.body());
+        Map<String, List<Expr.Lambda>> locals = lambdasOf(f);
         for (Expr.Call c : freesIn(f.body())) {
             if (!isCudaFree(c) || c.args().size() != 1 || !isName(c.args().get(0), v)) {
                 continue;
@@ -266,10 +270,7 @@ final class MallocLifetimes {
             return false;
         }
         List<String> items = captureItems(lam);
-        String text = ctx.src.text();
-        int close = text.indexOf(']', lam.range().offset());
-        String params = close < 0 ? "" : text.substring(close + 1, Math.max(close + 1, lam.body().range().offset()));
-        if (items == null || word(v).matcher(params).find()) {
+        if (items == null || word(v).matcher(lambdaHead(lam)).find()) {
             return false;
         }
         return lam.refCaptures().contains(v) || lam.captureAllByRef() && items.stream().noneMatch(i -> i.equals(v));
@@ -305,6 +306,13 @@ final class MallocLifetimes {
             return n.name().equals("NULL") || n.name().equals("nullptr");
         }
         return x instanceof Expr.Literal;
+    }
+
+    /** @return the text of {@code lam} between its capture list and its body: its parameters, specifiers, return type */
+    private String lambdaHead(Expr.Lambda lam) {
+        String text = ctx.src.text();
+        int close = text.indexOf(']', lam.range().offset());
+        return close < 0 ? "" : text.substring(close + 1, Math.max(close + 1, lam.body().range().offset()));
     }
 
     /** @return the items of {@code lam}'s capture list as written (trimmed), or null if klap cannot read it */
@@ -435,7 +443,7 @@ final class MallocLifetimes {
     /** {@link #trouble} of the statements of {@code st} that begin at an offset in [{@code from}, {@code to}) */
     private boolean trouble(Stmt st, Site s, String v, Set<Stmt> direct, Convergence conv, int from, int to) {
         FunctionDef f = s.fn();
-        Map<String, List<Expr.Lambda>> lambdas = Trees.lambdaLocals(f.body());
+        Map<String, List<Expr.Lambda>> locals = lambdasOf(f);
         boolean[] found = {false};
         Trees.walkStmts(st, x -> {
             if (found[0] || x.range().offset() < from || x.range().offset() >= to) {
@@ -450,11 +458,11 @@ final class MallocLifetimes {
                     if (found[0] || !(e instanceof Expr.Call c) || c == s.call()) {
                         return;
                     }
-                    String name = callName(c);
-                    if (name == null || strip(c.callee()) instanceof Expr.Member) {
+                    if (throughExpression(c)) {
                         found[0] = true;
                         return;
                     }
+                    String name = callName(c);
                     String simple = AggregationContext.simpleName(name);
                     if (simple.equals("cudaMalloc") || simple.equals("malloc")) {
                         found[0] = simple.equals("cudaMalloc") && v.equals(targetVariable(c))
@@ -462,8 +470,8 @@ final class MallocLifetimes {
                                         && !(simple.equals("cudaMalloc") && givenBack(f, x, c, conv));
                     } else if (simple.equals("__trap") || simple.equals("__brkpt")) {
                         found[0] = true;
-                    } else if (lambdas.containsKey(name)) {
-                        for (Expr.Lambda lam : lambdas.get(name)) {
+                    } else if (locals.containsKey(name)) {
+                        for (Expr.Lambda lam : locals.get(name)) {
                             found[0] |= mentions(lam.body(), v) || lambdaTrouble(lam.body());
                         }
                     } else if (isVariable(f, name)) {
@@ -514,12 +522,11 @@ final class MallocLifetimes {
         boolean[] found = {false};
         Trees.walkExprsAndLambdas(body, e -> {
             if (!found[0] && e instanceof Expr.Call c) {
-                String name = callName(c);
-                if (name == null || strip(c.callee()) instanceof Expr.Member) {
+                if (throughExpression(c)) {
                     found[0] = true;
                     return;
                 }
-                String simple = AggregationContext.simpleName(name);
+                String simple = AggregationContext.simpleName(callName(c));
                 found[0] = simple.equals("cudaMalloc") || simple.equals("malloc") || simple.equals("__trap")
                         || ctx.deviceFunctionsNamed(Set.of(simple)).stream().anyMatch(g -> mayAllocate(g) || mayEndThread(g));
             }
@@ -528,17 +535,30 @@ final class MallocLifetimes {
     }
 
     /** @return true if {@code name} is a variable (parameter or local) of {@code f}: a call of it goes through a pointer */
-    private static boolean isVariable(FunctionDef f, String name) {
-        if (f.params().stream().anyMatch(p -> name.equals(p.name()))) {
-            return true;
-        }
-        boolean[] found = {false};
-        Trees.walkStmts(f.body(), s -> {
-            if (s instanceof Stmt.Decl d && d.vars().stream().anyMatch(x -> x.name().equals(name) && !(x.init() instanceof Expr.Lambda))) {
-                found[0] = true;
-            }
-        });
-        return found[0];
+    private boolean isVariable(FunctionDef f, String name) {
+        return variables.computeIfAbsent(f, g -> {
+            Set<String> out = new HashSet<>();
+            g.params().forEach(p -> out.add(p.name()));
+            Trees.walkStmts(g.body(), st -> {
+                if (st instanceof Stmt.Decl d) {
+                    d.vars().stream().filter(x -> !(x.init() instanceof Expr.Lambda)).forEach(x -> out.add(x.name()));
+                }
+            });
+            return out;
+        }).contains(name);
+    }
+
+    /** @return the lambda locals of {@code f} by name ({@link Trees#lambdaLocals}), computed once */
+    private Map<String, List<Expr.Lambda>> lambdasOf(FunctionDef f) {
+        return lambdas.computeIfAbsent(f, g -> Trees.lambdaLocals(g.body()));
+    }
+
+    /**
+     * @return true if {@code c} calls through an expression klap cannot follow by name: a functor,
+     *         a member function, a lambda called in place, a pointer expression
+     */
+    private static boolean throughExpression(Expr.Call c) {
+        return callName(c) == null || strip(c.callee()) instanceof Expr.Member;
     }
 
     /** @return true if {@code asm} statement {@code o} may end its thread ({@code exit}, {@code trap}) */
@@ -575,10 +595,8 @@ final class MallocLifetimes {
         for (FunctionDef h : ctx.deviceClosure(g)) {
             Trees.walkExprsAndLambdas(h.body(), e -> {
                 if (e instanceof Expr.Call c) {
-                    String name = callName(c);
-                    r[0] |= name == null || strip(c.callee()) instanceof Expr.Member
-                            || AggregationContext.simpleName(name).equals("cudaMalloc")
-                            || AggregationContext.simpleName(name).equals("malloc") || isVariable(h, name);
+                    r[0] |= throughExpression(c) || AggregationContext.simpleName(callName(c)).equals("cudaMalloc")
+                            || AggregationContext.simpleName(callName(c)).equals("malloc") || isVariable(h, callName(c));
                 }
             });
         }
@@ -674,14 +692,12 @@ final class MallocLifetimes {
     }
 
     /** @return true if {@code g} calls a member function, a functor, a function pointer or a lambda in place */
-    private static boolean unfollowable(FunctionDef g) {
-        Map<String, List<Expr.Lambda>> lambdas = Trees.lambdaLocals(g.body());
+    private boolean unfollowable(FunctionDef g) {
+        Map<String, List<Expr.Lambda>> locals = lambdasOf(g);
         boolean[] found = {false};
         Trees.walkExprsAndLambdas(g.body(), e -> {
             if (e instanceof Expr.Call c) {
-                String name = callName(c);
-                found[0] |= name == null || strip(c.callee()) instanceof Expr.Member
-                        || !lambdas.containsKey(name) && isVariable(g, name);
+                found[0] |= throughExpression(c) || !locals.containsKey(callName(c)) && isVariable(g, callName(c));
             }
         });
         return found[0];
@@ -735,12 +751,9 @@ final class MallocLifetimes {
             return false;
         }
         boolean[] shadowed = {false};
-        String text = ctx.src.text();
         Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Lambda lam) {
-                int close = text.indexOf(']', lam.range().offset());
-                String head = close < 0 ? "" : text.substring(close + 1, Math.max(close + 1, lam.body().range().offset()));
-                shadowed[0] |= word(v).matcher(head).find();
+                shadowed[0] |= word(v).matcher(lambdaHead(lam)).find();
                 Trees.walkStmts(lam.body(), s -> shadowed[0] |= s instanceof Stmt.Decl d
                         && d.vars().stream().anyMatch(x -> x.name().equals(v)));
             }
@@ -1011,7 +1024,7 @@ final class MallocLifetimes {
         private Use argument(Expr.Call c, Expr arg, boolean itself) {
             int at = indexOf(c.args(), arg);
             String callee = callName(c);
-            if (at < 0 || callee == null || strip(c.callee()) instanceof Expr.Member) {
+            if (at < 0 || throughExpression(c)) {
                 return itself ? Use.ESCAPE : Use.COPY;
             }
             String simple = AggregationContext.simpleName(callee);
