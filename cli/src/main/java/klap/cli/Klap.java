@@ -386,6 +386,14 @@ public final class Klap implements Callable<Integer> {
                 out.print(text2);
                 out.flush();
             } else {
+                Path theirs = usesRuntime && !noRuntimeHeaders ? RuntimeHeaders.foreign(output.toAbsolutePath().getParent()) : null;
+                if (theirs != null) {
+                    // checked before the output is written: nothing is written (review 2026-12-01)
+                    err.println(theirs + ": error: exists and was not written by klap; klap does not replace it (write the "
+                            + "output to another directory, or pass --no-runtime-headers and -I a directory that holds "
+                            + "klap's headers) [klap-io]");
+                    return 1;
+                }
                 writeAtomically(output, keepIncludePaths ? text2 : QuoteIncludes.rebase(text2, input, output));
                 if (usesRuntime && !noRuntimeHeaders) {
                     Path dir = output.toAbsolutePath().getParent();

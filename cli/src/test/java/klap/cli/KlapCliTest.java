@@ -184,6 +184,35 @@ class KlapCliTest {
     }
 
     /**
+     * A user's own file named like a runtime header next to the output is never replaced (review
+     * 2026-12-01: {@code DIR/klap/promote.cuh} was silently overwritten): an error, and nothing is
+     * written; an older klap header (its first line {@code // klap/NAME --}) is replaced.
+     */
+    @Test
+    void aUsersOwnFileNamedLikeARuntimeHeaderIsNeverReplaced() throws IOException {
+        Path in = dir.resolve("prog.cu");
+        Files.writeString(in, PROGRAM);
+        Path klapDir = Files.createDirectories(dir.resolve("out/klap"));
+        Files.writeString(klapDir.resolve("pool.cuh"), "// my own pool\n");
+        Path out = dir.resolve("out/prog.klap.cu");
+        Run r = klap("--granularity=block", in.toString(), "-o", out.toString());
+        assertEquals(1, r.rc, r.err);
+        assertTrue(r.err.contains(klapDir.resolve("pool.cuh") + ": error: exists and was not written by klap"), r.err);
+        assertEquals("// my own pool\n", Files.readString(klapDir.resolve("pool.cuh")));
+        assertFalse(Files.exists(out), "nothing is written");
+        assertFalse(Files.exists(klapDir.resolve("klap.cuh")), "nothing is written");
+        // with --no-runtime-headers the output is written and the file stays
+        r = klap("--granularity=block", "--no-runtime-headers", in.toString(), "-o", out.toString());
+        assertEquals(0, r.rc, r.err);
+        assertEquals("// my own pool\n", Files.readString(klapDir.resolve("pool.cuh")));
+        // an older klap header is replaced
+        Files.writeString(klapDir.resolve("pool.cuh"), "// klap/pool.cuh -- an older version\n");
+        r = klap("--granularity=block", in.toString(), "-o", out.toString());
+        assertEquals(0, r.rc, r.err);
+        assertTrue(Files.readString(klapDir.resolve("pool.cuh")).contains("namespace klap"));
+    }
+
+    /**
      * {@code -o} into another directory: a quote-include that resolved next to the input is rewritten
      * relative to the output, so that nvcc still finds it (QuoteIncludes); one found next to the output
      * too, one in a comment, and one that resolves from neither directory stay as written.

@@ -43,10 +43,21 @@ public final class RuntimeHeaders {
    * so a reader sees the old file or the new one, never a partial one (found by review,
    * 2026-11-27: nvcc saw a half-written pool_state.cuh).
    *
-   * @throws UncheckedIOException if a header cannot be read or written
+   * A file there that klap did not write ({@link #foreign}) is never replaced: nothing a user had
+   * is lost (review 2026-12-01: a user's own {@code klap/promote.cuh} next to the output was
+   * silently overwritten).
+   *
+   * @throws UncheckedIOException if a header cannot be read or written, or if a file of that name
+   *     exists that klap did not write
    */
   public static void writeTo(Path dir) {
     Path out = dir.resolve("klap");
+    Path theirs = foreign(dir);
+    if (theirs != null) {
+      throw new UncheckedIOException(new IOException(theirs + " exists and was not written by klap; klap does not "
+          + "replace it (write the output to another directory, or pass --no-runtime-headers and -I a directory "
+          + "that holds klap's headers)"));
+    }
     try {
       Files.createDirectories(out);
       for (String name : names()) {
@@ -60,6 +71,38 @@ public final class RuntimeHeaders {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write the klap runtime headers to " + out, e);
     }
+  }
+
+  /**
+   * @return the first {@code dir/klap/<name>} of a header name that exists, differs from klap's
+   *     header and that klap did not write: a regular file that does not begin with klap's first
+   *     line {@code // klap/<name> --} (every version of every header begins so), or anything else
+   *     (a link, a directory); null if none
+   */
+  public static Path foreign(Path dir) {
+    for (String name : names()) {
+      Path target = dir.resolve("klap").resolve(name);
+      if (!Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      byte[] banner = ("// klap/" + name + " --").getBytes(StandardCharsets.UTF_8);
+      try {
+        if (Files.isRegularFile(target) && java.util.Arrays.equals(Files.readAllBytes(target), read(DIR + name))) {
+          continue;
+        }
+        if (!Files.isRegularFile(target, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          return target;
+        }
+        try (InputStream in = Files.newInputStream(target)) {
+          if (!java.util.Arrays.equals(in.readNBytes(banner.length), banner)) {
+            return target;
+          }
+        }
+      } catch (IOException e) {
+        return target;
+      }
+    }
+    return null;
   }
 
   private static byte[] read(String resource) {
