@@ -50,8 +50,8 @@ final class MallocAggregation {
     private final List<MallocSite> mallocs = new ArrayList<>();
     private final List<Expr.Call> frees = new ArrayList<>();
     /**
-     * a device cudaMalloc or cudaFree of the file is written by a macro, or a cudaFree is in a
-     * {@code __host__ __device__} function: none is aggregated
+     * a device cudaFree of the file is written by a macro or is in a {@code __host__ __device__}
+     * function, or the file has a device free(): no cudaMalloc is aggregated
      */
     private boolean inMacro;
 
@@ -63,7 +63,10 @@ final class MallocAggregation {
 
     /** Plans the device {@code cudaMalloc} call {@code c} of statement {@code owner} in {@code f}. */
     void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
-        if (writtenByMacro(c, "cudaMalloc")) {
+        if (!writtenAsIs(c, "cudaMalloc")) {
+            ctx.warn(c.range().offset(), "device cudaMalloc written by a macro is not aggregated: klap cannot rewrite a "
+                    + "macro's expansion, so each thread makes this call as written (klap::group_free frees its pointer "
+                    + "as a plain one)", "malloc-in-macro");
             return;
         }
         if (c.args().size() != 2) {
@@ -107,24 +110,22 @@ final class MallocAggregation {
 
     /** Records a device {@code cudaFree} call: it becomes {@code klap::group_free} if any cudaMalloc is aggregated. */
     void planFree(Expr.Call c) {
-        if (!writtenByMacro(c, "cudaFree")) {
+        if (writtenAsIs(c, "cudaFree")) {
             frees.add(c);
+        } else {
+            aggregateNone(c, "device cudaFree written by a macro: klap cannot rewrite it to klap::group_free, and a cudaFree "
+                    + "left as written must never free a share of an aggregated allocation", "malloc-in-macro");
         }
     }
 
     /**
-     * @return true (with a warning, once per file) if the call {@code c} of {@code name} is written by
-     *         a macro: its nodes carry the range of the macro's use, so klap cannot rewrite it. Then no
-     *         device cudaMalloc of the file is aggregated: a cudaFree left as written must never free
-     *         a share of an aggregated allocation, and a cudaMalloc left as written is a plain one.
+     * @return true if the call {@code c} of {@code name} is written as such in the file (also
+     *         {@code ::name} and {@code (name)}: the text at the callee, without white space,
+     *         parentheses and {@code ::}); false if a macro writes it: its nodes carry the range of
+     *         the macro's use, so klap cannot rewrite it
      */
-    private boolean writtenByMacro(Expr.Call c, String name) {
-        // (also ::cudaFree and (cudaFree): the text at the callee, without white space, parentheses and ::)
-        if (ctx.src.slice(c.callee().range()).replaceAll("[\\s()]", "").replaceFirst("^::", "").equals(name)) {
-            return false;
-        }
-        aggregateNone(c, "device " + name + " written by a macro: klap cannot rewrite it", "malloc-in-macro");
-        return true;
+    private boolean writtenAsIs(Expr.Call c, String name) {
+        return ctx.src.slice(c.callee().range()).replaceAll("[\\s()]", "").replaceFirst("^::", "").equals(name);
     }
 
     /**
@@ -137,7 +138,7 @@ final class MallocAggregation {
             boolean[] any = {false};
             for (FunctionDef f : ctx.unit.functions()) {
                 if (f.kind().onDevice()) {
-                    Trees.walkExprsAndLambdas(f.body(), e -> any[0] |= e instanceof Expr.Call m && "cudaMalloc".equals(m.calleeName()));
+                    Trees.walkExprsAndLambdas(f.body(), e -> any[0] |= e instanceof Expr.Call m && MallocLifetimes.isCudaMalloc(m));
                 }
             }
             anyDeviceMalloc = any[0];

@@ -45,8 +45,9 @@ import klap.transform.Trees;
  * and a free point <em>follows</em> the site: in the same block, or in the then-block of
  * {@code if (cudaMalloc(&v, n) == cudaSuccess)}, with nothing between them (nor before the free in
  * an {@code if (v)} block) that assigns {@code v}, jumps out ({@code return}, {@code goto},
- * {@code break}, {@code continue}; one in the then-branch of a test of the call's failure is
- * allowed: a thread whose request failed holds no share), may end the thread ({@code asm} exit or
+ * {@code break}, {@code continue}; one in the then-branch of a test of the call's failure, or of
+ * {@code v == nullptr}, is allowed where the test is the call's own {@code if} or the statement right
+ * after it: a thread whose request failed or that got nullptr holds no share), may end the thread ({@code asm} exit or
  * trap), re-allocates {@code v}, allocates under thread-dependent control, or calls what may
  * allocate or end the thread or what klap cannot follow (a functor, a member function, a pointer).
  * Every thread that got a share frees it there; any other free of it would be a second free;</li>
@@ -98,6 +99,8 @@ final class MallocLifetimes {
     private final Map<FunctionDef, Boolean> allocates = new HashMap<>();
     /** per function: its parameters and locals (not lambda locals) */
     private final Map<FunctionDef, Set<String>> variables = new HashMap<>();
+    /** the free wrappers of the unit, each with the index of the parameter it frees (computed once) */
+    private Map<String, Integer> freeWrappers;
     /** per function: its lambda locals by name */
     private final Map<FunctionDef, Map<String, List<Expr.Lambda>>> lambdas = new HashMap<>();
     /** whether some device code of the unit frees device memory (computed once) */
@@ -113,6 +116,12 @@ final class MallocLifetimes {
     static boolean isCudaFree(Expr.Call c) {
         String n = callName(c);
         return n != null && AggregationContext.simpleName(n).equals("cudaFree") && (n.equals("cudaFree") || n.equals("::cudaFree"));
+    }
+
+    /** @return true if {@code c} calls {@code cudaMalloc} or {@code ::cudaMalloc} (also parenthesized) */
+    static boolean isCudaMalloc(Expr.Call c) {
+        String n = callName(c);
+        return "cudaMalloc".equals(n) || "::cudaMalloc".equals(n);
     }
 
     /** @return true if {@code c} calls the C library's {@code free} (a plain or {@code ::}/{@code std::} name) */
@@ -145,7 +154,7 @@ final class MallocLifetimes {
             untracked = "its pointer variable '" + v + "' is not a local variable of '" + f.name()
                     + "' declared once (a parameter, static, a reference, an array, or a name declared again)";
         } else {
-            UseScan uses = new UseScan(v, true, new HashSet<>());
+            UseScan uses = new UseScan(v, true, wrappersIn(f), new HashSet<>());
             uses.scan(f.body());
             List<FreePoint> points = freePoints(f, v, trees);
             if (uses.escapeAt < 0) {
@@ -173,7 +182,8 @@ final class MallocLifetimes {
     /** @return null if every free point frees the site's shares together, else why not */
     private String everyFreeTogether(Site s, String v, List<FreePoint> points, Trees trees, Convergence conv) {
         for (FreePoint pt : points) {
-            String where = "'cudaFree(" + v + ")' at line " + ctx.src.line(pt.offset);
+            String where = "'" + (pt.call.range().offset() == pt.offset ? ctx.src.slice(pt.call.range()).replaceAll("\\s+", " ")
+                    : "cudaFree(" + v + ")") + "' at line " + ctx.src.line(pt.offset);
             if (pt.stmt == null) {
                 return where + " is in a lambda that klap cannot follow to its calls";
             }
@@ -240,7 +250,72 @@ final class MallocLifetimes {
                 calls.forEach(pt -> out.add(point(pt.stmt, pt.call, c.range().offset(), v, trees)));
             }
         }
+        // the calls of a free wrapper with v
+        Map<String, Integer> wrappers = wrappersIn(f);
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (e instanceof Expr.Call c && strip(c.callee()) instanceof Expr.Name n && wrappers.containsKey(n.name())
+                    && c.args().size() == ctx.deviceFunctionsNamed(Set.of(n.name())).get(0).params().size()
+                    && isName(c.args().get(wrappers.get(n.name())), v)) {
+                Stmt owner = trees.owner(c);
+                out.add(owner == null ? new FreePoint(null, null, c, c.range().offset()) : point(owner, c, c.range().offset(), v, trees));
+            }
+        });
         return out;
+    }
+
+    /**
+     * @return the free wrappers of the file, each with the index of the parameter it frees: a
+     *         {@code __device__} function (no kernel, member, template or {@code __host__ __device__}
+     *         one), the only function of the file with its name, whose whole body is
+     *         {@code cudaFree(q);} of its parameter {@code q} (2026-12-01: a call {@code release(v)}
+     *         of {@code __device__ void release(int* q) { cudaFree(q); }} frees {@code v} as the
+     *         call {@code cudaFree(v)} would; the wrapper's own call becomes {@code klap::group_free})
+     */
+    private Map<String, Integer> freeWrappers() {
+        if (freeWrappers == null) {
+            freeWrappers = new HashMap<>();
+            Map<String, Integer> named = new HashMap<>();
+            ctx.unit.functions().forEach(h -> named.merge(h.name(), 1, Integer::sum));
+            for (FunctionDef h : ctx.unit.functions()) {
+                if (h.kind() != FunctionDef.Kind.DEVICE || named.get(h.name()) != 1 || h.templateHeader() != null
+                        || h.memberOf() != null || h.body() == null || h.body().stmts().size() != 1
+                        || !(h.body().stmts().get(0) instanceof Stmt.ExprStmt x) || !(strip(x.expr()) instanceof Expr.Call c)
+                        || !isCudaFree(c) || c.args().size() != 1) {
+                    continue;
+                }
+                for (int i = 0; i < h.params().size(); i++) {
+                    if (isName(c.args().get(0), h.params().get(i).name())) {
+                        freeWrappers.put(h.name(), i);
+                    }
+                }
+            }
+        }
+        return freeWrappers;
+    }
+
+    /** @return the free wrappers ({@link #freeWrappers}) whose name {@code f} does not declare itself */
+    private Map<String, Integer> wrappersIn(FunctionDef f) {
+        Map<String, Integer> out = new HashMap<>();
+        freeWrappers().forEach((name, at) -> {
+            if (!declaresName(f, name)) {
+                out.put(name, at);
+            }
+        });
+        return out;
+    }
+
+    /** @return true if {@code f} declares {@code name} (a parameter, a local, a lambda's parameter or local) */
+    private boolean declaresName(FunctionDef f, String name) {
+        boolean[] found = {f.params().stream().anyMatch(p -> name.equals(p.name()))};
+        Trees.walkStmts(f.body(), s -> found[0] |= s instanceof Stmt.Decl d && d.vars().stream().anyMatch(x -> x.name().equals(name)));
+        Trees.walkExprsAndLambdas(f.body(), e -> {
+            if (e instanceof Expr.Lambda lam) {
+                found[0] |= word(name).matcher(lambdaHead(lam)).find();
+                Trees.walkStmts(lam.body(), s -> found[0] |= s instanceof Stmt.Decl d
+                        && d.vars().stream().anyMatch(x -> x.name().equals(name)));
+            }
+        });
+        return found[0];
     }
 
     /**
@@ -381,12 +456,15 @@ final class MallocLifetimes {
                 return false;
             }
             between.addAll(b.stmts().subList(from, to));
-            if (mo instanceof Stmt.If check && failureTest(check.cond(), s.call(), v)) {
-                excused = check.then();
+            Stmt.If next = to > from + 1 && b.stmts().get(from + 1) instanceof Stmt.If i && i.init() == null ? i : null;
+            if (mo instanceof Stmt.If check && check.init() == null && noShareTest(check.cond(), s.call(), null, v)) {
+                excused = check.then(); // if (cudaMalloc(&v, n) != cudaSuccess) return;
             } else if (mo instanceof Stmt.Decl d && d.vars().size() == 1 && strip(d.vars().get(0).init()) == s.call()
-                    && to > from + 1 && b.stmts().get(from + 1) instanceof Stmt.If check
-                    && errorTest(check.cond(), d.vars().get(0).name())) {
-                excused = check.then(); // cudaError_t e = cudaMalloc(&v, n); if (e != cudaSuccess) return;
+                    && next != null && noShareTest(next.cond(), null, d.vars().get(0).name(), v)) {
+                excused = next.then(); // cudaError_t e = cudaMalloc(&v, n); if (e != cudaSuccess) return;
+            } else if (mo instanceof Stmt.ExprStmt x && strip(x.expr()) == s.call() && next != null
+                    && noShareTest(next.cond(), null, null, v)) {
+                excused = next.then(); // cudaMalloc(&v, n); if (!v) return;
             }
         } else if (mo instanceof Stmt.If check && successTest(check.cond(), s.call()) && check.then() instanceof Stmt.Block t
                 && trees.parent(fo) == t) {
@@ -498,7 +576,7 @@ final class MallocLifetimes {
             return false;
         }
         Trees trees = ctx.uni(f).trees();
-        UseScan uses = new UseScan(w, true, new HashSet<>());
+        UseScan uses = new UseScan(w, true, wrappersIn(f), new HashSet<>());
         uses.scan(f.body());
         if (uses.escapeAt >= 0) {
             return false;
@@ -605,30 +683,28 @@ final class MallocLifetimes {
     }
 
     /**
-     * @return true if {@code cond} is true exactly when the site's call failed or left no share:
-     *         {@code call}, {@code call != cudaSuccess}, either {@code || v == nullptr}
+     * @return true if {@code cond} is true only for a thread that holds no share of the site's
+     *         allocation: an {@code ||} chain of tests that the site's {@code call} failed
+     *         ({@code call}, {@code call != cudaSuccess}; where {@code call} is not null), that the
+     *         error {@code err} it returned is one ({@code err}, {@code err != cudaSuccess}; where
+     *         {@code err} is not null), or that {@code v} is null ({@code !v}, {@code v == nullptr}).
+     *         A thread whose request failed, or that asked for 0 bytes, gets nullptr or its own plain
+     *         pointer from {@code klap::group_malloc}, never a share.
      */
-    private static boolean failureTest(Expr cond, Expr.Call call, String v) {
+    private static boolean noShareTest(Expr cond, Expr.Call call, String err, String v) {
         Expr e = strip(cond);
         if (e instanceof Expr.Binary b && b.op().equals("||")) {
-            return failureTest(b.lhs(), call, v) && (isNullTest(b.rhs(), v) || failureTest(b.rhs(), call, v))
-                    || isNullTest(b.lhs(), v) && failureTest(b.rhs(), call, v);
+            return noShareTest(b.lhs(), call, err, v) && noShareTest(b.rhs(), call, err, v);
         }
-        if (e == call) {
+        if (isNullTest(e, v)) {
             return true;
         }
-        return e instanceof Expr.Binary b && b.op().equals("!=")
-                && (strip(b.lhs()) == call && isSuccess(b.rhs()) || strip(b.rhs()) == call && isSuccess(b.lhs()));
-    }
-
-    /** @return true if {@code cond} is {@code err} or {@code err != cudaSuccess} */
-    private static boolean errorTest(Expr cond, String err) {
-        Expr e = strip(cond);
-        if (isName(e, err)) {
+        if (call != null && (e == call || e instanceof Expr.Binary b && b.op().equals("!=")
+                && (strip(b.lhs()) == call && isSuccess(b.rhs()) || strip(b.rhs()) == call && isSuccess(b.lhs())))) {
             return true;
         }
-        return e instanceof Expr.Binary b && b.op().equals("!=")
-                && (isName(b.lhs(), err) && isSuccess(b.rhs()) || isName(b.rhs(), err) && isSuccess(b.lhs()));
+        return err != null && (isName(e, err) || e instanceof Expr.Binary b && b.op().equals("!=")
+                && (isName(b.lhs(), err) && isSuccess(b.rhs()) || isName(b.rhs(), err) && isSuccess(b.lhs())));
     }
 
     /** @return true if {@code cond} is {@code call == cudaSuccess} or {@code !call} */
@@ -769,7 +845,7 @@ final class MallocLifetimes {
     private static int mallocsOf(FunctionDef f, String v) {
         int[] n = {0};
         Trees.walkExprsAndLambdas(f.body(), e -> {
-            if (e instanceof Expr.Call c && "cudaMalloc".equals(c.calleeName()) && v.equals(targetVariable(c))) {
+            if (e instanceof Expr.Call c && isCudaMalloc(c) && v.equals(targetVariable(c))) {
                 n[0]++;
             }
         });
@@ -794,14 +870,17 @@ final class MallocLifetimes {
         private final boolean own;
         /** the callee parameters being checked (a recursive call counts as harmless) */
         private final Set<String> visiting;
+        /** the free wrappers the scanned function may call ({@link #wrappersIn}) */
+        private final Map<String, Integer> wrappers;
         private boolean inLambda;
         int escapeAt = -1;
         int copyAt = -1;
         final List<Integer> assigns = new ArrayList<>();
 
-        UseScan(String v, boolean own, Set<String> visiting) {
+        UseScan(String v, boolean own, Map<String, Integer> wrappers, Set<String> visiting) {
             this.v = v;
             this.own = own;
+            this.wrappers = wrappers;
             this.visiting = visiting;
         }
 
@@ -1014,7 +1093,7 @@ final class MallocLifetimes {
                     q = r;
                     continue;
                 }
-                return r instanceof Expr.Call c && "cudaMalloc".equals(c.calleeName()) && !c.args().isEmpty()
+                return r instanceof Expr.Call c && isCudaMalloc(c) && !c.args().isEmpty()
                         && c.args().get(0) == q;
             }
             return false;
@@ -1030,6 +1109,10 @@ final class MallocLifetimes {
             String simple = AggregationContext.simpleName(callee);
             List<FunctionDef> defs = ctx.deviceFunctionsNamed(Set.of(simple));
             boolean mayWrite = c.paramModes() == null || at >= c.paramModes().length() || c.paramModes().charAt(at) == 'w';
+            if (own && itself && callee.equals(simple) && wrappers.containsKey(simple) && wrappers.get(simple) == at
+                    && c.args().size() == defs.get(0).params().size()) {
+                return Use.HARMLESS; // release(v): a free point, as cudaFree(v)
+            }
             if (defs.isEmpty()) {
                 if (isCudaFree(c)) {
                     return own && itself && c.args().size() == 1 ? Use.HARMLESS : Use.COPY;
@@ -1066,7 +1149,7 @@ final class MallocLifetimes {
             if (!visiting.add(g.range().offset() + "#" + at)) {
                 return true;
             }
-            UseScan inner = new UseScan(pm.name(), false, visiting);
+            UseScan inner = new UseScan(pm.name(), false, Map.of(), visiting);
             inner.scan(g.body());
             return inner.harmless();
         }

@@ -167,16 +167,13 @@ final class SitePlanner {
                             ctx.warn(l.range().offset(), "launch of '" + l.kernelName() + "' inside an expression is not "
                                     + "aggregated; write it as a statement of its own", "launch-in-expression");
                         }
-                    } else if (e instanceof Expr.Call c && c.calleeName() != null) {
-                        switch (c.calleeName()) {
-                            case "cudaDeviceSynchronize" -> ctx.error(c.range().offset(), "device-side cudaDeviceSynchronize() "
-                                    + "was removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the "
-                                    + "code that needs the children's results into a kernel launched into "
-                                    + "cudaStreamTailLaunch, or into a later host-launched kernel", "cdp1-sync");
-                            case "cudaMalloc" -> mallocs.planMalloc(f, s, c, conv);
-                            default -> {
-                            }
-                        }
+                    } else if (e instanceof Expr.Call c && MallocLifetimes.isCudaMalloc(c)) {
+                        mallocs.planMalloc(f, s, c, conv); // (also ::cudaMalloc and (cudaMalloc))
+                    } else if (e instanceof Expr.Call c && "cudaDeviceSynchronize".equals(c.calleeName())) {
+                        ctx.error(c.range().offset(), "device-side cudaDeviceSynchronize() "
+                                + "was removed in CUDA 12 (CDP2); a parent can no longer wait for its children. Move the "
+                                + "code that needs the children's results into a kernel launched into "
+                                + "cudaStreamTailLaunch, or into a later host-launched kernel", "cdp1-sync");
                     }
                 });
             }

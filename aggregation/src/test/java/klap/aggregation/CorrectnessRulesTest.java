@@ -1896,6 +1896,50 @@ class CorrectnessRulesTest {
                   cudaFree(p);
                 }
                 """, true);
+        // 2026-12-01: a null test right after the call (a thread that got nullptr holds no share); only
+        // the pointer's own null test, alone or or-ed with failure tests, excuses the jump
+        forms.put("__global__ void k(int n) { float* p; cudaMalloc(&p, 8192); if (p == nullptr) return; p[0] = n; cudaFree(p); }\n",
+                true);
+        forms.put("""
+                __global__ void k(int n) {
+                  int* p;
+                  cudaError_t e = cudaMalloc(&p, 8192);
+                  if (e != cudaSuccess || !p) { printf("no memory\\n"); return; }
+                  p[0] = n;
+                  cudaFree(p);
+                }
+                """, true);
+        forms.put("__global__ void k(int n) { float* p; cudaMalloc(&p, 64); if (!p || threadIdx.x > 3) return; p[0] = n; cudaFree(p); }\n",
+                false);
+        // a free wrapper (2026-12-01): a __device__ function, the only one of its name, whose whole body frees
+        // its parameter; its call frees as cudaFree(v) would (it was a copy of v, and refused)
+        String rel = "__device__ void release(int* q) { cudaFree(q); }\n";
+        forms.put(rel + "__global__ void k(int n) { int* p; if (cudaMalloc(&p, 64) != cudaSuccess) return; p[0] = n; release(p); }\n",
+                true);
+        forms.put(rel + "__global__ void k(int n) { int* p = nullptr; cudaMalloc(&p, 64); if (p) { p[0] = n; } if (n > 0) release(p); }\n",
+                true);
+        forms.put(rel + "__global__ void k(int n) { int* p; cudaMalloc(&p, 64); if (threadIdx.x) { release(p); return; } release(p); }\n",
+                false);
+        forms.put("__device__ void release(int* q) { if (threadIdx.x) cudaFree(q); }\n"
+                + "__global__ void k(int n) { int* p; cudaMalloc(&p, 64); p[0] = n; release(p); }\n", false);
+        forms.put(rel + "__device__ void release(float* q) { cudaFree(q); }\n"
+                + "__global__ void k(int n) { int* p; cudaMalloc(&p, 64); p[0] = n; release(p); }\n", false); // overloaded: not followed
+        forms.put(rel + "__device__ int* kept;\n__global__ void k(int n) { int* p; cudaMalloc(&p, 64);\n"
+                + "  auto release = [&](int* q) { if (threadIdx.x == 0) kept = q; else cudaFree(q); };\n  release(p); }\n", false);
+        forms.put(rel + "__global__ void k(int n) { int* p; cudaMalloc(&p, 64); auto f = [&] { release(p); }; if (threadIdx.x) f(); cudaFree(p); }\n",
+                false);
+        // ::cudaMalloc and (cudaMalloc) are aggregated like cudaMalloc (2026-12-01: they stayed as written), and
+        // count as a second allocation of the variable
+        forms.put("__global__ void k(int n) { int* p; ::cudaMalloc(&p, n * sizeof(int)); p[0] = n; ::cudaFree(p); }\n", true);
+        forms.put("__global__ void k(int n) { int* p; (cudaMalloc)(&p, n * sizeof(int)); p[0] = n; cudaFree(p); }\n", true);
+        forms.put("__global__ void k(int n) { int* p; cudaMalloc(&p, 64); p[0] = n; if (threadIdx.x) ::cudaMalloc(&p, 4); cudaFree(p); }\n",
+                false);
+        forms.put("__global__ void k(int n) { float* p; cudaMalloc(&p, 64); if (p) return; cudaFree(p); }\n", false);
+        forms.put("__global__ void k(int n) { float* p; cudaMalloc(&p, 64); if (!p) return; else if (threadIdx.x == n) return; cudaFree(p); }\n",
+                false);
+        forms.put("__global__ void k(int n) { float* p; cudaMalloc(&p, 64); p[0] = 1; if (!p) return; cudaFree(p); }\n", false);
+        forms.put("__global__ void k(int* n) { float* p; int* q = n + threadIdx.x; cudaMalloc(&p, 64); if (!q) return; cudaFree(p); }\n",
+                false);
         int i = 0;
         for (var form : forms.entrySet()) {
             var r = Check.run(form.getKey(), g);

@@ -2606,6 +2606,8 @@ public final class ProgramGenerator {
     static final List<String> MALLOC_LIFETIME_REFUSED = List.of("keep-one", "skip-free", "return-between", "copy-divergent");
     /** The forms of {@link Shape#MALLOC_LIFETIME}'s allocations whose shares are freed together: klap aggregates them. */
     static final List<String> MALLOC_LIFETIME_AGGREGATED = List.of("same-block", "uniform-free", "lambda-free", "branch-local");
+    /** How {@link Shape#MALLOC_LIFETIME}'s {@code same-block} allocation tests for failure. */
+    static final List<String> SAME_BLOCK_TESTS = List.of("call-test", "error-variable", "null-test");
 
     /**
      * {@link Shape#MALLOC_LIFETIME}: a parent with one or two device {@code cudaMalloc} sites, each
@@ -2750,13 +2752,32 @@ public final class ProgramGenerator {
                 String i2 = loop ? in + "  " : in;
                 Code l = loop ? childLaunch(c, "1 + gt % 2", "32", null, "data + gt % 256", tag(site, " + r * 7919"), "gt % 50", "r % 2")
                         : launch;
+                // the failure test: of the call, of its error kept in a variable (or of the pointer), or of
+                // the pointer in the next statement (2026-12-01; a thread that got nullptr holds no share)
+                String test = SAME_BLOCK_TESTS.get(pick(SAME_BLOCK_TESTS.size()));
+                feature += ":" + test;
+                String leave = loop ? "continue;" : "return;";
+                String e = name + "_e" + j;
+                String check = switch (test) {
+                    case "call-test" -> i2 + "if (" + alloc + " != cudaSuccess) " + leave + mark + "\n";
+                    case "error-variable" -> i2 + "cudaError_t " + e + " = " + alloc + ";" + mark + "\n"
+                            + i2 + "if (" + e + " != cudaSuccess" + (chance(0.5) ? " || " + p + " == nullptr" : "") + ") " + leave + "\n";
+                    default -> i2 + alloc + ";" + mark + "\n" + i2 + "if (" + (chance(0.5) ? "!" + p : p + " == nullptr") + ") " + leave + "\n";
+                };
+                // freed directly or through a free wrapper (a __device__ function whose whole body frees)
+                String free = "cudaFree(" + p + ");";
+                if (chance(0.3)) {
+                    feature += ":wrapper";
+                    dev.append("__device__ void ").append(name).append("_release").append(j).append("(unsigned* q) { cudaFree(q); }\n");
+                    free = name + "_release" + j + "(" + p + ");";
+                }
                 body.add(new Code((loop ? in + "for (int r = 0; r < " + rounds + "; ++r) {\n" : "")
-                        + i2 + "unsigned* " + p + ";\n"
-                        + i2 + "if (" + alloc + " != cudaSuccess) " + (loop ? "continue;" : "return;") + mark + "\n"
+                        + i2 + "unsigned* " + p + " = nullptr;\n"
+                        + check
                         + i2 + fill.apply(p, t) + "\n"
                         + i2 + l.device + "\n"
                         + i2 + use.apply(p, t) + "\n"
-                        + i2 + "cudaFree(" + p + ");" + (loop ? "\n" + in + "}" : ""),
+                        + i2 + free + (loop ? "\n" + in + "}" : ""),
                         (loop ? in + "for (int r = 0; r < " + rounds + "; ++r) {\n" : "")
                         + i2 + l.cpu + "\n"
                         + i2 + useCpu.apply(t) + (loop ? "\n" + in + "}" : "")));

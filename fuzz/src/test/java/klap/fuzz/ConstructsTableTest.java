@@ -1003,24 +1003,61 @@ class ConstructsTableTest {
 
     @Test
     void deviceCudaMallocWrittenByAMacro() throws IOException {
-        // the macro's nodes carry the range of its use: rewriting them produced 'klap::group_free;'
+        // the macro's nodes carry the range of its use: rewriting them produced 'klap::group_free;'.
+        // A cudaMalloc written by a macro stays as written alone (2026-12-01: it used to keep every
+        // cudaMalloc of the file as written); klap::group_free frees its plain pointer
         Map<String, String> outs = transformedWith("warning", "malloc_macro.cu", CHILD + """
                 #define ALLOC(p, n) cudaMalloc((void**)&p, n)
-                #define FREE(p) cudaFree(p)
                 __global__ void parent(int n) {
                   int* buf;
                   ALLOC(buf, n * sizeof(int));
                   child<<<1, 32>>>(buf);
                   int* more;
                   cudaMalloc((void**)&more, n * sizeof(int));
-                  FREE(more);
+                  cudaFree(more);
+                  cudaFree(buf);
                 }
-                """, 6, 3, "malloc-in-macro", ALL);
+                """, 5, 3, "malloc-in-macro", ALL);
         for (String g : ALL) {
             String out = outs.get(g);
-            assertTrue(out.contains("ALLOC(buf, n * sizeof(int));") && out.contains("FREE(more);")
-                    && out.contains("cudaMalloc((void**)&more, n * sizeof(int));") && !out.contains("group_malloc(")
-                    && !out.contains("group_free"), "no device cudaMalloc of the file is aggregated at " + g + ":\n" + out);
+            assertTrue(out.contains("ALLOC(buf, n * sizeof(int));") && out.contains("(void**)((void**)&more), n * sizeof(int))")
+                    && out.contains("klap::group_free(more);") && out.contains("klap::group_free(buf);"),
+                    "only the cudaMalloc written by a macro stays as written at " + g + ":\n" + out);
+        }
+        // the common error check around it
+        outs = transformedWith("warning", "check_macro.cu", CHILD + """
+                #define CHECK(x) do { if ((x) != cudaSuccess) return; } while (0)
+                __global__ void parent(int n) {
+                  int* buf;
+                  cudaMalloc((void**)&buf, n * sizeof(int));
+                  child<<<1, 32>>>(buf);
+                  cudaFree(buf);
+                  int* checked;
+                  CHECK(cudaMalloc(&checked, n * sizeof(int)));
+                  cudaFree(checked);
+                }
+                """, 9, 3, "malloc-in-macro", ALL);
+        for (String g : ALL) {
+            String out = outs.get(g);
+            assertTrue(out.contains("CHECK(cudaMalloc(&checked, n * sizeof(int)));") && out.contains("klap::group_malloc(")
+                    && out.contains("klap::group_free(checked);") && out.contains("klap::group_free(buf);"),
+                    "only the cudaMalloc written by a macro stays as written at " + g + ":\n" + out);
+        }
+        // a cudaFree written by a macro cannot become klap::group_free: no cudaMalloc of the file is aggregated
+        outs = transformedWith("warning", "free_macro.cu", CHILD + """
+                #define FREE(p) cudaFree(p)
+                __global__ void parent(int n) {
+                  int* buf;
+                  cudaMalloc((void**)&buf, n * sizeof(int));
+                  child<<<1, 32>>>(buf);
+                  FREE(buf);
+                }
+                """, 7, 3, "malloc-in-macro", ALL);
+        for (String g : ALL) {
+            String out = outs.get(g);
+            assertTrue(out.contains("FREE(buf);") && out.contains("cudaMalloc((void**)&buf, n * sizeof(int));")
+                    && !out.contains("group_malloc(") && !out.contains("group_free"),
+                    "no device cudaMalloc of the file is aggregated at " + g + ":\n" + out);
         }
     }
 

@@ -129,7 +129,7 @@ class MallocLifetimeTest {
         assertEquals(AGGREGATED.keySet(), seen.keySet().stream().collect(java.util.stream.Collectors.toSet()),
                 "every form in seeds " + FIRST + "-" + LAST + ": " + seen);
         for (String v : List.of("keep-one:helper", "keep-one:array", "warp-lane", "skip-free:never", "skip-free:later",
-                "return-between:leak", "return-between:free-first", "same-block:loop", "same-block:straight",
+                "return-between:leak", "return-between:free-first", "same-block:loop", "same-block:straight", ":call-test", ":error-variable", ":null-test", ":wrapper",
                 "lambda-free:named-capture", "branch-local:test-return", "branch-local:null-check")) {
             assertTrue(variants.stream().anyMatch(f -> f.contains(v)), "no program has " + v + ": " + variants);
         }
