@@ -128,7 +128,7 @@ final class ChunkTwins {
         }
         // a grid of one block (build<<<1, 32>>>) cannot be cut
         boolean one = cuda.slice(l.grid().range()).strip().matches("(dim3\\s*\\(\\s*)?0*1[uUlL]*(\\s*\\))?");
-        return !one && l.args().size() == k.params().size() && again.stream().allMatch(Mutations::sideEffectFree);
+        return !one && l.args().size() == k.params().size() && again.stream().allMatch(x -> Mutations.sideEffectFree(x, ctx.unit));
     }
 
     /**

@@ -160,7 +160,7 @@ final class HostLaunches {
             out.replace(l.range().offset(), l.range().end(), chunks.launch(l, k, smem, twinSmem));
             return;
         }
-        String launches = Mutations.sideEffectFree(l.grid()) && Mutations.sideEffectFree(l.block())
+        String launches = Mutations.sideEffectFree(l.grid(), ctx.unit) && Mutations.sideEffectFree(l.block(), ctx.unit)
                 ? ", klap::host_warps(" + cuda.slice(l.grid().range()) + ", " + cuda.slice(l.block().range()) + ")"
                 : "";
         String smem = l.sharedMem() == null ? null : fittedSharedMemory(l, k, twin ? CudaText.twinName(k) : null);

@@ -2298,4 +2298,22 @@ class CorrectnessRulesTest {
         assertEquals(1, r.sites(), r.diagnostics().toString());
         none(r.text(), "klap::kfinish(");
     }
+
+    /**
+     * A host launch's grid and block are evaluated a second time (klap::host_warps) only when that
+     * has no side effect; a function the file defines is never taken for the pure library function of
+     * the same name (review 2026-12-01: a user's {@code max} that counts its calls ran twice).
+     */
+    @Test
+    void aUsersFunctionNamedLikeAPureOneIsNotEvaluatedTwice() {
+        String launch = """
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(int* p) { child<<<1, 32>>>(p + threadIdx.x); }
+                void host(int* p, int n) { parent<<<1, max(n, 32)>>>(p); }
+                """;
+        var plain = Check.run(launch, Granularity.BLOCK);
+        assertTrue(plain.text().contains("klap::host_warps(1, max(n, 32))"), plain.text());
+        var own = Check.run("int calls = 0;\nint max(int a, int b) { ++calls; return a > b ? a : b; }\n" + launch, Granularity.BLOCK);
+        assertTrue(own.text().contains("klap::host_prepare(") && !own.text().contains("klap::host_warps("), own.text());
+    }
 }

@@ -122,13 +122,24 @@ public final class ChainGenerator {
         boolean overlapPragma = r.nextInt(4) != 0;
         boolean earlyReturn = r.nextInt(8) == 0;
         int guard = r.nextInt(9);
-        boolean promotable = guard != 7 && guard != 8;
+        // the fourth review's hazards (2026-12-01), from a generator of their own so that the programs of
+        // the seeds that draw none stay as they were: an asm exit (never taken) and a call through a
+        // function pointer before the launch (refused), a user function named max in the launch
+        // condition (no overlap: it reads memory)
+        int hazard = new Random(seed ^ 0x5eed4L).nextInt(12);
+        boolean promotable = guard != 7 && guard != 8 && hazard != 0 && hazard != 1;
         String block = r.nextBoolean() ? "blockDim.x" : "TB";
         StringBuilder p = new StringBuilder();
         p.append("// klap.fuzz chain program (launch promotion, issue 12), seed ").append(seed).append('\n');
         p.append("#include <cstdio>\n#include <cstdlib>\n#include <vector>\n");
         p.append("#define TB ").append(tb).append("\n#define NT ").append(nt).append('\n');
         p.append("__host__ __device__ inline int fz_mix(int a, int b) { int y = a * 31 + b * 17 + 7; return y % 1009; }\n\n");
+        if (hazard == 1) {
+            p.append("__device__ int (*fz_fp)(int, int) = fz_mix;\n\n");
+        } else if (hazard == 2) {
+            p.append("__device__ long long max(const long long* a, int k) { long long m = a[0]; for (int i = 1; i < k; ++i) "
+                    + "m = a[i] > m ? a[i] : m; return m; }\n\n");
+        }
         // the kernel
         StringBuilder params = new StringBuilder("const int* data, long long* out, int n, int t");
         for (Param x : ps) {
@@ -153,8 +164,19 @@ public final class ChainGenerator {
         if (earlyReturn) {
             p.append("    if (s < -1000000000) return;\n");
         }
+        if (hazard == 0) {
+            p.append("    if (t < 0) asm volatile(\"exit;\");\n");
+        } else if (hazard == 1) {
+            p.append("    if ((*fz_fp)(t, 0) < 0) out[0] = -1;\n");
+        }
         boolean lateCondition = r.nextInt(4) == 0;
         String cond = lateCondition ? "t + 1 < n && (s | 1) != 0" : "t + 1 < n";
+        String cpuCond = cond;
+        if (hazard == 2) {
+            // out holds what earlier links wrote (or 0): always above -2^62
+            cond += " && max(out, 1) > -4611686018427387904ll";
+            lateCondition = true;
+        }
         List<String> args = new ArrayList<>(List.of("data", "out", "n", "t + 1"));
         ps.forEach(x -> args.add(x.arg()));
         String launch = "fz_chain<<<1, " + block + ">>>(" + String.join(", ", args) + ");";
@@ -208,7 +230,7 @@ public final class ChainGenerator {
         }
         p.append("            for (int lane = 0; lane < TB; ++lane) { const int w = ws[lane]; ref[t * TB + lane] = ")
                 .append(use).append("; }\n");
-        p.append("            if (!(").append(cond).append(")) break;\n");
+        p.append("            if (!(").append(cpuCond).append(")) break;\n");
         // the next link's parameters, all computed from this link's values first
         for (Param x : ps) {
             String type = x.decl().substring(0, x.decl().lastIndexOf(' ')).replace("const int*", "CONSTPTR")

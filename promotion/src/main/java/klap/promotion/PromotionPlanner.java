@@ -238,6 +238,23 @@ public final class PromotionPlanner {
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
             d.vars().forEach(v -> locals.add(v.name()));
         }
+        String bodyText = klap.transform.Lexical.blankCommentsAndLiterals(src.text()).substring(k.body().range().offset(),
+                k.body().range().end());
+        locals.addAll(declaredTypesAndEnumerators(bodyText));
+        java.util.regex.Matcher using = Pattern.compile("\\busing\\s+(?!namespace\\b)[\\w\\s:<>,]*::\\s*(\\w+)\\s*;").matcher(bodyText);
+        while (using.find()) {
+            if (using.group(1).equals(k.name())) {
+                throw new Refusal(k.body().range().offset() + using.start(), "its body declares 'using ..." + k.name()
+                        + ";', so its launch of '" + k.name() + "' may start another kernel of that name");
+            }
+            locals.add(using.group(1));
+        }
+        java.util.regex.Matcher ours = Pattern.compile("\\bklap_\\w*").matcher(
+                klap.transform.Lexical.blankCommentsAndLiterals(src.text()).substring(k.range().offset(), k.range().end()));
+        if (ours.find()) {
+            throw new Refusal(k.range().offset() + ours.start(), "it names '" + ours.group() + "': names that begin with "
+                    + "'klap_' are klap's own in the code it generates, where they would mean something else");
+        }
         pointerParams = new HashSet<>();
         allParams = new HashSet<>();
         for (Param p : k.params()) {
@@ -362,9 +379,11 @@ public final class PromotionPlanner {
             return n.kind() == Expr.NameKind.PARAM && pass.contains(n.name())
                     && (!integral || integralParams.contains(n.name()));
         }
+        if (e instanceof Expr.Unary u && u.op().equals("sizeof")) {
+            return sizeofInvariant(u);
+        }
         if (e instanceof Expr.Unary u) {
-            return u.op().equals("sizeof") || (Set.of("-", "+", "~", "!").contains(u.op())
-                    && invariant(u.operand(), pass, integral));
+            return Set.of("-", "+", "~", "!").contains(u.op()) && invariant(u.operand(), pass, integral);
         }
         if (e instanceof Expr.Binary b) {
             return !b.isAssignment() && !b.op().equals(",") && invariant(b.lhs(), pass, integral)
@@ -435,7 +454,8 @@ public final class PromotionPlanner {
     /** Reads through the non-coherent cache: {@code __ldg}, texture and surface fetches, {@code ld.global.nc}. */
     private static final Pattern NON_COHERENT_CALL = Pattern.compile("__ldg\\w*|tex(1D|2D|3D|Cubemap)\\w*|tex1Dfetch"
             + "|tex\\w*Lod|tex\\w*Grad|tex\\w*Layered|texture\\w*|surf\\w*");
-    private static final Pattern NON_COHERENT_TEXT = Pattern.compile("ld\\.global[.\\w:]*?\\.nc\\b|\\bLOAD_LDG\\b|\\bLDG\\b");
+    private static final Pattern NON_COHERENT_TEXT = Pattern.compile("ld\\.global[.\\w:]*?\\.nc\\b|\\bLOAD_LDG\\b|\\bLDG\\b"
+            + "|\\bTex(?:Obj|Ref)InputIterator\\b");
     /** Raw device launches, which the kernel's successor would not wait for once promoted. */
     private static final Set<String> RAW_LAUNCH = Set.of("cudaLaunchDevice", "cudaLaunchDeviceV2", "cudaGetParameterBuffer",
             "cudaGetParameterBufferV2");
@@ -455,10 +475,26 @@ public final class PromotionPlanner {
         if (NON_COHERENT_TEXT.matcher(outsideFunctions()).find()) {
             // a constexpr cub::CacheLoadModifier or a typedef of a CacheModifiedInputIterator: klap cannot tie
             // it to its uses (review 2026-11-27)
-            return "the file defines, outside functions, a non-coherent load modifier (cub::LOAD_LDG, ld.global.nc), "
-                    + "which klap cannot tie to its uses";
+            return "the file defines, outside functions, a non-coherent load modifier or a texture iterator "
+                    + "(cub::LOAD_LDG, ld.global.nc, cub::TexObjInputIterator), which klap cannot tie to its uses";
         }
         java.util.Map<String, String> operatorClasses = operatorConcerns();
+        if (k.templateHeader() != null) {
+            // a template kernel's type parameter may be a CUB iterator that loads through ld.global.nc or a
+            // texture, or a class of the file whose operator does, chosen where the kernel is instantiated
+            // (in main, say): klap cannot tell which instantiation gets it (review 2026-12-01)
+            java.util.regex.Matcher anywhere = NON_COHERENT_TEXT.matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
+            if (anywhere.find()) {
+                return "it is a template, and the file names '" + anywhere.group() + "' (a non-coherent load modifier or "
+                        + "a texture iterator), which one of its instantiations may get through a type parameter";
+            }
+            if (!operatorClasses.isEmpty()) {
+                String cls = operatorClasses.keySet().iterator().next();
+                return "it is a template, and the file's class '" + cls + "' has an operator ('" + operatorClasses.get(cls)
+                        + "') that reads blockIdx, reads through the non-coherent cache or launches, which one of its "
+                        + "instantiations may get through a type parameter";
+            }
+        }
         Set<String> lambdaLocals = Trees.lambdaLocals(k.body()).keySet();
         String[] why = {null};
         Set<String> seen = new HashSet<>();
@@ -469,6 +505,13 @@ public final class PromotionPlanner {
                 continue;
             }
             String text = src.slice(f.range()) + " " + asmText(f.body());
+            if (Pattern.compile("\\bexit\\b").matcher(asmText(f.body())).find()) {
+                // the promoted link hands over to (or aborts) its successor after its body: a thread that
+                // ends with exit never gets there, and the successor waits forever (review 2026-12-01)
+                why[0] = "it (or a function it calls) ends threads with asm exit, so a promoted link may never reach "
+                        + "the end where it releases or aborts its early-launched successor";
+                break;
+            }
             if (NON_COHERENT_TEXT.matcher(text).find()) {
                 why[0] = "it (or a function it calls) reads through the non-coherent cache (ld.global.nc, cub::LOAD_LDG)";
                 break;
@@ -506,6 +549,20 @@ public final class PromotionPlanner {
                         && n.kind() == Expr.NameKind.LOCAL && !lambdaLocals.contains(n.name())) {
                     why[0] = "it calls through '" + n.name() + "' (a function pointer or a functor), which klap cannot "
                             + "follow";
+                    return;
+                }
+                if (why[0] == null && e instanceof Expr.Call pc && pc.callee() instanceof Expr.Name n
+                        && n.kind() == Expr.NameKind.PARAM) {
+                    why[0] = "it calls through its parameter '" + n.name() + "' (a function pointer or a functor), which "
+                            + "klap cannot follow";
+                    return;
+                }
+                if (why[0] == null && e instanceof Expr.Call pc && pc.calleeName() == null && !(stripParens(pc.callee())
+                        instanceof Expr.Lambda) && !(pc.callee() instanceof Expr.Member)) {
+                    // (*fp)(...), table[i](...), (fp)(...): a launch or a non-coherent read behind it would not be
+                    // seen (review 2026-12-01)
+                    why[0] = "it calls through '" + src.slice(pc.callee().range()).strip() + "' (a function pointer or a "
+                            + "functor), which klap cannot follow";
                     return;
                 }
                 if (why[0] != null || !(e instanceof Expr.Call c) || c.calleeName() == null) {
@@ -552,6 +609,13 @@ public final class PromotionPlanner {
     /** Member functions of libcu++ atomics that promotion's own code and the benchmarks call. */
     private static final Set<String> LIBRARY_MEMBERS = Set.of("load", "store", "fetch_add", "fetch_sub", "fetch_or",
             "fetch_and", "fetch_max", "fetch_min", "exchange", "compare_exchange_strong", "compare_exchange_weak");
+
+    private static Expr stripParens(Expr e) {
+        while (e instanceof Expr.Unary u && u.op().equals("()")) {
+            e = u.operand();
+        }
+        return e;
+    }
 
     /** @return the file's text with every function body blanked (comments and literals too) */
     private String outsideFunctions() {
@@ -691,20 +755,26 @@ public final class PromotionPlanner {
             }
         }
         if (why[0] == null && INDEX_ASM.matcher(asmText(k.body())).find()) {
-            why[0] = "its asm reads %ctaid or %nctaid";
+            why[0] = "its asm reads %ctaid, %nctaid, a cluster index or %gridid";
         }
-        if (why[0] == null && src.slice(k.body().range()).matches("(?s).*\\b(this_grid|group_index|this_thread_block)\\b.*")) {
+        if (why[0] == null && Pattern.compile("\\b(this_grid|group_index|this_thread_block|this_cluster|cluster_group)\\b")
+                .matcher(src.slice(k.body().range())).find()) {
             why[0] = "it uses cooperative groups";
         }
-        if (why[0] == null && src.slice(k.body().range()).matches("(?s).*%n?ctaid.*")) {
-            why[0] = "its asm reads %ctaid or %nctaid";
+        if (why[0] == null && Pattern.compile("\\b__cluster\\w*").matcher(src.slice(k.body().range())).find()) {
+            why[0] = "it reads a cluster index or size (__clusterIdx(), ...): without clusters a block is its own cluster";
+        }
+        if (why[0] == null && INDEX_ASM.matcher(src.slice(k.body().range())).find()) {
+            why[0] = "its asm reads %ctaid, %nctaid, a cluster index or %gridid";
         }
         return why[0];
     }
 
-    private static final Pattern INDEX_TEXT = Pattern.compile("\\b(blockIdx|gridDim|this_grid|group_index|this_thread_block)\\b"
-            + "|%n?ctaid");
-    private static final Pattern INDEX_ASM = Pattern.compile("%n?ctaid");
+    // (review 2026-12-01: the cluster indices and %gridid too; without clusters a block is its own
+    // cluster, so %clusterid is the block index)
+    private static final Pattern INDEX_TEXT = Pattern.compile("\\b(blockIdx|gridDim|this_grid|group_index|this_thread_block"
+            + "|this_cluster|cluster_group|__cluster\\w*)\\b|%n?ctaid|%n?clusterid|%cluster_n?ctaid|%cluster_n?ctarank|%gridid");
+    private static final Pattern INDEX_ASM = Pattern.compile("%n?ctaid|%n?clusterid|%cluster_n?ctaid|%cluster_n?ctarank|%gridid");
 
     /**
      * @return true if the device function {@code name} (by its simple name: every overload, every
@@ -862,6 +932,59 @@ public final class PromotionPlanner {
         return out;
     }
 
+    /**
+     * @return true if {@code sizeof(...)} {@code u} means the same at the start of the kernel and at
+     *         file scope as at the launch: no name in it is declared in the kernel's body (a local
+     *         variable, a local struct, an enumerator; review 2026-12-01: {@code sizeof(Rec)} of a local
+     *         struct was evaluated where the file's {@code Rec} is seen)
+     */
+    private boolean sizeofInvariant(Expr.Unary u) {
+        java.util.regex.Matcher m = Pattern.compile("[A-Za-z_]\\w*").matcher(src.slice(u.range()));
+        while (m.find()) {
+            if (locals.contains(m.group())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the names that the kernel body {@code text} (comments and literals blanked) declares
+     *         other than variables: struct, class, union and enum names, enumerators, typedef and
+     *         alias names. A launch condition, step or block size that names one of them means
+     *         something else where klap evaluates it (at the start of the kernel, or at file scope)
+     *         (review 2026-12-01: a local {@code enum { LIMIT = 8 }} shadowing a file constant)
+     */
+    private static Set<String> declaredTypesAndEnumerators(String text) {
+        Set<String> out = new HashSet<>();
+        java.util.regex.Matcher m = Pattern.compile("\\benum\\b(?:\\s+(?:class|struct)\\b)?\\s*(\\w*)\\s*(?::[^{;]*)?\\{([^}]*)\\}")
+                .matcher(text);
+        while (m.find()) {
+            if (!m.group(1).isEmpty()) {
+                out.add(m.group(1));
+            }
+            for (String item : m.group(2).split(",")) {
+                java.util.regex.Matcher id = Pattern.compile("^\\s*([A-Za-z_]\\w*)").matcher(item);
+                if (id.find()) {
+                    out.add(id.group(1));
+                }
+            }
+        }
+        m = Pattern.compile("\\b(?:struct|class|union|enum)\\s+(\\w+)").matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        m = Pattern.compile("\\btypedef\\b[^;]*?(\\w+)\\s*(?:\\[[^\\]]*\\]\\s*)*;").matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        m = Pattern.compile("\\busing\\s+(\\w+)\\s*=").matcher(text);
+        while (m.find()) {
+            out.add(m.group(1));
+        }
+        return out;
+    }
+
     /** @return true if {@code e} only uses values a kernel has at its start (never-written available parameters) */
     private boolean availableAtStart(Expr e, Set<String> avail) {
         if (e instanceof Expr.Member m && !m.arrow() && m.owner() instanceof Expr.Name n
@@ -873,7 +996,10 @@ public final class PromotionPlanner {
                     : n.kind() == Expr.NameKind.PARAM && avail.contains(n.name());
         }
         if (e instanceof Expr.Call c) {
-            return Mutations.pure(c.calleeName()) && c.args().stream().allMatch(a -> availableAtStart(a, avail));
+            return Mutations.pure(c.calleeName(), unit) && c.args().stream().allMatch(a -> availableAtStart(a, avail));
+        }
+        if (e instanceof Expr.Unary u && u.op().equals("sizeof")) {
+            return sizeofInvariant(u);
         }
         if (e instanceof Expr.Binary b && (b.isAssignment() || b.op().equals(","))) {
             return false;
@@ -940,7 +1066,8 @@ public final class PromotionPlanner {
     private boolean threadZero(Expr c, Set<String> aliases) {
         String t = compact(c);
         for (String x : aliases(aliases)) {
-            if (t.equals(x + "==0") || t.equals("0==" + x) || t.equals("!" + x) || t.equals("!(" + x + ")")) {
+            if (t.matches(Pattern.quote(x) + "==0[uU]?") || t.matches("0[uU]?==" + Pattern.quote(x)) || t.equals("!" + x)
+                    || t.equals("!(" + x + ")")) {
                 return true;
             }
         }

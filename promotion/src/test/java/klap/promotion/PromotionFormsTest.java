@@ -226,6 +226,57 @@ class PromotionFormsTest {
         assertTrue(r.promoted().isEmpty() && diags(r).contains("it calls through 'ld'"), diags(r));
     }
 
+    /**
+     * The fourth review (2026-12-01, {@code rv4_*}): each was promoted without a word and hung (a
+     * successor polling forever), read a stale value, or computed with a name that meant something
+     * else where klap evaluated it. Now refused, without the overlap, or with the argument postponed.
+     */
+    @Test
+    void review4WhatPromotionMisreadIsRefusedOrPostponed() throws IOException {
+        for (PromoteMode m : PromoteMode.values()) {
+            refused("rv4_exit_hang", m, "ends threads with asm exit");
+            refused("rv4_fnptr_launch", m, "calls through '*spawner'");
+            refused("rv4_ldg_iterator", m, "it is a template, and the file names 'LOAD_LDG'");
+            refused("rv4_tex_iterator", m, "a non-coherent load modifier or a texture iterator");
+            refused("rv4_using_other", m, "declares 'using ...K;'");
+            refused("rv4_name_capture", m, "names 'klap_j'");
+        }
+        refused("rv4_pa_clusteridx", PromoteMode.PA, "cluster index");
+        refused("rv4_pa_clusteridx", PromoteMode.PAO, "cluster index");
+        // a user's max(const int*, int) is not the math function: the condition reads memory
+        noOverlap("rv4_pure_name_hang", "'t < max(level, 4)' uses a value computed in the kernel");
+        // a user's min(int*, int) stores: the overlap check sees the write
+        noOverlap("rv4_pure_name_stale", "writes through a pointer klap cannot trace");
+        // a local enumerator shadows a file constant: the condition is not evaluated early, the step is postponed
+        noOverlap("rv4_local_enum_cond", "'t < LIMIT' uses a value computed in the kernel");
+        postponed("rv4_local_enum_step", "struct K_klap_post { int t; };");
+        // sizeof of a local struct or variable: postponed (it named the file's struct, or did not compile)
+        postponed("rv4_sizeof_scope", "struct K_klap_post { const char* rec; };");
+        postponed("rv4_sizeof_local", "struct K_klap_post { const char* base; };");
+        // a call through a parameter (a typedef'd function pointer) and through a table
+        String table = """
+                __global__ void fill(int* b, int t) { b[t] = t; }
+                __device__ void spawn(int* b, int t) { fill<<<1, 1>>>(b, t); }
+                typedef void (*Spawn)(int*, int);
+                __device__ Spawn table[1] = {spawn};
+                __global__ void K(int* b, int t, int n, Spawn f) {
+                  if (threadIdx.x == 0 && t + 1 < n) { f(b, t); table[0](b, t); K<<<1, 32>>>(b, t + 1, n, f); }
+                }
+                """;
+        PromotionPass.Result r = PromotionPassTest.run(table, PromoteMode.P, 128);
+        assertTrue(r.promoted().isEmpty() && diags(r).contains("it calls through its parameter 'f'"), diags(r));
+        r = PromotionPassTest.run(table.replace("f(b, t); ", ""), PromoteMode.P, 128);
+        assertTrue(r.promoted().isEmpty() && diags(r).contains("it calls through 'table[0]'"), diags(r));
+        // the needless refusal of threadIdx.x == 0u
+        r = PromotionPassTest.run("""
+                __global__ void K(int* out, int t, int n) {
+                  if (threadIdx.x == 0u) out[t] = t;
+                  if (threadIdx.x == 0u && t + 1 < n) K<<<1, 32>>>(out, t + 1, n);
+                }
+                """, PromoteMode.P, 128);
+        assertEquals(List.of("K"), r.promoted(), diags(r));
+    }
+
     @Test
     void refusals() throws IOException {
         refused("alias_shadow", PromoteMode.P, "only one thread");          // an inner tid = threadIdx.x % 32

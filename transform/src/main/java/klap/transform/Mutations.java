@@ -89,10 +89,12 @@ public final class Mutations {
      * @return true if evaluating {@code e} has no side effect, so that generated code may evaluate it
      *         a second time: names, literals, member and subscript reads, operators other than
      *         assignments and {@code ++}/{@code --}, casts, conditionals and calls of {@link #pure}
-     *         functions ({@code dim3(...)}, {@code min}, ...) on such operands; false for anything
-     *         else (other calls, lambdas, constructs klap does not model)
+     *         functions ({@code dim3(...)}, {@code min}, ...) on such operands, where a function of
+     *         that name that {@code unit} defines is not taken for the pure one (review 2026-12-01: a
+     *         user's {@code max} that counts its calls); false for anything else (other calls,
+     *         lambdas, constructs klap does not model)
      */
-    public static boolean sideEffectFree(Expr e) {
+    public static boolean sideEffectFree(Expr e, CudaUnit unit) {
         if (e instanceof Expr.Name || e instanceof Expr.Literal) {
             return true;
         }
@@ -102,13 +104,13 @@ public final class Mutations {
         if (e instanceof Expr.Binary b && b.isAssignment()) {
             return false;
         }
-        if (e instanceof Expr.Call c && !pure(c.calleeName())) {
+        if (e instanceof Expr.Call c && !pure(c.calleeName(), unit)) {
             return false;
         }
         if (e instanceof Expr.Unary || e instanceof Expr.Binary || e instanceof Expr.Call || e instanceof Expr.Member
                 || e instanceof Expr.Subscript || e instanceof Expr.Conditional || e instanceof Expr.Cast) {
             return e.children().stream().filter(x -> !(e instanceof Expr.Call c && x == c.callee()))
-                    .allMatch(x -> x != null && sideEffectFree(x));
+                    .allMatch(x -> x != null && sideEffectFree(x, unit));
         }
         return false;
     }
@@ -116,5 +118,20 @@ public final class Mutations {
     /** @return true if {@code callee} is a known function without side effects (math, intrinsics, {@code dim3}) */
     public static boolean pure(String callee) {
         return callee != null && Uniformity.PURE.contains(callee);
+    }
+
+    /**
+     * @return true if {@code callee} is a known function without side effects ({@link #pure(String)})
+     *         and {@code unit} defines no function of that (unqualified) name: a user's {@code max(int*,
+     *         int)} or {@code min} that stores or loads is not the math function (review 2026-12-01:
+     *         promotion evaluated such a launch condition early, and its overlap check missed the
+     *         store; {@link Uniformity} has the same guard)
+     */
+    public static boolean pure(String callee, CudaUnit unit) {
+        if (!pure(callee)) {
+            return false;
+        }
+        String simple = callee.contains("::") ? callee.substring(callee.lastIndexOf("::") + 2) : callee;
+        return unit.functions().stream().noneMatch(f -> f.name().equals(simple));
     }
 }
