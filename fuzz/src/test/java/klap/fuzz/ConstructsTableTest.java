@@ -1006,7 +1006,7 @@ class ConstructsTableTest {
         // the macro's nodes carry the range of its use: rewriting them produced 'klap::group_free;'.
         // A cudaMalloc written by a macro stays as written alone (2026-12-01: it used to keep every
         // cudaMalloc of the file as written); klap::group_free frees its plain pointer
-        Map<String, String> outs = transformedWith("warning", "malloc_macro.cu", CHILD + """
+        mallocMacro("malloc_macro.cu", """
                 #define ALLOC(p, n) cudaMalloc((void**)&p, n)
                 __global__ void parent(int n) {
                   int* buf;
@@ -1017,15 +1017,10 @@ class ConstructsTableTest {
                   cudaFree(more);
                   cudaFree(buf);
                 }
-                """, 5, 3, "malloc-in-macro", ALL);
-        for (String g : ALL) {
-            String out = outs.get(g);
-            assertTrue(out.contains("ALLOC(buf, n * sizeof(int));") && out.contains("(void**)((void**)&more), n * sizeof(int))")
-                    && out.contains("klap::group_free(more);") && out.contains("klap::group_free(buf);"),
-                    "only the cudaMalloc written by a macro stays as written at " + g + ":\n" + out);
-        }
+                """, 5, true, "ALLOC(buf, n * sizeof(int));", "(void**)((void**)&more), n * sizeof(int))",
+                "klap::group_free(more);", "klap::group_free(buf);");
         // the common error check around it
-        outs = transformedWith("warning", "check_macro.cu", CHILD + """
+        mallocMacro("check_macro.cu", """
                 #define CHECK(x) do { if ((x) != cudaSuccess) return; } while (0)
                 __global__ void parent(int n) {
                   int* buf;
@@ -1036,15 +1031,10 @@ class ConstructsTableTest {
                   CHECK(cudaMalloc(&checked, n * sizeof(int)));
                   cudaFree(checked);
                 }
-                """, 9, 3, "malloc-in-macro", ALL);
-        for (String g : ALL) {
-            String out = outs.get(g);
-            assertTrue(out.contains("CHECK(cudaMalloc(&checked, n * sizeof(int)));") && out.contains("klap::group_malloc(")
-                    && out.contains("klap::group_free(checked);") && out.contains("klap::group_free(buf);"),
-                    "only the cudaMalloc written by a macro stays as written at " + g + ":\n" + out);
-        }
+                """, 9, true, "CHECK(cudaMalloc(&checked, n * sizeof(int)));", "klap::group_free(checked);",
+                "klap::group_free(buf);");
         // a cudaFree written by a macro cannot become klap::group_free: no cudaMalloc of the file is aggregated
-        outs = transformedWith("warning", "free_macro.cu", CHILD + """
+        mallocMacro("free_macro.cu", """
                 #define FREE(p) cudaFree(p)
                 __global__ void parent(int n) {
                   int* buf;
@@ -1052,12 +1042,23 @@ class ConstructsTableTest {
                   child<<<1, 32>>>(buf);
                   FREE(buf);
                 }
-                """, 7, 3, "malloc-in-macro", ALL);
+                """, 7, false, "FREE(buf);", "cudaMalloc((void**)&buf, n * sizeof(int));");
+    }
+
+    /**
+     * {@code CHILD + src} at every granularity: one warning {@code malloc-in-macro} at {@code line}:3,
+     * some cudaMalloc aggregated exactly if {@code aggregated} (none: no group_free either), and
+     * every text of {@code expected} in the output.
+     */
+    private void mallocMacro(String name, String src, int line, boolean aggregated, String... expected) throws IOException {
+        Map<String, String> outs = transformedWith("warning", name, CHILD + src, line, 3, "malloc-in-macro", ALL);
         for (String g : ALL) {
             String out = outs.get(g);
-            assertTrue(out.contains("FREE(buf);") && out.contains("cudaMalloc((void**)&buf, n * sizeof(int));")
-                    && !out.contains("group_malloc(") && !out.contains("group_free"),
-                    "no device cudaMalloc of the file is aggregated at " + g + ":\n" + out);
+            assertEquals(aggregated, out.contains("klap::group_malloc("), name + " at " + g + ":\n" + out);
+            assertEquals(aggregated, out.contains("klap::group_free"), name + " at " + g + ":\n" + out);
+            for (String x : expected) {
+                assertTrue(out.contains(x), name + " at " + g + ": no '" + x + "' in\n" + out);
+            }
         }
     }
 
