@@ -83,6 +83,8 @@ public final class PromotionPlanner {
     private Set<String> pointerParams = Set.of();
     /** The kernel's integral non-type template parameters ({@code int B} of {@code template <int B>}). */
     private Set<String> templateValues = Set.of();
+    /** the launch's block size is {@code blockDim.x} or {@code blockDim}: every descendant has the parent's {@code blockDim.x} */
+    private boolean sameBlockDim;
     private final PromoteMode mode;
     private final int depth;
     private final List<Diagnostic> diags;
@@ -293,6 +295,7 @@ public final class PromotionPlanner {
             throw new Refusal(at, "cannot prove that only one thread runs the launch: put it under "
                     + "'if (threadIdx.x == 0 ...)'");
         }
+        sameBlockDim = BLOCK_DIM.contains(compact(l.block()));
         Set<String> written = Mutations.of(k, unit);
         List<PromotionPlan.Arg> args = classify(k, l, written);
         Set<String> pass = new HashSet<>();
@@ -381,6 +384,12 @@ public final class PromotionPlanner {
         }
         if (e instanceof Expr.Unary u && u.op().equals("sizeof")) {
             return sizeofInvariant(u);
+        }
+        if (e instanceof Expr.Member m && !m.arrow() && m.owner() instanceof Expr.Name n && n.name().equals("blockDim")
+                && n.kind() == Expr.NameKind.BUILTIN && m.member().equals("x")) {
+            // the launch's block is blockDim.x (or blockDim): every descendant has this blockDim.x (review
+            // 2026-12-01: a dynamic shared memory size blockDim.x * sizeof(int) was refused)
+            return sameBlockDim && !locals.contains("blockDim");
         }
         if (e instanceof Expr.Unary u) {
             return Set.of("-", "+", "~", "!").contains(u.op()) && invariant(u.operand(), pass, integral);

@@ -275,6 +275,23 @@ class PromotionFormsTest {
                 }
                 """, PromoteMode.P, 128);
         assertEquals(List.of("K"), r.promoted(), diags(r));
+        // and of blockDim.x in the dynamic shared memory size where the launch's block is blockDim.x: the
+        // same in every descendant (with a block of 32 it is not: the host may launch the first with 64)
+        String smem = """
+                __global__ void K(int* out, int t, int n) {
+                  extern __shared__ int buf[];
+                  buf[threadIdx.x] = t;
+                  __syncthreads();
+                  if (threadIdx.x == 0) out[t] = buf[0];
+                  if (threadIdx.x == 0 && t + 1 < n) K<<<1, blockDim.x, blockDim.x * sizeof(int)>>>(out, t + 1, n);
+                }
+                """;
+        for (PromoteMode m : PromoteMode.values()) {
+            r = PromotionPassTest.run(smem, m, 4);
+            assertEquals(List.of("K"), r.promoted(), m + ": " + diags(r));
+        }
+        r = PromotionPassTest.run(smem.replace("K<<<1, blockDim.x,", "K<<<1, 32,"), PromoteMode.PA, 4);
+        assertTrue(r.promoted().isEmpty() && diags(r).contains("dynamic shared memory size"), diags(r));
     }
 
     @Test
