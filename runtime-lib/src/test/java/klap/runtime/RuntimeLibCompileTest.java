@@ -205,13 +205,44 @@ class RuntimeLibCompileTest {
   void writeToWritesEveryHeader() throws IOException {
     Path dir = Files.createTempDirectory("klap-headers");
     Files.createDirectories(dir.resolve("klap"));
-    Files.writeString(dir.resolve("klap").resolve("klap.cuh"), "stale");  // must be overwritten
+    // an older klap header (its first line) must be overwritten
+    Files.writeString(dir.resolve("klap").resolve("klap.cuh"), "// klap/klap.cuh -- stale");
     RuntimeHeaders.writeTo(dir);
     for (String name : RuntimeHeaders.names()) {
       Path written = dir.resolve("klap").resolve(name);
       assertTrue(Files.isRegularFile(written), "missing " + written);
       assertEquals(Files.readString(HEADERS.resolve("klap").resolve(name)), Files.readString(written), name);
     }
+  }
+
+  /**
+   * A file named like a header that klap did not write (its first line is not klap's) is never
+   * replaced, nor a link in its place: writeTo throws and writes nothing (review 2026-12-01: a
+   * user's own klap/promote.cuh next to the output was overwritten).
+   */
+  @Test
+  void writeToNeverReplacesAUsersOwnFile() throws IOException {
+    Path dir = Files.createTempDirectory("klap-headers");
+    Path mine = Files.createDirectories(dir.resolve("klap")).resolve("promote.cuh");
+    Files.writeString(mine, "// my own promote.cuh\n");
+    java.io.UncheckedIOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.UncheckedIOException.class,
+        () -> RuntimeHeaders.writeTo(dir));
+    assertTrue(e.getMessage().contains("promote.cuh exists and was not written by klap"), e.getMessage());
+    assertEquals(mine, RuntimeHeaders.foreign(dir));
+    assertEquals("// my own promote.cuh\n", Files.readString(mine));
+    try (Stream<Path> s = Files.list(dir.resolve("klap"))) {
+      assertEquals(List.of("promote.cuh"), s.map(p -> p.getFileName().toString()).toList(), "nothing is written");
+    }
+    // a link to klap's own header is left alone; a link to anything else is not replaced either
+    Files.delete(mine);
+    Path elsewhere = Files.createTempDirectory("klap-headers-shared");
+    RuntimeHeaders.writeTo(elsewhere);
+    Files.createSymbolicLink(mine, elsewhere.resolve("klap").resolve("promote.cuh"));
+    RuntimeHeaders.writeTo(dir);
+    assertTrue(Files.isSymbolicLink(mine));
+    Files.delete(mine);
+    Files.createSymbolicLink(mine, elsewhere.resolve("klap").resolve("pool.cuh"));
+    assertEquals(mine, RuntimeHeaders.foreign(dir));
   }
 
   /**
@@ -230,7 +261,7 @@ class RuntimeLibCompileTest {
     java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(1_000_000L);
     Files.setLastModifiedTime(pool, old);
     Object key = Files.readAttributes(pool, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
-    Files.writeString(state, "#error stale");
+    Files.writeString(state, "// klap/pool_state.cuh -- an older one\n#error stale");
     java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(8);
     List<java.util.concurrent.Future<?>> fs = new java.util.ArrayList<>();
     for (int i = 0; i < 8; i++) {
