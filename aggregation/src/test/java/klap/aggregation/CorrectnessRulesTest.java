@@ -2316,4 +2316,27 @@ class CorrectnessRulesTest {
         var own = Check.run("int calls = 0;\nint max(int a, int b) { ++calls; return a > b ? a : b; }\n" + launch, Granularity.BLOCK);
         assertTrue(own.text().contains("klap::host_prepare(") && !own.text().contains("klap::host_warps("), own.text());
     }
+
+    /**
+     * A user's function named like a pure math function that writes through a reference parameter
+     * writes the variable passed (review 2026-12-01: {@code max(m, threadIdx.x, 1)} with a user's
+     * {@code max(int&, int, int)} was taken for the math max, and the divergent {@code m} was scalarized:
+     * every thread's child got one thread's {@code m}).
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aUsersFunctionNamedLikeAPureOneMayWriteItsArgument(Granularity g) {
+        var r = Check.run("""
+                __global__ void child(int* p, int m) { p[threadIdx.x + m] = m; }
+                __device__ void max(int& a, int b, int c) { if (b + c > a) a = b + c; }
+                __global__ void parent(int* p) {
+                  int m = 0;
+                  max(m, (int)threadIdx.x, 1);
+                  child<<<1, 32>>>(p, m);
+                }
+                """, g);
+        assertEquals(1, r.sites(), r.diagnostics().toString());
+        assertFalse(java.util.regex.Pattern.compile("child_klap_k?agg_uu\\b").matcher(r.text()).find(), g + ":\n" + r.text());
+    }
 }
+

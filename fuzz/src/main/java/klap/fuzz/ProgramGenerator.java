@@ -173,6 +173,13 @@ public final class ProgramGenerator {
     private final Random twentySeventh;
     /** the generator of the shapes of {@link Shape#generation} 27 (MALLOC_LIFETIME), for the same reason */
     private final Random twentyEighth;
+    /**
+     * whether a {@link Shape#REF_OUT} helper is named {@code max} (2026-12-01: a user's function named
+     * like a pure math function that writes its reference parameters was taken for the math one), drawn
+     * from a generator of its own so that the programs of seeds that draw no such helper stay as they were
+     */
+    private final Random pureNames;
+    private boolean pureNameUsed;
     /** whether the program being built is a {@link Shape#TWO_FILES} one (known before its shapes' kernels are made) */
     private boolean twoFiles;
     private final long seed;
@@ -219,6 +226,7 @@ public final class ProgramGenerator {
         this.twentySixth = new Random(seed * 0xAEF17502108EF2D9L + 25303);
         this.twentySeventh = new Random(seed * 0x8CB92BA72F3D8DD7L + 26321);
         this.twentyEighth = new Random(seed * 0xE9846AF9B1A615D3L + 27337);
+        this.pureNames = new Random(seed * 0x94D049BB133111EBL + 1201);
     }
 
     /**
@@ -770,6 +778,12 @@ public final class ProgramGenerator {
         if (form == 0) {
             features.add("ref-out:reference");
             String fn = "fz_rr" + id;
+            if (!pureNameUsed && pureNames.nextInt(4) == 0) {
+                // a helper named like the math max (four parameters: no overload of CUDA's is ambiguous with it)
+                fn = "max";
+                pureNameUsed = true;
+                features.add("ref-out:pure-name");
+            }
             String text = "(const int* ptr, int r, int& b, int& e) {\n  b = ptr[r % 1000] % 5;\n  e = b + ptr[(r + 1) % 1000] % 4;\n}\n";
             dev = "__device__ void " + fn + text;
             cpu = "static void " + fn + "_cpu" + text;
