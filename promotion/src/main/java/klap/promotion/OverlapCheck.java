@@ -293,7 +293,7 @@ final class OverlapCheck {
                 ok = constructsOnlyLocally(c) || localObject(c, localArrays);
             } else {
                 String name = c.calleeName();
-                ok = name != null && (Mutations.pure(name, unit) || OVERLAP_CALLS.contains(name)
+                ok = name != null && (Mutations.pureCall(c, unit) || OVERLAP_CALLS.contains(name)
                         || harmless(name, new HashSet<>()));
             }
             if (!ok) {
@@ -325,7 +325,7 @@ final class OverlapCheck {
     /** @return true for {@code dim3(...)}, a vector type, or a constructor given only plain values */
     private boolean constructsOnlyLocally(Expr.Call c) {
         String name = c.calleeName() == null ? "" : c.calleeName();
-        return VALUE_TYPE.matcher(name).matches() || Mutations.pure(name, unit);
+        return VALUE_TYPE.matcher(name).matches() || Mutations.pureCall(c, unit);
     }
 
     /**
@@ -364,7 +364,7 @@ final class OverlapCheck {
                 return true; // float2(x, y): a value built from plain values
             }
             String name = c.calleeName();
-            return name != null && (Mutations.pure(name, unit) || OVERLAP_CALLS.contains(name) || harmless(name, new HashSet<>()));
+            return name != null && (Mutations.pureCall(c, unit) || OVERLAP_CALLS.contains(name) || harmless(name, new HashSet<>()));
         }
         if (a instanceof Expr.Binary b && !b.isAssignment() && !b.op().equals(",")) {
             return plainValue(b.lhs()) && plainValue(b.rhs());
@@ -431,7 +431,7 @@ final class OverlapCheck {
                     ok[0] = false; // a read of a global would escape the dependence check of the overlap
                 }
                 if (e instanceof Expr.Call c && !(c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE)
-                        && (c.calleeName() == null || !(Mutations.pure(c.calleeName(), unit) || harmless(c.calleeName(), seen)))) {
+                        && (c.calleeName() == null || !(Mutations.pureCall(c, unit) || harmless(c.calleeName(), seen)))) {
                     ok[0] = false;
                 }
             });
@@ -510,7 +510,7 @@ final class OverlapCheck {
                 }
             } else if (name != null && name.startsWith("atomic") && !c.args().isEmpty()) {
                 out.add(memoryRoot(c.args().get(0)));
-            } else if (!(name != null && (Mutations.pure(name, unit) || OVERLAP_CALLS.contains(name)
+            } else if (!(name != null && (Mutations.pureCall(c, unit) || OVERLAP_CALLS.contains(name)
                     || harmless(name, new HashSet<>())))) {
                 out.add(""); // may write through its pointer or reference arguments, or to globals
             }

@@ -12,6 +12,7 @@ import klap.model.FunctionDef;
 import klap.model.Param;
 import klap.model.Pragma;
 import klap.model.SourceFile;
+import klap.model.SourceRange;
 import klap.model.Stmt;
 import klap.model.VarDecl;
 import klap.transform.Builtins;
@@ -83,6 +84,10 @@ public final class PromotionPlanner {
     private Set<String> pointerParams = Set.of();
     /** The kernel's integral non-type template parameters ({@code int B} of {@code template <int B>}). */
     private Set<String> templateValues = Set.of();
+    /** the kernel being planned: its body's text (comments and literals blanked) and where its names are used */
+    private FunctionDef planned;
+    private String plannedBody;
+    private Set<Integer> nameUses = Set.of();
     /** the launch's block size is {@code blockDim.x} or {@code blockDim}: every descendant has the parent's {@code blockDim.x} */
     private boolean sameBlockDim;
     private final PromoteMode mode;
@@ -243,6 +248,14 @@ public final class PromotionPlanner {
         String bodyText = klap.transform.Lexical.blankCommentsAndLiterals(src.text()).substring(k.body().range().offset(),
                 k.body().range().end());
         locals.addAll(declaredTypesAndEnumerators(bodyText));
+        planned = k;
+        plannedBody = bodyText;
+        nameUses = new HashSet<>();
+        Trees.walkExprsAndLambdas(k.body(), e -> {
+            if (e instanceof Expr.Name n) {
+                nameUses.add(n.range().offset());
+            }
+        });
         java.util.regex.Matcher using = Pattern.compile("\\busing\\s+(?!namespace\\b)[\\w\\s:<>,]*::\\s*(\\w+)\\s*;").matcher(bodyText);
         while (using.find()) {
             if (using.group(1).equals(k.name())) {
@@ -251,11 +264,15 @@ public final class PromotionPlanner {
             }
             locals.add(using.group(1));
         }
-        java.util.regex.Matcher ours = Pattern.compile("\\bklap_\\w*").matcher(
-                klap.transform.Lexical.blankCommentsAndLiterals(src.text()).substring(k.range().offset(), k.range().end()));
+        // anywhere in the file: a macro may bring one into the kernel (#define STRIDE klap_j)
+        java.util.regex.Matcher ours = Pattern.compile("\\bklap_\\w*").matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
         if (ours.find()) {
-            throw new Refusal(k.range().offset() + ours.start(), "it names '" + ours.group() + "': names that begin with "
-                    + "'klap_' are klap's own in the code it generates, where they would mean something else");
+            throw new Refusal(ours.start(), "the file names '" + ours.group() + "': names that begin with 'klap_' are "
+                    + "klap's own in the code it generates, where they would mean something else");
+        }
+        if (Pattern.compile("\\busing\\s+namespace\\b").matcher(bodyText).find()) {
+            throw new Refusal(k.body().range().offset(), "its body has a using-directive, which may make its launch of '"
+                    + k.name() + "' start another kernel or its constants mean others");
         }
         pointerParams = new HashSet<>();
         allParams = new HashSet<>();
@@ -377,7 +394,8 @@ public final class PromotionPlanner {
                 return true; // an integral template parameter: the same in every descendant (one instantiation)
             }
             if (n.kind() == Expr.NameKind.CONSTANT) {
-                return !locals.contains(n.name()) && (!integral || integralConstant(n.name()));
+                return !locals.contains(n.name()) && !bodyMayDeclare(n.name(), n.range())
+                        && (!integral || integralConstant(n.name()));
             }
             return n.kind() == Expr.NameKind.PARAM && pass.contains(n.name())
                     && (!integral || integralParams.contains(n.name()));
@@ -465,6 +483,9 @@ public final class PromotionPlanner {
             + "|tex\\w*Lod|tex\\w*Grad|tex\\w*Layered|texture\\w*|surf\\w*");
     private static final Pattern NON_COHERENT_TEXT = Pattern.compile("ld\\.global[.\\w:]*?\\.nc\\b|\\bLOAD_LDG\\b|\\bLDG\\b"
             + "|\\bTex(?:Obj|Ref)InputIterator\\b");
+    /** What may choose a non-coherent load for a template's instantiation (cub::CacheLoadModifier(5) is LOAD_LDG) */
+    private static final Pattern NON_COHERENT_CHOICE = Pattern.compile(NON_COHERENT_TEXT.pattern()
+            + "|\\bCacheLoadModifier\\b|\\bCacheModifiedInputIterator\\b|\\bThreadLoad\\b");
     /** Raw device launches, which the kernel's successor would not wait for once promoted. */
     private static final Set<String> RAW_LAUNCH = Set.of("cudaLaunchDevice", "cudaLaunchDeviceV2", "cudaGetParameterBuffer",
             "cudaGetParameterBufferV2");
@@ -487,15 +508,23 @@ public final class PromotionPlanner {
             return "the file defines, outside functions, a non-coherent load modifier or a texture iterator "
                     + "(cub::LOAD_LDG, ld.global.nc, cub::TexObjInputIterator), which klap cannot tie to its uses";
         }
+        if (endsThreads()) {
+            // the promoted link hands over to (or aborts) its successor after its body: a thread that ends
+            // with exit (or returns from the kernel with ret) never gets there, and the successor waits
+            // forever (review 2026-12-01). Anywhere in the file: a destructor, a constructor, an operator or
+            // a lambda may run it where klap's model shows no call
+            return "the file's device code ends threads with asm exit or ret, so a promoted link may never reach the "
+                    + "end where it releases or aborts its early-launched successor";
+        }
         java.util.Map<String, String> operatorClasses = operatorConcerns();
         if (k.templateHeader() != null) {
             // a template kernel's type parameter may be a CUB iterator that loads through ld.global.nc or a
             // texture, or a class of the file whose operator does, chosen where the kernel is instantiated
             // (in main, say): klap cannot tell which instantiation gets it (review 2026-12-01)
-            java.util.regex.Matcher anywhere = NON_COHERENT_TEXT.matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
+            java.util.regex.Matcher anywhere = NON_COHERENT_CHOICE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
             if (anywhere.find()) {
-                return "it is a template, and the file names '" + anywhere.group() + "' (a non-coherent load modifier or "
-                        + "a texture iterator), which one of its instantiations may get through a type parameter";
+                return "it is a template, and the file names '" + anywhere.group() + "' (a non-coherent load modifier, "
+                        + "a cache-modified or texture iterator), which one of its instantiations may get through a type parameter";
             }
             if (!operatorClasses.isEmpty()) {
                 String cls = operatorClasses.keySet().iterator().next();
@@ -514,13 +543,6 @@ public final class PromotionPlanner {
                 continue;
             }
             String text = src.slice(f.range()) + " " + asmText(f.body());
-            if (Pattern.compile("\\bexit\\b").matcher(asmText(f.body())).find()) {
-                // the promoted link hands over to (or aborts) its successor after its body: a thread that
-                // ends with exit never gets there, and the successor waits forever (review 2026-12-01)
-                why[0] = "it (or a function it calls) ends threads with asm exit, so a promoted link may never reach "
-                        + "the end where it releases or aborts its early-launched successor";
-                break;
-            }
             if (NON_COHERENT_TEXT.matcher(text).find()) {
                 why[0] = "it (or a function it calls) reads through the non-coherent cache (ld.global.nc, cub::LOAD_LDG)";
                 break;
@@ -574,6 +596,23 @@ public final class PromotionPlanner {
                             + "functor), which klap cannot follow";
                     return;
                 }
+                if (why[0] == null && e instanceof Expr.Call ac) {
+                    // a function handed to a call (cuda::std::invoke(spawn, ...), a callback) runs there: follow it
+                    // (review 2026-12-01: a launch in it was not waited for)
+                    for (Expr a : ac.args()) {
+                        Expr x = a;
+                        while (x instanceof Expr.Cast || x instanceof Expr.Unary u && (u.op().equals("()") || u.op().equals("&"))) {
+                            x = x instanceof Expr.Cast cast ? cast.operand() : ((Expr.Unary) x).operand();
+                        }
+                        if (x instanceof Expr.Name fn && fn.kind() == Expr.NameKind.FUNCTION) {
+                            if (isKernel(simpleName(fn.name()))) {
+                                why[0] = "it hands the kernel '" + fn.name() + "' to a call, which may launch it";
+                                return;
+                            }
+                            todo.addAll(deviceDefinitions(simpleName(fn.name())));
+                        }
+                    }
+                }
                 if (why[0] != null || !(e instanceof Expr.Call c) || c.calleeName() == null) {
                     return;
                 }
@@ -618,6 +657,27 @@ public final class PromotionPlanner {
     /** Member functions of libcu++ atomics that promotion's own code and the benchmarks call. */
     private static final Set<String> LIBRARY_MEMBERS = Set.of("load", "store", "fetch_add", "fetch_sub", "fetch_or",
             "fetch_and", "fetch_max", "fetch_min", "exchange", "compare_exchange_strong", "compare_exchange_weak");
+
+    private Boolean endsThreads;
+
+    /**
+     * @return true if some {@code asm} of the file (its text, or a function's macro-expanded asm) has
+     *         the PTX instruction {@code exit} or {@code ret}
+     */
+    private boolean endsThreads() {
+        if (endsThreads == null) {
+            Pattern end = Pattern.compile("\\b(exit|ret)\\b");
+            boolean found = unit.functions().stream().anyMatch(f -> end.matcher(asmText(f.body())).find());
+            String code = klap.transform.Lexical.blankCommentsAndLiterals(src.text());
+            java.util.regex.Matcher asm = Pattern.compile("\\b(asm|__asm__|__asm)\\b").matcher(code);
+            while (!found && asm.find()) {
+                int semi = code.indexOf(';', asm.end());
+                found = end.matcher(src.text().substring(asm.end(), semi < 0 ? src.text().length() : semi)).find();
+            }
+            endsThreads = found;
+        }
+        return endsThreads;
+    }
 
     private static Expr stripParens(Expr e) {
         while (e instanceof Expr.Unary u && u.op().equals("()")) {
@@ -770,6 +830,10 @@ public final class PromotionPlanner {
                 .matcher(src.slice(k.body().range())).find()) {
             why[0] = "it uses cooperative groups";
         }
+        if (why[0] == null && Pattern.compile("\\b(for_each_canceled_block|clusterlaunchcontrol\\w*)\\b").matcher(
+                src.slice(k.body().range())).find()) {
+            why[0] = "it hands the block index to a library (cuda::for_each_canceled_block, cluster launch control)";
+        }
         if (why[0] == null && Pattern.compile("\\b__cluster\\w*").matcher(src.slice(k.body().range())).find()) {
             why[0] = "it reads a cluster index or size (__clusterIdx(), ...): without clusters a block is its own cluster";
         }
@@ -782,7 +846,7 @@ public final class PromotionPlanner {
     // (review 2026-12-01: the cluster indices and %gridid too; without clusters a block is its own
     // cluster, so %clusterid is the block index)
     private static final Pattern INDEX_TEXT = Pattern.compile("\\b(blockIdx|gridDim|this_grid|group_index|this_thread_block"
-            + "|this_cluster|cluster_group|__cluster\\w*)\\b|%n?ctaid|%n?clusterid|%cluster_n?ctaid|%cluster_n?ctarank|%gridid");
+            + "|this_cluster|cluster_group|__cluster\\w*|for_each_canceled_block|clusterlaunchcontrol\\w*)\\b|%n?ctaid|%n?clusterid|%cluster_n?ctaid|%cluster_n?ctarank|%gridid");
     private static final Pattern INDEX_ASM = Pattern.compile("%n?ctaid|%n?clusterid|%cluster_n?ctaid|%cluster_n?ctarank|%gridid");
 
     /**
@@ -950,11 +1014,40 @@ public final class PromotionPlanner {
     private boolean sizeofInvariant(Expr.Unary u) {
         java.util.regex.Matcher m = Pattern.compile("[A-Za-z_]\\w*").matcher(src.slice(u.range()));
         while (m.find()) {
-            if (locals.contains(m.group())) {
+            if (locals.contains(m.group()) || bodyMayDeclare(m.group(), u.range())) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * @return true if the kernel's body may declare {@code name} (review 2026-12-01: enumerators after
+     *         an attribute or written by a macro, {@code typedef struct {...} Rec;}, which no pattern of
+     *         {@link #declaredTypesAndEnumerators} sees): the name appears in the body's text other than
+     *         where the kernel's expressions use a name, or than inside {@code under} (the expression
+     *         being checked), or the body expands a macro whose definition names it
+     */
+    private boolean bodyMayDeclare(String name, SourceRange under) {
+        if (planned == null || !name.matches("[A-Za-z_]\\w*")) {
+            return false;
+        }
+        int base = planned.body().range().offset();
+        java.util.regex.Matcher m = Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(plannedBody);
+        while (m.find()) {
+            int at = base + m.start();
+            if (!nameUses.contains(at) && !(at >= under.offset() && at < under.end()) && declares(plannedBody, m.start(), m.end())) {
+                return true;
+            }
+        }
+        java.util.regex.Matcher d = Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)(.*(?:\\\\\\n.*)*)").matcher(src.text());
+        while (d.find()) {
+            if (Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(d.group(2)).find()
+                    && Pattern.compile("\\b" + Pattern.quote(d.group(1)) + "\\b").matcher(plannedBody).find()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -964,6 +1057,58 @@ public final class PromotionPlanner {
      *         something else where klap evaluates it (at the start of the kernel, or at file scope)
      *         (review 2026-12-01: a local {@code enum { LIMIT = 8 }} shadowing a file constant)
      */
+    private static final Set<String> NOT_A_TYPE = Set.of("return", "case", "else", "sizeof", "alignof", "throw", "co_return",
+            "decltype", "new", "delete", "goto", "do");
+
+    /**
+     * @return true if the name at [{@code from}, {@code to}) of {@code text} (comments and literals
+     *         blanked) may be declared there: not inside parentheses or brackets, after {@code {},;}]}
+     *         or a type word, and before {@code = , ; { } [ : (} (an enumerator, a struct or typedef
+     *         name, a declarator); an array bound, a call argument or an operand is a use
+     */
+    private static boolean declares(String text, int from, int to) {
+        int depth = 0;
+        char open = 0;
+        for (int i = from - 1; i >= 0 && open == 0; i--) {
+            char c = text.charAt(i);
+            if (c == ')' || c == ']' || c == '}') {
+                depth++;
+            } else if (c == '(' || c == '[' || c == '{') {
+                if (depth == 0) {
+                    open = c;
+                } else {
+                    depth--;
+                }
+            }
+        }
+        if (open == '(' || open == '[') {
+            return false;
+        }
+        int p = from - 1;
+        while (p >= 0 && Character.isWhitespace(text.charAt(p))) {
+            p--;
+        }
+        int n = to;
+        while (n < text.length() && Character.isWhitespace(text.charAt(n))) {
+            n++;
+        }
+        if (n >= text.length() || "=,;{}[:(".indexOf(text.charAt(n)) < 0
+                || text.startsWith("==", n) || text.startsWith("::", n)) {
+            return false;
+        }
+        if (p < 0 || "{},;]".indexOf(text.charAt(p)) >= 0) {
+            return true;
+        }
+        if (Character.isJavaIdentifierPart(text.charAt(p))) {
+            int w = p;
+            while (w >= 0 && Character.isJavaIdentifierPart(text.charAt(w))) {
+                w--;
+            }
+            return !NOT_A_TYPE.contains(text.substring(w + 1, p + 1));
+        }
+        return false;
+    }
+
     private static Set<String> declaredTypesAndEnumerators(String text) {
         Set<String> out = new HashSet<>();
         java.util.regex.Matcher m = Pattern.compile("\\benum\\b(?:\\s+(?:class|struct)\\b)?\\s*(\\w*)\\s*(?::[^{;]*)?\\{([^}]*)\\}")
@@ -1001,11 +1146,13 @@ public final class PromotionPlanner {
             return true;
         }
         if (e instanceof Expr.Name n) {
-            return n.kind() == Expr.NameKind.CONSTANT ? !locals.contains(n.name())
+            return n.kind() == Expr.NameKind.CONSTANT ? !locals.contains(n.name()) && !bodyMayDeclare(n.name(), n.range())
                     : n.kind() == Expr.NameKind.PARAM && avail.contains(n.name());
         }
         if (e instanceof Expr.Call c) {
-            return Mutations.pure(c.calleeName(), unit) && c.args().stream().allMatch(a -> availableAtStart(a, avail));
+            // (a pointer argument: a user's max(const int*, int) from a header klap does not read, review 2026-12-01)
+            return Mutations.pureCall(c, unit) && c.args().stream().allMatch(a -> availableAtStart(a, avail)
+                    && !(a instanceof Expr.Name n && pointerParams.contains(n.name())));
         }
         if (e instanceof Expr.Unary u && u.op().equals("sizeof")) {
             return sizeofInvariant(u);

@@ -127,6 +127,21 @@ public final class Mutations {
      *         promotion evaluated such a launch condition early, and its overlap check missed the
      *         store; {@link Uniformity} has the same guard)
      */
+    /**
+     * @return true if call {@code c} calls a {@link #pure(String, CudaUnit)} function: also not
+     *         through a variable of that name (review 2026-12-01: a functor object {@code max} that
+     *         reads memory hid the math {@code max})
+     */
+    public static boolean pureCall(Expr.Call c, CudaUnit unit) {
+        return pure(c.calleeName(), unit) && !(c.callee() instanceof Expr.Name n && (n.kind() == Expr.NameKind.LOCAL
+                || n.kind() == Expr.NameKind.GLOBAL || n.kind() == Expr.NameKind.PARAM));
+    }
+
+    /**
+     * @return true if {@code callee} is a known function without side effects ({@link #pure(String)})
+     *         and {@code unit} defines no function of that (unqualified) name (see {@link #pure(String,
+     *         CudaUnit)})
+     */
     public static boolean pure(String callee, CudaUnit unit) {
         if (!pure(callee)) {
             return false;
