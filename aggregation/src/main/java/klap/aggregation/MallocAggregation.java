@@ -63,6 +63,15 @@ final class MallocAggregation {
 
     /** Plans the device {@code cudaMalloc} call {@code c} of statement {@code owner} in {@code f}. */
     void planMalloc(FunctionDef f, Stmt owner, Expr.Call c, Convergence conv) {
+        for (FunctionDef g : ctx.unit.functions()) {
+            if (g.name().equals("cudaMalloc") || g.name().equals("cudaFree")) {
+                // review 2026-12-01: the file's own cudaMalloc(int**, size_t), called as (cudaMalloc)(...) or
+                // ::cudaMalloc(...), became klap::group_malloc and was never called
+                aggregateNone(c, "the file defines a function named " + g.name() + ", which a device call of that name "
+                        + "may call instead of CUDA's", "malloc-own-allocator");
+                return;
+            }
+        }
         if (!writtenAsIs(c, "cudaMalloc")) {
             ctx.warn(c.range().offset(), "device cudaMalloc written by a macro is not aggregated: klap cannot rewrite a "
                     + "macro's expansion, so each thread makes this call as written (klap::group_free frees its pointer "

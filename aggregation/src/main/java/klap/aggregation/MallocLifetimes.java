@@ -99,8 +99,16 @@ final class MallocLifetimes {
     private final Map<FunctionDef, Boolean> allocates = new HashMap<>();
     /** per function: its parameters and locals (not lambda locals) */
     private final Map<FunctionDef, Set<String>> variables = new HashMap<>();
+    /**
+     * The declared type of an error variable whose test counts as a failure test (review 2026-12-01:
+     * {@code Ok e = cudaMalloc(...); if (e) return;} with a class whose conversion is true also on success)
+     */
+    private static final Pattern ERROR_TYPE = Pattern.compile("\\s*(const\\s+)?(cudaError_t|cudaError|enum\\s+cudaError|auto)"
+            + "(\\s+const)?\\s*");
     /** the free wrappers of the unit, each with the index of the parameter it frees (computed once) */
     private Map<String, Integer> freeWrappers;
+    /** each free wrapper's parameter type as written, white space removed */
+    private final Map<String, String> wrapperTypes = new HashMap<>();
     /** per function: its lambda locals by name */
     private final Map<FunctionDef, Map<String, List<Expr.Lambda>>> lambdas = new HashMap<>();
     /** whether some device code of the unit frees device memory (computed once) */
@@ -154,7 +162,7 @@ final class MallocLifetimes {
             untracked = "its pointer variable '" + v + "' is not a local variable of '" + f.name()
                     + "' declared once (a parameter, static, a reference, an array, or a name declared again)";
         } else {
-            UseScan uses = new UseScan(v, true, wrappersIn(f), new HashSet<>());
+            UseScan uses = new UseScan(v, true, wrappersFor(f, v), new HashSet<>());
             uses.scan(f.body());
             List<FreePoint> points = freePoints(f, v, trees);
             if (uses.escapeAt < 0) {
@@ -251,7 +259,7 @@ final class MallocLifetimes {
             }
         }
         // the calls of a free wrapper with v
-        Map<String, Integer> wrappers = wrappersIn(f);
+        Map<String, Integer> wrappers = wrappersFor(f, v);
         Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Call c && strip(c.callee()) instanceof Expr.Name n && wrappers.containsKey(n.name())
                     && c.args().size() == ctx.deviceFunctionsNamed(Set.of(n.name())).get(0).params().size()
@@ -284,13 +292,69 @@ final class MallocLifetimes {
                     continue;
                 }
                 for (int i = 0; i < h.params().size(); i++) {
-                    if (isName(c.args().get(0), h.params().get(i).name())) {
+                    klap.model.Param q = h.params().get(i);
+                    if (isName(c.args().get(0), q.name()) && onlyCalled(h)) {
                         freeWrappers.put(h.name(), i);
+                        wrapperTypes.put(h.name(), ctx.src.text().substring(q.range().offset(), q.nameRange().offset())
+                                .replaceAll("\\s+", ""));
                     }
                 }
             }
         }
         return freeWrappers;
+    }
+
+    /**
+     * @return true if the name of device function {@code h} appears in the file only where {@code h}
+     *         defines it and as the callee of calls (review 2026-12-01: a functor object, a data member,
+     *         a {@code using} declaration, a local class's member or a prototype of another overload of
+     *         that name may be what a call binds to)
+     */
+    private boolean onlyCalled(FunctionDef h) {
+        Set<Integer> allowed = new HashSet<>(Set.of(h.nameRange().offset()));
+        for (FunctionDef g : ctx.unit.functions()) {
+            Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (e instanceof Expr.Call c && c.callee() instanceof Expr.Name n && n.name().equals(h.name())) {
+                    allowed.add(n.range().offset());
+                }
+            });
+        }
+        java.util.regex.Matcher m = word(h.name()).matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.text()));
+        while (m.find()) {
+            if (!allowed.contains(m.start())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return the free wrappers ({@link #wrappersIn}) that a call with {@code v} binds to: the type of
+     *         {@code v}'s declaration (declaring {@code v} alone) is the wrapper's parameter type as
+     *         written, so no overload klap does not see (a {@code <...>} header) is a better match, and
+     *         no conversion changes the pointer (review 2026-12-01: {@code release(p)} of a {@code float* p}
+     *         called a header's {@code release(float*)}, whose plain cudaFree freed a share)
+     */
+    private Map<String, Integer> wrappersFor(FunctionDef f, String v) {
+        String type = declaredType(f, v);
+        Map<String, Integer> out = new HashMap<>();
+        wrappersIn(f).forEach((name, at) -> {
+            if (type != null && type.equals(wrapperTypes.get(name))) {
+                out.put(name, at);
+            }
+        });
+        return out;
+    }
+
+    /** @return the type of the one declaration of {@code v} in {@code f} as written, white space removed, if it declares {@code v} alone */
+    private String declaredType(FunctionDef f, String v) {
+        String[] out = {null};
+        Trees.walkStmts(f.body(), st -> {
+            if (st instanceof Stmt.Decl d && d.vars().size() == 1 && d.vars().get(0).name().equals(v)) {
+                out[0] = ctx.src.text().substring(d.range().offset(), d.vars().get(0).nameRange().offset()).replaceAll("\\s+", "");
+            }
+        });
+        return out[0];
     }
 
     /** @return the free wrappers ({@link #freeWrappers}) whose name {@code f} does not declare itself */
@@ -460,6 +524,7 @@ final class MallocLifetimes {
             if (mo instanceof Stmt.If check && check.init() == null && noShareTest(check.cond(), s.call(), null, v)) {
                 excused = check.then(); // if (cudaMalloc(&v, n) != cudaSuccess) return;
             } else if (mo instanceof Stmt.Decl d && d.vars().size() == 1 && strip(d.vars().get(0).init()) == s.call()
+                    && ERROR_TYPE.matcher(ctx.src.text().substring(d.range().offset(), d.vars().get(0).nameRange().offset())).matches()
                     && next != null && noShareTest(next.cond(), null, d.vars().get(0).name(), v)) {
                 excused = next.then(); // cudaError_t e = cudaMalloc(&v, n); if (e != cudaSuccess) return;
             } else if (mo instanceof Stmt.ExprStmt x && strip(x.expr()) == s.call() && next != null
@@ -576,7 +641,7 @@ final class MallocLifetimes {
             return false;
         }
         Trees trees = ctx.uni(f).trees();
-        UseScan uses = new UseScan(w, true, wrappersIn(f), new HashSet<>());
+        UseScan uses = new UseScan(w, true, wrappersFor(f, w), new HashSet<>());
         uses.scan(f.body());
         if (uses.escapeAt >= 0) {
             return false;

@@ -1928,6 +1928,27 @@ class CorrectnessRulesTest {
                 + "  auto release = [&](int* q) { if (threadIdx.x == 0) kept = q; else cudaFree(q); };\n  release(p); }\n", false);
         forms.put(rel + "__global__ void k(int n) { int* p; cudaMalloc(&p, 64); auto f = [&] { release(p); }; if (threadIdx.x) f(); cudaFree(p); }\n",
                 false);
+        // the review of that rule (2026-12-01): a call binds to the wrapper only if the pointer's declared type is the
+        // wrapper's parameter type (a float* went to a header's release(float*)), and only if nothing else in the
+        // file has its name (a functor object, a using declaration); an error variable of a class type is no
+        // failure test; a file with its own cudaMalloc aggregates none
+        forms.put(rel + "__global__ void k(int n) { float* p; if (cudaMalloc(&p, 64) != cudaSuccess) return; p[0] = n; release((int*)p); }\n",
+                false);
+        forms.put(rel + "__global__ void k(int n) { unsigned* p; if (cudaMalloc(&p, 64) != cudaSuccess) return; p[0] = n; "
+                + "release((int*)p); }\n", false);
+        forms.put(rel + "namespace ns { struct R { __device__ void operator()(int* q) const { if (threadIdx.x) cudaFree(q); } }; "
+                + "__device__ R release; }\n__global__ void k(int n) { using ns::release; int* p; "
+                + "if (cudaMalloc(&p, 64) != cudaSuccess) return; p[0] = n; release(p); }\n", false);
+        forms.put("""
+                struct Ok { cudaError_t e; __device__ Ok(cudaError_t x) : e(x) {} __device__ operator bool() const { return threadIdx.x == 0; } };
+                __global__ void k(int n) {
+                  int* p;
+                  Ok e = cudaMalloc(&p, 8192);
+                  if (e) return;
+                  p[0] = n;
+                  cudaFree(p);
+                }
+                """, false);
         // ::cudaMalloc and (cudaMalloc) are aggregated like cudaMalloc (2026-12-01: they stayed as written), and
         // count as a second allocation of the variable
         forms.put("__global__ void k(int n) { int* p; ::cudaMalloc(&p, n * sizeof(int)); p[0] = n; ::cudaFree(p); }\n", true);
@@ -2338,5 +2359,19 @@ class CorrectnessRulesTest {
         assertEquals(1, r.sites(), r.diagnostics().toString());
         assertFalse(java.util.regex.Pattern.compile("child_klap_k?agg_uu\\b").matcher(r.text()).find(), g + ":\n" + r.text());
     }
-}
 
+    /** A file that defines its own cudaMalloc (or cudaFree) aggregates no device cudaMalloc (review 2026-12-01). */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aFileWithItsOwnCudaMallocAggregatesNone(Granularity g) {
+        var r = Check.run("""
+                __device__ char pool[1 << 16];
+                __device__ unsigned top;
+                __device__ cudaError_t cudaMalloc(int** p, size_t n) { *p = (int*)(pool + atomicAdd(&top, (unsigned)n)); return cudaSuccess; }
+                __global__ void child(int* p) { p[threadIdx.x] = 1; }
+                __global__ void k(int n) { int* p; (cudaMalloc)(&p, 64); child<<<1, 16>>>(p); }
+                """, g);
+        assertFalse(r.text().contains("klap::group_malloc("), r.text());
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "malloc-own-allocator"), r.diagnostics().toString());
+    }
+}
