@@ -372,14 +372,7 @@ final class MallocLifetimes {
     private boolean declaresName(FunctionDef f, String name) {
         boolean[] found = {f.params().stream().anyMatch(p -> name.equals(p.name()))};
         Trees.walkStmts(f.body(), s -> found[0] |= s instanceof Stmt.Decl d && d.vars().stream().anyMatch(x -> x.name().equals(name)));
-        Trees.walkExprsAndLambdas(f.body(), e -> {
-            if (e instanceof Expr.Lambda lam) {
-                found[0] |= word(name).matcher(lambdaHead(lam)).find();
-                Trees.walkStmts(lam.body(), s -> found[0] |= s instanceof Stmt.Decl d
-                        && d.vars().stream().anyMatch(x -> x.name().equals(name)));
-            }
-        });
-        return found[0];
+        return found[0] || lambdaDeclares(f, name);
     }
 
     /**
@@ -891,15 +884,20 @@ final class MallocLifetimes {
         if (declared[0] != 1 || !plain[0]) {
             return false;
         }
-        boolean[] shadowed = {false};
+        return !lambdaDeclares(f, v);
+    }
+
+    /** @return true if a lambda of {@code f} declares {@code name} (a capture, a parameter or a local of its body) */
+    private boolean lambdaDeclares(FunctionDef f, String name) {
+        boolean[] found = {false};
         Trees.walkExprsAndLambdas(f.body(), e -> {
             if (e instanceof Expr.Lambda lam) {
-                shadowed[0] |= word(v).matcher(lambdaHead(lam)).find();
-                Trees.walkStmts(lam.body(), s -> shadowed[0] |= s instanceof Stmt.Decl d
-                        && d.vars().stream().anyMatch(x -> x.name().equals(v)));
+                found[0] |= word(name).matcher(lambdaHead(lam)).find();
+                Trees.walkStmts(lam.body(), s -> found[0] |= s instanceof Stmt.Decl d
+                        && d.vars().stream().anyMatch(x -> x.name().equals(name)));
             }
         });
-        return !shadowed[0];
+        return found[0];
     }
 
     private static Pattern word(String v) {

@@ -245,7 +245,7 @@ public final class PromotionPlanner {
         for (Stmt.Decl d : Trees.collect(k.body(), Stmt.Decl.class)) {
             d.vars().forEach(v -> locals.add(v.name()));
         }
-        String bodyText = klap.transform.Lexical.blankCommentsAndLiterals(src.text()).substring(k.body().range().offset(),
+        String bodyText = blanked().substring(k.body().range().offset(),
                 k.body().range().end());
         locals.addAll(declaredTypesAndEnumerators(bodyText));
         planned = k;
@@ -265,7 +265,7 @@ public final class PromotionPlanner {
             locals.add(using.group(1));
         }
         // anywhere in the file: a macro may bring one into the kernel (#define STRIDE klap_j)
-        java.util.regex.Matcher ours = Pattern.compile("\\bklap_\\w*").matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
+        java.util.regex.Matcher ours = Pattern.compile("\\bklap_\\w*").matcher(blanked());
         if (ours.find()) {
             throw new Refusal(ours.start(), "the file names '" + ours.group() + "': names that begin with 'klap_' are "
                     + "klap's own in the code it generates, where they would mean something else");
@@ -521,7 +521,7 @@ public final class PromotionPlanner {
             // a template kernel's type parameter may be a CUB iterator that loads through ld.global.nc or a
             // texture, or a class of the file whose operator does, chosen where the kernel is instantiated
             // (in main, say): klap cannot tell which instantiation gets it (review 2026-12-01)
-            java.util.regex.Matcher anywhere = NON_COHERENT_CHOICE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
+            java.util.regex.Matcher anywhere = NON_COHERENT_CHOICE.matcher(blanked());
             if (anywhere.find()) {
                 return "it is a template, and the file names '" + anywhere.group() + "' (a non-coherent load modifier, "
                         + "a cache-modified or texture iterator), which one of its instantiations may get through a type parameter";
@@ -658,6 +658,29 @@ public final class PromotionPlanner {
     private static final Set<String> LIBRARY_MEMBERS = Set.of("load", "store", "fetch_add", "fetch_sub", "fetch_or",
             "fetch_and", "fetch_max", "fetch_min", "exchange", "compare_exchange_strong", "compare_exchange_weak");
 
+    private String blanked;
+    private List<String[]> defines;
+
+    /** @return the file's text with comments and literals blanked (computed once) */
+    private String blanked() {
+        if (blanked == null) {
+            blanked = klap.transform.Lexical.blankCommentsAndLiterals(src.text());
+        }
+        return blanked;
+    }
+
+    /** @return the file's {@code #define}s as {name, replacement text} (continuation lines included; computed once) */
+    private List<String[]> defines() {
+        if (defines == null) {
+            defines = new ArrayList<>();
+            java.util.regex.Matcher d = Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)(.*(?:\\\\\\n.*)*)").matcher(src.text());
+            while (d.find()) {
+                defines.add(new String[] {d.group(1), d.group(2)});
+            }
+        }
+        return defines;
+    }
+
     private Boolean endsThreads;
 
     /**
@@ -668,7 +691,7 @@ public final class PromotionPlanner {
         if (endsThreads == null) {
             Pattern end = Pattern.compile("\\b(exit|ret)\\b");
             boolean found = unit.functions().stream().anyMatch(f -> end.matcher(asmText(f.body())).find());
-            String code = klap.transform.Lexical.blankCommentsAndLiterals(src.text());
+            String code = blanked();
             java.util.regex.Matcher asm = Pattern.compile("\\b(asm|__asm__|__asm)\\b").matcher(code);
             while (!found && asm.find()) {
                 int semi = code.indexOf(';', asm.end());
@@ -688,7 +711,7 @@ public final class PromotionPlanner {
 
     /** @return the file's text with every function body blanked (comments and literals too) */
     private String outsideFunctions() {
-        StringBuilder b = new StringBuilder(klap.transform.Lexical.blankCommentsAndLiterals(src.text()));
+        StringBuilder b = new StringBuilder(blanked());
         for (FunctionDef f : unit.functions()) {
             for (int i = f.body().range().offset(); i < f.body().range().end(); i++) {
                 if (b.charAt(i) != '\n') {
@@ -1040,10 +1063,9 @@ public final class PromotionPlanner {
                 return true;
             }
         }
-        java.util.regex.Matcher d = Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)(.*(?:\\\\\\n.*)*)").matcher(src.text());
-        while (d.find()) {
-            if (Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(d.group(2)).find()
-                    && Pattern.compile("\\b" + Pattern.quote(d.group(1)) + "\\b").matcher(plannedBody).find()) {
+        for (String[] d : defines()) {
+            if (Pattern.compile("\\b" + Pattern.quote(name) + "\\b").matcher(d[1]).find()
+                    && Pattern.compile("\\b" + Pattern.quote(d[0]) + "\\b").matcher(plannedBody).find()) {
                 return true;
             }
         }
