@@ -404,9 +404,20 @@ public final class CudaParser {
         }
         Set<String> names = new java.util.LinkedHashSet<>();
         java.util.Map<String, Integer> archMacros = archMacros(tu);
-        if (directives.isEmpty() && archMacros.isEmpty()) {
+        List<Integer> statementExpressions = statementExpressions(tu, mainPath);
+        if (directives.isEmpty() && archMacros.isEmpty() && statementExpressions.isEmpty()) {
             return names;
         }
+        // names declared at file or namespace scope under a conditional on __CUDA_ARCH__ (review 2026-12-01:
+        // a __device__ lane_base() returning threadIdx.x on the device and 0 on the host, a constexpr TILE of
+        // 64 on the device and 32 on the host): klap reads the host's
+        java.util.Map<String, List<int[]>> regions = archRegions(tu);
+        Set<String> archNames = new java.util.LinkedHashSet<>();
+        if (!regions.isEmpty()) {
+            collectArchNames(tu.getDeclarations(), regions, archNames);
+        }
+        List<int[]> mainRegions = regions.getOrDefault(mainPath, List.of());
+        String blanked = src.text(); // comments included: a name there only sets aside needlessly
         // the expansions in the main file of macros defined under such a conditional: offset -> macro name
         java.util.TreeMap<Integer, String> expansions = new java.util.TreeMap<>();
         for (IASTPreprocessorMacroExpansion m : tu.getMacroExpansions()) {
@@ -443,6 +454,41 @@ public final class CudaParser {
                 why = "uses the macro '" + use.getValue() + "', defined under a conditional on __CUDA_ARCH__";
             }
             if (why == null) {
+                for (int[] r : mainRegions) {
+                    if (f.range().offset() > r[0] && f.range().offset() < r[1]) {
+                        at = f.range().offset();
+                        why = "is defined under a conditional on __CUDA_ARCH__";
+                        break;
+                    }
+                }
+            }
+            if (why == null && archNames.contains(f.name())) {
+                at = f.range().offset();
+                why = "is declared under a conditional on __CUDA_ARCH__";
+            }
+            if (why == null && !archNames.isEmpty()) {
+                String body = blanked.substring(f.body().range().offset(), f.body().range().end());
+                for (String n : archNames) {
+                    java.util.regex.Matcher w = java.util.regex.Pattern.compile("\\b" + java.util.regex.Pattern.quote(n) + "\\b")
+                        .matcher(body);
+                    if (w.find()) {
+                        at = f.body().range().offset() + w.start();
+                        why = "uses '" + n + "', declared under a conditional on __CUDA_ARCH__";
+                        break;
+                    }
+                }
+            }
+            if (why == null) {
+                for (int o : statementExpressions) {
+                    if (o > f.range().offset() && o < f.range().end()) {
+                        names.add(f.name());
+                        diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, o, "'" + f.name() + "' has a GNU statement "
+                            + "expression ({ ... }), whose statements klap does not read (a launch, a barrier or a write "
+                            + "there would go unseen); klap leaves its launches as written, does not aggregate launches of "
+                            + "it, and takes its calls as calls of code it cannot follow", "statement-expression"));
+                        return true;
+                    }
+                }
                 return false;
             }
             names.add(f.name());
@@ -453,6 +499,114 @@ public final class CudaParser {
             return true;
         });
         return names;
+    }
+
+    /** @return the offsets, in the main file, of its GNU statement expressions {@code ({ ... })} */
+    private static List<Integer> statementExpressions(IASTTranslationUnit tu, String mainPath) {
+        List<Integer> out = new ArrayList<>();
+        tu.accept(new ASTVisitor() {
+            {
+                shouldVisitExpressions = true;
+            }
+
+            @Override
+            public int visit(IASTExpression e) {
+                if (e instanceof org.eclipse.cdt.core.dom.ast.gnu.IGNUASTCompoundStatementExpression) {
+                    IASTFileLocation l = e.getFileLocation();
+                    if (l != null && mainPath.equals(l.getFileName())) {
+                        out.add(l.getNodeOffset());
+                    }
+                }
+                return PROCESS_CONTINUE;
+            }
+        });
+        return out;
+    }
+
+    /**
+     * @return per file, the extents {start, end} of the conditional groups ({@code #if} ...
+     *         {@code #endif}) of which some branch tests {@code __CUDA_ARCH__}
+     */
+    private static java.util.Map<String, List<int[]>> archRegions(IASTTranslationUnit tu) {
+        java.util.Map<String, java.util.ArrayDeque<int[]>> open = new java.util.HashMap<>();
+        java.util.Map<String, List<int[]>> out = new java.util.HashMap<>();
+        for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
+            IASTFileLocation l = st.getFileLocation();
+            if (l == null) {
+                continue;
+            }
+            var stack = open.computeIfAbsent(l.getFileName(), k -> new java.util.ArrayDeque<>());
+            boolean arch = archConditional(st);
+            if (st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
+                    || st instanceof IASTPreprocessorIfndefStatement) {
+                stack.push(new int[] {l.getNodeOffset(), arch ? 1 : 0});
+            } else if (st instanceof IASTPreprocessorElifStatement && !stack.isEmpty()) {
+                stack.peek()[1] |= arch ? 1 : 0;
+            } else if (st instanceof IASTPreprocessorEndifStatement && !stack.isEmpty()) {
+                int[] g = stack.pop();
+                if (g[1] == 1) {
+                    out.computeIfAbsent(l.getFileName(), k -> new ArrayList<>())
+                        .add(new int[] {g[0], l.getNodeOffset() + l.getNodeLength()});
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Adds the names that {@code decls} (and the namespaces and linkage blocks among them) declare inside {@code regions}. */
+    private static void collectArchNames(org.eclipse.cdt.core.dom.ast.IASTDeclaration[] decls,
+                                         java.util.Map<String, List<int[]>> regions, Set<String> out) {
+        for (var d : decls) {
+            if (d instanceof org.eclipse.cdt.core.dom.ast.cpp.ICPPASTNamespaceDefinition ns) {
+                collectArchNames(ns.getDeclarations(), regions, out);
+                continue;
+            }
+            if (d instanceof org.eclipse.cdt.core.dom.ast.cpp.ICPPASTLinkageSpecification ls) {
+                collectArchNames(ls.getDeclarations(), regions, out);
+                continue;
+            }
+            IASTFileLocation l = d.getFileLocation();
+            if (l == null || regions.getOrDefault(l.getFileName(), List.of()).stream()
+                    .noneMatch(r -> l.getNodeOffset() > r[0] && l.getNodeOffset() < r[1])) {
+                continue;
+            }
+            var inner = d instanceof ICPPASTTemplateDeclaration t ? t.getDeclaration() : d;
+            if (inner instanceof IASTFunctionDefinition fd) {
+                addName(fd.getDeclarator(), out);
+            } else if (inner instanceof org.eclipse.cdt.core.dom.ast.IASTSimpleDeclaration sd
+                    && sd.getDeclSpecifier().getStorageClass() != org.eclipse.cdt.core.dom.ast.IASTDeclSpecifier.sc_typedef) {
+                // (a typedef: klap writes the type's name, and FunctionDef.scalarTypes leaves such types out)
+                for (var dc : sd.getDeclarators()) {
+                    addName(dc, out);
+                }
+                if (sd.getDeclSpecifier() instanceof org.eclipse.cdt.core.dom.ast.IASTCompositeTypeSpecifier ct) {
+                    out.add(lastSegment(ct.getName()));
+                } else if (sd.getDeclSpecifier() instanceof org.eclipse.cdt.core.dom.ast.IASTEnumerationSpecifier es) {
+                    out.add(lastSegment(es.getName()));
+                    for (var en : es.getEnumerators()) {
+                        out.add(lastSegment(en.getName()));
+                    }
+                }
+            }
+        }
+        out.remove("");
+    }
+
+    private static void addName(org.eclipse.cdt.core.dom.ast.IASTDeclarator dc, Set<String> out) {
+        while (dc != null && dc.getName().toString().isEmpty() && dc.getNestedDeclarator() != null) {
+            dc = dc.getNestedDeclarator();
+        }
+        if (dc != null) {
+            out.add(lastSegment(dc.getName()));
+        }
+    }
+
+    private static String lastSegment(IASTName n) {
+        String s = n == null ? "" : n.toString();
+        int c = s.lastIndexOf("::");
+        s = c >= 0 ? s.substring(c + 2) : s;
+        int t = s.indexOf('<');
+        return (t >= 0 ? s.substring(0, t) : s).strip();
     }
 
     /**

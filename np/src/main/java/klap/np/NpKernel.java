@@ -36,7 +36,7 @@ import klap.transform.TemplateParams;
  *     { klap_np_g.sync(); const auto klap_np_r_s = s; s = Plus::identity();
  *       const int klap_np_lo = (lo); const unsigned long long klap_np_n = klap::np::trips(klap_np_lo, (hi), false);
  *       for (unsigned long long klap_np_k = slave; klap_np_k &lt; klap_np_n; klap_np_k += S) {
- *           const int i = klap::np::nth(klap_np_lo, klap_np_k); { s += f(i); } }
+ *           int i = klap::np::nth(klap_np_lo, klap_np_k); { s += f(i); } }
  *       s = Plus{}(klap_np_r_s, klap_np_g.reduce&lt;Plus&gt;(s)); klap_np_g.sync(); }
  *     seq2(s);
  *     { klap_np_g.sync(); if (klap_np_g.slave == 0) { y[t] = s; } klap_np_g.sync(); } }   // master only
@@ -348,7 +348,8 @@ final class NpKernel {
         if (sc == null) {
             ed.replace(lp.range().offset(), lp.body().range().offset(), unroll + "for (unsigned long long klap_np_k = "
                     + g("slave") + "; klap_np_k < klap_np_n; klap_np_k += " + slaves + ") ");
-            ed.insert(lp.body().range().offset(), "{ const " + type + " " + l.var() + " = " + nth + "; ");
+            // not const: decltype(i) in the body must be the loop variable's own type (review 2026-12-01)
+            ed.insert(lp.body().range().offset(), "{ " + type + " " + l.var() + " = " + nth + "; ");
             ed.insert(lp.body().range().end(), " }");
             ed.insert(lp.range().end(), " " + post + g("sync();") + " }");
             return;
@@ -361,7 +362,7 @@ final class NpKernel {
                 + (inter ? "__syncthreads_or(" + round + ")" : round) + "; klap_np_base += " + slaves + ") ");
         Stmt.Block body = l.body();
         ed.insert(body.range().offset() + 1, " const unsigned long long klap_np_k = klap_np_base + " + g("slave")
-                + "; const bool klap_np_act = klap_np_k < klap_np_n; const " + type + " " + l.var() + " = klap_np_act ? "
+                + "; const bool klap_np_act = klap_np_k < klap_np_n; " + type + " " + l.var() + " = klap_np_act ? "
                 + nth + " : klap_np_lo;");
         for (int i = 0; i < sc.index(); i++) {
             Stmt s = body.stmts().get(i);

@@ -448,6 +448,11 @@ public final class NpPass {
             for (Stmt s : stmts) {
                 if (s instanceof Stmt.ExprStmt es && unparen(es.expr()) instanceof Expr.Launch l && mine.contains(l)) {
                     String why = kept.why(l);
+                    if (why == null && configurationSharesText(l)) {
+                        // #define CFG 4, 128 ... k<<<CFG>>>: grid and block are the same text, which klap would
+                        // copy into both (review 2026-12-01: both became the comma operator, 128 and 128)
+                        why = "a macro writes more than one part of its launch configuration, which klap cannot split";
+                    }
                     if (why != null) {
                         diags.add(Diagnostic.at(Diagnostic.Severity.WARNING, src, l.range().offset(), "this launch "
                                 + "of '" + k.name() + "' runs the original kernel: " + why, "np"));
@@ -515,6 +520,24 @@ public final class NpPass {
                 });
             }
         });
+    }
+
+    /** @return true if two parts of {@code l}'s configuration (grid, block, shared memory, stream) share source text */
+    private static boolean configurationSharesText(Expr.Launch l) {
+        List<klap.model.SourceRange> parts = new ArrayList<>();
+        for (Expr e : new Expr[] {l.grid(), l.block(), l.sharedMem(), l.stream()}) {
+            if (e != null) {
+                parts.add(e.range());
+            }
+        }
+        for (int i = 0; i < parts.size(); i++) {
+            for (int j = i + 1; j < parts.size(); j++) {
+                if (parts.get(i).offset() < parts.get(j).end() && parts.get(j).offset() < parts.get(i).end()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static Expr unparen(Expr e) {

@@ -483,14 +483,17 @@ final class NpPlanner {
         if (alloc.find()) {
             throw new Refusal(k.range().offset() + alloc.start(), NEW_DELETE_WHY);
         }
-        if (volatileIn(text)) {
-            throw new Refusal(k.range().offset(), "it uses volatile (also through a typedef): the members of a group "
-                    + "could read different values where the original thread read one");
+        if (NEW_DELETE.matcher(macroTexts(text)).find()) {
+            throw new Refusal(k.range().offset(), "a macro it uses: " + NEW_DELETE_WHY);
         }
-        java.util.regex.Matcher qual = Pattern.compile("::\\s*(threadIdx|blockDim)\\b").matcher(text);
+        if (volatileIn(text) || volatileIn(macroTexts(text))) {
+            throw new Refusal(k.range().offset(), "it uses volatile (also through a typedef or a macro): the members of a "
+                    + "group could read different values where the original thread read one");
+        }
+        java.util.regex.Matcher qual = Pattern.compile("::\\s*(threadIdx|blockDim)\\b").matcher(text + "\n" + macroTexts(text));
         if (qual.find()) {
-            throw new Refusal(k.range().offset() + qual.start(), "it names ::" + qual.group(1) + ", which klap cannot "
-                    + "replace with the master's value");
+            throw new Refusal(k.range().offset() + (qual.start() < text.length() ? qual.start() : 0), "it names ::" + qual.group(1)
+                    + " (also through a macro), which klap cannot replace with the master's value");
         }
         Refusal[] bad = {null};
         Map<Expr, Expr> parents = new IdentityHashMap<>();
@@ -517,6 +520,13 @@ final class NpPlanner {
                             + "escapes: klap could not tell which member's copy is read or written)";
                 }
             }
+            if (why == null && decays(e, parents.get(e), scopes)) {
+                // c.v of a struct's array member, c[0] of a 2-D local array (review 2026-12-01: fill(c.v, ...)
+                // ran on the master alone and filled only its copy; put(c[i], ...) in the loop filled each
+                // member's copy)
+                why = "'" + src.slice(e.range()).strip() + "' is an array in a local variable used other than by an index "
+                        + "(it decays to a pointer: klap could not tell which member's copy is read or written)";
+            }
             if (why != null) {
                 bad[0] = new Refusal(e.range().offset(), why);
             }
@@ -524,6 +534,67 @@ final class NpPlanner {
         if (bad[0] != null) {
             throw bad[0];
         }
+    }
+
+    /**
+     * @return true if {@code e}, an array member of a private variable ({@code c.v}) or a row of a
+     *         private multi-dimensional array ({@code c[0]} of {@code float c[4][4]}), decays to a
+     *         pointer: its parent {@code p} neither indexes it nor takes its size
+     */
+    private static boolean decays(Expr e, Expr p, Scopes scopes) {
+        boolean array = false;
+        if (e instanceof Expr.Member m && !m.arrow() && m.array()) {
+            array = privateRoot(m.owner(), scopes) != null;
+        } else if (e instanceof Expr.Subscript s) {
+            Expr a = unparen(s.array());
+            int depth = 1;
+            while (a instanceof Expr.Subscript inner) {
+                a = unparen(inner.array());
+                depth++;
+            }
+            Var v = a instanceof Expr.Name n ? scopes.resolve(n) : null;
+            array = v != null && v.isPrivate() && v.isArray() && depth < scopes.dims(v);
+        }
+        if (!array) {
+            return false;
+        }
+        if (p instanceof Expr.Unary u && u.op().equals("()")) {
+            return true; // (c.v): klap does not look through the parentheses
+        }
+        return !(p instanceof Expr.Subscript sub && unparen(sub.array()) == e)
+                && !(p instanceof Expr.Unary u && u.op().startsWith("sizeof"));
+    }
+
+    private List<String[]> defines;
+
+    /**
+     * @return the replacement texts (comments and literals blanked) of the file's {@code #define}s
+     *         that {@code text} names, and of those they name, transitively: what the textual checks
+     *         ({@code new}/{@code delete}, {@code volatile}, {@code ::threadIdx}) must also read
+     *         (review 2026-12-01: {@code #define RELEASE(p) delete[] p} in a kernel)
+     */
+    private String macroTexts(String text) {
+        if (defines == null) {
+            defines = new ArrayList<>();
+            Matcher d = Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)(.*(?:\\\\\\n.*)*)").matcher(src.text());
+            while (d.find()) {
+                defines.add(new String[] {d.group(1), klap.transform.Lexical.blankCommentsAndLiterals(d.group(2))});
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        Set<String> done = new HashSet<>();
+        List<String> todo = new ArrayList<>(List.of(text));
+        while (!todo.isEmpty()) {
+            String t = todo.remove(todo.size() - 1);
+            for (String[] d : defines) {
+                if (!done.contains(d[0]) && Pattern.compile("\\b" + Pattern.quote(d[0]) + "\\b").matcher(t).find()) {
+                    done.add(d[0]);
+                    out.append(d[1]).append('\n');
+                    todo.add(d[1]);
+                }
+            }
+        }
+        return out.toString();
     }
 
     /** {@code new} and {@code delete} expressions (the model keeps them as opaque expressions). */
@@ -624,11 +695,19 @@ final class NpPlanner {
 
     private static boolean pureBuiltin(String name) {
         return klap.transform.Mutations.pure(name) || CALL_OK_NAMES.contains(name)
-                || PURE_INTRINSIC.matcher(name).matches() || name.startsWith("make_")
+                || PURE_INTRINSIC.matcher(name).matches() || MAKE_VECTOR.matcher(name).matches()
                 || name.matches("(?:std|cuda::std)::(?:min|max|abs|fabs|sqrt|exp|log|pow|sin|cos|tan|floor|ceil|round"
                         + "|trunc|fmin|fmax|fma|isnan|isinf|isfinite|signbit|hypot|atan2|tanh|erf|copysign|fmod|llabs|labs)")
                 || name.matches("[a-z0-9]+f?") && MATH.contains(name);
     }
+
+    /**
+     * CUDA's vector constructors ({@code make_float3}, {@code make_uint2}, {@code make_cudaExtent});
+     * another {@code make_*} of a header klap does not read may read the thread index or store
+     * (review 2026-12-01: {@code make_ticket(counter)}, an atomicAdd, ran in every member)
+     */
+    private static final Pattern MAKE_VECTOR = Pattern.compile("make_(?:u?(?:char|short|int|long|longlong)|float|double)[1-4]"
+            + "|make_cuda(?:Extent|Pos|PitchedPtr)|make_(?:half2|bfloat162|cuComplex|cuFloatComplex|cuDoubleComplex)");
 
     private static final Set<String> MATH = Set.of("sqrt", "sqrtf", "exp", "expf", "log", "logf", "sin", "sinf",
             "cos", "cosf", "tanh", "tanhf", "atan2", "atan2f", "asin", "acos", "atan", "asinf", "acosf", "atanf",
@@ -957,10 +1036,11 @@ final class NpPlanner {
                     forbidden = "it calls '" + name + "', whose default argument reads the real thread index";
                 }
             }
-            if (NEW_DELETE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.body().range()))).find()) {
+            String body = klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.body().range()));
+            if (NEW_DELETE.matcher(body).find() || NEW_DELETE.matcher(macroTexts(body)).find()) {
                 forbidden = "it calls '" + name + "': " + NEW_DELETE_WHY;
             }
-            if (volatileIn(src.slice(f.range()))) {
+            if (volatileIn(src.slice(f.range())) || volatileIn(macroTexts(src.slice(f.range())))) {
                 forbidden = "it calls '" + name + "', which reads volatile memory (members would read different values)";
             }
             for (Stmt st : allStmts(f.body())) {
@@ -1174,6 +1254,17 @@ final class NpPlanner {
             }
             scans.put(v, inferred);
         }
+        for (Map.Entry<String, NpPragma.Op> r : java.util.stream.Stream.concat(reductions.entrySet().stream(),
+                scans.entrySet().stream()).toList()) {
+            String effect = r.getValue() == NpPragma.Op.LAND || r.getValue() == NpPragma.Op.LOR ? shortCircuitEffect(body) : null;
+            if (effect != null) {
+                // ok = ok && claim(...): the original stops calling claim once ok is false; every member of a
+                // group starts again from the identity and goes on calling it (review 2026-12-01)
+                throw new Refusal(at, (scans.containsKey(r.getKey()) ? "scan(" : "reduction(") + r.getValue().symbol + ":"
+                        + r.getKey() + "): " + effect + " under " + r.getValue().symbol + ", which the original skips once '"
+                        + r.getKey() + "' decides the result and each member of a group would still evaluate");
+            }
+        }
         for (Map.Entry<String, NpPragma.Op> r : reductions.entrySet()) {
             List<String> types = checkScalarOutside(scopes, r.getKey(), lp, "reduction");
             String why = reductionUses(body, r.getKey(), r.getValue(), scopes);
@@ -1205,6 +1296,27 @@ final class NpPlanner {
         String interReason = blockReach(k, trees, uni, lp, "the loop");
         return new NpLoop(lp, p, clauses, var, lo, hi, cmp, java.util.Collections.unmodifiableMap(reductions), scan, interReason,
                 unrollPragma(p, lp));
+    }
+
+    /**
+     * @return the first call (other than a pure built-in) or assignment in the right operand of an
+     *         {@code &&} or {@code ||} of {@code body}, as "it calls 'f'" / "it assigns", or null
+     */
+    private String shortCircuitEffect(Stmt body) {
+        String[] found = {null};
+        walkKernelExprs(body, e -> {
+            if (found[0] == null && e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||"))) {
+                klap.transform.Trees.walk(b.rhs(), x -> {
+                    if (found[0] == null && x instanceof Expr.Call c && !(c.calleeName() != null && pureBuiltin(c.calleeName()))) {
+                        found[0] = "it calls '" + src.slice(c.callee().range()).strip() + "'";
+                    } else if (found[0] == null && (x instanceof Expr.Binary a && a.isAssignment()
+                            || x instanceof Expr.Unary u && u.op().matches("\\+\\+pre|--pre|post\\+\\+|post--"))) {
+                        found[0] = "it assigns";
+                    }
+                });
+            }
+        });
+        return found[0];
     }
 
     /**

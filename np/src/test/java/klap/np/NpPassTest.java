@@ -216,7 +216,7 @@ class NpPassTest {
                 "{ klap_np_g.sync(); const auto klap_np_r_sum = sum; sum = klap::np::Plus::template identity<decltype(sum)>();",
                 "const int klap_np_lo = (0); const unsigned long long klap_np_n = klap::np::trips(klap_np_lo, (n), false);",
                 "for (unsigned long long klap_np_k = klap_np_g.slave; klap_np_k < klap_np_n; klap_np_k += 8) "
-                        + "{ const int i = klap::np::nth(klap_np_lo, klap_np_k); {",
+                        + "{ int i = klap::np::nth(klap_np_lo, klap_np_k); {",
                 "sum += a[i * 512 + t];",
                 "} } sum = klap::np::Plus{}(klap_np_r_sum, klap_np_g.template reduce<klap::np::Plus>(sum)); "
                         + "klap_np_g.sync(); }",
@@ -320,12 +320,12 @@ class NpPassTest {
                         + "(blockIdx.y + (size_t)gridDim.y * blockIdx.z)) * k_klap_npi_arrays(klap_np_m) "
                         + ": klap_np_smem + klap::np::align16((size_t)klap_np_dyn + (size_t)0);",
                 "float *const L = reinterpret_cast<float *>(klap_np_a0) + klap_np_g.master;",
-                "klap_np_k += 8) { const int i = klap::np::nth(klap_np_lo, klap_np_k); L[(i) * klap_np_m] = z[i]; }",
+                "klap_np_k += 8) { int i = klap::np::nth(klap_np_lo, klap_np_k); L[(i) * klap_np_m] = z[i]; }",
                 "{ klap_np_g.sync(); decltype(v) klap_np_carry_v = v; const int klap_np_lo = (n + 1); const unsigned long long klap_np_n = "
                         + "klap::np::trips(klap_np_lo, (NN), false); for (unsigned long long klap_np_base = 0; "
                         + "klap_np_base < klap_np_n; klap_np_base += 8) {",
                 "const unsigned long long klap_np_k = klap_np_base + klap_np_g.slave; const bool klap_np_act = "
-                        + "klap_np_k < klap_np_n; const int i = klap_np_act ? klap::np::nth(klap_np_lo, klap_np_k) : klap_np_lo;",
+                        + "klap_np_k < klap_np_n; int i = klap_np_act ? klap::np::nth(klap_np_lo, klap_np_k) : klap_np_lo;",
                 "const float lam = klap_np_act ? (z[i - n - 1]) : decltype(lam){};",
                 "const decltype(v) klap_np_c = klap_np_act ? static_cast<decltype(v)>((lam * L[(i) * klap_np_m])) : "
                         + "klap::np::Plus::template identity<decltype(v)>();",

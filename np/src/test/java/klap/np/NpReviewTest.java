@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The reproducers of the adversarial reviews of the CUDA-NP pass (2026-11-23,
- * {@code src/test/resources/np/review/}, {@code review2/} and {@code review3/}; 2026-11-27, {@code review4/}):
+ * {@code src/test/resources/np/review/}, {@code review2/} and {@code review3/}; 2026-11-27, {@code review4/};
+ * 2026-12-01, {@code review5/}):
  * each was a silent miscompile, a crash, a
  * hang, a wrong launch or output that did not compile before its fix; each must now be refused with
  * its reason or emitted in the corrected form.
@@ -26,7 +27,7 @@ class NpReviewTest {
 
     private static String read(String file) throws IOException {
         Path path = DIR.resolve(file);
-        for (String sibling : List.of("review2", "review3", "review4")) {
+        for (String sibling : List.of("review2", "review3", "review4", "review5")) {
             if (!Files.exists(path)) {
                 path = DIR.resolveSibling(sibling).resolve(file);
             }
@@ -47,6 +48,34 @@ class NpReviewTest {
                 assertTrue(w.stream().anyMatch(x -> x.contains(reason)), file + " " + m + ": no '" + reason + "' in " + w);
             }
         }
+    }
+
+    /**
+     * The fifth review (2026-12-01, {@code review5/}): arrays that decay through a struct member or a
+     * row, a short-circuit reduction over a call, new/delete, volatile and ::threadIdx written by
+     * macros, a launch configuration written by one macro; all were transformed without a word.
+     */
+    @Test
+    void review5WhatTheFifthReviewFoundIsRefused() throws IOException {
+        warns("r5_a1_structmember_decay.cu", "'c.v' is an array in a local variable used other than by an index");
+        warns("r5_a2_row_decay.cu", "'c[0]' is an array in a local variable", "'c[r]' is an array in a local variable");
+        warns("r5_a3_decay_in_loop.cu", "'c[i]' is an array in a local variable", "'b.v' is an array in a local variable");
+        warns("r5_b1_land_shortcircuit.cu", "reduction(&&:ok): it calls 'claim' under &&");
+        warns("r5_g1_macro_globalidx.cu", "it names ::threadIdx (also through a macro)");
+        warns("r5_g3_macro_new.cu", "a macro it uses: it uses new or delete");
+        warns("r5_g4_macro_volatile_callee.cu", "it calls 'peek', which reads volatile memory");
+        warns("r5_j1_cfg_macro.cu", "a macro writes more than one part of its launch configuration");
+        // a kernel that reads what a __CUDA_ARCH__ conditional declares, or that has a statement expression, is
+        // set aside by the front end (warnings cuda-arch, statement-expression): no variant of it
+        for (String f : List.of("r5_d1_arch_filescope.cu", "r5_d2_arch_constant.cu", "r5_e1_stmtexpr.cu")) {
+            for (NpMode m : List.of(NpMode.INTRA_WARP, NpMode.INTER_WARP)) {
+                NpPass.Result r = run(f, m);
+                assertEquals(List.of(), r.transformed(), f + " " + m + ":\n" + r.text());
+            }
+        }
+        // decltype(i) of the loop variable is the variable's own type, not const int
+        NpPass.Result r = run("r5_e2_decltype_i.cu", NpMode.INTRA_WARP);
+        assertTrue(r.text().contains("{ int i = klap::np::nth(klap_np_lo, klap_np_k); "), r.text());
     }
 
     @Test
