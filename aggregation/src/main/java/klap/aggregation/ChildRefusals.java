@@ -514,12 +514,17 @@ final class ChildRefusals {
     private static final Pattern OVER_ALIGNED_TYPE = Pattern.compile(
             "\\b[a-z]+4_32a\\b|\\b(?:alignas|__align__)\\s*\\(\\s*(?:32|64|128|256|512|1024|2048|4096)\\s*\\)");
 
-    /** @return the built-in index a capture-less lambda ({@code []}) of {@code child} reads, or null */
+    /** A lambda whose capture list starts with a default capture ({@code [=]}, {@code [&, x]}). */
+    private static final Pattern DEFAULT_CAPTURE = Pattern.compile("\\[\\s*[=&]\\s*[,\\]]");
+
+    /**
+     * @return the built-in index that a lambda of {@code child} without a default capture ({@code []},
+     *         {@code [n]}, {@code [&n]}: review 2026-12-01) reads, or null
+     */
     private String capturelessLambdaReadingIndices(FunctionDef child) {
         String[] found = {null};
         Trees.walkExprsAndLambdas(child.body(), e -> {
-            if (found[0] == null && e instanceof Expr.Lambda lam
-                    && ctx.slice(lam.range()).replaceAll("\\s+", "").startsWith("[]")) {
+            if (found[0] == null && e instanceof Expr.Lambda lam && !DEFAULT_CAPTURE.matcher(ctx.slice(lam.range())).lookingAt()) {
                 Trees.walkExprsAndLambdas(lam.body(), x -> {
                     if (found[0] == null && x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
                             && ChildVariants.builtins().contains(n.name())) {
@@ -639,9 +644,9 @@ final class ChildRefusals {
         }
         String lambda = capturelessLambdaReadingIndices(child);
         if (lambda != null) {
-            return new Refusal("child kernel '" + child.name() + "' has a lambda without captures that reads "
+            return new Refusal("child kernel '" + child.name() + "' has a lambda without a default capture that reads "
                     + lambda + ": in the aggregated variant the original indices are local constants, which such a "
-                    + "lambda cannot use; capture them ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
+                    + "lambda cannot use; capture them by default ([=] or [&]) to aggregate the launch", "child-lambda-builtins");
         }
         String stat = staticLocal(child);
         if (stat != null) {

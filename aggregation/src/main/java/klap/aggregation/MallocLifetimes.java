@@ -19,6 +19,7 @@ import klap.model.Stmt;
 import klap.model.VarDecl;
 import klap.transform.Convergence;
 import klap.transform.Trees;
+import klap.transform.Uniformity;
 
 /**
  * Whether the threads of an aggregated device {@code cudaMalloc}'s group may free their shares at
@@ -59,14 +60,19 @@ import klap.transform.Trees;
  * <li>or nothing that may receive the pointer frees device memory: the site is in a kernel, and
  * neither the kernel nor what it calls or launches calls {@code cudaFree} (or {@code free}), and if
  * it makes a call klap cannot follow, no device code of the file does (the pointer is freed by
- * another kernel, or never: KLAP II-C's assumption that a group frees together is kept, as in bt).
- * For a site in a {@code __device__} function, no device code of the file may free anything.</li>
+ * another kernel, or never: KLAP II-C's assumption that a group frees together is kept, as in bt);
+ * and every other free of the file's device code is made alike by the threads of its grid
+ * ({@link #freesApartElsewhere}: under uniform tests, null tests of the freed pointer and bounds
+ * such as bt's {@code lidx < nLines} only), unless it frees a local that only its own function's
+ * cudaMalloc calls fill. For a site in a {@code __device__} function, no device code of the file
+ * may free anything.</li>
  * </ol>
  * Otherwise, why not (a phrase for warning {@code malloc-lifetime}); the planner leaves the call as
  * written, a plain allocation that {@code klap::group_free} frees as such. Known limits: a pointer
- * stored to memory and freed by some threads of a later kernel (or of a kernel that another file
- * launches) is not seen; between a site and its free, threads of one group may still take different
- * times (the group's memory is then held until the slowest frees its share).
+ * freed by a kernel of another file is not seen, and a bound is taken for "every thread" (a later
+ * grid that frees {@code t[i]} for {@code i < n} with a smaller {@code n} than the allocating
+ * grid's keeps the rest); between a site and its free, threads of one group may still take
+ * different times (the group's memory is then held until the slowest frees its share).
  */
 final class MallocLifetimes {
 
@@ -806,7 +812,247 @@ final class MallocLifetimes {
                         + "pointer), and '" + any.name() + "' frees device memory";
             }
         }
+        return freesApartElsewhere();
+    }
+
+    /**
+     * Rule 3's other half (2026-12-01): a pointer stored to memory may be freed by a kernel that
+     * {@code f} neither calls nor launches ({@code alloc} stores {@code p} to {@code table[i]} and a
+     * later {@code release} grid frees {@code table[i]} for odd {@code i} only: each group keeps its
+     * whole chunk while half its shares are still held). So every device free of the file must be
+     * one that the threads of a grid make alike: each {@code if}, loop and jump around or before it
+     * tests only a value uniform across the grid, the freed pointer against null (freeing null does
+     * nothing), or a bound on an arithmetic expression of indices and scalars ({@code lidx < n}, as
+     * bt's {@code freeVertexMem}). A free in a lambda, a switch, a function with {@code goto}, or
+     * under {@code &&}, {@code ||} or {@code ?:} counts as apart, and so does a call of a function
+     * that frees (transitively) anywhere but in a named call.
+     *
+     * @return null if every free of the file's device code is made alike, else why not (computed once)
+     */
+    private String freesApartElsewhere() {
+        if (!apartKnown) {
+            apartKnown = true;
+            Set<FunctionDef> freers = new HashSet<>();
+            for (boolean changed = true; changed; ) {
+                changed = false;
+                for (FunctionDef g : ctx.unit.functions()) {
+                    if (g.kind().onDevice() && g.body() != null && !freers.contains(g)
+                            && (frees(g) || ctx.deviceClosure(g).stream().anyMatch(h -> h != g && freers.contains(h)))) {
+                        freers.add(g);
+                        changed = true;
+                    }
+                }
+            }
+            for (FunctionDef h : freers) {
+                if (h.memberOf() != null || h.kind() != FunctionDef.Kind.KERNEL && h.kind() != FunctionDef.Kind.DEVICE) {
+                    apart = "'" + h.name() + "' frees device memory (a member function or a host-and-device function, "
+                            + "whose calls klap does not check)";
+                    break;
+                }
+                apart = freesApartIn(h, freers);
+                if (apart != null) {
+                    break;
+                }
+            }
+        }
+        return apart;
+    }
+
+    private boolean apartKnown;
+    private String apart;
+
+    /** @return null if every free, and every call of a function in {@code freers}, of {@code h} is made alike, else why not */
+    private String freesApartIn(FunctionDef h, Set<FunctionDef> freers) {
+        Trees trees = new Trees(h.body());
+        Uniformity gu = ctx.gridUni(h);
+        boolean gotos = new Convergence(ctx.src, h, gu).usesGoto();
+        List<Expr.Call> sites = new ArrayList<>();
+        boolean[] hidden = {false};
+        Trees.walkExprsAndLambdas(h.body(), e -> {
+            if (e instanceof Expr.Call c) {
+                String n = callName(c);
+                if (isCudaFree(c) || isLibcFree(c)
+                        || n != null && ctx.deviceFunctionsNamed(Set.of(n)).stream().anyMatch(freers::contains)) {
+                    sites.add(c);
+                } else if (n == null && !(strip(c.callee()) instanceof Expr.Lambda)) {
+                    hidden[0] = true;
+                }
+            }
+        });
+        List<Stmt.Jump> jumps = new ArrayList<>();
+        collectJumps(h.body(), jumps);
+        for (Expr.Call c : sites) {
+            String where = "'" + h.name() + "' frees device memory at line " + ctx.src.line(c.range().offset());
+            if (freesOwnAllocation(h, c)) {
+                continue; // its shares are its own site's, which the rules above judge
+            }
+            Stmt owner = trees.owner(c);
+            if (owner == null) {
+                return where + ", in a lambda";
+            }
+            if (hidden[0]) {
+                return where + " and calls through an expression klap cannot follow";
+            }
+            if (gotos || conditionallyEvaluated(owner, c)) {
+                return where + (gotos ? ", in a function with goto" : ", under &&, || or ?:");
+            }
+            String freed = c.args().size() == 1 ? ctx.src.slice(strip(c.args().get(0)).range()).strip() : null;
+            String cond = unlikeCondition(owner, trees, gu, freed);
+            for (Stmt.Jump j : jumps) {
+                boolean inLoopAround = trees.path(owner).stream().anyMatch(x -> x instanceof Stmt.Loop && trees.isAncestorOrSelf(x, j));
+                if (cond == null && (j.range().offset() < c.range().offset() || inLoopAround)) {
+                    cond = unlikeCondition(j, trees, gu, freed);
+                }
+            }
+            if (cond != null) {
+                return where + " only where " + cond + " (some threads of a group may free their shares and others not; "
+                        + "see the malloc-lifetime row of docs/constructs.md)";
+            }
+        }
         return null;
+    }
+
+    /**
+     * @return true if {@code c} is {@code cudaFree(v)} of a local {@code v} of {@code h} that only
+     *         {@code h}'s own cudaMalloc calls write (declared once without a value or with null,
+     *         never assigned, its address never taken): it cannot free a pointer stored to memory
+     */
+    private boolean freesOwnAllocation(FunctionDef h, Expr.Call c) {
+        if (!isCudaFree(c) || c.args().size() != 1 || !(strip(c.args().get(0)) instanceof Expr.Name n)) {
+            return false;
+        }
+        // a lambda's init-capture [v = t[i]] declares another v, which its body's free may free
+        boolean[] redeclared = {false};
+        Trees.walkExprsAndLambdas(h.body(), e -> {
+            if (e instanceof Expr.Lambda lam) {
+                List<String> items = captureItems(lam);
+                redeclared[0] |= items == null || items.stream().anyMatch(i -> i.contains("=")
+                        && i.substring(0, i.indexOf('=')).replace("&", "").strip().equals(n.name()));
+            }
+        });
+        return !redeclared[0] && ownAllocationOnly(h, n.name(), new HashSet<>());
+    }
+
+    /**
+     * @return true if local {@code v} of {@code h} only ever holds null, what {@code h}'s cudaMalloc
+     *         calls give it, or a copy of such a local (its declaration's value and its plain
+     *         assignments; no other write, its address never taken)
+     */
+    private boolean ownAllocationOnly(FunctionDef h, String v, Set<String> visiting) {
+        if (!visiting.add(v)) {
+            return true; // p = q; q = p;: a cycle adds nothing
+        }
+        if (!plainLocal(h, v)) {
+            return false;
+        }
+        UseScan uses = new UseScan(v, true, wrappersFor(h, v), new HashSet<>());
+        uses.scan(h.body());
+        if (uses.escapeAt >= 0) {
+            return false;
+        }
+        List<Expr> values = new ArrayList<>();
+        Trees.walkExprsAndLambdas(h.body(), e -> {
+            if (e instanceof Expr.Binary b && b.op().equals("=") && isName(b.lhs(), v)) {
+                values.add(b.rhs());
+            }
+        });
+        if (values.size() != uses.assigns.size()) {
+            return false; // ++, +=: a pointer into the share, not the share
+        }
+        Trees.walkStmts(h.body(), s -> {
+            if (s instanceof Stmt.Decl d) {
+                d.vars().stream().filter(x -> x.name().equals(v) && x.init() != null).forEach(x -> values.add(x.init()));
+            }
+        });
+        for (Expr x : values) {
+            if (!isNullLiteral(x) && !(strip(x) instanceof Expr.Name u && ownAllocationOnly(h, u.name(), visiting))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void collectJumps(Stmt s, List<Stmt.Jump> out) {
+        if (s instanceof Stmt.Jump j) {
+            out.add(j);
+        }
+        for (Stmt ch : s.children()) {
+            collectJumps(ch, out);
+        }
+    }
+
+    /**
+     * @return the text of the first condition around {@code s} (its {@code if}s, loops and
+     *         switches, {@code s} itself excluded) that the threads of a grid may decide unlike,
+     *         or null if none ({@link #alikeGuard})
+     */
+    private String unlikeCondition(Stmt s, Trees trees, Uniformity gu, String freed) {
+        for (Stmt x : trees.path(s)) {
+            if (x == s) {
+                continue;
+            }
+            Expr cond = x instanceof Stmt.If i ? i.cond() : x instanceof Stmt.Loop l ? l.cond() : x instanceof Stmt.Switch w ? w.cond() : null;
+            if (x instanceof Stmt.Switch || cond != null && !alikeGuard(cond, gu, freed)) {
+                return "'" + (cond == null ? "switch" : ctx.src.slice(cond.range()).replaceAll("\\s+", " ")) + "'";
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return true if condition {@code e} is uniform across the grid, a null test of the freed
+     *         pointer {@code freed} (its text), a bound ({@code <}, {@code <=}, {@code >}, {@code >=})
+     *         between a grid-uniform value and an arithmetic expression of names and literals
+     *         ({@code + - * /}, casts; no memory read, no call), or {@code !}, {@code &&}, {@code ||} of such
+     */
+    private boolean alikeGuard(Expr e, Uniformity gu, String freed) {
+        Expr x = strip(e);
+        if (gu.isUniform(x)) {
+            return true;
+        }
+        if (freed != null && ctx.src.slice(x.range()).strip().equals(freed)) {
+            return true;
+        }
+        if (x instanceof Expr.Unary u && u.op().equals("!")) {
+            return alikeGuard(u.operand(), gu, freed);
+        }
+        if (x instanceof Expr.Binary b) {
+            switch (b.op()) {
+                case "&&", "||" -> {
+                    return alikeGuard(b.lhs(), gu, freed) && alikeGuard(b.rhs(), gu, freed);
+                }
+                case "==", "!=" -> {
+                    return freed != null && (isNullLiteral(b.rhs()) && ctx.src.slice(strip(b.lhs()).range()).strip().equals(freed)
+                            || isNullLiteral(b.lhs()) && ctx.src.slice(strip(b.rhs()).range()).strip().equals(freed));
+                }
+                case "<", "<=", ">", ">=" -> {
+                    return (gu.isUniform(b.lhs()) || gu.isUniform(b.rhs())) && arithmetic(b.lhs()) && arithmetic(b.rhs());
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** @return true if {@code e} is names, literals, built-in index members, casts and {@code + - * /} of them */
+    private static boolean arithmetic(Expr e) {
+        Expr x = strip(e);
+        if (x instanceof Expr.Name n) {
+            return n.kind() != Expr.NameKind.FUNCTION;
+        }
+        if (x instanceof Expr.Literal) {
+            return true;
+        }
+        if (x instanceof Expr.Member m) {
+            return !m.arrow() && strip(m.owner()) instanceof Expr.Name o
+                    && Set.of("threadIdx", "blockIdx", "blockDim", "gridDim").contains(o.name());
+        }
+        if (x instanceof Expr.Unary u) {
+            return (u.op().equals("-") || u.op().equals("+")) && arithmetic(u.operand());
+        }
+        return x instanceof Expr.Binary b && Set.of("+", "-", "*", "/").contains(b.op()) && arithmetic(b.lhs()) && arithmetic(b.rhs());
     }
 
     /** @return a function of the unit whose device code frees device memory, or null */

@@ -231,6 +231,25 @@ final class SitePlanner {
                     + "launch is left as written, not aggregated; pass a pointer to global memory", "child-arg-parent-memory");
             return;
         }
+        java.util.regex.Matcher reserved = KLAP_NAME.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.slice(f.range()))
+                + "\n" + (child == null ? "" : klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.slice(child.range()))));
+        if (reserved.find()) {
+            // klap's own locals (klap_x0, klap_g0, ...) would capture or clash with it (review 2026-12-01: a
+            // parameter klap_x0 read klap's local of that name, 0 instead of 42)
+            ctx.warn(l.range().offset(), "the kernel or its child names '" + reserved.group() + "'; names starting with "
+                    + "klap_ are klap's own, so this launch is left as written, not aggregated", "reserved-name");
+            return;
+        }
+        String exit = asmExit(f);
+        if (exit != null) {
+            // a thread that ends with PTX exit never reaches klap's group collectives (agg_begin, the flush's
+            // scans and barriers) nor, at kernel granularity, the grid's end (review 2026-12-01: garbage slots
+            // at warp and block granularity, no child at all at kernel granularity)
+            ctx.warn(l.range().offset(), "the kernel may end threads with an asm exit (" + exit + "); threads that "
+                    + "exit never reach the group operations of an aggregated launch, so this launch is left as written, "
+                    + "not aggregated", "asm-exit");
+            return;
+        }
         String recovery = pendingFullRecovery(f, l);
         if (recovery != null) {
             ctx.warn(l.range().offset(), "the kernel reads this launch's error and handles " + recovery + ": it recovers "
@@ -263,6 +282,12 @@ final class SitePlanner {
             gridWide = false;
             inPlace = "its template arguments name '" + localArg + "', declared in the kernel's body, "
                     + "which the grid's end (klap::kfinish, after the body) cannot name";
+        } else if (gridWide && roundsAcrossBarrier(f) != null) {
+            // per-round numbering keeps each thread's order, not the order a barrier gives the launches of
+            // different threads in the block's NULL stream (review 2026-12-01: thread 0's rounds, a
+            // __syncthreads(), then thread 1's consumer ran after round 0 only)
+            gridWide = false;
+            inPlace = roundsAcrossBarrier(f);
         } else if (gridWide && constexprBranch(f, es) != null) {
             // klap::kfinish, after the body, would name the child's variant for the template arguments
             // the branch discards (review 2026-11-27: a zero-sized array, endless recursion)
@@ -729,6 +754,50 @@ final class SitePlanner {
      * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
      *         barrier or warp collective of the kernel), or null
      */
+    /** An identifier in klap's own name space. */
+    private static final java.util.regex.Pattern KLAP_NAME = java.util.regex.Pattern.compile("\\bklap_\\w*");
+
+    /** @return where {@code f} or a device function it calls has an {@code asm} exit ("'g', line N"), or null */
+    private String asmExit(FunctionDef f) {
+        for (FunctionDef g : ctx.deviceClosure(f)) {
+            for (Stmt.Other o : Trees.collect(g.body(), Stmt.Other.class)) {
+                String asm = o.asmText(ctx.src.slice(o.range()));
+                if (asm != null && java.util.regex.Pattern.compile("\\bexit\\b").matcher(asm).find()) {
+                    return "'" + g.name() + "', line " + ctx.src.line(o.range().offset());
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return why kernel {@code f}'s launches cannot be numbered per round at kernel granularity: it
+     *         launches into an ordered stream in a loop (also one written with goto) and synchronizes
+     *         its block, so launches of different threads are ordered by the barrier; or null
+     */
+    private String roundsAcrossBarrier(FunctionDef f) {
+        Integer sync = ctx.syncs.firstSync(f.body(), f.body().range().offset(), f.body().range().end(), List.of());
+        if (sync == null) {
+            return null;
+        }
+        Trees t = ctx.uni(f).trees();
+        List<Expr.Launch> launches = new ArrayList<>();
+        Trees.walkExprs(f.body(), e -> {
+            if (e instanceof Expr.Launch x) {
+                launches.add(x);
+            }
+        });
+        for (Expr.Launch o : launches) {
+            Stmt owner = t.owner(o);
+            if (owner != null && !fireAndForget(o) && t.outermostLoopOrGotoLoop(owner) != null) {
+                return "the kernel launches in a loop (line " + ctx.src.line(o.range().offset()) + ") and synchronizes its "
+                        + "block (line " + ctx.src.line(sync) + "): the grid's rounds would keep each thread's launch order "
+                        + "but not the order the barrier gives launches of different threads";
+            }
+        }
+        return null;
+    }
+
     private String returnBeforeBarrier(FunctionDef f) {
         Uniformity u = ctx.uni(f);
         for (Stmt.Jump j : Trees.collect(f.body(), Stmt.Jump.class)) {

@@ -1976,6 +1976,149 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * An aggregation review of 2026-12-01 (reproducers F1-F8, traced by hand, no GPU): a value set in a
+     * loop written with a backward goto, and a member of a temporary whose constructor reads the
+     * indices, were passed as one value for the group (every child got one thread's); an asm exit
+     * before a launch left threads out of the group's collectives; a lambda with an explicit capture
+     * list that reads the indices made the variant fail to build; a parameter named klap_x0 was read
+     * as klap's own local.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void whatTheAggregationReviewOf20261201Found(Granularity g) {
+        var r = Check.run("__global__ void child2(int* a, int v) { a[threadIdx.x] = v; }\n" + """
+                __global__ void parent(int* out) {
+                  int x = 0;
+                again:
+                  x = x + 1;
+                  if (threadIdx.x < 3 && x < 5) goto again;
+                  child2<<<1, 32>>>(out + 32 * threadIdx.x, x);
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        assertTrue(r.text().contains("child2_klap_agg_vv") || r.text().contains("child2_klap_kagg_vv"), r.text());
+        r = Check.run("""
+                struct Tile {
+                  int row, col;
+                  __device__ Tile(int width) : row((blockIdx.x * blockDim.x + threadIdx.x) / width),
+                                               col((blockIdx.x * blockDim.x + threadIdx.x) % width) {}
+                };
+                __global__ void child(int* out, int row, int col) { out[threadIdx.x] = row * 1000 + col; }
+                __global__ void parent(int* out, const int* on, int width) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (on[i]) child<<<1, 32>>>(out + 32 * i, Tile(width).row, Tile(width).col);
+                  int row = Tile(width).row;
+                  child<<<1, 32>>>(out, row, 0);
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        none(r.text(), "_klap_agg_vuu", "_klap_kagg_vuu", "_klap_agg_uuu", "_klap_kagg_uuu"); // (uvu: out, row per thread, 0)
+        r = Check.run("""
+                __global__ void child(int* out, int k) { out[threadIdx.x] = k; }
+                __global__ void parent(int* out, const int* cnt) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (cnt[i] == 0) asm volatile("exit;");
+                  child<<<1, 32>>>(out + 32 * i, i);
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "asm-exit"), r.diagnostics().toString());
+        none(r.text(), "agg_begin", "krecord");
+        r = Check.run("""
+                __global__ void child(float* out, int n) {
+                  auto in_range = [n]() { return blockIdx.x * blockDim.x + threadIdx.x < n; };
+                  if (in_range()) out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+                }
+                __global__ void parent(float* out, const int* cnt) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (cnt[i] > 0) child<<<2, 32>>>(out + 64 * i, cnt[i]);
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-lambda-builtins"), r.diagnostics().toString());
+        r = Check.run("""
+                __global__ void child(int* a, int r, int tag) { a[r * 4 + threadIdx.x] = tag; }
+                __global__ void parent(int* a, const unsigned* fl, const int* lim, int klap_x0) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  for (int r = 0; r < lim[i]; r++) {
+                    if ((fl[i] >> r) & 1u) continue;
+                    child<<<1, 4>>>(a + 64 * i, r, klap_x0);
+                  }
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "reserved-name"), r.diagnostics().toString());
+        none(r.text(), "agg_begin", "krecord");
+        // kernel granularity: rounds of thread 0, a barrier, then thread 1's consumer: not numbered per round
+        r = Check.run("""
+                __global__ void step(int* buf, int r) { buf[threadIdx.x] += r + 1; }
+                __global__ void consume(const int* buf, int* out) { out[threadIdx.x] = buf[threadIdx.x]; }
+                __global__ void parent(int* buf, int* out, int n) {
+                  int* b = buf + 32 * blockIdx.x;
+                  if (threadIdx.x == 0) {
+                    for (int r = 0; r < n; r++) step<<<1, 32>>>(b, r);
+                  }
+                  __syncthreads();
+                  if (threadIdx.x == 1) consume<<<1, 32>>>(b, out + 32 * blockIdx.x);
+                }
+                """, g);
+        assertFalse(r.hasErrors(), r.diagnostics().toString());
+        none(r.text(), "krecord_seq");
+    }
+
+    /**
+     * A pointer stored to memory and freed by another kernel (2026-12-01, the limit the lifetime
+     * rule's class comment named): {@code release} frees the shares of odd threads only, so each
+     * aggregated chunk stayed held while its other half was never freed, and a repeated
+     * {@code alloc}/{@code release} pair could exhaust the heap where the program as written leaks
+     * half as much. A free elsewhere must be made alike by the threads of its grid: under uniform
+     * tests, null tests of the freed pointer and bounds such as bt's {@code lidx < nLines} only.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void aPointerStoredToMemoryAndFreedApartByAnotherKernelIsNotAggregated(Granularity g) {
+        String alloc = """
+                __global__ void child(int* p) { p[threadIdx.x] = threadIdx.x; }
+                __global__ void alloc(int** table) {
+                  int* p;
+                  cudaMalloc(&p, 64 * sizeof(int));
+                  child<<<1, 64>>>(p);
+                  table[blockIdx.x * blockDim.x + threadIdx.x] = p;
+                }
+                """;
+        String idx = "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
+        java.util.Map<String, Boolean> forms = new java.util.LinkedHashMap<>();
+        // refused: odd threads only, a flag in memory, a helper called by one thread, a lambda, a return
+        // before the free that some threads take for a reason other than a bound
+        forms.put("__global__ void release(int** t) {\n" + idx + "  if (i % 2) cudaFree(t[i]);\n}\n", false);
+        forms.put("__global__ void release(int** t, const int* done) {\n" + idx + "  if (done[i]) cudaFree(t[i]);\n}\n", false);
+        forms.put("__device__ void drop(int** t, int i) { cudaFree(t[i]); }\n"
+                + "__global__ void release(int** t) {\n" + idx + "  if (threadIdx.x == 0) drop(t, i);\n}\n", false);
+        forms.put("__global__ void release(int** t) {\n" + idx + "  auto f = [=] { cudaFree(t[i]); };\n  f();\n}\n", false);
+        forms.put("__global__ void release(int** t, int k) {\n" + idx + "  if (i == k) return;\n  cudaFree(t[i]);\n}\n", false);
+        forms.put("__global__ void release(int** t, int n) {\n" + idx
+                + "  for (int j = 0; j < n; ++j) { if (t[j][0] > 3) break; cudaFree(t[j]); }\n}\n", false);
+        // aggregated: bt's freeVertexMem (a bound and a null test), a grid-stride loop, a bound as an early
+        // return, a null test as an early return, a free wrapper called under a bound, a uniform test
+        forms.put("__global__ void release(int** t, int n) {\n" + idx
+                + "  if (i < n) {\n    if (t[i] != nullptr) cudaFree(t[i]);\n    t[i] = nullptr;\n  }\n}\n", true);
+        forms.put("__global__ void release(int** t, int n) {\n"
+                + "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) cudaFree(t[i]);\n}\n",
+                true);
+        forms.put("__global__ void release(int** t, int n) {\n" + idx + "  if (i >= n) return;\n  cudaFree(t[i]);\n}\n", true);
+        forms.put("__global__ void release(int** t) {\n" + idx + "  if (!t[i]) return;\n  cudaFree(t[i]);\n}\n", true);
+        forms.put("__device__ void drop(int* q) { cudaFree(q); }\n"
+                + "__global__ void release(int** t, int n) {\n" + idx + "  if (i < n) drop(t[i]);\n}\n", true);
+        forms.put("__global__ void release(int** t, int n) {\n" + idx + "  if (n > 0) cudaFree(t[i]);\n}\n", true);
+        int k = 0;
+        for (var form : forms.entrySet()) {
+            var r = Check.run(alloc + form.getKey(), g);
+            String what = "form " + k++ + " at " + g + ": " + r.diagnostics() + "\n" + r.text();
+            assertFalse(r.hasErrors(), what);
+            assertEquals(form.getValue(), r.text().contains("klap::group_malloc("), what);
+            assertEquals(!form.getValue(), Check.hasDiag(r, Severity.WARNING, "malloc-lifetime"), what);
+            assertTrue(r.text().contains("child_klap_"), what); // the launch itself stays aggregated
+        }
+    }
+
+    /**
      * The second review of the lifetime rule (2026-12-01, {@code MallocLifetimes}): each program was
      * aggregated, and each is left as written now where its {@code p} (or {@code scratch}) may be kept
      * by some threads longer than by others, while its per-round {@code t}, freed at once by the

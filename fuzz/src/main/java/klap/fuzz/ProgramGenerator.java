@@ -2617,9 +2617,11 @@ public final class ProgramGenerator {
      * The forms of {@link Shape#MALLOC_LIFETIME}'s allocations whose shares the threads of a group may
      * free at different times: klap must leave them as written (warning {@code malloc-lifetime}).
      */
-    static final List<String> MALLOC_LIFETIME_REFUSED = List.of("keep-one", "skip-free", "return-between", "copy-divergent");
+    static final List<String> MALLOC_LIFETIME_REFUSED = List.of("keep-one", "skip-free", "return-between", "copy-divergent",
+            "stored-apart");
     /** The forms of {@link Shape#MALLOC_LIFETIME}'s allocations whose shares are freed together: klap aggregates them. */
-    static final List<String> MALLOC_LIFETIME_AGGREGATED = List.of("same-block", "uniform-free", "lambda-free", "branch-local");
+    static final List<String> MALLOC_LIFETIME_AGGREGATED = List.of("same-block", "uniform-free", "lambda-free", "branch-local",
+            "stored-alike");
     /** How {@link Shape#MALLOC_LIFETIME}'s {@code same-block} allocation tests for failure. */
     static final List<String> SAME_BLOCK_TESTS = List.of("call-test", "error-variable", "null-test");
 
@@ -2641,10 +2643,12 @@ public final class ProgramGenerator {
         forms.addAll(MALLOC_LIFETIME_AGGREGATED);
         String first = forms.get(pick(forms.size()));
         List<String> sites = new ArrayList<>(List.of(first));
-        if (chance(0.5)) {
+        // a stored-* site stands alone: a free in the parent would refuse it whatever the later kernel does
+        if (!first.startsWith("stored-") && chance(0.5)) {
             List<String> others = new ArrayList<>(forms);
             others.remove(first);
             others.remove("uniform-free");
+            others.removeIf(f -> f.startsWith("stored-"));
             sites.add(others.get(pick(others.size())));
         }
         StringBuilder dev = new StringBuilder();
@@ -2840,6 +2844,36 @@ public final class ProgramGenerator {
                         + in + launch.device,
                         in + "if (" + cond + ") " + useCpu.apply(tag) + "\n"
                         + in + launch.cpu));
+            }
+            case "stored-apart", "stored-alike" -> {
+                // the pointer is stored to a table and never freed here; another kernel of the file (which
+                // this program's host does not launch: klap judges the file) frees the table's pointers,
+                // some threads of its grid and not others (apart), or all alike (a bound, a null test, a
+                // grid-stride loop, a uniform test: bt's freeVertexMem)
+                String table = name + "_table" + j;
+                String idx = "int i = blockIdx.x * blockDim.x + threadIdx.x; ";
+                String[] frees = form.equals("stored-apart")
+                        ? new String[] {idx + "if (i % 2) cudaFree(t[i]);", idx + "if (t[i] != nullptr && t[i][0] % 3u == 1u) cudaFree(t[i]);",
+                                idx + "if (i == n) return; cudaFree(t[i]);", idx + "if (threadIdx.x == 0) " + name + "_drop" + j + "(t[i]);"}
+                        : new String[] {idx + "if (i < n) { if (t[i] != nullptr) cudaFree(t[i]); t[i] = nullptr; }",
+                                "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) cudaFree(t[i]);",
+                                idx + "if (i >= n) return; cudaFree(t[i]);", idx + "if (n > 0) " + name + "_drop" + j + "(t[i]);"};
+                int v = pick(frees.length);
+                feature += ":" + new String[] {"v0", "v1", "v2", "v3"}[v];
+                if (frees[v].contains("_drop")) {
+                    dev.append("__device__ void ").append(name).append("_drop").append(j).append("(unsigned* q) { cudaFree(q); }\n");
+                }
+                dev.append("__device__ unsigned* ").append(table).append("[1024];\n");
+                dev.append("__global__ void ").append(name).append("_release").append(j).append("(unsigned** t, int n) { ")
+                        .append(frees[v]).append(" }\n");
+                body.add(new Code(in + "unsigned* " + p + ";\n"
+                        + in + "if (" + alloc + " != cudaSuccess) return;" + mark + "\n"
+                        + in + fill.apply(p, tag) + "\n"
+                        + in + launch.device + "\n"
+                        + in + use.apply(p, tag) + "\n"
+                        + in + table + "[gt % 1024u] = " + p + ";",
+                        in + launch.cpu + "\n"
+                        + in + useCpu.apply(tag)));
             }
             default -> throw new IllegalStateException(form);
         }

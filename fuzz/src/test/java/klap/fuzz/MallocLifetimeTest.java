@@ -37,13 +37,14 @@ class MallocLifetimeTest {
 
     /** the first seed (80100001 on: never used by another test); override with -Dklap.fuzz.mallocFirst=N */
     static final long FIRST = Long.getLong("klap.fuzz.mallocFirst", 80_100_001);
-    /** the last seed (40 programs); override the count with -Dklap.fuzz.mallocSeeds=N */
-    static final long LAST = FIRST + Integer.getInteger("klap.fuzz.mallocSeeds", 40) - 1;
+    /** the last seed (100 programs: each stored-* variant among them); override the count with -Dklap.fuzz.mallocSeeds=N */
+    static final long LAST = FIRST + Integer.getInteger("klap.fuzz.mallocSeeds", 100) - 1;
 
     /** each form of the shape and whether klap must aggregate it */
     static final Map<String, Boolean> AGGREGATED = Map.of(
             "keep-one", false, "skip-free", false, "return-between", false, "copy-divergent", false,
-            "same-block", true, "uniform-free", true, "lambda-free", true, "branch-local", true);
+            "same-block", true, "uniform-free", true, "lambda-free", true, "branch-local", true,
+            "stored-apart", false, "stored-alike", true);
 
     /** the comment that ends a site's cudaMalloc line in the program: the pointer variable and the form */
     private static final Pattern SITE = Pattern.compile("cudaMalloc\\(&(\\w+), .*// fz-ml site (\\w+) \\(([a-z-]+)\\)$");
@@ -114,7 +115,15 @@ class MallocLifetimeTest {
                     assertFalse(lines.isEmpty(), what + ": the site is gone from the output");
                     boolean grouped = lines.stream().anyMatch(l -> l.contains("klap::group_malloc(") && l.contains("(void**)(&" + x.pointer + ")"));
                     boolean warned = warnsAt(r.err(), x.line, "malloc-lifetime");
-                    if (AGGREGATED.get(x.form)) {
+                    // a keep-one site's thread frees the shares it kept in an array apart from the others' frees,
+                    // and a stored-apart site's later kernel frees its table apart: klap cannot tell them from a
+                    // stored-alike table's frees, and leaves that site too
+                    boolean kept = x.form.equals("stored-alike")
+                            && sites.stream().anyMatch(o -> o.form.equals("keep-one") || o.form.equals("stored-apart"));
+                    if (kept) {
+                        assertTrue(warned && Pattern.compile("'fz_ml\\d+(_release\\d+)?' frees device memory at line \\d+ only where")
+                                .matcher(r.err()).find(), what + ": expected another site's free apart as the reason\n" + r.err());
+                    } else if (AGGREGATED.get(x.form)) {
                         assertTrue(grouped, what + ": not aggregated\n" + String.join("\n", lines) + "\n" + r.err());
                         assertFalse(warned, what + ": a malloc-lifetime warning for a share freed together\n" + r.err());
                     } else {
@@ -130,7 +139,9 @@ class MallocLifetimeTest {
                 "every form in seeds " + FIRST + "-" + LAST + ": " + seen);
         for (String v : List.of("keep-one:helper", "keep-one:array", "warp-lane", "skip-free:never", "skip-free:later",
                 "return-between:leak", "return-between:free-first", "same-block:loop", "same-block:straight", ":call-test", ":error-variable", ":null-test", ":wrapper",
-                "lambda-free:named-capture", "branch-local:test-return", "branch-local:null-check")) {
+                "lambda-free:named-capture", "branch-local:test-return", "branch-local:null-check",
+                "stored-apart:v0", "stored-apart:v1", "stored-apart:v2", "stored-apart:v3",
+                "stored-alike:v0", "stored-alike:v1", "stored-alike:v2", "stored-alike:v3")) {
             assertTrue(variants.stream().anyMatch(f -> f.contains(v)), "no program has " + v + ": " + variants);
         }
     }

@@ -103,6 +103,18 @@ public final class Uniformity {
         this.writes = new Writes(unit);
         // structurally divergent locals, and variables written other than by a definition
         writes.collect(f.body(), false, divergentLocals);
+        // a label before a goto: the statements between may run a thread-dependent number of times
+        // (review 2026-12-01: again: x = x + 1; if (threadIdx.x < 3 && x < 5) goto again; left x "uniform")
+        List<Stmt.Label> labels = Trees.collect(f.body(), Stmt.Label.class);
+        for (Stmt.Jump j : Trees.collect(f.body(), Stmt.Jump.class)) {
+            if (j.kind() == Stmt.JumpKind.GOTO) {
+                for (Stmt.Label l : labels) {
+                    if (l.range().offset() < j.range().offset()) {
+                        gotoLoops.add(new int[] {l.range().offset(), j.range().end()});
+                    }
+                }
+            }
+        }
         // fixpoint
         boolean changed = true;
         while (changed) {
@@ -110,9 +122,15 @@ public final class Uniformity {
         }
     }
 
+    /** the extents {label, goto end} of the loops written with a goto back to a label */
+    private final List<int[]> gotoLoops = new java.util.ArrayList<>();
+
     /** One pass over the statements; returns true if a local became divergent. */
     private boolean visit(Stmt s, boolean divergentControl) {
         boolean changed = false;
+        for (int[] r : gotoLoops) {
+            divergentControl |= s.range().offset() >= r[0] && s.range().end() <= r[1];
+        }
         if (s instanceof Stmt.Decl d) {
             for (VarDecl v : d.vars()) {
                 if (v.constructed() || v.init() != null && (divergentControl || !isUniform(v.init()))) {
@@ -388,7 +406,11 @@ public final class Uniformity {
             String name = c.calleeName();
             boolean pureName = name != null && PURE.contains(name) && !functor
                     && !writes.defines(name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name);
-            boolean pureCallee = pureName || (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE);
+            // a temporary of a type: pure unless the unit defines a constructor of it, which may read the indices
+            // (review 2026-12-01: Tile(width).row with Tile's constructor reading threadIdx was taken as uniform)
+            boolean pureCallee = pureName || (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE
+                    && !writes.defines(n.name().contains("::") ? n.name().substring(n.name().lastIndexOf("::") + 2)
+                            : n.name().replaceAll("<.*", "")));
             return pureCallee && c.args().stream().allMatch(this::isUniform);
         }
         return false;
