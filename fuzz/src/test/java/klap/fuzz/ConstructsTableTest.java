@@ -357,6 +357,55 @@ class ConstructsTableTest {
     }
 
     @Test
+    void codeUnderCudaArchAtFileScope() throws IOException {
+        // a function defined under a file-scope conditional, and a kernel that uses it (review 2026-12-01)
+        String src = CHILD + """
+                #ifdef __CUDA_ARCH__
+                __device__ int lane_base() { return threadIdx.x; }
+                #else
+                __device__ int lane_base() { return 0; }
+                #endif
+                __global__ void parent(int* p) {
+                  child<<<1, 32>>>(p + lane_base());
+                }
+                """;
+        unchangedWithWarning("arch2.cu", src, 8, 24, "cuda-arch", ALL);
+        for (String g : ALL) {
+            assertEquals(src, klap(g, "arch2.cu", src).output(), "the kernel is left exactly as written");
+        }
+    }
+
+    @Test
+    void statementExpressionInAKernel() throws IOException {
+        String src = CHILD + """
+                __global__ void parent(int* p) {
+                  int v = ({ int r = threadIdx.x; r * 2; });
+                  child<<<1, 32>>>(p + v);
+                }
+                """;
+        unchangedWithWarning("stmtexpr.cu", src, 3, 11, "statement-expression", ALL);
+    }
+
+    @Test
+    void asmExitBeforeALaunch() throws IOException {
+        unchangedWithWarning("asmexit.cu", CHILD + """
+                __global__ void parent(int* p, const int* cnt) {
+                  if (cnt[threadIdx.x] == 0) asm volatile("exit;");
+                  child<<<1, 32>>>(p + threadIdx.x);
+                }
+                """, 4, 3, "asm-exit", ALL);
+    }
+
+    @Test
+    void identifiersNamedLikeKlaps() throws IOException {
+        unchangedWithWarning("reserved.cu", CHILD + """
+                __global__ void parent(int* p, int klap_x0) {
+                  child<<<1, 32>>>(p + klap_x0 * threadIdx.x);
+                }
+                """, 3, 3, "reserved-name", ALL);
+    }
+
+    @Test
     void valueDeclaredInAConditionOrAnInitStatement() throws IOException {
         Map<String, String> out = transformed("conddecl.cu", CHILD + """
                 __device__ int next;

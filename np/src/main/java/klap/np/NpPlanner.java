@@ -1307,7 +1307,8 @@ final class NpPlanner {
         walkKernelExprs(body, e -> {
             if (found[0] == null && e instanceof Expr.Binary b && (b.op().equals("&&") || b.op().equals("||"))) {
                 klap.transform.Trees.walk(b.rhs(), x -> {
-                    if (found[0] == null && x instanceof Expr.Call c && !(c.calleeName() != null && pureBuiltin(c.calleeName()))) {
+                    if (found[0] == null && x instanceof Expr.Call c && !(c.calleeName() != null && (pureBuiltin(c.calleeName())
+                            || effectFree(c.calleeName().replaceFirst("^::", ""))))) {
                         found[0] = "it calls '" + src.slice(c.callee().range()).strip() + "'";
                     } else if (found[0] == null && (x instanceof Expr.Binary a && a.isAssignment()
                             || x instanceof Expr.Unary u && u.op().matches("\\+\\+pre|--pre|post\\+\\+|post--"))) {
@@ -1317,6 +1318,12 @@ final class NpPlanner {
             }
         });
         return found[0];
+    }
+
+    /** @return true if the unit's device function {@code name} neither stores, nor synchronizes, nor writes through a reference */
+    private boolean effectFree(String name) {
+        CalleeFacts f = callee(name);
+        return f != null && !f.stores() && !f.syncs() && f.refParams().isEmpty() && f.forbidden() == null;
     }
 
     /**
