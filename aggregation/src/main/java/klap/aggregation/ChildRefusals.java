@@ -523,16 +523,23 @@ final class ChildRefusals {
      */
     private String capturelessLambdaReadingIndices(FunctionDef child) {
         String[] found = {null};
-        Trees.walkExprsAndLambdas(child.body(), e -> {
-            if (found[0] == null && e instanceof Expr.Lambda lam && !DEFAULT_CAPTURE.matcher(ctx.slice(lam.range())).lookingAt()) {
-                Trees.walkExprsAndLambdas(lam.body(), x -> {
-                    if (found[0] == null && x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
-                            && ChildVariants.builtins().contains(n.name())) {
-                        found[0] = n.name();
-                    }
-                });
-            }
-        });
+        for (FunctionDef g : ctx.deviceClosure(child)) {
+            // in a function the child calls, any lambda: klap finds the functions to clone with the original
+            // indices by their own reads, not their lambdas' (review 2026-12-01: gid() { auto f = [] { return
+            // blockIdx.x * blockDim.x + threadIdx.x; }; return f(); } was called as written)
+            boolean any = g != child;
+            Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (found[0] == null && e instanceof Expr.Lambda lam
+                        && (any || !DEFAULT_CAPTURE.matcher(ctx.slice(lam.range())).lookingAt())) {
+                    Trees.walkExprsAndLambdas(lam.body(), x -> {
+                        if (found[0] == null && x instanceof Expr.Name n && n.kind() == Expr.NameKind.BUILTIN
+                                && ChildVariants.builtins().contains(n.name())) {
+                            found[0] = n.name() + (any ? " (in '" + g.name() + "', which it calls)" : "");
+                        }
+                    });
+                }
+            });
+        }
         return found[0];
     }
 

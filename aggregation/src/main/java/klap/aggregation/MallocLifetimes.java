@@ -822,7 +822,7 @@ final class MallocLifetimes {
      * whole chunk while half its shares are still held). So every device free of the file must be
      * one that the threads of a grid make alike: each {@code if}, loop and jump around or before it
      * tests only a value uniform across the grid, the freed pointer against null (freeing null does
-     * nothing), or a bound on an arithmetic expression of indices and scalars ({@code lidx < n}, as
+     * nothing), or a bound on the thread's global index ({@code lidx < n}, as
      * bt's {@code freeVertexMem}). A free in a lambda, a switch, a function with {@code goto}, or
      * under {@code &&}, {@code ||} or {@code ?:} counts as apart, and so does a call of a function
      * that frees (transitively) anywhere but in a named call.
@@ -860,11 +860,14 @@ final class MallocLifetimes {
 
     private boolean apartKnown;
     private String apart;
+    /** the function whose guards {@link #alikeGuard} judges ({@link #freesApartIn}) */
+    private FunctionDef guardFunction;
 
     /** @return null if every free, and every call of a function in {@code freers}, of {@code h} is made alike, else why not */
     private String freesApartIn(FunctionDef h, Set<FunctionDef> freers) {
         Trees trees = new Trees(h.body());
         Uniformity gu = ctx.gridUni(h);
+        guardFunction = h;
         boolean gotos = new Convergence(ctx.src, h, gu).usesGoto();
         List<Expr.Call> sites = new ArrayList<>();
         boolean[] hidden = {false};
@@ -964,6 +967,16 @@ final class MallocLifetimes {
                 d.vars().stream().filter(x -> x.name().equals(v) && x.init() != null).forEach(x -> values.add(x.init()));
             }
         });
+        if (values.isEmpty() && mallocsOf(h, v) == 0) {
+            return false; // no value klap sees (a range-for variable: review 2026-12-01)
+        }
+        boolean[] rangeFor = {false};
+        Trees.walkStmts(h.body(), st -> rangeFor[0] |= st instanceof Stmt.Loop lp && lp.kind() == Stmt.LoopKind.RANGE_FOR
+                && lp.init() != null && Trees.collect(lp.init(), Stmt.Decl.class).stream()
+                        .anyMatch(d -> d.vars().stream().anyMatch(x -> x.name().equals(v))));
+        if (rangeFor[0]) {
+            return false;
+        }
         for (Expr x : values) {
             if (!isNullLiteral(x) && !(strip(x) instanceof Expr.Name u && ownAllocationOnly(h, u.name(), visiting))) {
                 return false;
@@ -1002,10 +1015,11 @@ final class MallocLifetimes {
     /**
      * @return true if condition {@code e} is uniform across the grid, a null test of the freed
      *         pointer {@code freed} (its text), a bound ({@code <}, {@code <=}, {@code >}, {@code >=})
-     *         between a grid-uniform value and an arithmetic expression of names and literals
-     *         ({@code + - * /}, casts; no memory read, no call), or {@code !}, {@code &&}, {@code ||} of such
+     *         between a grid-uniform value and the thread's global index ({@link #globalIndex}), or
+     *         {@code !}, {@code &&}, {@code ||} of such
      */
     private boolean alikeGuard(Expr e, Uniformity gu, String freed) {
+        FunctionDef h = guardFunction;
         Expr x = strip(e);
         if (gu.isUniform(x)) {
             return true;
@@ -1026,7 +1040,10 @@ final class MallocLifetimes {
                             || isNullLiteral(b.lhs()) && ctx.src.slice(strip(b.rhs()).range()).strip().equals(freed));
                 }
                 case "<", "<=", ">", ">=" -> {
-                    return (gu.isUniform(b.lhs()) || gu.isUniform(b.rhs())) && arithmetic(b.lhs()) && arithmetic(b.rhs());
+                    // a bound on the thread's global index (bt's lidx < nLines), not on threadIdx alone (thread 0 of
+                    // each block kept its share) nor on a value read from memory (review 2026-12-01)
+                    return gu.isUniform(b.rhs()) && globalIndex(b.lhs(), h, gu, new HashSet<>()) == Boolean.TRUE
+                            || gu.isUniform(b.lhs()) && globalIndex(b.rhs(), h, gu, new HashSet<>()) == Boolean.TRUE;
                 }
                 default -> {
                     return false;
@@ -1036,24 +1053,57 @@ final class MallocLifetimes {
         return false;
     }
 
-    /** @return true if {@code e} is names, literals, built-in index members, casts and {@code + - * /} of them */
-    private static boolean arithmetic(Expr e) {
+    /**
+     * @return TRUE if {@code e} is a function of the thread's global index: {@code + - *} of
+     *         literals, grid-uniform values, the built-in indices, and locals of {@code h} declared
+     *         once with such a value and changed only by {@code +=} of a grid-uniform value (a
+     *         grid-stride loop), mentioning {@code blockIdx}; FALSE if it is such an expression
+     *         without {@code blockIdx}; null otherwise
+     */
+    private Boolean globalIndex(Expr e, FunctionDef h, Uniformity gu, Set<String> visiting) {
         Expr x = strip(e);
-        if (x instanceof Expr.Name n) {
-            return n.kind() != Expr.NameKind.FUNCTION;
-        }
-        if (x instanceof Expr.Literal) {
-            return true;
+        if (x instanceof Expr.Literal || gu.isUniform(x) && !(x instanceof Expr.Name n0 && n0.kind() == Expr.NameKind.LOCAL)) {
+            return Boolean.FALSE;
         }
         if (x instanceof Expr.Member m) {
-            return !m.arrow() && strip(m.owner()) instanceof Expr.Name o
-                    && Set.of("threadIdx", "blockIdx", "blockDim", "gridDim").contains(o.name());
+            return !m.arrow() && strip(m.owner()) instanceof Expr.Name o && Set.of("threadIdx", "blockIdx", "blockDim", "gridDim")
+                    .contains(o.name()) ? Boolean.valueOf(o.name().equals("blockIdx")) : null;
         }
-        if (x instanceof Expr.Unary u) {
-            return (u.op().equals("-") || u.op().equals("+")) && arithmetic(u.operand());
+        if (x instanceof Expr.Binary b && Set.of("+", "-", "*").contains(b.op())) {
+            Boolean l = globalIndex(b.lhs(), h, gu, visiting);
+            Boolean r = l == null ? null : globalIndex(b.rhs(), h, gu, visiting);
+            return l == null || r == null ? null : Boolean.valueOf(l || r);
         }
-        return x instanceof Expr.Binary b && Set.of("+", "-", "*", "/").contains(b.op()) && arithmetic(b.lhs()) && arithmetic(b.rhs());
+        if (x instanceof Expr.Name n && n.kind() == Expr.NameKind.LOCAL && visiting.add(n.name())) {
+            List<Expr> inits = new ArrayList<>();
+            int[] decls = {0};
+            Trees.walkStmts(h.body(), st -> {
+                if (st instanceof Stmt.Decl d) {
+                    d.vars().stream().filter(v -> v.name().equals(n.name())).forEach(v -> {
+                        decls[0]++;
+                        if (v.init() != null) {
+                            inits.add(v.init());
+                        }
+                    });
+                }
+            });
+            boolean[] other = {false};
+            Trees.walkExprsAndLambdas(h.body(), y -> {
+                if (y instanceof Expr.Binary a && a.isAssignment() && isName(a.lhs(), n.name())) {
+                    other[0] |= !(a.op().equals("+=") && gu.isUniform(a.rhs()));
+                } else if (y instanceof Expr.Unary u && isName(u.operand(), n.name()) && !u.op().equals("()")
+                        && !u.op().equals("!") && !u.op().equals("-") && !u.op().equals("+")) {
+                    other[0] = true; // ++, --, &
+                }
+            });
+            if (decls[0] != 1 || inits.size() != 1 || other[0]) {
+                return null;
+            }
+            return globalIndex(inits.get(0), h, gu, visiting);
+        }
+        return null;
     }
+
 
     /** @return a function of the unit whose device code frees device memory, or null */
     private FunctionDef anyFreer() {

@@ -231,8 +231,13 @@ final class SitePlanner {
                     + "launch is left as written, not aggregated; pass a pointer to global memory", "child-arg-parent-memory");
             return;
         }
-        java.util.regex.Matcher reserved = KLAP_NAME.matcher(klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.slice(f.range()))
-                + "\n" + (child == null ? "" : klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.slice(child.range()))));
+        String mine = klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.slice(f.range())) + "\n"
+                + (child == null ? "" : klap.transform.Lexical.blankCommentsAndLiterals(ctx.src.slice(child.range())));
+        if (macros == null) {
+            macros = new klap.transform.MacroTexts(ctx.src.text());
+        }
+        java.util.regex.Matcher reserved = KLAP_NAME.matcher(mine + "\n" + macros.used(mine) + "\n" // also through a macro
+                + ctx.unit.headerMacroTextIn(f.range()) + (child == null ? "" : "\n" + ctx.unit.headerMacroTextIn(child.range())));
         if (reserved.find()) {
             // klap's own locals (klap_x0, klap_g0, ...) would capture or clash with it (review 2026-12-01: a
             // parameter klap_x0 read klap's local of that name, 0 instead of 42)
@@ -754,16 +759,64 @@ final class SitePlanner {
      * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
      *         barrier or warp collective of the kernel), or null
      */
+    /** the file's macros (computed once) */
+    private klap.transform.MacroTexts macros;
+
     /** An identifier in klap's own name space. */
     private static final java.util.regex.Pattern KLAP_NAME = java.util.regex.Pattern.compile("\\bklap_\\w*");
 
     /** @return where {@code f} or a device function it calls has an {@code asm} exit ("'g', line N"), or null */
     private String asmExit(FunctionDef f) {
+        String here = exitIn(f);
+        if (here != null) {
+            return here;
+        }
+        // a call through a pointer or a functor may reach any function of the file with one; a header's
+        // function with one (HeaderFunctions: exiting)
+        boolean[] through = {false};
+        String[] header = {null};
         for (FunctionDef g : ctx.deviceClosure(f)) {
-            for (Stmt.Other o : Trees.collect(g.body(), Stmt.Other.class)) {
-                String asm = o.asmText(ctx.src.slice(o.range()));
-                if (asm != null && java.util.regex.Pattern.compile("\\bexit\\b").matcher(asm).find()) {
-                    return "'" + g.name() + "', line " + ctx.src.line(o.range().offset());
+            Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (e instanceof Expr.Call c) {
+                    through[0] |= c.calleeName() == null && !(c.callee() instanceof Expr.Lambda)
+                            || c.callee() instanceof Expr.Name v && (v.kind() == Expr.NameKind.LOCAL || v.kind() == Expr.NameKind.PARAM
+                                    || v.kind() == Expr.NameKind.GLOBAL || v.kind() == Expr.NameKind.UNKNOWN);
+                    if (c.calleeName() != null && ctx.unit.headerExitFunctions().contains(AggregationContext.simpleName(c.calleeName()))) {
+                        header[0] = c.calleeName();
+                    }
+                }
+            });
+        }
+        if (header[0] != null) {
+            return "it calls '" + header[0] + "', a header function with one";
+        }
+        if (through[0] || ctx.unit.functions().stream().anyMatch(g -> g.kind().onDevice() && g.memberOf() != null)) {
+            for (FunctionDef g : ctx.unit.functions()) {
+                String there = g.kind().onDevice() && g.body() != null ? exitIn(g) : null;
+                if (there != null) {
+                    return there + ", which a call through a pointer or a member function may reach";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return where {@code f} or a function it calls has an {@code asm} exit, lambdas included ("'g', line N"), or null */
+    private String exitIn(FunctionDef f) {
+        java.util.regex.Pattern exit = java.util.regex.Pattern.compile("\\bexit\\b");
+        for (FunctionDef g : ctx.deviceClosure(f)) {
+            List<Stmt> roots = new ArrayList<>(List.of(g.body()));
+            Trees.walkExprsAndLambdas(g.body(), e -> {
+                if (e instanceof Expr.Lambda lam) {
+                    roots.add(lam.body());
+                }
+            });
+            for (Stmt root : roots) {
+                for (Stmt.Other o : Trees.collect(root, Stmt.Other.class)) {
+                    String asm = o.asmText(ctx.src.slice(o.range()));
+                    if (asm != null && exit.matcher(asm).find()) {
+                        return "'" + g.name() + "', line " + ctx.src.line(o.range().offset());
+                    }
                 }
             }
         }
@@ -776,10 +829,6 @@ final class SitePlanner {
      *         its block, so launches of different threads are ordered by the barrier; or null
      */
     private String roundsAcrossBarrier(FunctionDef f) {
-        Integer sync = ctx.syncs.firstSync(f.body(), f.body().range().offset(), f.body().range().end(), List.of());
-        if (sync == null) {
-            return null;
-        }
         Trees t = ctx.uni(f).trees();
         List<Expr.Launch> launches = new ArrayList<>();
         Trees.walkExprs(f.body(), e -> {
@@ -787,6 +836,18 @@ final class SitePlanner {
                 launches.add(x);
             }
         });
+        // a barrier that no launch precedes (one that stages shared memory before the loop) orders nothing:
+        // look from the first launch on, or from the outermost loop around it, whose barriers run again after it
+        int from = f.body().range().end();
+        for (Expr.Launch o : launches) {
+            Stmt owner = t.owner(o);
+            Stmt loop = owner == null ? null : t.outermostLoopOrGotoLoop(owner);
+            from = Math.min(from, loop != null ? loop.range().offset() : o.range().offset());
+        }
+        Integer sync = ctx.syncs.firstSync(f.body(), from, f.body().range().end(), List.of());
+        if (sync == null) {
+            return null;
+        }
         for (Expr.Launch o : launches) {
             Stmt owner = t.owner(o);
             if (owner != null && !fireAndForget(o) && t.outermostLoopOrGotoLoop(owner) != null) {

@@ -2064,6 +2064,92 @@ class CorrectnessRulesTest {
     }
 
     /**
+     * A review of those fixes (2026-12-01, helper review 15): ways around them, each aggregated without a
+     * warning and wrong by the review's argument: an index-reading lambda in a helper the child calls,
+     * an asm exit in a lambda or behind a function pointer, temporaries of classes with default member
+     * initializers or of qualified templates, a loop that holds the label of a later backward goto, and
+     * a klap_ name behind a macro.
+     */
+    @ParameterizedTest
+    @EnumSource(Granularity.class)
+    void waysAroundTheFixesOf20261201(Granularity g) {
+        var r = Check.run("""
+                __device__ int gid() { auto f = [] { return (int)(blockIdx.x * blockDim.x + threadIdx.x); }; return f(); }
+                __global__ void child(int* out, int n) { int g = gid(); if (g < n) out[g] = 1; }
+                __global__ void parent(int* out, const int* cnt) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  if (cnt[i] > 0) child<<<2, 32>>>(out + 64 * i, cnt[i]);
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "child-lambda-builtins"), r.diagnostics().toString());
+        for (String exit : List.of("auto die = [] { asm volatile(\"exit;\"); }; if (cnt[i] == 0) die();",
+                "if (cnt[i] == 0) die_p();")) {
+            r = Check.run("""
+                    __device__ void die() { asm volatile("exit;"); }
+                    __device__ void (*die_p)() = die;
+                    __global__ void child(int* out, int k) { out[threadIdx.x] = k; }
+                    __global__ void parent(int* out, const int* cnt) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                    """ + exit + """
+                      child<<<1, 32>>>(out + 32 * i, i);
+                    }
+                    """, g);
+            assertTrue(Check.hasDiag(r, Severity.WARNING, "asm-exit"), exit + ": " + r.diagnostics());
+        }
+        for (String arg : List.of("(int)M().a", "(int)M{}.a", "ns::Tile<1>(width).col", "Tile2<q::K>(width).col")) {
+            r = Check.run("""
+                    struct M { unsigned a = threadIdx.x; };
+                    namespace q { constexpr int K = 1; }
+                    namespace ns { template <int K> struct Tile { int col; __device__ Tile(int w) : col(threadIdx.x % w) {} }; }
+                    template <int K> struct Tile2 { int col; __device__ Tile2(int w) : col(threadIdx.x % w) {} };
+                    __global__ void child(int* out, int k) { out[threadIdx.x] = k; }
+                    __global__ void parent(int* out, int width) {
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;
+                      child<<<1, 32>>>(out + 32 * i, ARG);
+                    }
+                    """.replace("ARG", arg), g);
+            assertFalse(r.hasErrors(), r.diagnostics().toString());
+            assertTrue(r.text().contains("child_klap_agg_vv") || r.text().contains("child_klap_kagg_vv"), arg + ":\n" + r.text());
+        }
+        r = Check.run("""
+                __global__ void child(int* out, int i) { out[threadIdx.x] = i; }
+                __global__ void parent(int* out) {
+                  int i, x = 0;
+                  for (i = 0; i < 4; i++) {
+                  again:
+                    x = x + 1;
+                  }
+                  if (threadIdx.x < 3 && x < 9) goto again;
+                  child<<<1, 32>>>(out + 32 * (blockIdx.x * blockDim.x + threadIdx.x), i);
+                }
+                """, g);
+        assertTrue(r.text().contains("child_klap_agg_vv") || r.text().contains("child_klap_kagg_vv"), r.text());
+        r = Check.run("""
+                __device__ int klap_x0 = 42;
+                #define TAG klap_x0
+                __global__ void child(int* a, int r, int tag) { a[r * 4 + threadIdx.x] = tag; }
+                __global__ void parent(int* a, const int* lim) {
+                  int i = blockIdx.x * blockDim.x + threadIdx.x;
+                  for (int r = 0; r < lim[i]; r++) child<<<1, 4>>>(a + 64 * i, r, TAG);
+                }
+                """, g);
+        assertTrue(Check.hasDiag(r, Severity.WARNING, "reserved-name"), r.diagnostics().toString());
+        // needless refusal the first fix made: a barrier before the launch loop orders nothing (kernel: per round)
+        r = Check.run("""
+                __global__ void child(int* out, int r) { out[threadIdx.x] = r; }
+                __global__ void parent(int* out, const int* cnt) {
+                  __shared__ int s[64];
+                  s[threadIdx.x % 64] = cnt[threadIdx.x];
+                  __syncthreads();
+                  for (int r = 0; r < s[threadIdx.x % 64]; r++) child<<<1, 32>>>(out + 32 * r, r);
+                }
+                """, g);
+        if (g == Granularity.KERNEL) {
+            assertTrue(r.text().contains("krecord_seq"), r.text());
+        }
+    }
+
+    /**
      * A pointer stored to memory and freed by another kernel (2026-12-01, the limit the lifetime
      * rule's class comment named): {@code release} frees the shares of odd threads only, so each
      * aggregated chunk stayed held while its other half was never freed, and a repeated
@@ -2095,6 +2181,14 @@ class CorrectnessRulesTest {
         forms.put("__global__ void release(int** t, int k) {\n" + idx + "  if (i == k) return;\n  cudaFree(t[i]);\n}\n", false);
         forms.put("__global__ void release(int** t, int n) {\n" + idx
                 + "  for (int j = 0; j < n; ++j) { if (t[j][0] > 3) break; cudaFree(t[j]); }\n}\n", false);
+        // the review of this rule: a flag read into a local, threadIdx alone (thread 0 keeps), parity through
+        // division, a range-for variable
+        forms.put("__global__ void release(int** t, const int* keep) {\n" + idx + "  int k = keep[i];\n  if (k < 1) cudaFree(t[i]);\n}\n",
+                false);
+        forms.put("__global__ void release(int** t) {\n" + idx + "  if (threadIdx.x > 0) cudaFree(t[i]);\n}\n", false);
+        forms.put("__global__ void release(int** t) {\n" + idx + "  if (i - (i / 2) * 2 > 0) cudaFree(t[i]);\n}\n", false);
+        forms.put("__global__ void release(int** t, const int* keep) {\n" + idx
+                + "  int* mine[1] = {t[i]};\n  if (keep[i]) return;\n  for (int* q : mine) cudaFree(q);\n}\n", false);
         // aggregated: bt's freeVertexMem (a bound and a null test), a grid-stride loop, a bound as an early
         // return, a null test as an early return, a free wrapper called under a bound, a uniform test
         forms.put("__global__ void release(int** t, int n) {\n" + idx

@@ -255,7 +255,8 @@ public final class CudaParser {
         });
         return new CudaUnit(src, functions, pragmas, dedupe(diags), Set.copyOf(elsewhere), Set.copyOf(unseen),
             Set.copyOf(inHeaders.synchronizing), Set.copyOf(inHeaders.indexReaders), Set.copyOf(inHeaders.opaque),
-            Map.copyOf(kernelHeaders), ImplicitCalls.of(tu, mainPath, inHeaders), Set.copyOf(libraries));
+            Map.copyOf(kernelHeaders), ImplicitCalls.of(tu, mainPath, inHeaders), Set.copyOf(libraries),
+            headerMacroExpansions(mexp, mainPath), Set.copyOf(inHeaders.exiting));
     }
 
     /**
@@ -415,6 +416,22 @@ public final class CudaParser {
         Set<String> archNames = new java.util.LinkedHashSet<>();
         if (!regions.isEmpty()) {
             collectArchNames(tu.getDeclarations(), regions, archNames);
+            // a macro of the file that names one of them names it too (#define TILE TILE_)
+            java.util.regex.Matcher d = java.util.regex.Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)(.*)").matcher(src.text());
+            List<String[]> defines = new ArrayList<>();
+            while (d.find()) {
+                defines.add(new String[] {d.group(1), d.group(2)});
+            }
+            for (boolean grew = !archNames.isEmpty(); grew; ) {
+                grew = false;
+                for (String[] m : defines) {
+                    if (!archNames.contains(m[0]) && archNames.stream().anyMatch(n -> java.util.regex.Pattern.compile(
+                            "\\b" + java.util.regex.Pattern.quote(n) + "\\b").matcher(m[1]).find())) {
+                        archNames.add(m[0]);
+                        grew = true;
+                    }
+                }
+            }
         }
         List<int[]> mainRegions = regions.getOrDefault(mainPath, List.of());
         String blanked = src.text(); // comments included: a name there only sets aside needlessly
@@ -501,6 +518,31 @@ public final class CudaParser {
         return names;
     }
 
+    /**
+     * @return for each expansion in the main file of a macro whose definition is in another file,
+     *         its offset and its expanded text (CDT's, of the expansion as a whole)
+     */
+    private static java.util.SortedMap<Integer, String> headerMacroExpansions(IASTPreprocessorMacroExpansion[] mexp,
+                                                                                String mainPath) {
+        java.util.TreeMap<Integer, String> out = new java.util.TreeMap<>();
+        for (IASTPreprocessorMacroExpansion m : mexp) {
+            IASTFileLocation l = m.getFileLocation();
+            IASTPreprocessorMacroDefinition d = m.getMacroDefinition();
+            IASTFileLocation dl = d == null ? null : d.getFileLocation();
+            if (l == null || !mainPath.equals(l.getFileName()) || dl == null || mainPath.equals(dl.getFileName())) {
+                continue;
+            }
+            StringBuilder text = new StringBuilder(d.getExpansion());
+            for (IASTName nested : m.getNestedMacroReferences()) {
+                if (nested.resolveBinding() instanceof IMacroBinding mb) {
+                    text.append('\n').append(mb.getExpansion());
+                }
+            }
+            out.merge(l.getNodeOffset(), text.toString(), (a, b) -> a + "\n" + b);
+        }
+        return java.util.Collections.unmodifiableSortedMap(out);
+    }
+
     /** @return the offsets, in the main file, of its GNU statement expressions {@code ({ ... })} */
     private static List<Integer> statementExpressions(IASTTranslationUnit tu, String mainPath) {
         List<Integer> out = new ArrayList<>();
@@ -566,11 +608,21 @@ public final class CudaParser {
                 continue;
             }
             IASTFileLocation l = d.getFileLocation();
+            // a declaration inside a region, or one that holds a region (an enumerator list or a class body with
+            // a conditional inside: review 2026-12-01)
+            var inner = d instanceof ICPPASTTemplateDeclaration t ? t.getDeclaration() : d;
+            // (a function whose body holds the conditional is set aside by the body rule; its callers call code
+            // klap cannot follow)
+            boolean holds = !(inner instanceof IASTFunctionDefinition);
             if (l == null || regions.getOrDefault(l.getFileName(), List.of()).stream()
-                    .noneMatch(r -> l.getNodeOffset() > r[0] && l.getNodeOffset() < r[1])) {
+                    .noneMatch(r -> l.getNodeOffset() > r[0] && l.getNodeOffset() < r[1]
+                            || holds && l.getNodeOffset() < r[1] && r[0] < l.getNodeOffset() + l.getNodeLength())) {
                 continue;
             }
-            var inner = d instanceof ICPPASTTemplateDeclaration t ? t.getDeclaration() : d;
+            if (inner instanceof org.eclipse.cdt.core.dom.ast.IASTSimpleDeclaration sd0
+                    && sd0.getDeclSpecifier() instanceof org.eclipse.cdt.core.dom.ast.IASTCompositeTypeSpecifier ct0) {
+                collectArchNames(ct0.getMembers(), regions, out); // its members declared under the conditional
+            }
             if (inner instanceof IASTFunctionDefinition fd) {
                 addName(fd.getDeclarator(), out);
             } else if (inner instanceof org.eclipse.cdt.core.dom.ast.IASTSimpleDeclaration sd

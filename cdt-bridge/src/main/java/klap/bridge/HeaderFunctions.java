@@ -40,7 +40,7 @@ final class HeaderFunctions {
 
     /** A fact of a header function; see the class comment. */
     enum Fact {
-        INDICES, SYNC, OPAQUE
+        INDICES, SYNC, OPAQUE, EXIT
     }
 
     private static final Set<String> INDEX_NAMES = Set.of("threadIdx", "blockIdx", "blockDim", "gridDim");
@@ -58,6 +58,8 @@ final class HeaderFunctions {
     private final Map<String, java.util.List<IASTFunctionDefinition>> byName = new HashMap<>();
     /** simple names of header functions with {@link Fact#OPAQUE} */
     final Set<String> opaque = new LinkedHashSet<>();
+    /** simple names of header functions that may end their thread with an {@code asm} exit (through the ones they call) */
+    final Set<String> exiting = new LinkedHashSet<>();
     /** simple names of header functions that synchronize and are not opaque */
     final Set<String> synchronizing = new LinkedHashSet<>();
     /** simple names of header functions that read the built-in indices and are not opaque */
@@ -142,6 +144,9 @@ final class HeaderFunctions {
             // in a child is as good as a call of it (ChildRefusals scans for the class's name)
             indexReaders.add(convertedClass);
         }
+        if (facts.contains(Fact.EXIT)) {
+            exiting.add(name);
+        }
         if (facts.contains(Fact.OPAQUE)) {
             opaque.add(name);
             synchronizing.remove(name);
@@ -203,6 +208,9 @@ final class HeaderFunctions {
                         }
                         if (SPECIAL_REGISTER.matcher(asm).find()) {
                             facts.add(Fact.INDICES);
+                        }
+                        if (java.util.regex.Pattern.compile("\\bexit\\b").matcher(asm).find()) {
+                            facts.add(Fact.EXIT); // may end the thread (review 2026-12-01)
                         }
                     }
                     return PROCESS_CONTINUE;

@@ -36,13 +36,40 @@ import java.util.List;
  *                    a call (operators, constructors, destructors: {@link ImplicitCall}), sorted by offset
  * @param libraries   the libraries with collectives that the translation unit includes, directly or
  *                    through a project header ({@link LibraryCalls}: their calls synchronize)
+ * @param headerMacroExpansions for each expansion in the main file of a macro defined in a header,
+ *                    its offset and its expanded text: what textual checks of the main file cannot
+ *                    read there (review 2026-12-01: {@code RELEASE(buf)} of a header's
+ *                    {@code #define RELEASE(p) delete[] p})
+ * @param headerExitFunctions simple names of {@code __device__} functions defined in a project header
+ *                    that may end their thread with an {@code asm} exit (review 2026-12-01)
  */
 public record CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas,
                        List<Diagnostic> diagnostics, java.util.Set<String> kernelsDeclaredElsewhere,
                        java.util.Set<String> deviceFunctionsWithoutBody, java.util.Set<String> headerSyncFunctions,
                        java.util.Set<String> headerIndexReaders, java.util.Set<String> headerOpaqueFunctions,
                        java.util.Map<String, java.nio.file.Path> kernelHeaders, List<ImplicitCall> implicitCalls,
-                       java.util.Set<LibraryCalls.Library> libraries) {
+                       java.util.Set<LibraryCalls.Library> libraries, java.util.SortedMap<Integer, String> headerMacroExpansions,
+                       java.util.Set<String> headerExitFunctions) {
+
+    /** A unit that expands no macro of a header and whose headers end no thread. */
+    public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,
+                    java.util.Set<String> kernelsDeclaredElsewhere, java.util.Set<String> deviceFunctionsWithoutBody,
+                    java.util.Set<String> headerSyncFunctions, java.util.Set<String> headerIndexReaders,
+                    java.util.Set<String> headerOpaqueFunctions, java.util.Map<String, java.nio.file.Path> kernelHeaders,
+                    List<ImplicitCall> implicitCalls, java.util.Set<LibraryCalls.Library> libraries) {
+        this(file, functions, pragmas, diagnostics, kernelsDeclaredElsewhere, deviceFunctionsWithoutBody,
+            headerSyncFunctions, headerIndexReaders, headerOpaqueFunctions, kernelHeaders, implicitCalls, libraries,
+            new java.util.TreeMap<>(), java.util.Set.of());
+    }
+
+    /**
+     * @param r a range of the main file (a function)
+     * @return the expanded texts of the header macros expanded in {@code r} ({@link #headerMacroExpansions}),
+     *         one per line; empty if none
+     */
+    public String headerMacroTextIn(SourceRange r) {
+        return String.join("\n", headerMacroExpansions.subMap(r.offset(), r.end()).values());
+    }
 
     /** A unit that includes no library with collectives. */
     public CudaUnit(SourceFile file, List<FunctionDef> functions, List<Pragma> pragmas, List<Diagnostic> diagnostics,

@@ -479,18 +479,19 @@ final class NpPlanner {
             }
         }
         String text = src.slice(k.range());
+        String headerMacros = unit.headerMacroTextIn(k.range()); // a header's macros (review 2026-12-01)
         java.util.regex.Matcher alloc = NEW_DELETE.matcher(klap.transform.Lexical.blankCommentsAndLiterals(text));
         if (alloc.find()) {
             throw new Refusal(k.range().offset() + alloc.start(), NEW_DELETE_WHY);
         }
-        if (NEW_DELETE.matcher(macroTexts(text)).find()) {
+        if (NEW_DELETE.matcher(macroTexts(text) + "\n" + headerMacros).find()) {
             throw new Refusal(k.range().offset(), "a macro it uses: " + NEW_DELETE_WHY);
         }
-        if (volatileIn(text) || volatileIn(macroTexts(text))) {
+        if (volatileIn(text) || volatileIn(macroTexts(text) + "\n" + headerMacros)) {
             throw new Refusal(k.range().offset(), "it uses volatile (also through a typedef or a macro): the members of a "
                     + "group could read different values where the original thread read one");
         }
-        java.util.regex.Matcher qual = Pattern.compile("::\\s*(threadIdx|blockDim)\\b").matcher(text + "\n" + macroTexts(text));
+        java.util.regex.Matcher qual = Pattern.compile("::\\s*(threadIdx|blockDim)\\b").matcher(text + "\n" + macroTexts(text) + "\n" + headerMacros);
         if (qual.find()) {
             throw new Refusal(k.range().offset() + (qual.start() < text.length() ? qual.start() : 0), "it names ::" + qual.group(1)
                     + " (also through a macro), which klap cannot replace with the master's value");
@@ -565,36 +566,19 @@ final class NpPlanner {
                 && !(p instanceof Expr.Unary u && u.op().startsWith("sizeof"));
     }
 
-    private List<String[]> defines;
+    private klap.transform.MacroTexts macros;
 
     /**
-     * @return the replacement texts (comments and literals blanked) of the file's {@code #define}s
-     *         that {@code text} names, and of those they name, transitively: what the textual checks
-     *         ({@code new}/{@code delete}, {@code volatile}, {@code ::threadIdx}) must also read
-     *         (review 2026-12-01: {@code #define RELEASE(p) delete[] p} in a kernel)
+     * @return the replacement texts of the file's macros that {@code text} names, transitively
+     *         ({@link klap.transform.MacroTexts}): what the textual checks ({@code new}/{@code delete},
+     *         {@code volatile}, {@code ::threadIdx}) must also read (review 2026-12-01:
+     *         {@code #define RELEASE(p) delete[] p} in a kernel)
      */
     private String macroTexts(String text) {
-        if (defines == null) {
-            defines = new ArrayList<>();
-            Matcher d = Pattern.compile("(?m)^\\s*#\\s*define\\s+(\\w+)(.*(?:\\\\\\n.*)*)").matcher(src.text());
-            while (d.find()) {
-                defines.add(new String[] {d.group(1), klap.transform.Lexical.blankCommentsAndLiterals(d.group(2))});
-            }
+        if (macros == null) {
+            macros = new klap.transform.MacroTexts(src.text());
         }
-        StringBuilder out = new StringBuilder();
-        Set<String> done = new HashSet<>();
-        List<String> todo = new ArrayList<>(List.of(text));
-        while (!todo.isEmpty()) {
-            String t = todo.remove(todo.size() - 1);
-            for (String[] d : defines) {
-                if (!done.contains(d[0]) && Pattern.compile("\\b" + Pattern.quote(d[0]) + "\\b").matcher(t).find()) {
-                    done.add(d[0]);
-                    out.append(d[1]).append('\n');
-                    todo.add(d[1]);
-                }
-            }
-        }
-        return out.toString();
+        return macros.used(text);
     }
 
     /** {@code new} and {@code delete} expressions (the model keeps them as opaque expressions). */
@@ -1037,10 +1021,11 @@ final class NpPlanner {
                 }
             }
             String body = klap.transform.Lexical.blankCommentsAndLiterals(src.slice(f.body().range()));
-            if (NEW_DELETE.matcher(body).find() || NEW_DELETE.matcher(macroTexts(body)).find()) {
+            String fromHeaders = unit.headerMacroTextIn(f.range());
+            if (NEW_DELETE.matcher(body).find() || NEW_DELETE.matcher(macroTexts(body) + "\n" + fromHeaders).find()) {
                 forbidden = "it calls '" + name + "': " + NEW_DELETE_WHY;
             }
-            if (volatileIn(src.slice(f.range())) || volatileIn(macroTexts(src.slice(f.range())))) {
+            if (volatileIn(src.slice(f.range())) || volatileIn(macroTexts(src.slice(f.range())) + "\n" + fromHeaders)) {
                 forbidden = "it calls '" + name + "', which reads volatile memory (members would read different values)";
             }
             for (Stmt st : allStmts(f.body())) {

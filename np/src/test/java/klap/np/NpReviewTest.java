@@ -78,6 +78,25 @@ class NpReviewTest {
         assertTrue(r.text().contains("{ int i = klap::np::nth(klap_np_lo, klap_np_k); "), r.text());
     }
 
+    /**
+     * The review of the fifth review's fixes (2026-12-01, {@code review6/}): the macros in a project
+     * header ({@code allocmac.h}, {@code tidmac.h}, {@code volmac.h}), and names declared under a
+     * {@code __CUDA_ARCH__} conditional reached through a macro, an enumerator list or a class body.
+     */
+    @Test
+    void review6MacrosOfHeadersAndArchNamesThroughMacrosEnumsAndClasses() throws IOException {
+        Path dir = DIR.resolveSibling("review6");
+        for (NpMode m : List.of(NpMode.INTRA_WARP, NpMode.INTER_WARP)) {
+            for (String f : List.of("r6_g1_header_macro.cu", "r6_g3_header_macro.cu", "r6_g4_header_macro.cu",
+                    "r6_d4_macro_const.cu", "r6_d6_member_arraysize.cu", "r6_d7_enum_arraysize.cu")) {
+                Path file = dir.resolve(f);
+                NpPass.Result r = NpPass.run(klap.bridge.CudaParser.parse(file, Files.readString(file, StandardCharsets.UTF_8),
+                        List.of(dir)), new NpPass.Options(m, m == NpMode.INTER_WARP ? 4 : 8, NpPass.DEFAULT_SHARED_BUDGET));
+                assertEquals(List.of(), r.transformed(), f + " " + m + ": " + r.diagnostics() + "\n" + r.text());
+            }
+        }
+    }
+
     @Test
     void review4EffectsKlapDidNotSeeAreRefused() throws IOException {
         warns("r4_1_operator_overload.cu", "its operator 'operator +=' stores", "its operator 'operator int' stores");

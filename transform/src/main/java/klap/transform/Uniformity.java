@@ -125,11 +125,19 @@ public final class Uniformity {
     /** the extents {label, goto end} of the loops written with a goto back to a label */
     private final List<int[]> gotoLoops = new java.util.ArrayList<>();
 
+    /** Types whose temporaries run no code of the program: arithmetic types and CUDA's vector types and dim3. */
+    private static final java.util.regex.Pattern VALUE_TYPE = java.util.regex.Pattern.compile(
+            "(?:unsigned|signed|char|short|int|long|float|double|bool|size_t|u?int(?:8|16|32|64)_t|\\s)+"
+            + "|u?(?:char|short|int|long|longlong)[1-4]|(?:float|double)[1-4]|dim3|__half2?|__nv_bfloat162?");
+
     /** One pass over the statements; returns true if a local became divergent. */
     private boolean visit(Stmt s, boolean divergentControl) {
         boolean changed = false;
         for (int[] r : gotoLoops) {
-            divergentControl |= s.range().offset() >= r[0] && s.range().end() <= r[1];
+            divergentControl |= s.range().offset() >= r[0] && s.range().end() <= r[1]
+                    // a loop that holds the label but not the goto: its condition and step run again after the jump
+                    // (review 2026-12-01: for (...; i++) { again: ... } if (...) goto again;)
+                    || s instanceof Stmt.Loop && s.range().offset() < r[0] && r[0] < s.range().end() && s.range().end() <= r[1];
         }
         if (s instanceof Stmt.Decl d) {
             for (VarDecl v : d.vars()) {
@@ -406,11 +414,11 @@ public final class Uniformity {
             String name = c.calleeName();
             boolean pureName = name != null && PURE.contains(name) && !functor
                     && !writes.defines(name.contains("::") ? name.substring(name.lastIndexOf("::") + 2) : name);
-            // a temporary of a type: pure unless the unit defines a constructor of it, which may read the indices
-            // (review 2026-12-01: Tile(width).row with Tile's constructor reading threadIdx was taken as uniform)
+            // a temporary of a type: pure only for an arithmetic or CUDA vector type; a class's constructor, default
+            // member initializers, bases or members may read the indices (review 2026-12-01: Tile(width).row,
+            // M().a with unsigned a = threadIdx.x, ns::Tile<1>(w).col were taken as uniform)
             boolean pureCallee = pureName || (c.callee() instanceof Expr.Name n && n.kind() == Expr.NameKind.TYPE
-                    && !writes.defines(n.name().contains("::") ? n.name().substring(n.name().lastIndexOf("::") + 2)
-                            : n.name().replaceAll("<.*", "")));
+                    && VALUE_TYPE.matcher(n.name().strip()).matches());
             return pureCallee && c.args().stream().allMatch(this::isUniform);
         }
         return false;

@@ -1,0 +1,2 @@
+#define ALLOC(T, n) new T[n]
+#define RELEASE(p) delete[] p

@@ -1,0 +1,1 @@
+#define TID (::threadIdx.x)
