@@ -180,6 +180,12 @@ public final class ProgramGenerator {
      */
     private final Random pureNames;
     private boolean pureNameUsed;
+    /**
+     * the forms the reviews of 2026-12-01 added to existing shapes (a value set in a backward-goto loop
+     * passed after it, a temporary whose constructor reads the thread index), drawn from a generator of
+     * their own so that the programs of seeds that draw none stay as they were
+     */
+    private final Random reviewForms;
     /** whether the program being built is a {@link Shape#TWO_FILES} one (known before its shapes' kernels are made) */
     private boolean twoFiles;
     private final long seed;
@@ -227,6 +233,7 @@ public final class ProgramGenerator {
         this.twentySeventh = new Random(seed * 0x8CB92BA72F3D8DD7L + 26321);
         this.twentyEighth = new Random(seed * 0xE9846AF9B1A615D3L + 27337);
         this.pureNames = new Random(seed * 0x94D049BB133111EBL + 1201);
+        this.reviewForms = new Random(seed * 0xBF58476D1CE4E5B9L + 1301);
     }
 
     /**
@@ -1726,8 +1733,22 @@ public final class ProgramGenerator {
                     value = "ia.s % 50";
                 }
             }
-            body.add(indent(childLaunch(anyChild(), "1 + gt % 2", "1 + (gt * 3 + k) % 48", null, "data + gt % 256",
+            Child ch = anyChild();
+            body.add(indent(childLaunch(ch, "1 + gt % 2", "1 + (gt * 3 + k) % 48", null, "data + gt % 256",
                     tag(site, r), value, "0"), in));
+            if (reviewForms.nextInt(5) < 2) {
+                // a temporary whose constructor reads the thread index (review 2026-12-01: Tile(width).row was taken
+                // as uniform), drawn from a generator of its own: programs that draw none stay as they were
+                String tcls = cls + "T";
+                if (!(form == 0 || form == 6 || form == 7)) {
+                    cpu.insert(0, "static unsigned " + tx + ";\n");
+                }
+                twinClasses(dev, cpu, "struct @C { int v; @Q@C(int k0) : v(k0 + (int)(@T % 5u)) {} };\n", tcls, tx, "");
+                body.add(twinCode(in + "int itv = " + tcls + "(k).v;", tcls, tx));
+                body.add(indent(childLaunch(ch, "1 + gt % 2", "32", null, "data + (gt + 1) % 256", tag(siteCount++, r),
+                        "itv % 50", "0"), in));
+                features.add("implicit-calls:temporary");
+            }
         } else {
             String child = "fz_icc" + id;
             String read = switch (form) {
@@ -2176,6 +2197,13 @@ public final class ProgramGenerator {
         String cond = chance(0.5) ? "if ((gt + r) % 2 == 0) " : "";
         body.add(new Code("  " + cond + launch.device, "  " + cond + launch.cpu));
         body.add(Code.same("  if (++r < fz_cnt) goto fz_next" + id + ";"));
+        if (reviewForms.nextInt(2) == 0) {
+            // r after the loop: a per-thread count set in a backward-goto loop (review 2026-12-01: such a value
+            // was scalarized), drawn from a generator of its own
+            Code after = childLaunch(c, "1", "32", null, "data + (r + gt) % 256", tag(siteCount++, " + r * 131"), "r % 50", "0");
+            body.add(new Code("  " + after.device, "  " + after.cpu));
+            features.add("goto-loop:value-after");
+        }
         features.add("goto-loop:" + (stream == null ? "ordered" : "fire-and-forget"));
         if (!cond.isEmpty()) {
             features.add("goto-loop:divergent");
