@@ -916,12 +916,15 @@ final class MallocLifetimes {
     }
 
     /**
-     * @return true if {@code c} is {@code cudaFree(v)} of a local {@code v} of {@code h} that only
+     * @return true if {@code c} is {@code cudaFree(v)} (or a free wrapper's call) of a local {@code v} of {@code h} that only
      *         {@code h}'s own cudaMalloc calls write (declared once without a value or with null,
      *         never assigned, its address never taken): it cannot free a pointer stored to memory
      */
     private boolean freesOwnAllocation(FunctionDef h, Expr.Call c) {
-        if (!isCudaFree(c) || c.args().size() != 1 || !(strip(c.args().get(0)) instanceof Expr.Name n)) {
+        // cudaFree(v), or a free wrapper's call release(v) (freeWrappers)
+        Integer at = isCudaFree(c) && c.args().size() == 1 ? Integer.valueOf(0)
+                : callName(c) != null && freeWrappers().containsKey(callName(c)) ? freeWrappers().get(callName(c)) : null;
+        if (at == null || at >= c.args().size() || !(strip(c.args().get(at)) instanceof Expr.Name n)) {
             return false;
         }
         // a lambda's init-capture [v = t[i]] declares another v, which its body's free may free
