@@ -404,7 +404,8 @@ public final class CudaParser {
             }
         }
         Set<String> names = new java.util.LinkedHashSet<>();
-        java.util.Map<String, Integer> archMacros = archMacros(tu);
+        java.util.Map<String, List<int[]>> regions = archRegions(tu);
+        java.util.Map<String, Integer> archMacros = archMacros(tu, regions);
         List<Integer> statementExpressions = statementExpressions(tu, mainPath);
         if (directives.isEmpty() && archMacros.isEmpty() && statementExpressions.isEmpty()) {
             return names;
@@ -412,7 +413,6 @@ public final class CudaParser {
         // names declared at file or namespace scope under a conditional on __CUDA_ARCH__ (review 2026-12-01:
         // a __device__ lane_base() returning threadIdx.x on the device and 0 on the host, a constexpr TILE of
         // 64 on the device and 32 on the host): klap reads the host's
-        java.util.Map<String, List<int[]>> regions = archRegions(tu);
         Set<String> archNames = new java.util.LinkedHashSet<>();
         if (!regions.isEmpty()) {
             collectArchNames(tu.getDeclarations(), regions, archNames);
@@ -666,25 +666,13 @@ public final class CudaParser {
      *         its {@code #endif}, in any file of the unit, active in the host view or not: their device
      *         definition may differ from the one klap expands
      */
-    private static java.util.Map<String, Integer> archMacros(IASTTranslationUnit tu) {
-        java.util.Map<String, java.util.ArrayDeque<boolean[]>> open = new java.util.HashMap<>();
+    private static java.util.Map<String, Integer> archMacros(IASTTranslationUnit tu,
+                                                             java.util.Map<String, List<int[]>> regions) {
         java.util.Map<String, Integer> out = new java.util.HashMap<>();
         for (IASTPreprocessorStatement st : tu.getAllPreprocessorStatements()) {
             IASTFileLocation l = st.getFileLocation();
-            if (l == null) {
-                continue;
-            }
-            var stack = open.computeIfAbsent(l.getFileName(), k -> new java.util.ArrayDeque<>());
-            boolean arch = archConditional(st);
-            if (st instanceof IASTPreprocessorIfStatement || st instanceof IASTPreprocessorIfdefStatement
-                    || st instanceof IASTPreprocessorIfndefStatement) {
-                stack.push(new boolean[] {arch});
-            } else if (st instanceof IASTPreprocessorElifStatement && !stack.isEmpty()) {
-                stack.peek()[0] |= arch;
-            } else if (st instanceof IASTPreprocessorEndifStatement && !stack.isEmpty()) {
-                stack.pop();
-            } else if (st instanceof IASTPreprocessorMacroDefinition md
-                    && stack.stream().anyMatch(b -> b[0])) {
+            if (l != null && st instanceof IASTPreprocessorMacroDefinition md && regions.getOrDefault(l.getFileName(), List.of())
+                    .stream().anyMatch(r -> l.getNodeOffset() > r[0] && l.getNodeOffset() < r[1])) {
                 out.put(md.getName().toString(), l.getNodeOffset());
             }
         }

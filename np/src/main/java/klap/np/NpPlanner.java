@@ -547,14 +547,9 @@ final class NpPlanner {
         if (e instanceof Expr.Member m && !m.arrow() && m.array()) {
             array = privateRoot(m.owner(), scopes) != null;
         } else if (e instanceof Expr.Subscript s) {
-            Expr a = unparen(s.array());
-            int depth = 1;
-            while (a instanceof Expr.Subscript inner) {
-                a = unparen(inner.array());
-                depth++;
-            }
-            Var v = a instanceof Expr.Name n ? scopes.resolve(n) : null;
-            array = v != null && v.isPrivate() && v.isArray() && depth < scopes.dims(v);
+            Rows r = rows(s);
+            Var v = r.root() instanceof Expr.Name n ? scopes.resolve(n) : null;
+            array = v != null && v.isPrivate() && v.isArray() && r.depth() < scopes.dims(v);
         }
         if (!array) {
             return false;
@@ -2400,14 +2395,10 @@ final class NpPlanner {
             } else if (e instanceof Expr.Cast c) {
                 e = c.operand();
             } else if (e instanceof Expr.Subscript s) {
-                Expr a = unparen(s.array());
-                int depth = 1;
-                while (a instanceof Expr.Subscript inner) {
-                    a = unparen(inner.array());
-                    depth++;
-                }
+                Rows r = rows(s);
+                Expr a = r.root();
                 if (!(a instanceof Expr.Name n) || scopes.resolve(n) == null || !scopes.resolve(n).isArray()
-                        || depth > scopes.dims(scopes.resolve(n))) {
+                        || r.depth() > scopes.dims(scopes.resolve(n))) {
                     return null; // a pointer (also an element of an array of pointers): memory
                 }
                 e = a;
@@ -2415,6 +2406,21 @@ final class NpPlanner {
                 return null;
             }
         }
+    }
+
+    /** What {@code a[i][j]...} indexes: its innermost array expression and how many subscripts. */
+    record Rows(Expr root, int depth) {
+    }
+
+    /** @return the array expression under the subscripts of {@code s}, and their number */
+    static Rows rows(Expr.Subscript s) {
+        Expr a = unparen(s.array());
+        int depth = 1;
+        while (a instanceof Expr.Subscript inner) {
+            a = unparen(inner.array());
+            depth++;
+        }
+        return new Rows(a, depth);
     }
 
     /**
