@@ -63,8 +63,8 @@ import klap.transform.Uniformity;
  * another kernel, or never: KLAP II-C's assumption that a group frees together is kept, as in bt);
  * and every other free of the file's device code is made alike by the threads of its grid
  * ({@link #freesApartElsewhere}: under uniform tests, null tests of the freed pointer and bounds
- * such as bt's {@code lidx < nLines} only), unless it frees a local that only its own function's
- * cudaMalloc calls fill. For a site in a {@code __device__} function, no device code of the file
+ * on the thread's global index such as bt's {@code lidx < nLines} only), unless it frees a local
+ * that only its own function's cudaMalloc calls fill. For a site in a {@code __device__} function, no device code of the file
  * may free anything.</li>
  * </ol>
  * Otherwise, why not (a phrase for warning {@code malloc-lifetime}); the planner leaves the call as
@@ -858,6 +858,7 @@ final class MallocLifetimes {
         return apart;
     }
 
+    /** whether {@link #apart} is computed, and why some free of the file's device code is made apart (null: none) */
     private boolean apartKnown;
     private String apart;
     /** the function whose guards {@link #alikeGuard} judges ({@link #freesApartIn}) */

@@ -755,10 +755,6 @@ final class SitePlanner {
         return mask.toString();
     }
 
-    /**
-     * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
-     *         barrier or warp collective of the kernel), or null
-     */
     /** the file's macros (computed once) */
     private klap.transform.MacroTexts macros;
 
@@ -859,6 +855,10 @@ final class SitePlanner {
         return null;
     }
 
+    /**
+     * @return why kernel {@code f} cannot end in klap::kfinish (a thread-dependent return before a
+     *         barrier or warp collective of the kernel), or null
+     */
     private String returnBeforeBarrier(FunctionDef f) {
         Uniformity u = ctx.uni(f);
         for (Stmt.Jump j : Trees.collect(f.body(), Stmt.Jump.class)) {
