@@ -407,7 +407,7 @@ public final class CudaParser {
         java.util.Map<String, List<int[]>> regions = archRegions(tu);
         java.util.Map<String, Integer> archMacros = archMacros(tu, regions);
         List<Integer> statementExpressions = statementExpressions(tu, mainPath);
-        if (directives.isEmpty() && archMacros.isEmpty() && statementExpressions.isEmpty()) {
+        if (directives.isEmpty() && archMacros.isEmpty() && statementExpressions.isEmpty() && regions.isEmpty()) {
             return names;
         }
         // names declared at file or namespace scope under a conditional on __CUDA_ARCH__ (review 2026-12-01:
@@ -434,7 +434,7 @@ public final class CudaParser {
             }
         }
         List<int[]> mainRegions = regions.getOrDefault(mainPath, List.of());
-        String blanked = src.text(); // comments included: a name there only sets aside needlessly
+        String text = src.text(); // comments included: a name there only sets aside needlessly
         // the expansions in the main file of macros defined under such a conditional: offset -> macro name
         java.util.TreeMap<Integer, String> expansions = new java.util.TreeMap<>();
         for (IASTPreprocessorMacroExpansion m : tu.getMacroExpansions()) {
@@ -472,7 +472,7 @@ public final class CudaParser {
             }
             if (why == null) {
                 for (int[] r : mainRegions) {
-                    if (f.range().offset() > r[0] && f.range().offset() < r[1]) {
+                    if (f.range().offset() > r[0] && f.range().offset() < r[1] && !f.name().matches("atomic\\w*|__\\w+")) {
                         at = f.range().offset();
                         why = "is defined under a conditional on __CUDA_ARCH__";
                         break;
@@ -484,7 +484,7 @@ public final class CudaParser {
                 why = "is declared under a conditional on __CUDA_ARCH__";
             }
             if (why == null && !archNames.isEmpty()) {
-                String body = blanked.substring(f.body().range().offset(), f.body().range().end());
+                String body = text.substring(f.body().range().offset(), f.body().range().end());
                 for (String n : archNames) {
                     java.util.regex.Matcher w = java.util.regex.Pattern.compile("\\b" + java.util.regex.Pattern.quote(n) + "\\b")
                         .matcher(body);
@@ -642,6 +642,9 @@ public final class CudaParser {
             }
         }
         out.remove("");
+        // a polyfill of a CUDA built-in (#if __CUDA_ARCH__ < 600 ... atomicAdd(double*, double) ...) does on
+        // the device what the built-in does: no reason to set its callers aside
+        out.removeIf(n -> n.matches("atomic\\w*|__\\w+"));
     }
 
     private static void addName(org.eclipse.cdt.core.dom.ast.IASTDeclarator dc, Set<String> out) {
