@@ -2134,6 +2134,19 @@ class CorrectnessRulesTest {
                 }
                 """, g);
         assertTrue(Check.hasDiag(r, Severity.WARNING, "reserved-name"), r.diagnostics().toString());
+        // a polyfill of a built-in under a __CUDA_ARCH__ conditional sets nothing aside
+        r = Check.run("""
+                #if __CUDA_ARCH__ < 600
+                __device__ double atomicAdd(double* a, double v) { return v; }
+                #endif
+                __global__ void child(double* p) { p[threadIdx.x] = 1; }
+                __global__ void parent(double* p, double* s) {
+                  atomicAdd(s, 1.0);
+                  child<<<1, 32>>>(p + threadIdx.x);
+                }
+                """, g);
+        assertFalse(Check.hasDiag(r, Severity.WARNING, "cuda-arch"), r.diagnostics().toString());
+        assertTrue(r.text().contains("child_klap_agg_v") || r.text().contains("child_klap_kagg_v"), r.text());
         // needless refusal the first fix made: a barrier before the launch loop orders nothing (kernel: per round)
         r = Check.run("""
                 __global__ void child(int* out, int r) { out[threadIdx.x] = r; }

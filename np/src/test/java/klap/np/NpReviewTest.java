@@ -88,7 +88,7 @@ class NpReviewTest {
         Path dir = DIR.resolveSibling("review6");
         for (NpMode m : List.of(NpMode.INTRA_WARP, NpMode.INTER_WARP)) {
             for (String f : List.of("r6_g1_header_macro.cu", "r6_g3_header_macro.cu", "r6_g4_header_macro.cu",
-                    "r6_d4_macro_const.cu", "r6_d6_member_arraysize.cu", "r6_d7_enum_arraysize.cu")) {
+                    "r6_d4_macro_const.cu", "r6_d6_member_arraysize.cu", "r6_d7_enum_arraysize.cu", "r6_h_header_arch.cu")) {
                 Path file = dir.resolve(f);
                 NpPass.Result r = NpPass.run(klap.bridge.CudaParser.parse(file, Files.readString(file, StandardCharsets.UTF_8),
                         List.of(dir)), new NpPass.Options(m, m == NpMode.INTER_WARP ? 4 : 8, NpPass.DEFAULT_SHARED_BUDGET));
