@@ -866,10 +866,11 @@ final class MallocLifetimes {
 
     /** @return null if every free, and every call of a function in {@code freers}, of {@code h} is made alike, else why not */
     private String freesApartIn(FunctionDef h, Set<FunctionDef> freers) {
-        Trees trees = new Trees(h.body());
         Uniformity gu = ctx.gridUni(h);
+        Trees trees = gu.trees();
         guardFunction = h;
-        boolean gotos = new Convergence(ctx.src, h, gu).usesGoto();
+        List<Stmt.Jump> jumps = Trees.collect(h.body(), Stmt.Jump.class);
+        boolean gotos = jumps.stream().anyMatch(j -> j.kind() == Stmt.JumpKind.GOTO);
         List<Expr.Call> sites = new ArrayList<>();
         boolean[] hidden = {false};
         Trees.walkExprsAndLambdas(h.body(), e -> {
@@ -883,8 +884,6 @@ final class MallocLifetimes {
                 }
             }
         });
-        List<Stmt.Jump> jumps = new ArrayList<>();
-        collectJumps(h.body(), jumps);
         for (Expr.Call c : sites) {
             String where = "'" + h.name() + "' frees device memory at line " + ctx.src.line(c.range().offset());
             if (freesOwnAllocation(h, c)) {
@@ -987,15 +986,6 @@ final class MallocLifetimes {
             }
         }
         return true;
-    }
-
-    private static void collectJumps(Stmt s, List<Stmt.Jump> out) {
-        if (s instanceof Stmt.Jump j) {
-            out.add(j);
-        }
-        for (Stmt ch : s.children()) {
-            collectJumps(ch, out);
-        }
     }
 
     /**

@@ -245,7 +245,7 @@ final class SitePlanner {
                     + "klap_ are klap's own, so this launch is left as written, not aggregated", "reserved-name");
             return;
         }
-        String exit = asmExit(f);
+        String exit = asmExits.computeIfAbsent(f, k -> java.util.Optional.ofNullable(asmExit(k))).orElse(null);
         if (exit != null) {
             // a thread that ends with PTX exit never reaches klap's group collectives (agg_begin, the flush's
             // scans and barriers) nor, at kernel granularity, the grid's end (review 2026-12-01: garbage slots
@@ -287,12 +287,12 @@ final class SitePlanner {
             gridWide = false;
             inPlace = "its template arguments name '" + localArg + "', declared in the kernel's body, "
                     + "which the grid's end (klap::kfinish, after the body) cannot name";
-        } else if (gridWide && roundsAcrossBarrier(f) != null) {
+        } else if (gridWide && rounds.computeIfAbsent(f, k -> java.util.Optional.ofNullable(roundsAcrossBarrier(k))).isPresent()) {
             // per-round numbering keeps each thread's order, not the order a barrier gives the launches of
             // different threads in the block's NULL stream (review 2026-12-01: thread 0's rounds, a
             // __syncthreads(), then thread 1's consumer ran after round 0 only)
             gridWide = false;
-            inPlace = roundsAcrossBarrier(f);
+            inPlace = rounds.get(f).get();
         } else if (gridWide && constexprBranch(f, es) != null) {
             // klap::kfinish, after the body, would name the child's variant for the template arguments
             // the branch discards (review 2026-11-27: a zero-sized array, endless recursion)
@@ -757,6 +757,9 @@ final class SitePlanner {
 
     /** the file's macros (computed once) */
     private klap.transform.MacroTexts macros;
+    /** per kernel: {@link #asmExit} and {@link #roundsAcrossBarrier}, computed once (not once per launch site) */
+    private final Map<FunctionDef, java.util.Optional<String>> asmExits = new java.util.HashMap<>();
+    private final Map<FunctionDef, java.util.Optional<String>> rounds = new java.util.HashMap<>();
 
     /** An identifier in klap's own name space. */
     private static final java.util.regex.Pattern KLAP_NAME = java.util.regex.Pattern.compile("\\bklap_\\w*");
